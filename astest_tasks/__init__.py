@@ -1,0 +1,14 @@
+"""astest-tasks: run as-test AssemblyScript specs as incremental doit tasks.
+
+In a project's ``dodo.py``::
+
+    from astest_tasks import task_astest  # noqa: F401
+    DOIT_CONFIG = {"backend": "sqlite3"}
+"""
+
+from __future__ import annotations
+
+from astest_tasks.tasks import task_astest
+from astest_tasks.version import __version__
+
+__all__ = ["__version__", "task_astest"]
