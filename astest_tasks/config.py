@@ -1,0 +1,982 @@
+"""Load ``as-test.config.json`` into one resolved settings object per mode.
+
+The format is as-test's (``AS-TEST-HOST.md`` §1): every key that as-test 1.1.0 or HEAD knows is
+accepted, values are checked with as-test's rules, and modes merge onto the base config the way
+``applyMode`` does. Where as-test collects every problem, we stop at the first one and raise a
+``ConfigError`` naming the file, the ``$.field`` and a fix. Unknown keys are not errors here: each
+becomes a warning line in ``ProjectConfig.warnings``.
+
+Paths stay strings in posix form, as the user wrote them (normalised), relative to the project
+root unless absolute. The only paths resolved against the config file's directory are ``.env``
+files and string-valued modes, as in as-test. A JSON ``null`` counts as "key not set".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from astest_tasks.envfile import DotenvError, parse_dotenv
+from astest_tasks.errors import ConfigError
+
+Target = Literal["wasi", "bindings"]
+
+DEFAULT_MODE_NAME = "default"
+COVERAGE_ENV_VAR = "AS_TEST_COVERAGE_ENABLED"
+
+_DISABLED = "none"  # "logs", "coverageDir" and "config" use this word to switch themselves off
+_MAX_SUGGESTION_DISTANCE = 3
+
+# Keys as-test 1.1.0 or HEAD accepts, per object. "reporter" is 1.1.0-only (removed at HEAD),
+# "cache" and "features" are HEAD-only; we accept the union so configs for either version load.
+_TOP_LEVEL_KEYS = (
+    "$schema",
+    "input",
+    "output",
+    "outDir",
+    "logs",
+    "coverageDir",
+    "snapshotDir",
+    "config",
+    "coverage",
+    "env",
+    "buildOptions",
+    "fuzz",
+    "modes",
+    "runOptions",
+    "cache",
+    "features",
+)
+_MODE_KEYS = (*(key for key in _TOP_LEVEL_KEYS if key != "modes"), "default")
+_OUTPUT_KEYS = ("build", "logs", "coverage", "snapshots")
+_BUILD_OPTION_KEYS = ("cmd", "args", "target", "env")
+_RUN_OPTION_KEYS = ("runtime", "reporter", "run", "env")
+_RUNTIME_KEYS = ("cmd", "run", "browser")
+_REPORTER_KEYS = ("name", "options", "outDir", "outFile")
+_FUZZ_KEYS = ("input", "runs", "seed", "maxInputBytes", "target", "corpusDir", "crashDir")
+_COVERAGE_KEYS = ("enabled", "includeSpecs", "include", "exclude", "ignore", "mode", "dependencies")
+_COVERAGE_IGNORE_KEYS = ("labels", "names", "locations", "snippets")
+_CACHE_KEYS = ("type", "maxTime")
+
+_CACHE_TYPES = ("build", "full", "reachable")
+_COVERAGE_MODES = ("project", "all")
+_DURATION = re.compile(r"^\s*\d+(?:\.\d+)?\s*(?:ms|s|m|h|d)\s*$")
+_TARGET_FIX = 'set "target" to "wasi" or "bindings"'
+_SPEC_GLOB = '"./assembly/__tests__/*.spec.ts"'
+# The "output" alias: legacy key -> its key in an "output" object, which is also its subfolder
+# of a string "output" root ("output": "R" means outDir "R/build", logs "R/logs", ...).
+_OUTPUT_ALIAS = {
+    "outDir": "build",
+    "logs": "logs",
+    "coverageDir": "coverage",
+    "snapshotDir": "snapshots",
+}
+
+JsonObject = dict[str, object]
+
+
+@dataclass(frozen=True)
+class ModeSettings:
+    """Everything needed to build and run the specs of one mode, already merged and suffixed."""
+
+    name: str
+    target: Target
+    input_patterns: tuple[str, ...]
+    out_dir: str
+    logs_dir: str | None
+    coverage_dir: str | None
+    snapshot_dir: str
+    crash_dir: str
+    asconfig: str | None
+    build_args: tuple[str, ...]
+    build_cmd: str
+    coverage_enabled: bool
+    env: Mapping[str, str]
+    build_env: Mapping[str, str]
+    run_env: Mapping[str, str]
+    runtime_cmd: str
+    is_default: bool
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    path: Path
+    exists: bool
+    base: ModeSettings
+    modes: Mapping[str, ModeSettings]
+    warnings: tuple[str, ...]
+
+
+# --------------------------------------------------------------------------------------------
+# Internal model: a layer is what one JSON object (the base config or one mode) says, with None
+# for "not present"; values are a layer resolved over the defaults or over the base config.
+
+
+@dataclass(frozen=True)
+class _Coverage:
+    """``coverage`` as written: a boolean, or an object whose ``enabled`` may be absent (None)."""
+
+    is_object: bool
+    enabled: bool | None
+
+    @property
+    def enabled_for_build(self) -> bool:
+        # as-test 1.1.0's build treats an object without "enabled" as enabled; a boolean is
+        # never None, so this reads the boolean form correctly too.
+        return self.enabled is not False
+
+
+@dataclass
+class _Layer:
+    """What one config object sets; the directories are as written, before any mode suffix."""
+
+    input_patterns: tuple[str, ...] | None = None
+    out_dir: str | None = None
+    logs: str | None = None
+    coverage_dir: str | None = None
+    snapshot_dir: str | None = None
+    crash_dir: str | None = None
+    asconfig: str | None = None
+    coverage: _Coverage | None = None
+    env: dict[str, str] | None = None
+    build_env: dict[str, str] | None = None
+    run_env: dict[str, str] | None = None
+    build_cmd: str | None = None
+    build_args: tuple[str, ...] | None = None
+    target: Target | None = None
+    runtime_cmd: str | None = None  # "" = present but empty: the default runner for the target
+    is_default: bool | None = None
+
+
+@dataclass(frozen=True)
+class _Values:
+    """A complete set of settings, before the per-mode directory suffixes are applied."""
+
+    input_patterns: tuple[str, ...]
+    out_dir: str
+    logs: str
+    coverage_dir: str
+    snapshot_dir: str
+    crash_dir: str
+    asconfig: str
+    coverage: _Coverage
+    env: dict[str, str]
+    build_env: dict[str, str]
+    run_env: dict[str, str]
+    build_cmd: str
+    build_args: tuple[str, ...]
+    target: Target
+    runtime_cmd: str
+    is_default: bool
+
+
+_DEFAULTS = _Values(
+    input_patterns=("./assembly/__tests__/*.spec.ts",),
+    out_dir="./.as-test/build",
+    logs="./.as-test/logs",
+    coverage_dir="./.as-test/coverage",
+    snapshot_dir="./.as-test/snapshots",
+    crash_dir="./.as-test/crashes",
+    asconfig=_DISABLED,
+    coverage=_Coverage(is_object=False, enabled=False),
+    env={},
+    build_env={},
+    run_env={},
+    build_cmd="",
+    build_args=(),
+    target="wasi",
+    runtime_cmd="",
+    is_default=True,
+)
+
+
+@dataclass
+class _Source:
+    """One JSON file being read: where messages point, and where its relative files live."""
+
+    display: str
+    directory: Path
+    project_root: Path
+    warnings: list[str]
+
+    def error(self, field: str, problem: str, fix: str) -> ConfigError:
+        return ConfigError(self.display, field, problem, fix)
+
+    def warn_unknown_keys(self, obj: JsonObject, known: Sequence[str], prefix: str) -> None:
+        for key in obj:
+            if key not in known:
+                self.warnings.append(
+                    _unknown_key_warning(self.display, f"{prefix}.{key}", key, known)
+                )
+
+
+# --------------------------------------------------------------------------------------------
+# Public API
+
+
+def load_config(config_path: Path, project_root: Path) -> ProjectConfig:
+    """Read, check and resolve the config; a missing file means "all defaults"."""
+    root = Path(os.path.abspath(project_root))
+    path = Path(os.path.abspath(root / config_path))
+    source = _Source(_display_path(path, root), path.parent, root, [])
+    if not path.exists():
+        return ProjectConfig(path, False, _base_settings(_DEFAULTS), {}, ())
+    raw = _read_json_object(source, path)
+    source.warn_unknown_keys(raw, _TOP_LEVEL_KEYS, "$")
+    base_values = _resolve_base(_read_layer(source, raw, "$"))
+    modes = _read_modes(source, raw.get("modes"), base_values)
+    return ProjectConfig(path, True, _base_settings(base_values), modes, tuple(source.warnings))
+
+
+def select_modes(config: ProjectConfig, requested: Sequence[str] = ()) -> list[ModeSettings]:
+    """The modes to run, following as-test HEAD.
+
+    With no names: the declared modes whose ``default`` is not false, or the base config when no
+    mode is declared. With names (each may be a comma list): exactly those, in order, where
+    ``"default"`` means the base config. When every declared mode has ``"default": false``, a
+    plain run selects nothing, as in as-test HEAD; the caller decides how to report that.
+    """
+    names = _split_mode_names(requested)
+    if not names:
+        if not config.modes:
+            return [config.base]
+        return [mode for mode in config.modes.values() if mode.is_default]
+    return [_find_mode(config, name) for name in names]
+
+
+def _split_mode_names(requested: Sequence[str]) -> list[str]:
+    names: dict[str, None] = {}  # a dict keeps the first occurrence's order
+    for entry in requested:
+        for token in entry.split(","):
+            name = token.strip()
+            if name:
+                names.setdefault(name)
+    return list(names)
+
+
+def _find_mode(config: ProjectConfig, name: str) -> ModeSettings:
+    if name == DEFAULT_MODE_NAME:
+        return config.base
+    if name in config.modes:
+        return config.modes[name]
+    available = [DEFAULT_MODE_NAME, *config.modes]
+    suggestion = _closest(name, list(config.modes))
+    hint = f' (did you mean "{suggestion}"?)' if suggestion else ""
+    raise ConfigError(
+        _display_path(config.path, Path.cwd()),
+        "mode",
+        f'unknown mode "{name}"{hint}',
+        f"choose one of the available modes: {', '.join(available)}",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Reading files
+
+
+def _read_json_object(source: _Source, path: Path) -> JsonObject:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise source.error(
+            "", f"cannot read the file: {exc}", "make it a readable UTF-8 file"
+        ) from None
+    try:
+        parsed: object = json.loads(text, parse_constant=_reject_json_constant)
+    except ValueError as exc:
+        raise source.error("", f"invalid JSON: {exc}", "correct the JSON syntax") from None
+    if not isinstance(parsed, dict):
+        raise source.error(
+            "$",
+            f"the root value must be an object, got {_describe(parsed)}",
+            'wrap the settings in an object, e.g. { "input": ["./assembly/__tests__/*.spec.ts"] }',
+        )
+    return parsed
+
+
+def _reject_json_constant(name: str) -> object:
+    # Python's json accepts NaN and Infinity; JSON (and as-test's JSON.parse) does not.
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _display_path(path: Path, root: Path) -> str:
+    """The path relative to the project root when inside it, else absolute; for messages."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# --------------------------------------------------------------------------------------------
+# One JSON object (base config or mode) -> _Layer
+
+
+def _read_layer(source: _Source, raw: JsonObject, prefix: str) -> _Layer:
+    """Check every field of a config object and collect the ones it sets."""
+    layer = _Layer()
+    _check_string(source, raw.get("$schema"), f"{prefix}.$schema")
+    layer.input_patterns = _read_input(source, raw.get("input"), f"{prefix}.input")
+    _read_output_dirs(source, raw, prefix, layer)
+    layer.asconfig = _read_path(source, raw.get("config"), f"{prefix}.config")
+    _check_cache(source, raw.get("cache"), f"{prefix}.cache")
+    layer.coverage = _read_coverage(source, raw.get("coverage"), f"{prefix}.coverage")
+    _check_features(source, raw.get("features"), f"{prefix}.features")
+    layer.env = _read_env(source, raw.get("env"), f"{prefix}.env")
+    _read_build_options(source, raw.get("buildOptions"), f"{prefix}.buildOptions", layer)
+    layer.crash_dir = _read_fuzz(source, raw.get("fuzz"), f"{prefix}.fuzz")
+    _read_run_options(source, raw.get("runOptions"), f"{prefix}.runOptions", layer)
+    return layer
+
+
+def _read_input(source: _Source, value: object, field: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if not value:
+            raise source.error(field, "must not be empty", "set it to a glob such as " + _SPEC_GLOB)
+        return (value,)
+    if not isinstance(value, list):
+        raise source.error(
+            field,
+            f"must be a string or an array of strings, got {_describe(value)}",
+            f'write it as "input": [{_SPEC_GLOB}]',
+        )
+    return _non_empty_strings(source, value, field, "replace it with a glob such as " + _SPEC_GLOB)
+
+
+def _read_output_dirs(source: _Source, raw: JsonObject, prefix: str, layer: _Layer) -> None:
+    """Apply the ``output`` alias, then the legacy keys, which win over it (as in as-test).
+
+    Unlike as-test, a *mode's* string ``output`` is honoured too (as-test parses it and then
+    ignores it, a quirk listed in AS-TEST-HOST.md §13).
+    """
+    alias = _read_output_alias(source, raw.get("output"), f"{prefix}.output")
+    own = {key: _read_path(source, raw.get(key), f"{prefix}.{key}") for key in _OUTPUT_ALIAS}
+    layer.out_dir = own["outDir"] or alias.get("outDir")
+    layer.logs = own["logs"] or alias.get("logs")
+    layer.coverage_dir = own["coverageDir"] or alias.get("coverageDir")
+    layer.snapshot_dir = own["snapshotDir"] or alias.get("snapshotDir")
+
+
+def _read_output_alias(source: _Source, value: object, field: str) -> dict[str, str]:
+    """The legacy keys an ``output`` value stands for."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        root = _read_path(source, value, field)
+        assert root is not None  # a string is never "absent"
+        return {key: posixpath.join(root, sub) for key, sub in _OUTPUT_ALIAS.items()}
+    if not isinstance(value, dict):
+        raise source.error(
+            field,
+            f"must be a string or an object, got {_describe(value)}",
+            'write it as "output": "./.as-test/" or "output": { "build": "./.as-test/build" }',
+        )
+    source.warn_unknown_keys(value, _OUTPUT_KEYS, field)
+    resolved: dict[str, str] = {}
+    for legacy_key, alias_key in _OUTPUT_ALIAS.items():
+        path = _read_path(source, value.get(alias_key), f"{field}.{alias_key}")
+        if path is not None:
+            resolved[legacy_key] = path
+    return resolved
+
+
+def _read_coverage(source: _Source, value: object, field: str) -> _Coverage | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return _Coverage(is_object=False, enabled=value)
+    if not isinstance(value, dict):
+        raise source.error(
+            field,
+            f"must be a boolean or an object, got {_describe(value)}",
+            'use true, false or { "enabled": true, "include": ["assembly/**/*.ts"] }',
+        )
+    source.warn_unknown_keys(value, _COVERAGE_KEYS, field)
+    enabled = _read_bool(source, value.get("enabled"), f"{field}.enabled")
+    _read_bool(source, value.get("includeSpecs"), f"{field}.includeSpecs")
+    _check_choice(source, value.get("mode"), f"{field}.mode", _COVERAGE_MODES)
+    for key in ("dependencies", "include", "exclude"):
+        _check_string_list(source, value.get(key), f"{field}.{key}")
+    _check_coverage_ignore(source, value.get("ignore"), f"{field}.ignore")
+    return _Coverage(is_object=True, enabled=enabled)
+
+
+def _check_coverage_ignore(source: _Source, value: object, field: str) -> None:
+    if value is None:
+        return
+    ignore = _expect_object(source, value, field, '{ "labels": ["Call"], "names": ["panic"] }')
+    source.warn_unknown_keys(ignore, _COVERAGE_IGNORE_KEYS, field)
+    for key in _COVERAGE_IGNORE_KEYS:
+        _check_string_list(source, ignore.get(key), f"{field}.{key}")
+
+
+def _read_build_options(source: _Source, value: object, field: str, layer: _Layer) -> None:
+    if value is None:
+        return
+    options = _expect_object(source, value, field, '{ "args": [], "target": "wasi" }')
+    source.warn_unknown_keys(options, _BUILD_OPTION_KEYS, field)
+    layer.build_cmd = _check_string(source, options.get("cmd"), f"{field}.cmd")
+    layer.build_args = _read_build_args(source, options.get("args"), f"{field}.args")
+    layer.target = _read_target(source, options.get("target"), f"{field}.target")
+    layer.build_env = _read_env(source, options.get("env"), f"{field}.env")
+
+
+def _read_build_args(source: _Source, value: object, field: str) -> tuple[str, ...] | None:
+    """Shell-tokenize each entry, as as-test does: ``"--bindings raw"`` is two arguments."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise source.error(
+            field,
+            f"must be an array of strings, got {_describe(value)}",
+            'write it as "args": ["--optimize"]',
+        )
+    tokens: list[str] = []
+    for index, entry in enumerate(value):
+        if not isinstance(entry, str):
+            raise source.error(
+                f"{field}[{index}]", f"must be a string, got {_describe(entry)}", "quote it"
+            )
+        try:
+            tokens.extend(shlex.split(entry))
+        except ValueError as exc:
+            raise source.error(
+                f"{field}[{index}]",
+                f"cannot be split into arguments ({exc})",
+                "close the quote or escape it with a backslash",
+            ) from None
+    return tuple(tokens)
+
+
+def _read_target(source: _Source, value: object, field: str) -> Target | None:
+    if value is None:
+        return None
+    if value == "wasi":
+        return "wasi"
+    if value == "bindings":
+        return "bindings"
+    if value == "web":
+        raise source.error(field, "the web target is not supported yet", _TARGET_FIX)
+    raise source.error(field, f'must be "wasi" or "bindings", got {_describe(value)}', _TARGET_FIX)
+
+
+def _read_run_options(source: _Source, value: object, field: str, layer: _Layer) -> None:
+    if value is None:
+        return
+    options = _expect_object(
+        source, value, field, '{ "runtime": { "cmd": "wasmtime run <file>" } }'
+    )
+    source.warn_unknown_keys(options, _RUN_OPTION_KEYS, field)
+    legacy_run = _check_string(source, options.get("run"), f"{field}.run")
+    runtime_cmd, runtime_run = _read_runtime(source, options.get("runtime"), f"{field}.runtime")
+    _check_reporter(source, options.get("reporter"), f"{field}.reporter")
+    layer.run_env = _read_env(source, options.get("env"), f"{field}.env")
+    if runtime_cmd is None and runtime_run is None and legacy_run is None:
+        return
+    # Precedence runtime.cmd > runtime.run > run; an empty string falls through, and when all are
+    # empty the default runner applies ("" here), as in as-test's parseConfigRaw.
+    layer.runtime_cmd = runtime_cmd or runtime_run or legacy_run or ""
+
+
+def _read_runtime(source: _Source, value: object, field: str) -> tuple[str | None, str | None]:
+    if value is None:
+        return None, None
+    runtime = _expect_object(source, value, field, '{ "cmd": "wasmtime run <file>" }')
+    source.warn_unknown_keys(runtime, _RUNTIME_KEYS, field)
+    # "browser" only matters for the web target, which we do not support; check it and move on.
+    _check_string(source, runtime.get("browser"), f"{field}.browser")
+    cmd = _check_string(source, runtime.get("cmd"), f"{field}.cmd")
+    return cmd, _check_string(source, runtime.get("run"), f"{field}.run")
+
+
+def _check_reporter(source: _Source, value: object, field: str) -> None:
+    """as-test 1.1.0's reporter setting: accepted so 1.1.0 configs load, otherwise ignored."""
+    if value is None or isinstance(value, str):
+        return
+    reporter = _expect_object(source, value, field, '"default"')
+    source.warn_unknown_keys(reporter, _REPORTER_KEYS, field)
+
+
+def _read_fuzz(source: _Source, value: object, field: str) -> str | None:
+    """Check the fuzz section; only ``crashDir`` matters to us (test crash records go there)."""
+    if value is None:
+        return None
+    fuzz = _expect_object(source, value, field, '{ "input": ["./assembly/__fuzz__/*.fuzz.ts"] }')
+    source.warn_unknown_keys(fuzz, _FUZZ_KEYS, field)
+    _read_input(source, fuzz.get("input"), f"{field}.input")
+    _check_number(source, fuzz.get("runs"), f"{field}.runs", allow_zero=False)
+    _check_number(source, fuzz.get("seed"), f"{field}.seed", allow_zero=True)
+    _check_number(source, fuzz.get("maxInputBytes"), f"{field}.maxInputBytes", allow_zero=False)
+    _check_choice(source, fuzz.get("target"), f"{field}.target", ("bindings",))
+    _read_path(source, fuzz.get("corpusDir"), f"{field}.corpusDir")
+    return _read_path(source, fuzz.get("crashDir"), f"{field}.crashDir")
+
+
+def _check_cache(source: _Source, value: object, field: str) -> None:
+    """HEAD's ``cache`` setting; checked so typos surface, not used by us."""
+    if value is None or isinstance(value, bool) or value in _CACHE_TYPES:
+        return
+    if not isinstance(value, dict):
+        raise source.error(
+            field,
+            f'must be a boolean, "build", "full", "reachable" or an object, got {_describe(value)}',
+            'use false, true, "build", "full" or { "type": "full", "maxTime": "1h" }',
+        )
+    source.warn_unknown_keys(value, _CACHE_KEYS, field)
+    _check_choice(source, value.get("type"), f"{field}.type", _CACHE_TYPES)
+    max_time = value.get("maxTime")
+    if max_time is not None and not (isinstance(max_time, str) and _DURATION.match(max_time)):
+        raise source.error(
+            f"{field}.maxTime",
+            f'must be a duration like "90s", "30m", "1h" or "7d", got {_describe(max_time)}',
+            "use a number followed by ms, s, m, h or d",
+        )
+
+
+def _check_features(source: _Source, value: object, field: str) -> None:
+    """HEAD's ``features`` list; checked, not used by us."""
+    if value is None:
+        return
+    if not isinstance(value, list):
+        raise source.error(
+            field,
+            f"must be an array of feature names, got {_describe(value)}",
+            'write it as "features": ["simd"]',
+        )
+    for index, item in enumerate(value):
+        if not (isinstance(item, str) and item.strip()):
+            raise source.error(
+                f"{field}[{index}]",
+                f"must be a non-empty string, got {_describe(item)}",
+                'use a feature name such as "simd"',
+            )
+
+
+# --------------------------------------------------------------------------------------------
+# env: a .env path (relative to the file that names it), ["K=V", ...] or {"K": "V"}
+
+
+def _read_env(source: _Source, value: object, field: str) -> dict[str, str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return _read_env_file(source, value, field)
+    if isinstance(value, list):
+        return _read_env_entries(source, value, field)
+    if isinstance(value, dict):
+        return _read_env_object(source, value, field)
+    raise source.error(
+        field,
+        "must be a .env file path, an array of KEY=value strings or an object of strings, "
+        f"got {_describe(value)}",
+        'write it as "env": { "MY_FLAG": "1" }',
+    )
+
+
+def _read_env_file(source: _Source, value: str, field: str) -> dict[str, str]:
+    if not value:
+        raise source.error(field, "must not be empty", 'name a .env file, e.g. "./.env.test"')
+    env_path = Path(os.path.abspath(source.directory / value))
+    shown = _display_path(env_path, source.project_root)
+    if not env_path.is_file():
+        raise source.error(
+            field,
+            f"env file not found: {shown}",
+            f"create {shown} or correct the path (it is relative to {source.display})",
+        )
+    try:
+        return parse_dotenv(env_path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise source.error(
+            field, f"cannot read {shown}: {exc}", "make it a readable UTF-8 file"
+        ) from None
+    except DotenvError as exc:
+        raise source.error(
+            field,
+            f"{shown} line {exc.line_number}: {exc.reason}",
+            "write each line as KEY=VALUE (or a # comment)",
+        ) from None
+
+
+def _read_env_entries(source: _Source, value: list[object], field: str) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for index, item in enumerate(value):
+        key, separator, rest = item.partition("=") if isinstance(item, str) else ("", "", "")
+        if not separator or not key.strip():
+            raise source.error(
+                f"{field}[{index}]",
+                f'must be a "KEY=value" string, got {_describe(item)}',
+                'write it as "MY_FLAG=1"',
+            )
+        env[key.strip()] = rest
+    return env
+
+
+def _read_env_object(source: _Source, value: JsonObject, field: str) -> dict[str, str]:
+    for key, item in value.items():
+        if not isinstance(item, str):
+            raise source.error(
+                f"{field}.{key}",
+                f"must be a string, got {_describe(item)}",
+                f'quote the value: "{key}": "{_plain(item)}"',
+            )
+    return {key: item for key, item in value.items() if isinstance(item, str)}
+
+
+# --------------------------------------------------------------------------------------------
+# Modes
+
+
+def _read_modes(source: _Source, value: object, base: _Values) -> dict[str, ModeSettings]:
+    if value is None:
+        return {}
+    declared = _expect_object(source, value, "$.modes", '{ "wasmtime": { "default": false } }')
+    modes: dict[str, ModeSettings] = {}
+    for name, mode_raw in declared.items():
+        field = f"$.modes.{name}"
+        _check_mode_name(source, name, field)
+        layer = _read_mode_layer(source, name, mode_raw, field)
+        modes[name] = _mode_settings(name, base, layer)
+    return modes
+
+
+def _check_mode_name(source: _Source, name: str, field: str) -> None:
+    if name == DEFAULT_MODE_NAME:
+        raise source.error(
+            field,
+            '"default" is reserved: it selects the base config',
+            'rename the mode, e.g. to "node:wasi"',
+        )
+    # The name becomes a directory under outDir and is matched after comma-splitting and
+    # trimming, so a name these would mangle could never be selected or would escape outDir.
+    unusable = name != name.strip() or name in ("", ".", "..") or any(c in name for c in "/\\,")
+    if unusable:
+        raise source.error(
+            field,
+            f"mode name {json.dumps(name)} cannot be used as a directory name and selector",
+            'use a name without "/", "\\", ",", surrounding spaces, and not "." or ".."',
+        )
+
+
+def _read_mode_layer(source: _Source, name: str, value: object, field: str) -> _Layer:
+    if isinstance(value, str):
+        return _read_mode_file(source, name, value, field)
+    if not isinstance(value, dict):
+        raise source.error(
+            field,
+            f"must be a config object or a config file path, got {_describe(value)}",
+            f'write it as "{name}": {{ "buildOptions": {{ "target": "wasi" }} }} '
+            f'or "{name}": "./as-test.{name}.config.json"',
+        )
+    if value.get("modes") is not None:
+        raise source.error(
+            f"{field}.modes", "a mode cannot declare nested modes", "move these modes to $.modes"
+        )
+    source.warn_unknown_keys(value, _MODE_KEYS, field)
+    is_default = _read_bool(source, value.get("default"), f"{field}.default")
+    layer = _read_layer(source, value, field)
+    layer.is_default = is_default
+    return layer
+
+
+def _read_mode_file(source: _Source, name: str, value: str, field: str) -> _Layer:
+    """A string mode: another config file, relative to this one's directory, without modes."""
+    if not value:
+        raise source.error(
+            field, "must not be empty", 'name a config file, e.g. "./as-test.ci.json"'
+        )
+    path = Path(os.path.abspath(source.directory / value))
+    mode_source = _Source(
+        _display_path(path, source.project_root), path.parent, source.project_root, source.warnings
+    )
+    if not path.is_file():
+        raise source.error(
+            field,
+            f"mode config file not found: {mode_source.display}",
+            f"create it or correct the path (it is relative to {source.display})",
+        )
+    raw = _read_json_object(mode_source, path)
+    if raw.get("modes") is not None:
+        raise mode_source.error(
+            "$.modes",
+            f'this file is mode "{name}" of {source.display} and cannot declare nested modes',
+            'remove "modes" from this file',
+        )
+    mode_source.warn_unknown_keys(raw, _TOP_LEVEL_KEYS, "$")
+    # as-test: a file mode is always a default mode (it has no place for a "default" flag).
+    return _read_layer(mode_source, raw, "$")
+
+
+# --------------------------------------------------------------------------------------------
+# Resolution: layers -> values -> ModeSettings
+
+
+def _resolve_base(layer: _Layer) -> _Values:
+    # The base config replaces the defaults outright, coverage included.
+    return _overlay(_DEFAULTS, layer, layer.coverage or _DEFAULTS.coverage)
+
+
+def _overlay(values: _Values, layer: _Layer, coverage: _Coverage) -> _Values:
+    """``values`` with every field the layer sets taken from the layer."""
+    return _Values(
+        input_patterns=_pick(layer.input_patterns, values.input_patterns),
+        out_dir=_pick(layer.out_dir, values.out_dir),
+        logs=_pick(layer.logs, values.logs),
+        coverage_dir=_pick(layer.coverage_dir, values.coverage_dir),
+        snapshot_dir=_pick(layer.snapshot_dir, values.snapshot_dir),
+        crash_dir=_pick(layer.crash_dir, values.crash_dir),
+        asconfig=_pick(layer.asconfig, values.asconfig),
+        coverage=coverage,
+        # env maps are replaced, never merged key by key (as-test's mergeRootConfig)
+        env=_pick(layer.env, values.env),
+        build_env=_pick(layer.build_env, values.build_env),
+        run_env=_pick(layer.run_env, values.run_env),
+        build_cmd=_pick(layer.build_cmd, values.build_cmd),
+        build_args=_pick(layer.build_args, values.build_args),
+        target=_pick(layer.target, values.target),
+        runtime_cmd=_pick(layer.runtime_cmd, values.runtime_cmd),
+        is_default=_pick(layer.is_default, values.is_default),
+    )
+
+
+_T = TypeVar("_T")
+
+
+def _pick(own: _T | None, inherited: _T) -> _T:
+    return inherited if own is None else own
+
+
+def _merge_coverage(base: _Coverage, mode: _Coverage | None) -> _Coverage:
+    """A mode's boolean replaces; a mode's object overrides only the keys it has."""
+    if mode is None:
+        return base
+    if not mode.is_object:
+        return mode
+    return _Coverage(is_object=True, enabled=_pick(mode.enabled, base.enabled))
+
+
+def _base_settings(values: _Values) -> ModeSettings:
+    """The base config runs as mode "default", its directories suffixed with /default."""
+    return _settings(
+        DEFAULT_MODE_NAME,
+        values,
+        out_dir=_join(values.out_dir, DEFAULT_MODE_NAME),
+        logs=_suffix_unless_disabled(values.logs, DEFAULT_MODE_NAME),
+        coverage_dir=_suffix_unless_disabled(values.coverage_dir, DEFAULT_MODE_NAME),
+        crash_dir=_join(values.crash_dir, DEFAULT_MODE_NAME),
+    )
+
+
+def _mode_settings(name: str, base: _Values, layer: _Layer) -> ModeSettings:
+    """A named mode: the base config's values, overridden by what the mode sets.
+
+    Directories the mode does not set itself go under the base config's ones (``<outDir>/M``);
+    snapshots and crash records stay shared with the base config.
+    """
+    merged = _overlay(base, layer, _merge_coverage(base.coverage, layer.coverage))
+    return _settings(
+        name,
+        merged,
+        out_dir=layer.out_dir or _join(base.out_dir, name),
+        logs=layer.logs or _suffix_unless_disabled(base.logs, name),
+        coverage_dir=layer.coverage_dir or _suffix_unless_disabled(base.coverage_dir, name),
+        crash_dir=merged.crash_dir,
+    )
+
+
+def _settings(
+    name: str,
+    values: _Values,
+    *,
+    out_dir: str,
+    logs: str,
+    coverage_dir: str,
+    crash_dir: str,
+) -> ModeSettings:
+    coverage_enabled = values.coverage.enabled_for_build
+    coverage_flag = {COVERAGE_ENV_VAR: "1" if coverage_enabled else "0"}
+    return ModeSettings(
+        name=name,
+        target=values.target,
+        input_patterns=values.input_patterns,
+        out_dir=_normalise(out_dir),
+        logs_dir=_optional_dir(logs),
+        coverage_dir=_optional_dir(coverage_dir),
+        snapshot_dir=_normalise(values.snapshot_dir),
+        crash_dir=_normalise(crash_dir),
+        asconfig=_optional_dir(values.asconfig),
+        build_args=values.build_args,
+        build_cmd=values.build_cmd,
+        coverage_enabled=coverage_enabled,
+        env=_sorted(values.env),
+        build_env=_sorted({**values.env, **values.build_env, **coverage_flag}),
+        run_env=_sorted({**values.env, **values.run_env}),
+        runtime_cmd=values.runtime_cmd or _default_runtime_cmd(values.target),
+        is_default=values.is_default,
+    )
+
+
+def _default_runtime_cmd(target: Target) -> str:
+    return f"node ./.as-test/runners/default.{target}.js <file>"
+
+
+def _suffix_unless_disabled(path: str, name: str) -> str:
+    return path if path == _DISABLED else _join(path, name)
+
+
+def _optional_dir(path: str) -> str | None:
+    return None if path == _DISABLED else _normalise(path)
+
+
+def _join(path: str, name: str) -> str:
+    return _normalise(posixpath.join(path, name))
+
+
+def _normalise(path: str) -> str:
+    return posixpath.normpath(path)
+
+
+def _sorted(env: Mapping[str, str]) -> dict[str, str]:
+    # Sorted so that equal settings produce equal cache keys whatever order the JSON used.
+    return dict(sorted(env.items()))
+
+
+# --------------------------------------------------------------------------------------------
+# Small checks
+
+
+def _expect_object(source: _Source, value: object, field: str, example: str) -> JsonObject:
+    if not isinstance(value, dict):
+        raise source.error(
+            field,
+            f"must be an object, got {_describe(value)}",
+            f"write it as an object, e.g. {example}",
+        )
+    return value
+
+
+def _check_string(source: _Source, value: object, field: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    key = field.rsplit(".", 1)[-1]
+    raise source.error(
+        field, f"must be a string, got {_describe(value)}", f'set "{key}" to a string'
+    )
+
+
+def _read_path(source: _Source, value: object, field: str) -> str | None:
+    """A directory or file setting: a non-empty string (an empty one would mean the root)."""
+    path = _check_string(source, value, field)
+    if path == "":
+        raise source.error(
+            field, "must not be empty", "give a path, or remove the key for the default"
+        )
+    return path
+
+
+def _read_bool(source: _Source, value: object, field: str) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise source.error(
+        field, f"must be a boolean, got {_describe(value)}", "set it to true or false"
+    )
+
+
+def _check_choice(source: _Source, value: object, field: str, choices: Sequence[str]) -> None:
+    if value is None or value in choices:
+        return
+    allowed = " or ".join(json.dumps(choice) for choice in choices)
+    key = field.rsplit(".", 1)[-1]
+    raise source.error(
+        field, f"must be {allowed}, got {_describe(value)}", f'set "{key}" to {allowed}'
+    )
+
+
+def _check_number(source: _Source, value: object, field: str, *, allow_zero: bool) -> None:
+    if value is None:
+        return
+    # bool is an int in Python, but not a number in JSON.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        in_range = False
+    else:
+        in_range = value >= 0 if allow_zero else value > 0
+    if not in_range:
+        bound = "zero or greater" if allow_zero else "greater than zero"
+        raise source.error(
+            field, f"must be a number {bound}, got {_describe(value)}", "set it to an integer"
+        )
+
+
+def _check_string_list(source: _Source, value: object, field: str) -> None:
+    if value is None:
+        return
+    if not isinstance(value, list):
+        raise source.error(
+            field, f"must be an array of strings, got {_describe(value)}", 'write it as ["pattern"]'
+        )
+    _non_empty_strings(source, value, field, "remove it or make it a non-empty string")
+
+
+def _non_empty_strings(
+    source: _Source, value: list[object], field: str, fix: str
+) -> tuple[str, ...]:
+    for index, item in enumerate(value):
+        if not (isinstance(item, str) and item):
+            raise source.error(
+                f"{field}[{index}]", f"must be a non-empty string, got {_describe(item)}", fix
+            )
+    return tuple(item for item in value if isinstance(item, str))
+
+
+def _describe(value: object) -> str:
+    """A JSON value as a message shows it: literal scalars, the kind of containers."""
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _plain(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Unknown keys
+
+
+def _unknown_key_warning(display: str, key_path: str, key: str, known: Sequence[str]) -> str:
+    suggestion = _closest(key, known)
+    hint = f' (did you mean "{suggestion}"?)' if suggestion else ""
+    return f"{display}: unknown key {key_path} ignored{hint}"
+
+
+def _closest(word: str, candidates: Sequence[str]) -> str | None:
+    """The candidate nearest to ``word`` within as-test's Levenshtein limit, first on ties."""
+    best: str | None = None
+    best_distance = _MAX_SUGGESTION_DISTANCE + 1
+    for candidate in candidates:
+        distance = _levenshtein(word, candidate)
+        if distance < best_distance:
+            best, best_distance = candidate, distance
+    return best
+
+
+def _levenshtein(left: str, right: str) -> int:
+    previous = list(range(len(right) + 1))
+    for i, left_char in enumerate(left, start=1):
+        current = [i]
+        for j, right_char in enumerate(right, start=1):
+            substitution = previous[j - 1] + (left_char != right_char)
+            current.append(min(previous[j] + 1, current[j - 1] + 1, substitution))
+        previous = current
+    return previous[-1]

@@ -1,0 +1,677 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
+from astest_tasks.errors import ConfigError
+
+CONFIG_NAME = "as-test.config.json"
+
+
+def write_json(path: Path, data: object) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+def load(root: Path, data: object) -> ProjectConfig:
+    write_json(root / CONFIG_NAME, data)
+    return load_config(Path(CONFIG_NAME), root)
+
+
+def load_error(root: Path, data: object) -> ConfigError:
+    with pytest.raises(ConfigError) as caught:
+        load(root, data)
+    return caught.value
+
+
+# --- defaults ---------------------------------------------------------------------------------
+
+
+def test_missing_file_gives_defaults(tmp_path: Path) -> None:
+    config = load_config(Path(CONFIG_NAME), tmp_path)
+
+    assert config.exists is False
+    assert config.path == tmp_path / CONFIG_NAME
+    assert config.modes == {}
+    assert config.warnings == ()
+    assert config.base == ModeSettings(
+        name="default",
+        target="wasi",
+        input_patterns=("./assembly/__tests__/*.spec.ts",),
+        out_dir=".as-test/build/default",
+        logs_dir=".as-test/logs/default",
+        coverage_dir=".as-test/coverage/default",
+        snapshot_dir=".as-test/snapshots",
+        crash_dir=".as-test/crashes/default",
+        asconfig=None,
+        build_args=(),
+        build_cmd="",
+        coverage_enabled=False,
+        env={},
+        build_env={"AS_TEST_COVERAGE_ENABLED": "0"},
+        run_env={},
+        runtime_cmd="node ./.as-test/runners/default.wasi.js <file>",
+        is_default=True,
+    )
+    assert select_modes(config) == [config.base]
+
+
+def test_empty_object_equals_defaults_but_exists(tmp_path: Path) -> None:
+    config = load(tmp_path, {})
+
+    assert config.exists is True
+    assert config.base == load_config(Path("missing.json"), tmp_path).base
+
+
+def test_config_path_is_made_absolute_against_the_project_root(tmp_path: Path) -> None:
+    write_json(tmp_path / "cfg" / "custom.json", {"outDir": "out"})
+
+    config = load_config(Path("cfg/custom.json"), tmp_path)
+
+    assert config.path == tmp_path / "cfg" / "custom.json"
+    assert config.path.is_absolute()
+    assert config.base.out_dir == "out/default"
+
+
+def test_input_accepts_a_single_string_and_keeps_order(tmp_path: Path) -> None:
+    assert load(tmp_path, {"input": "a/*.spec.ts"}).base.input_patterns == ("a/*.spec.ts",)
+    patterns = load(tmp_path, {"input": ["z/*.spec.ts", "a/*.spec.ts"]}).base.input_patterns
+    assert patterns == ("z/*.spec.ts", "a/*.spec.ts")
+
+
+def test_asconfig_none_and_path(tmp_path: Path) -> None:
+    assert load(tmp_path, {"config": "none"}).base.asconfig is None
+    assert load(tmp_path, {"config": "./asconfig.json"}).base.asconfig == "asconfig.json"
+
+
+def test_absolute_paths_stay_absolute(tmp_path: Path) -> None:
+    out = (tmp_path / "elsewhere").as_posix()
+
+    assert load(tmp_path, {"outDir": out}).base.out_dir == f"{out}/default"
+
+
+# --- output alias -----------------------------------------------------------------------------
+
+
+def test_string_output_sets_all_four_directories(tmp_path: Path) -> None:
+    base = load(tmp_path, {"output": "./.as-test/"}).base
+
+    assert base.out_dir == ".as-test/build/default"
+    assert base.logs_dir == ".as-test/logs/default"
+    assert base.coverage_dir == ".as-test/coverage/default"
+    assert base.snapshot_dir == ".as-test/snapshots"
+
+
+def test_object_output_maps_each_key(tmp_path: Path) -> None:
+    data = {"output": {"build": "b", "logs": "none", "coverage": "c", "snapshots": "s"}}
+
+    base = load(tmp_path, data).base
+
+    assert (base.out_dir, base.logs_dir, base.coverage_dir) == ("b/default", None, "c/default")
+    assert base.snapshot_dir == "s"
+
+
+def test_legacy_keys_win_over_output_alias(tmp_path: Path) -> None:
+    data = {"output": "out", "outDir": "legacy-build", "snapshotDir": "legacy-snaps"}
+
+    base = load(tmp_path, data).base
+
+    assert base.out_dir == "legacy-build/default"
+    assert base.snapshot_dir == "legacy-snaps"
+    assert base.logs_dir == "out/logs/default"
+
+    object_alias = load(tmp_path, {"output": {"logs": "alias-logs"}, "logs": "none"}).base
+    assert object_alias.logs_dir is None
+
+
+# --- modes: merging and directories ------------------------------------------------------------
+
+MODES_CONFIG: dict[str, object] = {
+    "output": ".as-test/",
+    "env": {"SHARED": "base", "ONLY_BASE": "1"},
+    "coverage": True,
+    "buildOptions": {
+        "target": "bindings",
+        "args": ["--optimize"],
+        "env": {"BUILD": "base"},
+    },
+    "runOptions": {"runtime": {"cmd": "wasmtime run <file>"}, "env": {"RUN": "base"}},
+    "modes": {
+        "node:wasi": {
+            "buildOptions": {"target": "wasi"},
+            "env": {"SHARED": "mode"},
+        },
+        "custom-dirs": {"outDir": "elsewhere", "logs": "none", "default": False},
+    },
+}
+
+
+def test_mode_inherits_fields_it_does_not_set(tmp_path: Path) -> None:
+    mode = load(tmp_path, MODES_CONFIG).modes["node:wasi"]
+
+    assert mode.target == "wasi"
+    assert mode.build_args == ("--optimize",)
+    assert mode.runtime_cmd == "wasmtime run <file>"
+    assert mode.coverage_enabled is True
+    assert mode.run_env == {"RUN": "base", "SHARED": "mode"}
+    assert mode.build_env == {"AS_TEST_COVERAGE_ENABLED": "1", "BUILD": "base", "SHARED": "mode"}
+
+
+def test_mode_env_replaces_base_env_instead_of_merging(tmp_path: Path) -> None:
+    config = load(tmp_path, MODES_CONFIG)
+
+    assert config.base.env == {"ONLY_BASE": "1", "SHARED": "base"}
+    assert config.modes["node:wasi"].env == {"SHARED": "mode"}
+
+
+def test_named_mode_directories_are_suffixed_with_the_mode_name(tmp_path: Path) -> None:
+    config = load(tmp_path, MODES_CONFIG)
+    base, mode = config.base, config.modes["node:wasi"]
+
+    assert base.out_dir == ".as-test/build/default"
+    assert mode.out_dir == ".as-test/build/node:wasi"
+    assert mode.logs_dir == ".as-test/logs/node:wasi"
+    assert mode.coverage_dir == ".as-test/coverage/node:wasi"
+    # shared between the base config and every mode
+    assert mode.snapshot_dir == base.snapshot_dir == ".as-test/snapshots"
+    assert base.crash_dir == ".as-test/crashes/default"
+    assert mode.crash_dir == ".as-test/crashes"
+
+
+def test_directories_a_mode_sets_itself_are_not_suffixed(tmp_path: Path) -> None:
+    mode = load(tmp_path, MODES_CONFIG).modes["custom-dirs"]
+
+    assert mode.out_dir == "elsewhere"
+    assert mode.logs_dir is None
+    assert mode.coverage_dir == ".as-test/coverage/custom-dirs"
+
+
+def test_mode_output_alias_counts_as_setting_the_directories(tmp_path: Path) -> None:
+    data = {"modes": {"a": {"output": {"build": "a-build"}}, "b": {"output": "b-out"}}}
+
+    modes = load(tmp_path, data).modes
+
+    assert modes["a"].out_dir == "a-build"
+    assert modes["a"].logs_dir == ".as-test/logs/a"
+    assert (modes["b"].out_dir, modes["b"].snapshot_dir) == ("b-out/build", "b-out/snapshots")
+
+
+def test_disabled_base_logs_stay_disabled_in_modes(tmp_path: Path) -> None:
+    config = load(tmp_path, {"logs": "none", "coverageDir": "none", "modes": {"m": {}}})
+
+    assert config.base.logs_dir is None
+    assert config.modes["m"].logs_dir is None
+    assert config.modes["m"].coverage_dir is None
+
+
+def test_mode_crash_dir_comes_from_its_fuzz_section(tmp_path: Path) -> None:
+    data = {"fuzz": {"crashDir": "crashes"}, "modes": {"m": {"fuzz": {"crashDir": "m-crashes"}}}}
+
+    config = load(tmp_path, data)
+
+    assert config.base.crash_dir == "crashes/default"
+    assert config.modes["m"].crash_dir == "m-crashes"
+
+
+def test_mode_build_options_merge_field_by_field(tmp_path: Path) -> None:
+    data = {
+        "buildOptions": {"cmd": "make <file>", "args": ["-O3"], "env": {"A": "1"}},
+        "modes": {"m": {"buildOptions": {"args": ["--debug"]}}},
+    }
+
+    mode = load(tmp_path, data).modes["m"]
+
+    assert (mode.build_cmd, mode.build_args) == ("make <file>", ("--debug",))
+    assert mode.build_env["A"] == "1"
+
+
+def test_modes_keep_declaration_order(tmp_path: Path) -> None:
+    config = load(tmp_path, {"modes": {"zeta": {}, "alpha": {}, "mid": {}}})
+
+    assert list(config.modes) == ["zeta", "alpha", "mid"]
+    assert [mode.name for mode in config.modes.values()] == ["zeta", "alpha", "mid"]
+
+
+# --- mode selection ---------------------------------------------------------------------------
+
+
+def test_plain_run_selects_default_modes_only_and_not_the_base(tmp_path: Path) -> None:
+    config = load(tmp_path, MODES_CONFIG)
+
+    selected = select_modes(config)
+
+    assert [mode.name for mode in selected] == ["node:wasi"]
+    assert config.modes["custom-dirs"].is_default is False
+
+
+def test_plain_run_with_only_non_default_modes_selects_nothing(tmp_path: Path) -> None:
+    config = load(tmp_path, {"modes": {"slow": {"default": False}}})
+
+    assert select_modes(config) == []
+
+
+def test_base_config_runs_as_default_when_no_modes_are_declared(tmp_path: Path) -> None:
+    config = load(tmp_path, {"outDir": "out"})
+
+    selected = select_modes(config)
+
+    assert [(mode.name, mode.out_dir) for mode in selected] == [("default", "out/default")]
+
+
+def test_requested_modes_are_split_trimmed_and_deduplicated(tmp_path: Path) -> None:
+    config = load(tmp_path, MODES_CONFIG)
+
+    selected = select_modes(config, ["custom-dirs, node:wasi", "custom-dirs", " ,"])
+
+    assert [mode.name for mode in selected] == ["custom-dirs", "node:wasi"]
+
+
+def test_requesting_default_selects_the_base_config(tmp_path: Path) -> None:
+    config = load(tmp_path, MODES_CONFIG)
+
+    assert select_modes(config, ["default,node:wasi"]) == [
+        config.base,
+        config.modes["node:wasi"],
+    ]
+
+
+def test_unknown_mode_names_the_available_ones(tmp_path: Path) -> None:
+    config = load(tmp_path, MODES_CONFIG)
+
+    with pytest.raises(ConfigError) as caught:
+        select_modes(config, ["node:wasy"])
+
+    message = str(caught.value)
+    assert caught.value.field == "mode"
+    assert 'unknown mode "node:wasy"' in message
+    assert 'did you mean "node:wasi"' in message
+    assert "fix:" in message
+    assert "default, node:wasi, custom-dirs" in caught.value.fix
+
+
+# --- string modes ----------------------------------------------------------------------------
+
+
+def test_string_mode_loads_a_file_relative_to_the_config_directory(tmp_path: Path) -> None:
+    conf_dir = tmp_path / "conf"
+    write_json(conf_dir / "ci.json", {"outDir": "ci-build", "env": "./ci.env"})
+    (conf_dir / "ci.env").write_text("CI=1\n", encoding="utf-8")
+    write_json(
+        conf_dir / CONFIG_NAME, {"buildOptions": {"args": ["-O"]}, "modes": {"ci": "ci.json"}}
+    )
+
+    mode = load_config(Path("conf") / CONFIG_NAME, tmp_path).modes["ci"]
+
+    # paths inside the mode file stay relative to the project root, not to conf/
+    assert mode.out_dir == "ci-build"
+    assert mode.env == {"CI": "1"}
+    assert mode.build_args == ("-O",)
+    assert mode.is_default is True
+
+
+def test_string_mode_declaring_modes_is_an_error(tmp_path: Path) -> None:
+    write_json(tmp_path / "ci.json", {"modes": {"x": {}}})
+
+    error = load_error(tmp_path, {"modes": {"ci": "./ci.json"}})
+
+    assert error.config_path == "ci.json"
+    assert error.field == "$.modes"
+    assert "nested modes" in str(error)
+    assert "fix:" in str(error)
+
+
+def test_string_mode_with_a_missing_file_is_an_error(tmp_path: Path) -> None:
+    error = load_error(tmp_path, {"modes": {"ci": "./missing.json"}})
+
+    assert error.field == "$.modes.ci"
+    assert "missing.json" in error.problem
+    assert CONFIG_NAME in str(error)
+
+
+def test_string_mode_file_errors_point_at_that_file(tmp_path: Path) -> None:
+    write_json(tmp_path / "ci.json", {"buildOptions": {"target": "x"}})
+
+    error = load_error(tmp_path, {"modes": {"ci": "ci.json"}})
+
+    assert str(error).startswith("ci.json: $.buildOptions.target: ")
+
+
+# --- env --------------------------------------------------------------------------------------
+
+
+def test_env_file_is_parsed_relative_to_the_config_directory(tmp_path: Path) -> None:
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / ".env.test").write_text(
+        "# comment\nexport A=1\nB=\"two\\nlines\"\nC='single $quoted'\n\nD = spaced \n",
+        encoding="utf-8",
+    )
+    write_json(tmp_path / "conf" / CONFIG_NAME, {"env": ".env.test"})
+
+    env = load_config(Path("conf") / CONFIG_NAME, tmp_path).base.env
+
+    assert env == {"A": "1", "B": "two\nlines", "C": "single $quoted", "D": "spaced"}
+
+
+def test_env_array_splits_on_first_equals_and_trims_the_key(tmp_path: Path) -> None:
+    env = load(tmp_path, {"env": [" A =x=y", "B="]}).base.env
+
+    assert env == {"A": "x=y", "B": ""}
+
+
+def test_env_mappings_are_sorted_by_key(tmp_path: Path) -> None:
+    data = {"env": {"Z": "1", "A": "2"}, "runOptions": {"env": {"M": "3"}}}
+
+    base = load(tmp_path, data).base
+
+    assert list(base.env) == ["A", "Z"]
+    assert list(base.run_env) == ["A", "M", "Z"]
+    assert list(base.build_env) == ["A", "AS_TEST_COVERAGE_ENABLED", "Z"]
+
+
+def test_build_env_layers_build_options_env_over_env(tmp_path: Path) -> None:
+    data = {"env": {"X": "env", "Y": "env"}, "buildOptions": {"env": ["X=build"]}}
+
+    base = load(tmp_path, data).base
+
+    assert base.build_env == {"AS_TEST_COVERAGE_ENABLED": "0", "X": "build", "Y": "env"}
+    assert base.run_env == {"X": "env", "Y": "env"}
+
+
+# --- coverage ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("coverage", "enabled"),
+    [
+        (True, True),
+        (False, False),
+        ({"include": ["assembly/**/*.ts"]}, True),  # 1.1.0 build: no "enabled" means enabled
+        ({"enabled": False, "include": ["a/*.ts"]}, False),
+        ({"enabled": True}, True),
+    ],
+)
+def test_build_env_carries_the_coverage_flag(
+    tmp_path: Path, coverage: object, enabled: bool
+) -> None:
+    base = load(tmp_path, {"coverage": coverage}).base
+
+    assert base.coverage_enabled is enabled
+    assert base.build_env["AS_TEST_COVERAGE_ENABLED"] == ("1" if enabled else "0")
+
+
+def test_mode_coverage_object_merges_and_boolean_replaces(tmp_path: Path) -> None:
+    data = {
+        "coverage": True,
+        "modes": {
+            "keeps": {"coverage": {"include": ["a/*.ts"]}},
+            "turns-off": {"coverage": {"enabled": False}},
+            "replaces": {"coverage": False},
+        },
+    }
+
+    modes = load(tmp_path, data).modes
+
+    assert modes["keeps"].coverage_enabled is True
+    assert modes["turns-off"].coverage_enabled is False
+    assert modes["replaces"].build_env["AS_TEST_COVERAGE_ENABLED"] == "0"
+
+
+def test_mode_coverage_object_inherits_a_disabled_base(tmp_path: Path) -> None:
+    # as-test merges the object onto the base's `false`, so "enabled" stays false.
+    mode = load(tmp_path, {"modes": {"m": {"coverage": {"include": ["a/*.ts"]}}}}).modes["m"]
+
+    assert mode.coverage_enabled is False
+
+
+# --- build args and runtime ----------------------------------------------------------------------
+
+
+def test_build_args_are_shell_tokenized_and_flattened(tmp_path: Path) -> None:
+    args = ["--bindings raw", "--optimize", "--use 'A=b c'", ""]
+
+    base = load(tmp_path, {"buildOptions": {"args": args}}).base
+
+    assert base.build_args == ("--bindings", "raw", "--optimize", "--use", "A=b c")
+
+
+@pytest.mark.parametrize(
+    ("run_options", "expected"),
+    [
+        ({"runtime": {"cmd": "a <file>", "run": "b"}, "run": "c"}, "a <file>"),
+        ({"runtime": {"run": "b"}, "run": "c"}, "b"),
+        ({"runtime": {"cmd": ""}, "run": "c"}, "c"),
+        ({"run": ""}, "node ./.as-test/runners/default.wasi.js <file>"),
+    ],
+)
+def test_runtime_command_precedence(
+    tmp_path: Path, run_options: dict[str, object], expected: str
+) -> None:
+    assert load(tmp_path, {"runOptions": run_options}).base.runtime_cmd == expected
+
+
+def test_default_runtime_follows_the_mode_target(tmp_path: Path) -> None:
+    data = {"modes": {"b": {"buildOptions": {"target": "bindings"}}}}
+
+    mode = load(tmp_path, data).modes["b"]
+
+    assert mode.runtime_cmd == "node ./.as-test/runners/default.bindings.js <file>"
+
+
+def test_mode_runtime_overrides_base_runtime(tmp_path: Path) -> None:
+    data = {
+        "runOptions": {"runtime": {"cmd": "base <file>"}},
+        "modes": {"m": {"runOptions": {"run": "legacy <file>"}}, "n": {}},
+    }
+
+    modes = load(tmp_path, data).modes
+
+    assert modes["m"].runtime_cmd == "legacy <file>"
+    assert modes["n"].runtime_cmd == "base <file>"
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+ERROR_CASES: list[tuple[object, str]] = [
+    ([1, 2], "$"),
+    ({"input": 5}, "$.input"),
+    ({"input": ""}, "$.input"),
+    ({"input": ["ok/*.spec.ts", ""]}, "$.input[1]"),
+    ({"outDir": 3}, "$.outDir"),
+    ({"outDir": ""}, "$.outDir"),
+    ({"config": ""}, "$.config"),
+    ({"output": ""}, "$.output"),
+    ({"output": 7}, "$.output"),
+    ({"output": {"build": ""}}, "$.output.build"),
+    ({"output": {"logs": 1}}, "$.output.logs"),
+    ({"env": 5}, "$.env"),
+    ({"env": ["NO_EQUALS"]}, "$.env[0]"),
+    ({"env": ["=value"]}, "$.env[0]"),
+    ({"env": ["  =value"]}, "$.env[0]"),
+    ({"env": [3]}, "$.env[0]"),
+    ({"env": {"A": 1}}, "$.env.A"),
+    ({"env": ""}, "$.env"),
+    ({"buildOptions": []}, "$.buildOptions"),
+    ({"buildOptions": {"target": "x"}}, "$.buildOptions.target"),
+    ({"buildOptions": {"target": 1}}, "$.buildOptions.target"),
+    ({"buildOptions": {"args": "-O3"}}, "$.buildOptions.args"),
+    ({"buildOptions": {"args": [1]}}, "$.buildOptions.args[0]"),
+    ({"buildOptions": {"args": ["--use 'open"]}}, "$.buildOptions.args[0]"),
+    ({"buildOptions": {"cmd": 1}}, "$.buildOptions.cmd"),
+    ({"buildOptions": {"env": ["X"]}}, "$.buildOptions.env[0]"),
+    ({"runOptions": "x"}, "$.runOptions"),
+    ({"runOptions": {"runtime": "x"}}, "$.runOptions.runtime"),
+    ({"runOptions": {"runtime": {"cmd": 1}}}, "$.runOptions.runtime.cmd"),
+    ({"runOptions": {"reporter": 1}}, "$.runOptions.reporter"),
+    ({"runOptions": {"env": {"A": False}}}, "$.runOptions.env.A"),
+    ({"coverage": "yes"}, "$.coverage"),
+    ({"coverage": {"enabled": "yes"}}, "$.coverage.enabled"),
+    ({"coverage": {"include": [""]}}, "$.coverage.include[0]"),
+    ({"coverage": {"mode": "some"}}, "$.coverage.mode"),
+    ({"coverage": {"ignore": {"names": "x"}}}, "$.coverage.ignore.names"),
+    ({"fuzz": {"runs": 0}}, "$.fuzz.runs"),
+    ({"fuzz": {"seed": -1}}, "$.fuzz.seed"),
+    ({"fuzz": {"runs": True}}, "$.fuzz.runs"),
+    ({"fuzz": {"target": "wasi"}}, "$.fuzz.target"),
+    ({"cache": "sometimes"}, "$.cache"),
+    ({"cache": {"maxTime": "soon"}}, "$.cache.maxTime"),
+    ({"features": [""]}, "$.features[0]"),
+    ({"modes": []}, "$.modes"),
+    ({"modes": {"m": 3}}, "$.modes.m"),
+    ({"modes": {"m": ""}}, "$.modes.m"),
+    ({"modes": {"m": {"default": "no"}}}, "$.modes.m.default"),
+    ({"modes": {"m": {"buildOptions": {"target": "x"}}}}, "$.modes.m.buildOptions.target"),
+    ({"modes": {"m": {"modes": {}}}}, "$.modes.m.modes"),
+    ({"modes": {"default": {}}}, "$.modes.default"),
+    ({"modes": {"a/b": {}}}, "$.modes.a/b"),
+    ({"modes": {"a,b": {}}}, "$.modes.a,b"),
+    ({"modes": {"..": {}}}, "$.modes..."),
+    ({"env": "./missing.env"}, "$.env"),
+]
+
+
+@pytest.mark.parametrize(("data", "field"), ERROR_CASES)
+def test_invalid_values_raise_one_line_config_errors(
+    tmp_path: Path, data: object, field: str
+) -> None:
+    error = load_error(tmp_path, data)
+    message = str(error)
+
+    assert error.field == field
+    assert message.startswith(f"{CONFIG_NAME}: {field}: ")
+    assert "; fix: " in message
+    assert error.fix
+    assert "\n" not in message
+
+
+def test_invalid_json_reports_line_and_column(tmp_path: Path) -> None:
+    error = load_error(tmp_path, '{\n  "input": [,]\n}')
+
+    assert error.field == ""
+    assert "line 2 column" in error.problem
+    assert str(error).startswith(f"{CONFIG_NAME}: invalid JSON: ")
+    assert str(error).endswith("fix: correct the JSON syntax")
+
+
+def test_non_standard_json_constants_are_rejected(tmp_path: Path) -> None:
+    error = load_error(tmp_path, '{"fuzz": {"runs": NaN}}')
+
+    assert "NaN" in error.problem
+    assert error.fix == "correct the JSON syntax"
+
+
+def test_web_target_is_not_supported_yet(tmp_path: Path) -> None:
+    error = load_error(tmp_path, {"buildOptions": {"target": "web"}})
+
+    assert "web target is not supported yet" in error.problem
+    assert '"wasi" or "bindings"' in error.fix
+
+
+def test_unknown_target_names_the_received_value(tmp_path: Path) -> None:
+    error = load_error(tmp_path, {"buildOptions": {"target": "wasm"}})
+
+    assert error.problem == 'must be "wasi" or "bindings", got "wasm"'
+    assert error.fix == 'set "target" to "wasi" or "bindings"'
+
+
+def test_missing_env_file_names_the_resolved_path(tmp_path: Path) -> None:
+    error = load_error(tmp_path, {"runOptions": {"env": "conf/.env"}})
+
+    assert error.field == "$.runOptions.env"
+    assert "env file not found: conf/.env" in error.problem
+
+
+def test_malformed_env_file_line_is_reported_with_its_line_number(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("A=1\nBROKEN\n", encoding="utf-8")
+
+    error = load_error(tmp_path, {"env": ".env"})
+
+    assert error.field == "$.env"
+    assert ".env line 2" in error.problem
+
+
+# --- unknown keys -----------------------------------------------------------------------------
+
+
+def test_unknown_keys_warn_with_did_you_mean(tmp_path: Path) -> None:
+    data = {
+        "inptu": [],
+        "buildOptions": {"targte": "wasi"},
+        "output": {"bulid": "x"},
+        "modes": {"m": {"defualt": False, "runOptions": {"runtime": {"cmdd": "x"}}}},
+        "completelyUnrelatedKey": 1,
+    }
+
+    warnings = load(tmp_path, data).warnings
+
+    assert warnings == (
+        f'{CONFIG_NAME}: unknown key $.inptu ignored (did you mean "input"?)',
+        f"{CONFIG_NAME}: unknown key $.completelyUnrelatedKey ignored",
+        f'{CONFIG_NAME}: unknown key $.output.bulid ignored (did you mean "build"?)',
+        f'{CONFIG_NAME}: unknown key $.buildOptions.targte ignored (did you mean "target"?)',
+        f'{CONFIG_NAME}: unknown key $.modes.m.defualt ignored (did you mean "default"?)',
+        f"{CONFIG_NAME}: unknown key $.modes.m.runOptions.runtime.cmdd ignored"
+        ' (did you mean "cmd"?)',
+    )
+
+
+def test_unknown_keys_do_not_change_the_settings(tmp_path: Path) -> None:
+    config = load(tmp_path, {"buildOptions": {"targte": "bindings"}})
+
+    assert config.base.target == "wasi"
+    assert len(config.warnings) == 1
+
+
+def test_unknown_key_in_a_mode_file_names_that_file(tmp_path: Path) -> None:
+    write_json(tmp_path / "modes" / "ci.json", {"default": False})
+
+    warnings = load(tmp_path, {"modes": {"ci": "modes/ci.json"}}).warnings
+
+    assert warnings == ("modes/ci.json: unknown key $.default ignored",)
+
+
+def test_legal_but_unused_keys_produce_no_warnings(tmp_path: Path) -> None:
+    data = {
+        "$schema": "./as-test.config.schema.json",
+        "cache": {"type": "full", "maxTime": "1h"},
+        "features": ["simd", "try-as"],
+        "coverage": {
+            "enabled": True,
+            "includeSpecs": False,
+            "mode": "project",
+            "dependencies": ["json-as"],
+            "include": ["assembly/**/*.ts"],
+            "exclude": ["assembly/__tests__/**"],
+            "ignore": {
+                "labels": ["Call"],
+                "names": ["x"],
+                "locations": ["a:1:1"],
+                "snippets": ["y"],
+            },
+        },
+        "fuzz": {
+            "input": "./assembly/__fuzz__/*.fuzz.ts",
+            "runs": 10,
+            "seed": 0,
+            "maxInputBytes": 64,
+            "target": "bindings",
+            "corpusDir": "corpus",
+            "crashDir": "crashes",
+        },
+        "runOptions": {
+            "reporter": {"name": "tap", "options": ["per-file"], "outDir": "r", "outFile": "r/x"},
+            "runtime": {"cmd": "wasmtime run <file>", "run": "x", "browser": "firefox"},
+            "run": "legacy",
+            "env": {},
+        },
+        "buildOptions": {"cmd": "", "args": [], "target": "wasi", "env": {}},
+        "modes": {
+            "m": {"default": True, "cache": "build", "features": [], "runOptions": {"reporter": ""}}
+        },
+    }
+
+    assert load(tmp_path, data).warnings == ()
+    assert load(tmp_path, {"runOptions": {"reporter": "default"}}).warnings == ()
