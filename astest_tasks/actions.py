@@ -1,0 +1,215 @@
+"""The doit actions: module-level functions taking plain data, so ``doit -n N`` can ship them to
+worker processes under any multiprocessing start method.
+
+Each action records failures of the spec it works on in its target file and returns success to
+doit; only the summary fails the doit run. A failing build or run task would stop doit (without
+``--continue``) and skip every other spec, and would lose its saved state.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from doit.exceptions import TaskFailed
+
+from astest_tasks.channel import ProtocolChannel
+from astest_tasks.compiler import (
+    BuildRecord,
+    BuildRequest,
+    compile_spec,
+    read_build_record,
+    write_build_record,
+)
+from astest_tasks.errors import UserError
+from astest_tasks.outcome import RunVerdictInput, decide_suites
+from astest_tasks.report import count, failures, file_verdict, runtime_error_suite
+from astest_tasks.results import (
+    SnapshotCounts,
+    SpecResult,
+    Stage,
+    Status,
+    read_result,
+    write_result,
+)
+from astest_tasks.snapshots import SnapshotStore
+from astest_tasks.summary import SummaryPlan, run_summary
+from astest_tasks.toolchain import load_toolchain
+from astest_tasks.wasm_host import HostLimits, run_module
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    project_root: str
+    spec_path: str
+    spec_id: str
+    mode: str
+    target: str
+    wasm_path: str
+    build_record_path: str
+    result_path: str
+    snapshot_dir: str
+    timeout_s: float
+    run_env: dict[str, str] = field(default_factory=dict)
+
+
+# -- build ---------------------------------------------------------------------------------------
+def build_spec(request: dict[str, object]) -> bool:
+    build = BuildRequest(**request)  # type: ignore[arg-type]
+    try:
+        toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.target == "wasi")
+        record = compile_spec(build, toolchain)
+    except UserError as exc:
+        record = _failed_record(build, str(exc))
+    except Exception:  # a bug of ours must fail this spec, not the whole run
+        record = _failed_record(build, "internal error in astest-tasks:\n" + traceback.format_exc())
+    write_build_record(build, record)
+    return True
+
+
+def _failed_record(build: BuildRequest, diagnostics: str) -> BuildRecord:
+    return BuildRecord(
+        status="failed",
+        spec=build.spec_path,
+        mode=build.mode,
+        target=build.target,
+        wasm=build.wasm_path,
+        wasm_sha256="",
+        command="",
+        exit_code=-1,
+        diagnostics=diagnostics,
+    )
+
+
+# -- run -----------------------------------------------------------------------------------------
+def run_spec(request: dict[str, object], session: str) -> bool:
+    run = RunRequest(**request)  # type: ignore[arg-type]
+    started = time.perf_counter()
+    try:
+        result = _execute(run, session)
+    except Exception:  # a bug of ours must fail this spec, not the whole run
+        details = "internal error in astest-tasks:\n" + traceback.format_exc()
+        result = _failure_result(run, session, Stage.RUN, "internal error", details, "")
+    result = _with_duration(result, time.perf_counter() - started)
+    write_result(Path(run.project_root) / run.result_path, result)
+    return True
+
+
+def last_run_passed(project_root: str, result_path: str) -> bool:
+    """doit ``uptodate`` check: a failed (or missing) result always runs again."""
+    result = read_result(Path(project_root) / result_path)
+    return result is not None and result.status != Status.FAILED
+
+
+def _execute(run: RunRequest, session: str) -> SpecResult:
+    root = Path(run.project_root)
+    record = read_build_record(root, run.build_record_path)
+    if record is None:
+        details = (
+            f"no build record at {run.build_record_path}; build it with "
+            f"`doit astest:build:{run.mode}:{run.spec_id}`"
+        )
+        return _failure_result(run, session, Stage.BUILD, "not built", details, "")
+    if not record.ok:
+        details = record.diagnostics
+        if record.command:
+            details += f"\n\nreproduce with:\n  cd {shlex.quote(str(root))} && {record.command}"
+        return _failure_result(run, session, Stage.BUILD, "build failed", details, record.command)
+
+    try:
+        snapshots = SnapshotStore.load(root, run.spec_path, run.snapshot_dir)
+    except UserError as exc:
+        return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
+    channel = ProtocolChannel(snapshots)
+    guest = run_module(
+        root / run.wasm_path,
+        run.target,
+        channel,
+        HostLimits(timeout_s=run.timeout_s),
+        run.run_env,
+    )
+    basename = posixpath.basename(run.spec_path)
+    suites, runtime_problem = decide_suites(
+        guest, channel, RunVerdictInput(spec_basename=basename, timeout_s=run.timeout_s)
+    )
+    warnings = list(channel.warnings)
+    for key in snapshots.missing_keys:
+        warnings.append(
+            f"missing snapshot for {key}; astest-tasks cannot create snapshots yet: record it "
+            "with `npx ast test --create-snapshots`"
+        )
+    return SpecResult(
+        spec=run.spec_path,
+        spec_id=run.spec_id,
+        mode=run.mode,
+        target=run.target,
+        status=_status(file_verdict(suites).value),
+        stage=Stage.RUN,
+        counts=count(suites),
+        failures=tuple(failures(suites)),
+        suites=suites,
+        duration_s=guest.elapsed_s,
+        session=session,
+        build_command=record.command,
+        error=runtime_problem,
+        warnings=tuple(warnings),
+        output=channel.output_text,
+        snapshots=SnapshotCounts(
+            matched=snapshots.matched,
+            missing=snapshots.missing,
+            mismatched=snapshots.mismatched,
+            missing_keys=tuple(snapshots.missing_keys),
+        ),
+    )
+
+
+def _status(verdict: str) -> Status:
+    if verdict == "fail":
+        return Status.FAILED
+    if verdict == "ok":
+        return Status.PASSED
+    return Status.SKIPPED
+
+
+def _failure_result(
+    run: RunRequest, session: str, stage: Stage, title: str, details: str, build_command: str
+) -> SpecResult:
+    # Counted like as-test's runtime-error suite: one failing suite with one failing test, so a
+    # build failure shows in the totals instead of silently shrinking them.
+    suites = (runtime_error_suite(posixpath.basename(run.spec_path), title, details, "", ""),)
+    return SpecResult(
+        spec=run.spec_path,
+        spec_id=run.spec_id,
+        mode=run.mode,
+        target=run.target,
+        status=Status.FAILED,
+        stage=stage,
+        counts=count(suites),
+        failures=tuple(failures(suites)),
+        suites=suites,
+        duration_s=0.0,
+        session=session,
+        build_command=build_command,
+        error=title,
+    )
+
+
+def _with_duration(result: SpecResult, seconds: float) -> SpecResult:
+    from dataclasses import replace
+
+    return replace(result, duration_s=seconds)
+
+
+# -- summary -------------------------------------------------------------------------------------
+def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
+    summary_plan = SummaryPlan.from_dict(plan)
+    all_passed = run_summary(summary_plan, session)
+    if all_passed:
+        return True
+    # report=False: our summary already said what failed, and doit's own failure banner would
+    # push it off the last line.
+    return TaskFailed("some specs failed", report=False)

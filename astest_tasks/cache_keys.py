@@ -1,0 +1,78 @@
+"""What makes a build or a run stale: the inputs that go into each task's up-to-date check.
+
+doit tracks ``file_dep`` contents itself; everything else that can change a result must be in
+these dictionaries, which the tasks hand to doit's ``config_changed``. A missing entry here means
+a stale pass, the worst bug this product can have, so err on the side of including things.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from astest_tasks.config import ModeSettings
+from astest_tasks.discovery import Spec
+from astest_tasks.imports import ImportScan
+from astest_tasks.layout import SpecFiles
+from astest_tasks.toolchain import Toolchain, find_package
+from astest_tasks.version import __version__
+
+# Bump when the meaning of a build record or result file changes.
+KEY_FORMAT = 1
+
+
+def build_key(mode: ModeSettings, spec: Spec, toolchain: Toolchain) -> dict[str, Any]:
+    return {
+        "format": KEY_FORMAT,
+        "astest_tasks": __version__,
+        "spec": spec.path,
+        "mode": mode.name,
+        "target": mode.target,
+        "asconfig": mode.asconfig,
+        "args": list(mode.build_args),
+        "cmd": mode.build_cmd,
+        "env": dict(mode.build_env),
+        "coverage": mode.coverage_enabled,
+        "assemblyscript": toolchain.assemblyscript.version,
+        "as_test": toolchain.as_test.version,
+        "wasi_shim": toolchain.wasi_shim.version if toolchain.wasi_shim else None,
+    }
+
+
+def build_file_deps(
+    project_root: Path, mode: ModeSettings, scan: ImportScan, toolchain: Toolchain
+) -> list[str]:
+    """The spec, its local imports, the asconfig, and the manifests of the packages it uses.
+
+    Package manifests stand for the packages' contents: an upgrade changes the version inside.
+    """
+    deps = list(scan.local_files)
+    if mode.asconfig and (project_root / mode.asconfig).is_file():
+        deps.append(mode.asconfig)
+    manifests = {toolchain.assemblyscript.manifest, toolchain.as_test.manifest}
+    if mode.target == "wasi" and toolchain.wasi_shim is not None:
+        manifests.add(toolchain.wasi_shim.manifest)
+        manifests.add(toolchain.wasi_shim.root / "asconfig.json")
+    for name in scan.packages:
+        package = find_package(project_root, name)
+        if package is not None:
+            manifests.add(package.manifest)
+    deps.extend(sorted(str(m) for m in manifests))
+    return deps
+
+
+def run_key(
+    mode: ModeSettings, spec: Spec, files: SpecFiles, timeout_s: float, snapshot_exists: bool
+) -> dict[str, Any]:
+    return {
+        "format": KEY_FORMAT,
+        "astest_tasks": __version__,
+        "spec": spec.path,
+        "mode": mode.name,
+        "target": mode.target,
+        "env": dict(mode.run_env),
+        "timeout_s": timeout_s,
+        # A snapshot file that appears or disappears changes the verdict even with no other edit.
+        "snapshot": files.snapshot,
+        "snapshot_exists": snapshot_exists,
+    }

@@ -1,0 +1,221 @@
+"""Compile one spec with asc and the as-test transform, exactly as as-test's CLI does.
+
+One asc call per spec: asc links every entry file of a call into one module, so batching specs
+would make them share globals and a single ``run()``. The result is a ``BuildRecord``, written as
+the build task's target: a failed compile is data (shown in the summary with the compiler's
+message and the command to reproduce it), not a doit failure that would stop the other specs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+import shlex
+import shutil
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from astest_tasks.atomic import write_text_atomic
+from astest_tasks.toolchain import Toolchain
+
+BUILD_RECORD_FORMAT = 1
+COMPILE_TIME_LIMIT_S = 600.0
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """Everything one compile needs, as plain data (it is passed to a doit action)."""
+
+    project_root: str
+    spec_path: str
+    spec_id: str
+    mode: str
+    target: str
+    wasm_path: str  # relative to the project root
+    record_path: str
+    asconfig: str | None = None
+    build_args: tuple[str, ...] = ()
+    build_cmd: str = ""
+    build_env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BuildRecord:
+    """What a compile produced; deterministic, so an identical rebuild changes nothing."""
+
+    status: str  # "ok" or "failed"
+    spec: str
+    mode: str
+    target: str
+    wasm: str
+    wasm_sha256: str
+    command: str  # a shell line that reproduces the compile from the project root
+    exit_code: int
+    diagnostics: str
+    format: int = BUILD_RECORD_FORMAT
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> BuildRecord:
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("format") != BUILD_RECORD_FORMAT:
+            raise ValueError("not a build record of this version")
+        return cls(**data)
+
+
+def target_flags(target: str, wasi_shim_config: str | None) -> list[str]:
+    if target == "wasi":
+        assert wasi_shim_config is not None
+        return ["--use", "AS_TEST_WASI=1", "--config", wasi_shim_config]
+    return [
+        "--use",
+        "AS_TEST_BINDINGS=1",
+        "--bindings",
+        "raw",
+        "--exportRuntime",
+        "--exportStart",
+        "_start",
+    ]
+
+
+def asc_arguments(request: BuildRequest, toolchain: Toolchain, out_file: str) -> list[str]:
+    """asc's argv after ``node asc.js``, in as-test 1.1.0's order (see AS-TEST-HOST.md §3.1)."""
+    if request.build_cmd:
+        return _custom_command(request, out_file)
+    args = [request.spec_path, *request.build_args, "--transform", "as-test/transform"]
+    if request.asconfig:
+        args += ["--config", request.asconfig]
+    shim = None
+    if toolchain.wasi_shim is not None:
+        shim = _dot_relative(Path(request.project_root), toolchain.wasi_shim.root / "asconfig.json")
+    args += target_flags(request.target, shim)
+    args += ["-o", out_file]
+    return args
+
+
+def command_line(request: BuildRequest, toolchain: Toolchain) -> list[str]:
+    """The full argv, as a user would type it from the project root."""
+    if request.build_cmd:
+        return _custom_command(request, request.wasm_path)
+    asc = _dot_relative(Path(request.project_root), toolchain.asc_js).removeprefix("./")
+    return ["node", asc, *asc_arguments(request, toolchain, request.wasm_path)]
+
+
+def repro_command(request: BuildRequest, toolchain: Toolchain) -> str:
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(request.build_env.items()))
+    argv = " ".join(shlex.quote(a) for a in command_line(request, toolchain))
+    return f"{env} {argv}" if env else argv
+
+
+def compile_spec(request: BuildRequest, toolchain: Toolchain) -> BuildRecord:
+    """Run asc for one spec, move its outputs into place atomically, and return the record."""
+    root = Path(request.project_root)
+    final_wasm = root / request.wasm_path
+    final_wasm.parent.mkdir(parents=True, exist_ok=True)
+    # asc writes its outputs itself; compile into a scratch folder beside the artifact and rename,
+    # so an interrupted compile never leaves a half-written .wasm that looks current.
+    scratch = Path(tempfile.mkdtemp(prefix=".asc-", dir=final_wasm.parent))
+    try:
+        scratch_wasm = scratch / final_wasm.name
+        argv = _spawn_argv(request, toolchain, scratch_wasm)
+        env = {**os.environ, **request.build_env}
+        try:
+            proc = subprocess.run(
+                argv,
+                cwd=root,
+                env=env,
+                capture_output=True,
+                timeout=COMPILE_TIME_LIMIT_S,
+                stdin=subprocess.DEVNULL,
+            )
+            exit_code = proc.returncode
+            diagnostics = _decode(proc.stderr) + _decode(proc.stdout)
+        except subprocess.TimeoutExpired:
+            exit_code = -1
+            diagnostics = f"the compiler did not finish within {COMPILE_TIME_LIMIT_S:.0f} s"
+        except OSError as exc:
+            exit_code = -1
+            diagnostics = f"could not start the compiler: {exc}"
+        if exit_code == 0 and scratch_wasm.is_file():
+            wasm_bytes = scratch_wasm.read_bytes()
+            for produced in sorted(scratch.iterdir()):
+                os.replace(produced, final_wasm.parent / produced.name)
+            return _record(request, toolchain, "ok", exit_code, diagnostics, wasm_bytes)
+        if exit_code == 0:
+            diagnostics += f"\nthe compiler exited 0 but wrote no {request.wasm_path}"
+        # Never let a stale artifact from an earlier good build be run as if it were current.
+        final_wasm.unlink(missing_ok=True)
+        return _record(request, toolchain, "failed", exit_code, diagnostics, None)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def write_build_record(request: BuildRequest, record: BuildRecord) -> None:
+    write_text_atomic(Path(request.project_root) / request.record_path, record.to_json())
+
+
+def read_build_record(project_root: Path, record_path: str) -> BuildRecord | None:
+    try:
+        return BuildRecord.from_json((project_root / record_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _record(
+    request: BuildRequest,
+    toolchain: Toolchain,
+    status: str,
+    exit_code: int,
+    diagnostics: str,
+    wasm_bytes: bytes | None,
+) -> BuildRecord:
+    return BuildRecord(
+        status=status,
+        spec=request.spec_path,
+        mode=request.mode,
+        target=request.target,
+        wasm=request.wasm_path,
+        wasm_sha256=hashlib.sha256(wasm_bytes).hexdigest() if wasm_bytes is not None else "",
+        command=repro_command(request, toolchain),
+        exit_code=exit_code,
+        diagnostics=diagnostics.strip(),
+    )
+
+
+def _spawn_argv(request: BuildRequest, toolchain: Toolchain, out_file: Path) -> list[str]:
+    out = str(out_file)
+    if request.build_cmd:
+        return _custom_command(request, out)
+    return [toolchain.node, str(toolchain.asc_js), *asc_arguments(request, toolchain, out)]
+
+
+def _custom_command(request: BuildRequest, out_file: str) -> list[str]:
+    """``buildOptions.cmd`` with as-test's placeholders; no default flags are added (§3.3)."""
+    name = posixpath.basename(request.spec_path).removesuffix(".ts").removesuffix(".spec")
+    expanded = (
+        request.build_cmd.replace("<file>", request.spec_path)
+        .replace("<name>", name)
+        .replace("<outFile>", out_file)
+        .replace("<target>", request.target)
+        .replace("<mode>", "" if request.mode == "default" else request.mode)
+    )
+    return [*shlex.split(expanded), *request.build_args]
+
+
+def _dot_relative(root: Path, path: Path) -> str:
+    relative = os.path.relpath(path, root).replace(os.sep, "/")
+    return relative if relative.startswith("../") else f"./{relative}"
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")

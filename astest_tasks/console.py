@@ -1,0 +1,175 @@
+"""Rendering results for people: coloured on a terminal, plain in a pipe.
+
+Colour follows the usual conventions: ``NO_COLOR`` turns it off, ``FORCE_COLOR`` (anything but
+``0``) turns it on, otherwise it is on only when stdout is a terminal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from colorama import Back, Fore, Style, just_fix_windows_console
+
+from astest_tasks.report import Counts
+from astest_tasks.results import SpecResult, Stage, Status
+
+
+def use_colour(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    forced = os.environ.get("FORCE_COLOR")
+    if forced is not None and forced != "":
+        return forced != "0"
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+@dataclass(frozen=True)
+class Palette:
+    enabled: bool
+
+    def __post_init__(self) -> None:
+        if self.enabled:
+            just_fix_windows_console()
+
+    def paint(self, text: str, *codes: str) -> str:
+        if not self.enabled or not codes:
+            return text
+        return "".join(codes) + text + Style.RESET_ALL
+
+    def badge(self, status: Status) -> str:
+        label = {Status.PASSED: " PASS ", Status.FAILED: " FAIL ", Status.SKIPPED: " SKIP "}[status]
+        colours = {
+            Status.PASSED: (Back.GREEN, Fore.BLACK),
+            Status.FAILED: (Back.RED, Fore.WHITE),
+            Status.SKIPPED: (Back.LIGHTBLACK_EX, Fore.WHITE),
+        }[status]
+        return self.paint(label, *colours)
+
+    def dim(self, text: str) -> str:
+        return self.paint(text, Style.DIM)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A result as the summary shows it: fresh from this doit run, or cached from an earlier one."""
+
+    result: SpecResult
+    cached: bool
+
+
+def render_summary(shown: Sequence[Shown], palette: Palette) -> str:
+    lines: list[str] = []
+    id_width = max((len(s.result.spec_id) for s in shown), default=0)
+    mode_width = max((len(s.result.mode) for s in shown), default=0)
+    for item in shown:
+        lines.append(_spec_line(item, palette, id_width, mode_width))
+    failure_blocks = [_failure_block(item, palette) for item in shown if _has_details(item)]
+    if failure_blocks:
+        lines.append("")
+        lines.append(palette.paint("Failures", Style.BRIGHT))
+        for block in failure_blocks:
+            lines.append("")
+            lines.extend(block)
+    warning_lines = [
+        f"{palette.paint(' WARN ', Back.YELLOW, Fore.BLACK)} {s.result.spec_id} [{s.result.mode}]: "
+        f"{warning}"
+        for s in shown
+        for warning in s.result.warnings
+    ]
+    if warning_lines:
+        lines.append("")
+        lines.extend(warning_lines)
+    lines.append("")
+    lines.extend(_totals(shown, palette))
+    return "\n".join(lines) + "\n"
+
+
+def _spec_line(item: Shown, palette: Palette, id_width: int, mode_width: int) -> str:
+    result = item.result
+    counts = result.counts
+    detail = (
+        "build failed"
+        if result.stage == Stage.BUILD
+        else f"{counts.tests_passed} passed, {counts.tests_failed} failed, "
+        f"{counts.tests_skipped} skipped"
+    )
+    timing = _format_seconds(result.duration_s)
+    cached = palette.dim(" (cached)") if item.cached else ""
+    return (
+        f"{palette.badge(result.status)} {result.mode.ljust(mode_width)}  "
+        f"{result.spec_id.ljust(id_width)}  {detail}  {palette.dim(timing)}{cached}"
+    )
+
+
+def _has_details(item: Shown) -> bool:
+    return item.result.status == Status.FAILED
+
+
+def _failure_block(item: Shown, palette: Palette) -> list[str]:
+    result = item.result
+    header = f"{palette.badge(Status.FAILED)} {result.spec} [{result.mode}]"
+    lines = [palette.paint(header, Style.BRIGHT) if not palette.enabled else header]
+    for failure in result.failures:
+        where = f" ({result.spec}:{failure.location})" if failure.location else ""
+        lines.append(f"  {palette.paint(failure.title, Fore.RED)}{where}")
+        if failure.expected is None and failure.actual is None:
+            # A runtime or build failure: its message is the whole story.
+            lines.append(f"    {failure.matcher}")
+            lines.extend(f"    {line}" for line in failure.message.splitlines())
+            continue
+        lines.append(f"    matcher:  {failure.matcher}")
+        lines.append(f"    expected: {palette.paint(str(failure.expected), Fore.GREEN)}")
+        lines.append(f"    received: {palette.paint(str(failure.actual), Fore.RED)}")
+        if failure.message:
+            lines.append(f"    message:  {failure.message}")
+    if result.output.strip() and result.stage == Stage.RUN and not _runtime_failed(result):
+        lines.append("    output:")
+        lines.extend(f"      {line}" for line in result.output.strip().splitlines()[-20:])
+    return lines
+
+
+def _runtime_failed(result: SpecResult) -> bool:
+    # A runtime failure's message already carries the spec's stdout.
+    return bool(result.error)
+
+
+def _totals(shown: Sequence[Shown], palette: Palette) -> list[str]:
+    total = Counts.zero()
+    files = {Status.PASSED: 0, Status.FAILED: 0, Status.SKIPPED: 0}
+    cached = 0
+    for item in shown:
+        total = total + item.result.counts
+        files[item.result.status] += 1
+        cached += item.cached
+    failed_colour = Fore.RED if palette.enabled else ""
+
+    def line(label: str, passed: int, failed: int, skipped: int, extra: str = "") -> str:
+        failed_text = f"{failed} failed"
+        if failed:
+            failed_text = palette.paint(failed_text, failed_colour, Style.BRIGHT)
+        return f"{label}: {passed} passed, {failed_text}, {skipped} skipped{extra}"
+
+    cached_note = f" ({cached} cached)" if cached else ""
+    return [
+        line(
+            "files",
+            files[Status.PASSED],
+            files[Status.FAILED],
+            files[Status.SKIPPED],
+            cached_note,
+        ),
+        line("suites", total.suites_passed, total.suites_failed, total.suites_skipped),
+        # The last line stays plain text in every mode: scripts and CI read it.
+        f"tests: {total.tests_passed} passed, {total.tests_failed} failed, "
+        f"{total.tests_skipped} skipped",
+    ]
+
+
+def _format_seconds(seconds: float) -> str:
+    if seconds < 1.0:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:.2f} s"

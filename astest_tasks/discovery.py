@@ -1,0 +1,104 @@
+"""Find the spec files a mode's ``input`` globs select, and give each a readable, unique id.
+
+The id names the spec in task names (``astest:run:<mode>:<id>``) and in artifact paths. It is the
+spec's path below the static part of its glob (``assembly/__tests__/nested/array.spec.ts`` under
+``assembly/__tests__/**/*.spec.ts`` is ``nested/array``), so two specs that share a basename in
+different folders get different ids; as-test 1.0.7 gives them clashing artifact names instead.
+"""
+
+from __future__ import annotations
+
+import glob
+import posixpath
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+SPEC_SUFFIX = ".spec.ts"
+_GLOB_CHARS = re.compile(r"[*?\[\]{}]")
+_BRACES = re.compile(r"\{([^{}]*)\}")
+
+
+@dataclass(frozen=True, order=True)
+class Spec:
+    path: str  # posix, relative to the project root (absolute only if outside it)
+    spec_id: str
+
+    @property
+    def basename(self) -> str:
+        return posixpath.basename(self.path)
+
+
+def discover_specs(project_root: Path, patterns: Sequence[str]) -> list[Spec]:
+    """Glob ``patterns`` from ``project_root``; keep ``*.spec.ts`` files, sorted, de-duplicated."""
+    base_of: dict[str, str] = {}
+    for pattern in patterns:
+        for expanded in expand_braces(pattern.replace("\\", "/")):
+            base = glob_base(expanded)
+            for match in _glob(project_root, expanded):
+                if match.endswith(SPEC_SUFFIX):
+                    base_of.setdefault(match, base)
+    paths = sorted(base_of)
+    return _assign_ids(paths, base_of)
+
+
+def glob_base(pattern: str) -> str:
+    """The longest leading run of path components without glob characters."""
+    parts = []
+    for part in pattern.split("/")[:-1]:
+        if _GLOB_CHARS.search(part):
+            break
+        parts.append(part)
+    return posixpath.normpath("/".join(parts)) if parts else "."
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """Expand ``{a,b}`` alternatives (as the npm ``glob`` package as-test uses does)."""
+    match = _BRACES.search(pattern)
+    if match is None:
+        return [pattern]
+    head, tail = pattern[: match.start()], pattern[match.end() :]
+    expanded: list[str] = []
+    for option in match.group(1).split(","):
+        expanded.extend(expand_braces(head + option + tail))
+    return expanded
+
+
+def _glob(project_root: Path, pattern: str) -> Iterable[str]:
+    if posixpath.isabs(pattern):
+        for found in glob.glob(pattern, recursive=True):
+            yield _relative_if_inside(project_root, Path(found))
+        return
+    for found in glob.glob(pattern, root_dir=project_root, recursive=True):
+        normalised = posixpath.normpath(found.replace("\\", "/"))
+        if (project_root / normalised).is_file():
+            yield normalised
+
+
+def _relative_if_inside(project_root: Path, path: Path) -> str:
+    try:
+        return path.resolve().relative_to(project_root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _assign_ids(paths: list[str], base_of: dict[str, str]) -> list[Spec]:
+    def short_id(path: str) -> str:
+        base = base_of[path]
+        relative = path if base == "." else posixpath.relpath(path, base)
+        return relative[: -len(SPEC_SUFFIX)]
+
+    ids = {path: short_id(path) for path in paths}
+    seen: dict[str, int] = {}
+    for spec_id in ids.values():
+        seen[spec_id] = seen.get(spec_id, 0) + 1
+    specs = []
+    for path in paths:
+        spec_id = ids[path]
+        if seen[spec_id] > 1:
+            # Two globs with different bases reached the same relative name: fall back to the
+            # project-relative path, which is unique by construction.
+            spec_id = path.lstrip("/")[: -len(SPEC_SUFFIX)]
+        specs.append(Spec(path=path, spec_id=spec_id))
+    return specs

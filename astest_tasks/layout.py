@@ -1,0 +1,35 @@
+"""Where each (mode, spec) pair's files live. One place, so tasks, actions and tests agree."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from astest_tasks.config import ModeSettings, ProjectConfig
+from astest_tasks.discovery import Spec
+from astest_tasks.snapshots import snapshot_path
+
+
+@dataclass(frozen=True)
+class SpecFiles:
+    wasm: str
+    build_record: str
+    result: str
+    snapshot: str
+
+
+def spec_files(mode: ModeSettings, spec: Spec) -> SpecFiles:
+    stem = posixpath.join(mode.out_dir, spec.spec_id)
+    return SpecFiles(
+        wasm=f"{stem}.spec.wasm",
+        build_record=f"{stem}.build.json",
+        result=f"{stem}.result.json",
+        snapshot=snapshot_path(spec.path, mode.snapshot_dir),
+    )
+
+
+def output_root(config: ProjectConfig) -> str:
+    """The folder that holds the build folder: ``.as-test`` by default (report.json goes here)."""
+    base_build = posixpath.dirname(config.base.out_dir)  # drop the "/default" mode segment
+    parent = posixpath.dirname(base_build)
+    return parent or "."

@@ -1,0 +1,135 @@
+"""A spec's result in one mode: the run task's target, and everything the summary shows.
+
+Stored as JSON so cached results can be shown (and later turned into JUnit or TAP) without
+re-running anything.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from astest_tasks.atomic import write_text_atomic
+from astest_tasks.report import (
+    Counts,
+    FailureDetail,
+    Suite,
+    counts_from_dict,
+    counts_to_dict,
+    failure_from_dict,
+    failure_to_dict,
+    suite_from_dict,
+    suite_to_dict,
+)
+
+RESULT_FORMAT = 1
+
+
+class Status(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class Stage(StrEnum):
+    BUILD = "build"
+    RUN = "run"
+
+
+@dataclass(frozen=True)
+class SnapshotCounts:
+    matched: int = 0
+    missing: int = 0
+    mismatched: int = 0
+    missing_keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SpecResult:
+    spec: str
+    spec_id: str
+    mode: str
+    target: str
+    status: Status
+    stage: Stage  # how far the spec got: a build failure never ran
+    counts: Counts
+    failures: tuple[FailureDetail, ...]
+    suites: tuple[Suite, ...]
+    duration_s: float
+    session: str  # which doit invocation produced it; the summary marks older ones cached
+    build_command: str
+    error: str = ""  # compiler diagnostics, or why the runtime failed
+    warnings: tuple[str, ...] = ()
+    output: str = ""  # the spec's plain stdout
+    snapshots: SnapshotCounts = field(default_factory=SnapshotCounts)
+
+    def to_json(self) -> str:
+        data = {
+            "format": RESULT_FORMAT,
+            "spec": self.spec,
+            "spec_id": self.spec_id,
+            "mode": self.mode,
+            "target": self.target,
+            "status": self.status.value,
+            "stage": self.stage.value,
+            "counts": counts_to_dict(self.counts),
+            "failures": [failure_to_dict(f) for f in self.failures],
+            "suites": [suite_to_dict(s) for s in self.suites],
+            "duration_s": self.duration_s,
+            "session": self.session,
+            "build_command": self.build_command,
+            "error": self.error,
+            "warnings": list(self.warnings),
+            "output": self.output,
+            "snapshots": {
+                "matched": self.snapshots.matched,
+                "missing": self.snapshots.missing,
+                "mismatched": self.snapshots.mismatched,
+                "missing_keys": list(self.snapshots.missing_keys),
+            },
+        }
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> SpecResult:
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("format") != RESULT_FORMAT:
+            raise ValueError("not a result file of this version")
+        snapshots = data.get("snapshots", {})
+        return cls(
+            spec=str(data["spec"]),
+            spec_id=str(data["spec_id"]),
+            mode=str(data["mode"]),
+            target=str(data["target"]),
+            status=Status(data["status"]),
+            stage=Stage(data["stage"]),
+            counts=counts_from_dict(data["counts"]),
+            failures=tuple(failure_from_dict(f) for f in data["failures"]),
+            suites=tuple(suite_from_dict(s) for s in data["suites"]),
+            duration_s=float(data["duration_s"]),
+            session=str(data["session"]),
+            build_command=str(data["build_command"]),
+            error=str(data.get("error", "")),
+            warnings=tuple(str(w) for w in data.get("warnings", [])),
+            output=str(data.get("output", "")),
+            snapshots=SnapshotCounts(
+                matched=int(snapshots.get("matched", 0)),
+                missing=int(snapshots.get("missing", 0)),
+                mismatched=int(snapshots.get("mismatched", 0)),
+                missing_keys=tuple(str(k) for k in snapshots.get("missing_keys", [])),
+            ),
+        )
+
+
+def write_result(path: Path, result: SpecResult) -> None:
+    write_text_atomic(path, result.to_json())
+
+
+def read_result(path: Path) -> SpecResult | None:
+    """The stored result, or None when it is missing or unreadable (then the spec must re-run)."""
+    try:
+        return SpecResult.from_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -1,0 +1,127 @@
+"""The summary task: read every result file, fresh or cached, print them, write report.json."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from astest_tasks.atomic import write_text_atomic
+from astest_tasks.console import Palette, Shown, render_summary, use_colour
+from astest_tasks.report import count as count_suites
+from astest_tasks.report import counts_to_dict, failure_to_dict, runtime_error_suite
+from astest_tasks.report import failures as list_failures
+from astest_tasks.results import SpecResult, Stage, Status, read_result
+
+REPORT_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class SummaryEntry:
+    mode: str
+    spec_id: str
+    spec: str
+    target: str
+    result: str  # result file, relative to the project root
+
+
+@dataclass(frozen=True)
+class SummaryPlan:
+    project_root: str
+    report_path: str
+    entries: tuple[SummaryEntry, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "project_root": self.project_root,
+            "report_path": self.report_path,
+            "entries": [vars(entry) for entry in self.entries],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> SummaryPlan:
+        entries = data["entries"]
+        assert isinstance(entries, list)
+        return cls(
+            project_root=str(data["project_root"]),
+            report_path=str(data["report_path"]),
+            entries=tuple(SummaryEntry(**entry) for entry in entries),
+        )
+
+
+def run_summary(plan: SummaryPlan, session: str) -> bool:
+    """Print the summary and write the JSON report; True when nothing failed."""
+    root = Path(plan.project_root)
+    shown = [_load(root, entry, session) for entry in plan.entries]
+    palette = Palette(enabled=use_colour(sys.stdout))
+    sys.stdout.write(render_summary(shown, palette))
+    sys.stdout.flush()
+    write_text_atomic(root / plan.report_path, _report_json(shown))
+    return all(item.result.status != Status.FAILED for item in shown)
+
+
+def _load(root: Path, entry: SummaryEntry, session: str) -> Shown:
+    result = read_result(root / entry.result)
+    if result is None:
+        return Shown(result=_missing_result(entry, session), cached=False)
+    return Shown(result=result, cached=result.session != session)
+
+
+def _missing_result(entry: SummaryEntry, session: str) -> SpecResult:
+    details = (
+        f"no result at {entry.result}; run `doit astest:run:{entry.mode}:{entry.spec_id}` "
+        "(or `doit forget astest` if the file was deleted behind doit's back)"
+    )
+    suites = (runtime_error_suite(Path(entry.spec).name, "no result", details, "", ""),)
+    return SpecResult(
+        spec=entry.spec,
+        spec_id=entry.spec_id,
+        mode=entry.mode,
+        target=entry.target,
+        status=Status.FAILED,
+        stage=Stage.RUN,
+        counts=count_suites(suites),
+        failures=tuple(list_failures(suites)),
+        suites=suites,
+        duration_s=0.0,
+        session=session,
+        build_command="",
+        error="no result",
+    )
+
+
+def _report_json(shown: list[Shown]) -> str:
+    specs = []
+    for item in shown:
+        result = item.result
+        specs.append(
+            {
+                "file": result.spec,
+                "spec_id": result.spec_id,
+                "mode": result.mode,
+                "target": result.target,
+                "verdict": result.status.value,
+                "stage": result.stage.value,
+                "cached": item.cached,
+                "duration_s": round(result.duration_s, 6),
+                "counts": counts_to_dict(result.counts),
+                "failures": [failure_to_dict(f) for f in result.failures],
+                "error": result.error,
+                "warnings": list(result.warnings),
+                "build_command": result.build_command,
+            }
+        )
+    totals = {
+        "files": {
+            status.value: sum(1 for s in shown if s.result.status == status) for status in Status
+        },
+        "tests": {
+            "passed": sum(s.result.counts.tests_passed for s in shown),
+            "failed": sum(s.result.counts.tests_failed for s in shown),
+            "skipped": sum(s.result.counts.tests_skipped for s in shown),
+        },
+        "cached": sum(1 for s in shown if s.cached),
+    }
+    return json.dumps({"format": REPORT_FORMAT, "totals": totals, "specs": specs}, indent=2) + "\n"

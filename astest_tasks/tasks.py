@@ -1,0 +1,262 @@
+"""The doit task creator: one build and one run task per (mode, spec), and one summary task.
+
+Task names carry the mode (``astest:build:<mode>:<spec-id>``, ``astest:run:<mode>:<spec-id>``)
+because doit keys its state by task name: a mode-less name would thrash when the mode changes.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from doit import task_params
+from doit.exceptions import InvalidTask
+from doit.tools import config_changed
+
+from astest_tasks.actions import RunRequest, build_spec, last_run_passed, run_spec, summarize
+from astest_tasks.cache_keys import build_file_deps, build_key, run_key
+from astest_tasks.compiler import BuildRequest
+from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
+from astest_tasks.discovery import Spec, discover_specs
+from astest_tasks.errors import UserError
+from astest_tasks.imports import scan_imports
+from astest_tasks.layout import SpecFiles, output_root, spec_files
+from astest_tasks.summary import SummaryEntry, SummaryPlan
+from astest_tasks.toolchain import (
+    Toolchain,
+    load_toolchain,
+    version_combination_warning,
+    warn_once,
+)
+
+BASENAME = "astest"
+DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_CONFIG = "as-test.config.json"
+
+# One definition drives the command line (`doit astest --timeout 30`), the environment
+# (`ASTEST_TIMEOUT=30 doit`), doit's config files ([tool.doit.tasks.astest]) and `doit help astest`.
+TASK_PARAMS: list[dict[str, Any]] = [
+    {
+        "name": "mode",
+        "long": "mode",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_MODE",
+        "help": "comma-separated modes to run (default: the config's default modes)",
+    },
+    {
+        "name": "timeout",
+        "long": "timeout",
+        "type": float,
+        "default": DEFAULT_TIMEOUT_S,
+        "env_var": "ASTEST_TIMEOUT",
+        "help": (
+            "wall-clock seconds a spec may run before it is stopped and failed "
+            "[default: %(default)s]"
+        ),
+    },
+    {
+        "name": "config",
+        "long": "config",
+        "type": str,
+        "default": DEFAULT_CONFIG,
+        "env_var": "ASTEST_CONFIG",
+        "help": "path of the as-test config file [default: %(default)s]",
+    },
+]
+
+
+TaskCreator = Callable[[str, float, str], Iterator[dict[str, Any]]]
+
+
+def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
+    """A task creator for the as-test project in ``project_dir`` (relative to the dodo's folder).
+
+    Bind it to ``task_astest`` in a dodo.py: doit names the tasks after the variable.
+    """
+
+    @task_params(TASK_PARAMS)
+    def task_astest(mode: str, timeout: float, config: str) -> Iterator[dict[str, Any]]:
+        """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
+        root = (Path.cwd() / project_dir).resolve()
+        try:
+            tasks = list(create_tasks(root, config, _split_modes(mode), timeout))
+        except UserError as exc:
+            # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
+            raise InvalidTask(str(exc)) from None
+        yield from tasks
+
+    return task_astest
+
+
+task_astest = make_astest_tasks()
+
+
+def create_tasks(
+    project_root: Path, config_path: str, requested_modes: Sequence[str], timeout_s: float
+) -> Iterator[dict[str, Any]]:
+    if not timeout_s > 0:
+        raise UserError(
+            f"timeout must be a positive number of seconds, got {timeout_s:g}; "
+            "fix: pass e.g. `--timeout 30` or ASTEST_TIMEOUT=30"
+        )
+    config = load_config(project_root / config_path, project_root)
+    for warning in config.warnings:
+        warn_once(warning)
+    modes = select_modes(config, requested_modes)
+    if not modes:
+        raise UserError(
+            f'{config_path}: every mode has "default": false, so a plain run selects none; '
+            "fix: choose modes with `doit astest --mode NAME` or ASTEST_MODE=NAME"
+        )
+    toolchain = load_toolchain(project_root, need_wasi_shim=any(m.target == "wasi" for m in modes))
+    combination = version_combination_warning(
+        toolchain.as_test.version, toolchain.assemblyscript.version
+    )
+    if combination:
+        warn_once(combination)
+
+    session = uuid.uuid4().hex  # marks results written by this doit invocation as fresh
+    owners: dict[str, str] = {}
+    entries: list[SummaryEntry] = []
+    run_tasks: list[str] = []
+    for mode in modes:
+        specs = discover_specs(project_root, mode.input_patterns)
+        if not specs:
+            raise UserError(
+                f"{config_path}: mode {mode.name!r}: input {list(mode.input_patterns)} matches no "
+                '*.spec.ts file; fix: correct "input" or add a spec under it'
+            )
+        for spec in specs:
+            files = spec_files(mode, spec)
+            _claim_outputs(owners, files, mode, spec)
+            yield _build_task(project_root, mode, spec, files, toolchain)
+            yield _run_task(project_root, mode, spec, files, timeout_s, session)
+            run_tasks.append(f"{BASENAME}:run:{mode.name}:{spec.spec_id}")
+            entries.append(
+                SummaryEntry(
+                    mode=mode.name,
+                    spec_id=spec.spec_id,
+                    spec=spec.path,
+                    target=mode.target,
+                    result=files.result,
+                )
+            )
+    yield _summary_task(project_root, config, entries, run_tasks, session)
+
+
+def _build_task(
+    root: Path, mode: ModeSettings, spec: Spec, files: SpecFiles, toolchain: Toolchain
+) -> dict[str, Any]:
+    request = BuildRequest(
+        project_root=str(root),
+        spec_path=spec.path,
+        spec_id=spec.spec_id,
+        mode=mode.name,
+        target=mode.target,
+        wasm_path=files.wasm,
+        record_path=files.build_record,
+        asconfig=mode.asconfig,
+        build_args=tuple(mode.build_args),
+        build_cmd=mode.build_cmd,
+        build_env=dict(mode.build_env),
+    )
+    scan = scan_imports(root, spec.path)
+    targets = [files.build_record, files.wasm]
+    if mode.target == "bindings":
+        stem = files.wasm.removesuffix(".wasm")
+        targets += [f"{stem}.js", f"{stem}.d.ts"]
+    return {
+        "name": f"build:{mode.name}:{spec.spec_id}",
+        "doc": f"compile {spec.path} for mode {mode.name} ({mode.target})",
+        "actions": [(build_spec, [asdict(request)])],
+        "file_dep": _task_paths(root, build_file_deps(root, mode, scan, toolchain)),
+        "targets": _task_paths(root, targets),
+        "uptodate": [config_changed(build_key(mode, spec, toolchain))],
+        "clean": True,
+    }
+
+
+def _run_task(
+    root: Path, mode: ModeSettings, spec: Spec, files: SpecFiles, timeout_s: float, session: str
+) -> dict[str, Any]:
+    request = RunRequest(
+        project_root=str(root),
+        spec_path=spec.path,
+        spec_id=spec.spec_id,
+        mode=mode.name,
+        target=mode.target,
+        wasm_path=files.wasm,
+        build_record_path=files.build_record,
+        result_path=files.result,
+        snapshot_dir=mode.snapshot_dir,
+        timeout_s=timeout_s,
+        run_env=dict(mode.run_env),
+    )
+    snapshot_exists = (root / files.snapshot).is_file()
+    file_dep = [files.build_record]  # also orders the run after its build
+    if snapshot_exists:
+        file_dep.append(files.snapshot)
+    return {
+        "name": f"run:{mode.name}:{spec.spec_id}",
+        "doc": f"run {spec.path} in mode {mode.name} (embedded wasmtime)",
+        "actions": [(run_spec, [asdict(request), session])],
+        "file_dep": _task_paths(root, file_dep),
+        "targets": _task_paths(root, [files.result]),
+        "uptodate": [
+            config_changed(run_key(mode, spec, files, timeout_s, snapshot_exists)),
+            (last_run_passed, [str(root), files.result]),
+        ],
+        "clean": True,
+    }
+
+
+def _summary_task(
+    root: Path,
+    config: ProjectConfig,
+    entries: list[SummaryEntry],
+    run_tasks: list[str],
+    session: str,
+) -> dict[str, Any]:
+    plan = SummaryPlan(
+        project_root=str(root),
+        report_path=posixpath.join(output_root(config), "report.json"),
+        entries=tuple(entries),
+    )
+    return {
+        "name": "summary",
+        "doc": "print every spec's result (fresh or cached) and fail if any failed",
+        "actions": [(summarize, [plan.to_dict(), session])],
+        "task_dep": run_tasks,
+        "uptodate": [False],  # always shows results, cached ones included
+        "verbosity": 2,  # our output is the point: never let doit capture it
+    }
+
+
+def _claim_outputs(
+    owners: dict[str, str], files: SpecFiles, mode: ModeSettings, spec: Spec
+) -> None:
+    """Two modes writing to one folder would share artifacts; say so instead of a doit crash."""
+    owner = f"mode {mode.name!r} spec {spec.path}"
+    for path in (files.wasm, files.build_record, files.result):
+        previous = owners.setdefault(path, owner)
+        if previous != owner:
+            raise UserError(
+                f"{previous} and {owner} would both write {path}; "
+                'fix: give each mode its own "outDir" (or drop it to use the per-mode default)'
+            )
+
+
+def _task_paths(root: Path, paths: Sequence[str]) -> list[str]:
+    """Project-relative paths as doit sees them: relative to its cwd (the dodo's folder)."""
+    cwd = Path.cwd()
+    return [os.path.relpath(root / path, cwd) if root != cwd else path for path in paths]
+
+
+def _split_modes(value: str) -> list[str]:
+    return [name.strip() for name in value.split(",") if name.strip()]
