@@ -38,7 +38,7 @@ class Palette:
     def paint(self, text: str, *codes: str) -> str:
         if not self.enabled or not codes:
             return text
-        return "".join(codes) + text + Style.RESET_ALL
+        return "".join(codes) + text + str(Style.RESET_ALL)
 
     def badge(self, status: Status) -> str:
         label = {Status.PASSED: " PASS ", Status.FAILED: " FAIL ", Status.SKIPPED: " SKIP "}[status]

@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from doit import task_params
 from doit.exceptions import InvalidTask
@@ -80,7 +80,6 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
     Bind it to ``task_astest`` in a dodo.py: doit names the tasks after the variable.
     """
 
-    @task_params(TASK_PARAMS)
     def task_astest(mode: str, timeout: float, config: str) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
         root = (Path.cwd() / project_dir).resolve()
@@ -91,7 +90,8 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
             raise InvalidTask(str(exc)) from None
         yield from tasks
 
-    return task_astest
+    # doit's decorator only attaches the parameter definitions; it is untyped, hence the cast.
+    return cast(TaskCreator, task_params(TASK_PARAMS)(task_astest))
 
 
 task_astest = make_astest_tasks()
@@ -253,9 +253,12 @@ def _claim_outputs(
 
 
 def _task_paths(root: Path, paths: Sequence[str]) -> list[str]:
-    """Project-relative paths as doit sees them: relative to its cwd (the dodo's folder)."""
+    """Paths as doit should record them: relative to its cwd (the dodo's folder).
+
+    Relative, so that a project moved or cloned elsewhere keeps its doit state.
+    """
     cwd = Path.cwd()
-    return [os.path.relpath(root / path, cwd) if root != cwd else path for path in paths]
+    return [os.path.relpath(root / path, cwd) for path in paths]
 
 
 def _split_modes(value: str) -> list[str]:

@@ -303,16 +303,15 @@ def _define_env(
     for wanted in module.imports:
         if wanted.module == WASI_MODULE:
             continue
-        entry = supplied.get(wanted.name) if wanted.module == "env" else None
+        name = wanted.name or ""
+        entry = supplied.get(name) if wanted.module == "env" else None
         if entry is None or not isinstance(wanted.type, wasmtime.FuncType):
             raise _LinkProblem(
                 f"the spec imports {wanted.module}.{wanted.name}, which nothing supplies; "
                 "fix: mock it with mockImport() in the spec, or remove the @external declaration"
             )
         function, needs_caller = entry
-        linker.define_func(
-            wanted.module, wanted.name, wanted.type, function, access_caller=needs_caller
-        )
+        linker.define_func(wanted.module, name, wanted.type, function, access_caller=needs_caller)
 
 
 def _memory(caller: wasmtime.Caller) -> wasmtime.Memory:

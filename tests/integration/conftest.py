@@ -1,0 +1,132 @@
+"""Integration fixtures: real fixture projects, real asc + as-test from npm, real doit, real
+wasmtime. Each test gets its own copy of a project; building is slow (about 1.3 s a spec), so a
+fully built copy is made once per session and cloned (with doit's state) by the tests that need it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures"
+NODE_MODULES = REPO / "node_modules"
+DODO = (
+    'from astest_tasks import task_astest  # noqa: F401\n\nDOIT_CONFIG = {"backend": "sqlite3"}\n'
+)
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+EXECUTED = re.compile(r"^\.  (astest:\S+)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class DoitRun:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def executed(self) -> list[str]:
+        """Tasks doit executed (its `.  name` lines), not the up-to-date ones (`--`)."""
+        return EXECUTED.findall(self.stdout)
+
+    @property
+    def last_line(self) -> str:
+        lines = self.stdout.rstrip("\n").splitlines()
+        return lines[-1] if lines else ""
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+
+    def doit(self, *args: str, env: dict[str, str] | None = None, timeout: float = 600) -> DoitRun:
+        full_env = {k: v for k, v in os.environ.items() if k not in {"FORCE_COLOR", "NO_COLOR"}}
+        full_env.update(env or {})
+        proc = subprocess.run(
+            [sys.executable, "-m", "doit", *args],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+        )
+        return DoitRun(proc.returncode, proc.stdout, proc.stderr)
+
+    def report(self) -> dict[str, Any]:
+        data = json.loads((self.root / ".as-test" / "report.json").read_text())
+        assert isinstance(data, dict)
+        return data
+
+    def spec_report(self, spec: str, mode: str) -> dict[str, Any]:
+        for entry in self.report()["specs"]:
+            if entry["file"] == spec and entry["mode"] == mode:
+                assert isinstance(entry, dict)
+                return entry
+        raise AssertionError(f"{spec} [{mode}] is not in report.json")
+
+
+def _require_node_modules() -> None:
+    if not (NODE_MODULES / "as-test" / "package.json").is_file():
+        pytest.fail(
+            "node_modules is missing: run `npm ci` in the repository root first "
+            "(the README's test command does)",
+            pytrace=False,
+        )
+
+
+def copy_project(name: str, destination: Path) -> Project:
+    _require_node_modules()
+    root = destination / name
+    shutil.copytree(FIXTURES / name, root, ignore=shutil.ignore_patterns("reference.json"))
+    (root / "node_modules").symlink_to(NODE_MODULES)
+    (root / "dodo.py").write_text(DODO)
+    return Project(root)
+
+
+def clone_project(project: Project, destination: Path) -> Project:
+    """A copy that keeps mtimes and doit's state, so it is as up to date as the original."""
+    root = destination / project.root.name
+    shutil.copytree(project.root, root, symlinks=True, copy_function=shutil.copy2)
+    return Project(root)
+
+
+@pytest.fixture
+def fresh_project(tmp_path: Path) -> Callable[[str], Project]:
+    def make(name: str) -> Project:
+        return copy_project(name, tmp_path)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def built_passing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Project, DoitRun]]:
+    """The passing fixture, built and run once in both modes."""
+    project = copy_project("passing", tmp_path_factory.mktemp("built-passing"))
+    run = project.doit()
+    yield project, run
+
+
+@pytest.fixture(scope="session")
+def built_failing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Project, DoitRun]]:
+    """The failing fixture, built and run once in both modes, with a short spec timeout."""
+    project = copy_project("failing", tmp_path_factory.mktemp("built-failing"))
+    run = project.doit(env={"ASTEST_TIMEOUT": "2"})
+    yield project, run
+
+
+def reference_runs(name: str) -> list[dict[str, Any]]:
+    data = json.loads((FIXTURES / name / "reference.json").read_text())
+    runs = data["runs"]
+    assert isinstance(runs, list) and runs
+    return runs

@@ -1,0 +1,133 @@
+"""doit's own commands on our tasks, mode selection, and how bad input is reported."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import DoitRun, Project, clone_project
+
+pytestmark = pytest.mark.integration
+
+
+def test_list_shows_the_creator_and_all_shows_every_subtask(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    project = fresh_project("passing")
+    listed = project.doit("list")
+    assert listed.exit_code == 0
+    assert listed.stdout.split()[0] == "astest"
+    every = project.doit("list", "--all")
+    names = {line.split()[0] for line in every.stdout.splitlines() if line.strip()}
+    for mode in ("wasi", "bindings"):
+        # same basename in two folders: two readable, distinct ids
+        assert f"astest:build:{mode}:left/shared" in names
+        assert f"astest:run:{mode}:right/shared" in names
+    assert "astest:summary" in names
+
+
+def statuses(run: DoitRun) -> dict[str, str]:
+    """`doit list --status` lines are `<R|U|I> <task>`."""
+    found: dict[str, str] = {}
+    for line in run.stdout.splitlines():
+        if line.strip():
+            status, name = line.split()[:2]
+            found[name] = status
+    return found
+
+
+def test_list_status_is_truthful_before_and_after_a_run(
+    built_passing: tuple[Project, DoitRun], fresh_project: Callable[[str], Project]
+) -> None:
+    fresh = statuses(fresh_project("passing").doit("list", "--all", "--status"))
+    assert fresh["astest:build:wasi:geometry"] == "R"
+    assert fresh["astest:run:wasi:geometry"] == "R"
+    built = statuses(built_passing[0].doit("list", "--all", "--status"))
+    assert built["astest:build:wasi:geometry"] == "U"
+    assert built["astest:run:wasi:geometry"] == "U"
+    assert built["astest:summary"] == "R"
+
+
+def test_mode_selection_by_environment_variable(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    run = project.doit(env={"ASTEST_MODE": "bindings"})
+    assert run.exit_code == 0
+    assert not any(":wasi:" in name for name in run.executed)
+    assert " wasi " not in run.stdout
+    assert run.last_line == "tests: 12 passed, 0 failed, 2 skipped"
+
+
+def test_wildcards_select_one_mode_of_runs(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    (project.root / ".as-test/build/wasi/geometry.result.json").unlink()
+    run = project.doit("astest:run:wasi:*")
+    assert run.exit_code == 0
+    assert [n for n in run.executed if n.startswith("astest:run:")] == ["astest:run:wasi:geometry"]
+
+
+def _single_error_line(run: DoitRun) -> str:
+    assert run.exit_code == 3, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("ERROR: ")
+    return lines[0]
+
+
+def test_invalid_json_config_is_one_error_line_naming_file_and_fix(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    project = fresh_project("passing")
+    (project.root / "as-test.config.json").write_text('{"input": [')
+    line = _single_error_line(project.doit())
+    assert "as-test.config.json" in line and "fix:" in line
+
+
+def test_unknown_target_names_the_field_and_the_fix(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    project = fresh_project("passing")
+    config = project.root / "as-test.config.json"
+    data = json.loads(config.read_text())
+    data["modes"]["wasi"]["buildOptions"]["target"] = "wasm32"
+    config.write_text(json.dumps(data))
+    line = _single_error_line(project.doit("list"))
+    assert "as-test.config.json" in line
+    assert "target" in line and "fix:" in line
+    assert not (project.root / ".as-test" / "build").exists(), "nothing written"
+
+
+def test_unknown_key_warns_and_the_run_goes_on(fresh_project: Callable[[str], Project]) -> None:
+    project = fresh_project("passing")
+    config = project.root / "as-test.config.json"
+    data = json.loads(config.read_text())
+    data["outdir"] = ".as-test/build"
+    config.write_text(json.dumps(data))
+    listed = project.doit("list")
+    assert listed.exit_code == 0
+    assert "outdir" in listed.stderr and "outDir" in listed.stderr  # did-you-mean
+
+
+def test_unknown_mode_is_an_error_listing_the_modes(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    project = fresh_project("passing")
+    line = _single_error_line(project.doit("list", env={"ASTEST_MODE": "wasmer"}))
+    assert "wasmer" in line and "wasi" in line and "bindings" in line
+
+
+def test_missing_npm_package_names_the_install_command(
+    fresh_project: Callable[[str], Project], tmp_path: Path
+) -> None:
+    project = fresh_project("passing")
+    (project.root / "node_modules").unlink()
+    (project.root / "node_modules").mkdir()
+    line = _single_error_line(project.doit("list"))
+    assert "npm install --save-dev" in line

@@ -1,0 +1,119 @@
+"""doit's incremental behaviour on our tasks: nothing re-runs without a reason, and every real
+change (a spec, a helper it imports, a failing result) re-runs exactly what it affects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import DoitRun, Project, clone_project
+
+pytestmark = pytest.mark.integration
+
+MODES = ("wasi", "bindings")
+
+
+def tasks_for(kind: str, *spec_ids: str) -> set[str]:
+    return {f"astest:{kind}:{mode}:{spec_id}" for mode in MODES for spec_id in spec_ids}
+
+
+def executed(run: DoitRun, kind: str) -> set[str]:
+    return {name for name in run.executed if name.startswith(f"astest:{kind}:")}
+
+
+def test_first_run_builds_and_runs_everything(built_passing: tuple[Project, DoitRun]) -> None:
+    _, run = built_passing
+    every = ("geometry", "skips", "snap", "left/shared", "right/shared")
+    assert executed(run, "build") == tasks_for("build", *every)
+    assert executed(run, "run") == tasks_for("run", *every)
+    assert "astest:summary" in run.executed
+
+
+def test_nothing_changed_means_no_build_and_no_run(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    run = project.doit()
+    assert run.exit_code == 0
+    assert run.executed == ["astest:summary"]
+    assert "files: 10 passed, 0 failed, 0 skipped (10 cached)" in run.stdout
+
+
+def test_editing_a_spec_rebuilds_and_reruns_only_that_spec(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    spec = project.root / "assembly/__tests__/geometry.spec.ts"
+    spec.write_text(spec.read_text().replace("expect(area(0, 3)).toBe(0.0);", ""))
+    run = project.doit()
+    assert run.exit_code == 0
+    assert executed(run, "build") == tasks_for("build", "geometry")
+    assert executed(run, "run") == tasks_for("run", "geometry")
+    assert (
+        project.spec_report("assembly/__tests__/geometry.spec.ts", "wasi")["counts"]["tests_passed"]
+        == 5
+    )
+
+
+def test_editing_a_helper_reruns_exactly_the_specs_that_import_it(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    helper = project.root / "assembly/lib/counter.ts"
+    helper.write_text(helper.read_text() + "\nexport const UNUSED: i32 = 1;\n")
+    run = project.doit()
+    assert run.exit_code == 0
+    # snap.spec.ts and right/shared.spec.ts import lib/counter.ts; the others do not.
+    assert executed(run, "build") == tasks_for("build", "snap", "right/shared")
+
+
+def test_a_rebuilt_but_identical_wasm_does_not_rerun_its_test(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    (project.root / ".as-test/build/wasi/skips.spec.wasm").unlink()
+    run = project.doit()
+    assert executed(run, "build") == {"astest:build:wasi:skips"}
+    assert executed(run, "run") == set()
+    assert (project.root / ".as-test/build/wasi/skips.spec.wasm").is_file()
+
+
+def test_a_changed_snapshot_file_reruns_its_spec(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    snap = project.root / ".as-test/snapshots/snap.spec.snap"
+    snap.write_text(snap.read_text().replace('"count=2"', '"count=3"'))
+    run = project.doit()
+    assert executed(run, "build") == set()
+    assert executed(run, "run") == tasks_for("run", "snap")
+    assert run.exit_code == 1
+    assert 'expected: "count=3"' in run.stdout
+
+
+def test_failing_specs_rerun_every_time_until_they_pass(
+    built_failing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_failing[0], tmp_path)
+    failing = ("abort", "assertions", "broken", "hang", "snapshots")
+    again = project.doit(env={"ASTEST_TIMEOUT": "2"})
+    assert again.exit_code == 1
+    assert executed(again, "run") == tasks_for("run", *failing)
+    # Only the spec that never compiled is compiled again.
+    assert executed(again, "build") == tasks_for("build", "broken")
+
+    spec = project.root / "assembly/__tests__/assertions.spec.ts"
+    spec.write_text(
+        spec.read_text().replace("toBe(5)", "toBe(4)").replace('"right-value"', '"left-value"')
+    )
+    fixed = project.doit(env={"ASTEST_TIMEOUT": "2"})
+    assert (
+        project.spec_report("assembly/__tests__/assertions.spec.ts", "wasi")["verdict"] == "passed"
+    )
+    assert executed(fixed, "run") == tasks_for("run", *failing)
+
+    after = project.doit(env={"ASTEST_TIMEOUT": "2"})
+    assert "astest:run:wasi:assertions" not in after.executed
+    assert "astest:run:bindings:assertions" not in after.executed
+    assert executed(after, "run") == tasks_for("run", "abort", "broken", "hang", "snapshots")

@@ -1,0 +1,100 @@
+"""What a user sees: the summary, its last line, colours, failure details and the exit code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import ANSI, DoitRun, Project, clone_project
+
+pytestmark = pytest.mark.integration
+
+
+def totals_line(project: Project) -> str:
+    tests = project.report()["totals"]["tests"]
+    return f"tests: {tests['passed']} passed, {tests['failed']} failed, {tests['skipped']} skipped"
+
+
+def test_all_green_exits_zero_and_ends_with_the_totals_line(
+    built_passing: tuple[Project, DoitRun],
+) -> None:
+    project, run = built_passing
+    assert run.exit_code == 0
+    assert run.last_line == totals_line(project)
+    assert run.last_line == "tests: 24 passed, 0 failed, 4 skipped"
+    assert ANSI.search(run.stdout) is None, "no colour codes in a pipe"
+    for spec_id in ("geometry", "skips", "snap", "left/shared", "right/shared"):
+        for mode in ("wasi", "bindings"):
+            assert any(
+                line.startswith(" PASS ") and f" {mode} " in line and f" {spec_id} " in line
+                for line in run.stdout.splitlines()
+            ), f"no PASS line for {spec_id} [{mode}]"
+
+
+def test_failures_exit_non_zero_with_details_and_still_end_with_the_totals_line(
+    built_failing: tuple[Project, DoitRun],
+) -> None:
+    project, run = built_failing
+    assert run.exit_code == 1
+    assert run.last_line == totals_line(project)
+    out = run.stdout
+    # assertion failures show matcher, expected and actual
+    assert "assertions > wrong number#1 (assembly/__tests__/assertions.spec.ts:8:5)" in out
+    assert "expected: 5" in out and "received: 4" in out
+    assert 'expected: "right-value"' in out and 'received: "left-value"' in out
+    # snapshot mismatch and missing snapshot
+    assert 'expected: "old-value"' in out and 'received: "new-value"' in out
+    assert 'expected: "<missing snapshot>"' in out
+    # the abort, with what ran before it
+    assert "abort: kaboom in assembly/__tests__/abort.spec.ts(8:5)" in out
+    assert "finished before it stopped: abort > before the crash (ok)" in out
+    # the compile error with the compiler's message and a command that reproduces it
+    assert "TS2322" in out
+    assert "reproduce with:" in out
+    assert "asc.js assembly/__tests__/broken.spec.ts --transform as-test/transform" in out
+    # the infinite loop
+    assert "test runtime timed out after 2 s" in out
+    assert "Traceback" not in out + run.stderr
+
+
+def test_the_compile_repro_command_really_reproduces_the_error(
+    built_failing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    import shlex
+    import subprocess
+
+    project, _ = built_failing
+    entry = project.spec_report("assembly/__tests__/broken.spec.ts", "wasi")
+    command = entry["build_command"]
+    assert command.startswith("AS_TEST_COVERAGE_ENABLED=0 node ")
+    proc = subprocess.run(
+        ["bash", "-c", command], cwd=project.root, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode != 0
+    assert "TS2322" in proc.stdout + proc.stderr
+    assert shlex.split(command)[-1] == ".as-test/build/wasi/broken.spec.wasm"
+
+
+def test_colour_on_request_and_cached_results_still_shown(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    run = project.doit(env={"FORCE_COLOR": "1"})
+    assert run.exit_code == 0
+    assert ANSI.search(run.stdout) is not None
+    assert run.stdout.count("(cached)") == 10
+    assert run.last_line == "tests: 24 passed, 0 failed, 4 skipped", "the last line stays plain"
+
+
+def test_report_json_lists_every_spec_and_mode_with_cached_flags(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    project.doit()
+    report = project.report()
+    assert report["totals"]["cached"] == 10
+    entry = project.spec_report("assembly/__tests__/geometry.spec.ts", "wasi")
+    assert entry["cached"] is True
+    assert entry["verdict"] == "passed"
+    assert entry["counts"]["tests_passed"] == 6
