@@ -36,6 +36,8 @@ def discover_specs(project_root: Path, patterns: Sequence[str]) -> list[Spec]:
     for pattern in patterns:
         for expanded in expand_braces(pattern.replace("\\", "/")):
             base = glob_base(expanded)
+            if posixpath.isabs(base):
+                base = _relative_if_inside(project_root, Path(base))
             for match in _glob(project_root, expanded):
                 if match.endswith(SPEC_SUFFIX):
                     base_of.setdefault(match, base)
@@ -90,15 +92,16 @@ def _assign_ids(paths: list[str], base_of: dict[str, str]) -> list[Spec]:
         return relative[: -len(SPEC_SUFFIX)]
 
     ids = {path: short_id(path) for path in paths}
-    seen: dict[str, int] = {}
-    for spec_id in ids.values():
-        seen[spec_id] = seen.get(spec_id, 0) + 1
-    specs = []
-    for path in paths:
-        spec_id = ids[path]
-        if seen[spec_id] > 1:
-            # Two globs with different bases reached the same relative name: fall back to the
-            # project-relative path, which is unique by construction.
-            spec_id = path.lstrip("/")[: -len(SPEC_SUFFIX)]
-        specs.append(Spec(path=path, spec_id=spec_id))
-    return specs
+    # Where two specs reach the same short id, both fall back to their project-relative path.
+    # A fallback can in turn equal another spec's short id, so repeat until nothing collides;
+    # it ends because project-relative paths are unique.
+    while True:
+        users: dict[str, list[str]] = {}
+        for path, spec_id in ids.items():
+            users.setdefault(spec_id, []).append(path)
+        clashing = [path for group in users.values() if len(group) > 1 for path in group]
+        if not clashing:
+            break
+        for path in clashing:
+            ids[path] = path.lstrip("/")[: -len(SPEC_SUFFIX)]
+    return [Spec(path=path, spec_id=ids[path]) for path in paths]

@@ -131,5 +131,5 @@ def read_result(path: Path) -> SpecResult | None:
     """The stored result, or None when it is missing or unreadable (then the spec must re-run)."""
     try:
         return SpecResult.from_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

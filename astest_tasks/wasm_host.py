@@ -103,6 +103,9 @@ def run_module(
         module = wasmtime.Module.from_file(engine, str(wasm_path))
         store = wasmtime.Store(engine)
         store.set_limits(memory_size=limits.memory_bytes)
+        # Before instantiating: a module's start section runs during instantiation, and a new
+        # store's deadline of 0 would interrupt it at once.
+        store.set_epoch_deadline(max(1, int(limits.timeout_s / EPOCH_TICK_S) + 1))
         linker = wasmtime.Linker(engine)
         linker.allow_shadowing = True
         clock = _Clock()
@@ -118,8 +121,7 @@ def run_module(
             start_failure=_one_line(exc),
         )
 
-    ticks = max(1, int(limits.timeout_s / EPOCH_TICK_S) + 1)
-    store.set_epoch_deadline(ticks)
+    store.set_epoch_deadline(max(1, int(limits.timeout_s / EPOCH_TICK_S) + 1))
     exit_code, trap, timed_out = 0, None, False
     try:
         start = instance.exports(store).get("_start")
@@ -334,5 +336,19 @@ def _as_string(caller: wasmtime.Caller, pointer: int) -> str:
 
 
 def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    """The cause of a wasmtime error on one line.
+
+    wasmtime puts the backtrace first and the cause last ("Caused by: wasm trap: ..."), so the
+    first line alone would say only "error while executing at wasm backtrace:".
+    """
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    for line in reversed(lines):
+        if line.startswith("wasm trap:"):
+            return line.removeprefix("wasm trap:").strip()
+    if "Caused by:" in lines:
+        after = lines[lines.index("Caused by:") + 1 :]
+        if after:
+            return after[-1]
+    return lines[-1] if lines[0].endswith("backtrace:") else lines[0]

@@ -1,0 +1,217 @@
+"""decide_suites: how a spec's run ended turns into counted suites, by as-test 1.0.7's rules."""
+
+from __future__ import annotations
+
+import json
+
+from astest_tasks.channel import ProtocolChannel
+from astest_tasks.outcome import RunVerdictInput, decide_suites
+from astest_tasks.report import Suite, Verdict, count, file_verdict, parse_report
+from astest_tasks.wasm_host import GuestRun
+from astest_tasks.wipc import FrameType, encode_frame
+
+SPEC = RunVerdictInput(spec_basename="math.spec.ts", timeout_s=10.0)
+REPORT = json.dumps(
+    {
+        "suites": [
+            {
+                "description": "math",
+                "kind": "describe",
+                "depth": 0,
+                "verdict": "ok",
+                "time": {"start": 0, "end": 1},
+                "suites": [],
+                "tests": [
+                    {"order": 0, "verdict": "ok", "left": 2, "right": 2, "instr": "toBe"},
+                    {"order": 1, "verdict": "ok", "left": 3, "right": 3, "instr": "toBe"},
+                ],
+                "logs": [],
+            }
+        ]
+    }
+).encode()
+NODE_WASI_WARNING = (
+    "(node:4242) ExperimentalWarning: WASI is an experimental feature and might change at any "
+    "time\n(Use `node --trace-warnings ...` to show where the warning was created)\n"
+)
+
+
+def call(kind: str, **fields: object) -> bytes:
+    return encode_frame(FrameType.CALL, json.dumps({"kind": kind, **fields}).encode())
+
+
+def channel_with(*chunks: bytes) -> ProtocolChannel:
+    channel = ProtocolChannel(None)
+    for chunk in chunks:
+        channel.write_stdout(chunk)
+    channel.finish()
+    return channel
+
+
+def reported(payload: bytes = REPORT, *extra: bytes) -> ProtocolChannel:
+    return channel_with(
+        call("event:file-start", file="math.spec.ts"),
+        *extra,
+        encode_frame(FrameType.DATA, payload),
+        encode_frame(FrameType.CLOSE, b""),
+    )
+
+
+def guest(
+    exit_code: int = 0,
+    stderr: str = "",
+    *,
+    timed_out: bool = False,
+    start_failure: str | None = None,
+    trap: str | None = None,
+) -> GuestRun:
+    return GuestRun(
+        exit_code=exit_code,
+        stderr=stderr,
+        elapsed_s=0.01,
+        timed_out=timed_out,
+        start_failure=start_failure,
+        trap=trap,
+    )
+
+
+def only_runtime_error(suites: tuple[Suite, ...]) -> Suite:
+    assert len(suites) == 1
+    return runtime_error(suites[-1])
+
+
+def runtime_error(suite: Suite) -> Suite:
+    assert suite.kind == "runtime-error"
+    assert suite.description == "math.spec.ts"
+    assert suite.verdict is Verdict.FAIL
+    assert len(suite.tests) == 1
+    return suite
+
+
+def test_clean_run_counts_the_report_and_gives_no_reason() -> None:
+    suites, reason = decide_suites(guest(), reported(), SPEC)
+    assert reason == ""
+    assert suites == parse_report(REPORT)
+    counts = count(suites)
+    assert (counts.suites_passed, counts.tests_passed, counts.tests_failed) == (1, 2, 0)
+    assert file_verdict(suites) is Verdict.OK
+
+
+def test_report_with_non_zero_exit_appends_a_failing_runtime_error_suite() -> None:
+    suites, reason = decide_suites(guest(exit_code=3), reported(), SPEC)
+    assert reason == "test runtime failed with exit code 3"
+    assert suites[:-1] == parse_report(REPORT)
+    failure = runtime_error(suites[-1]).tests[0]
+    assert failure.instr == "test runtime failed with exit code 3"
+    assert "child process exited with code 3" in failure.message
+    counts = count(suites)
+    assert (counts.tests_passed, counts.tests_failed) == (2, 1)
+    assert (counts.suites_passed, counts.suites_failed) == (1, 1)
+    assert file_verdict(suites) is Verdict.FAIL
+
+
+def test_report_with_stderr_fails_the_file() -> None:
+    suites, reason = decide_suites(guest(stderr="trace: hmm 1.0\n"), reported(), SPEC)
+    assert reason == "test runtime wrote to stderr"
+    failure = runtime_error(suites[-1]).tests[0]
+    assert failure.instr == "test runtime wrote to stderr"
+    assert "trace: hmm 1.0" in failure.message
+    assert count(suites).tests_failed == 1
+    assert file_verdict(suites) is Verdict.FAIL
+
+
+def test_node_wasi_experimental_warning_in_stderr_is_ignored() -> None:
+    suites, reason = decide_suites(guest(stderr=NODE_WASI_WARNING), reported(), SPEC)
+    assert reason == ""
+    assert suites == parse_report(REPORT)
+
+
+def test_other_stderr_next_to_the_node_warning_still_counts() -> None:
+    _, reason = decide_suites(guest(stderr=NODE_WASI_WARNING + "real problem\n"), reported(), SPEC)
+    assert reason == "test runtime wrote to stderr"
+
+
+def test_no_report_is_a_single_failure_that_shows_the_progress() -> None:
+    channel = channel_with(
+        call("event:file-start", file="math.spec.ts"),
+        call("event:suite-start", depth=0, description="math"),
+        call("event:suite-start", depth=1, description="adds"),
+        call("event:suite-end", depth=1, description="adds", verdict="ok"),
+        call("event:suite-start", depth=1, description="divides"),
+        b"printed before dying\n",
+    )
+    run = guest(exit_code=1, stderr="wasm trap: integer divide by zero\n", trap="divide by zero")
+    suites, reason = decide_suites(run, channel, SPEC)
+    assert reason == "test runtime exited without sending a report"
+    failure = only_runtime_error(suites).tests[0]
+    assert failure.instr == reason
+    assert "missing report payload from test runtime" in failure.message
+    assert "the module trapped: divide by zero" in failure.message
+    assert "finished before it stopped: math > adds (ok)" in failure.message
+    assert "running when it stopped: math > divides" in failure.message
+    assert "stderr:\nwasm trap: integer divide by zero" in failure.message
+    assert "stdout:\nprinted before dying" in failure.message
+    counts = count(suites)
+    assert (counts.suites_failed, counts.tests_failed, counts.tests_passed) == (1, 1, 0)
+
+
+def test_no_report_and_no_events_says_run_never_started() -> None:
+    suites, _ = decide_suites(guest(exit_code=7), channel_with(), SPEC)
+    message = only_runtime_error(suites).tests[0].message
+    assert "the spec exited with code 7" in message
+    assert "it stopped before as-test's run() started" in message
+
+
+def test_invalid_report_json_is_an_invalid_payload_failure() -> None:
+    suites, reason = decide_suites(guest(), reported(b'{"suites": [oops'), SPEC)
+    assert reason == "runtime returned an invalid report payload"
+    failure = only_runtime_error(suites).tests[0]
+    assert failure.instr == reason
+    assert "could not parse report payload: report payload is not valid JSON" in failure.message
+    assert file_verdict(suites) is Verdict.FAIL
+
+
+def test_chunk_mismatch_is_an_invalid_payload_failure() -> None:
+    channel = channel_with(
+        call("report:start", totalBytes=len(REPORT), chunkCount=2),
+        encode_frame(FrameType.DATA, REPORT),
+        call("report:end", totalBytes=len(REPORT), chunkCount=2),
+    )
+    suites, reason = decide_suites(guest(), channel, SPEC)
+    assert reason == "runtime returned an invalid report payload"
+    assert "the chunked report does not add up" in only_runtime_error(suites).tests[0].message
+
+
+def test_timeout_without_report_names_the_limit_and_how_to_raise_it() -> None:
+    spec = RunVerdictInput(spec_basename="math.spec.ts", timeout_s=0.5)
+    channel = channel_with(
+        call("event:file-start"), call("event:suite-start", depth=0, description="slow")
+    )
+    run = guest(exit_code=1, timed_out=True, trap="timed out")
+    suites, reason = decide_suites(run, channel, spec)
+    assert reason == "test runtime timed out after 0.5 s"
+    failure = only_runtime_error(suites).tests[0]
+    assert failure.instr == reason
+    assert "stopped after 0.5 s of wall-clock time" in failure.message
+    assert "--timeout SECONDS" in failure.message
+    assert "ASTEST_TIMEOUT" in failure.message
+    assert "running when it stopped: slow" in failure.message
+
+
+def test_timeout_after_a_report_keeps_the_report_and_appends_the_failure() -> None:
+    run = guest(exit_code=1, timed_out=True, trap="timed out")
+    suites, reason = decide_suites(run, reported(), SPEC)
+    assert reason == "test runtime timed out after 10 s"
+    assert suites[:-1] == parse_report(REPORT)
+    runtime_error(suites[-1])
+
+
+def test_start_failure_is_failed_to_start_with_the_cause() -> None:
+    run = guest(exit_code=1, start_failure="the spec imports env.mystery, which nothing supplies")
+    suites, reason = decide_suites(run, channel_with(), SPEC)
+    assert reason == "failed to start test runtime"
+    failure = only_runtime_error(suites).tests[0]
+    assert failure.instr == "failed to start test runtime"
+    assert "env.mystery" in failure.message
+    counts = count(suites)
+    assert (counts.suites_failed, counts.tests_failed) == (1, 1)

@@ -1,0 +1,359 @@
+"""run_module: hand-written WebAssembly guests exercising the WASI and bindings host imports."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import wasmtime
+
+from astest_tasks.channel import ProtocolChannel
+from astest_tasks.wasm_host import GuestRun, HostLimits, run_module
+from astest_tasks.wipc import FrameType, encode_frame
+
+LIMITS = HostLimits(timeout_s=5.0)
+FILE_START = {"kind": "event:file-start", "file": "x.spec.ts"}
+SNAPSHOT_ASSERT = {"kind": "snapshot:assert", "key": "x.spec.ts::t", "actual": '"v"'}
+
+WASI_PRELUDE = """
+  (import "wasi_snapshot_preview1" "fd_write"
+    (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_read"
+    (func $fd_read (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (memory (export "memory") 1)
+  ;; write(fd, ptr, len): one iovec at 0, the written count at 8
+  (func $write (param $fd i32) (param $ptr i32) (param $len i32)
+    (i32.store (i32.const 0) (local.get $ptr))
+    (i32.store (i32.const 4) (local.get $len))
+    (drop (call $fd_write (local.get $fd) (i32.const 0) (i32.const 1) (i32.const 8))))
+"""
+
+
+def call_frame(message: Mapping[str, object]) -> bytes:
+    return encode_frame(FrameType.CALL, json.dumps(message).encode())
+
+
+def wat_bytes(data: bytes) -> str:
+    return '"' + "".join(f"\\{byte:02x}" for byte in data) + '"'
+
+
+def wasi_module(*writes: tuple[int, bytes], then: str = "", extra: str = "") -> str:
+    """A WASI guest whose _start writes each (fd, bytes) in order, then runs ``then``.
+
+    ``extra`` adds module fields (globals, functions, a start section).
+    """
+    segments, calls = [extra], []
+    offset = 1024
+    for fd, payload in writes:
+        segments.append(f"(data (i32.const {offset}) {wat_bytes(payload)})")
+        calls.append(
+            f"(call $write (i32.const {fd}) (i32.const {offset}) (i32.const {len(payload)}))"
+        )
+        offset += len(payload) + 16
+    body = "\n    ".join([*calls, then])
+    return (
+        f'(module {WASI_PRELUDE}\n  {" ".join(segments)}\n  (func (export "_start")\n    {body}))'
+    )
+
+
+def array_buffer(pointer: int, payload: bytes) -> str:
+    """A data segment laying out an AssemblyScript ArrayBuffer/String: u32 size at pointer - 4."""
+    framed = len(payload).to_bytes(4, "little") + payload
+    return f"(data (i32.const {pointer - 4}) {wat_bytes(framed)})"
+
+
+def as_string(pointer: int, text: str) -> str:
+    return array_buffer(pointer, text.encode("utf-16-le"))
+
+
+def save(tmp_path: Path, wat: str, name: str = "guest.wasm") -> Path:
+    path = tmp_path / name
+    path.write_bytes(bytes(wasmtime.wat2wasm(wat)))
+    return path
+
+
+def run(
+    tmp_path: Path, wat: str, target: str = "wasi", limits: HostLimits = LIMITS
+) -> tuple[GuestRun, ProtocolChannel]:
+    channel = ProtocolChannel(None)
+    result = run_module(save(tmp_path, wat), target, channel, limits, {})
+    return result, channel
+
+
+# -- WASI target -----------------------------------------------------------------------------------
+
+
+def test_wasi_guest_frames_passthrough_and_stderr_reach_the_host(tmp_path: Path) -> None:
+    wat = wasi_module(
+        (1, b"hello "),
+        (1, call_frame(FILE_START)),
+        (1, b"world\n"),
+        (2, b"oops on stderr\n"),
+    )
+    result, channel = run(tmp_path, wat)
+    assert result.exit_code == 0
+    assert result.start_failure is None
+    assert result.trap is None
+    assert not result.timed_out
+    assert result.stderr == "oops on stderr\n"
+    assert channel.progress.file_started
+    assert channel.frames_seen == 1
+    assert channel.output_text == "hello world\n"
+
+
+def test_fd_write_joins_several_iovecs_into_one_stream(tmp_path: Path) -> None:
+    frame = call_frame({"kind": "event:warn", "message": "split"})
+    half = len(frame) // 2
+    wat = f"""(module {WASI_PRELUDE}
+      (data (i32.const 1024) {wat_bytes(frame[:half])})
+      (data (i32.const 4096) {wat_bytes(frame[half:])})
+      (func (export "_start")
+        (i32.store (i32.const 16) (i32.const 1024))
+        (i32.store (i32.const 20) (i32.const {half}))
+        (i32.store (i32.const 24) (i32.const 4096))
+        (i32.store (i32.const 28) (i32.const {len(frame) - half}))
+        (drop (call $fd_write (i32.const 1) (i32.const 16) (i32.const 2) (i32.const 32)))))"""
+    result, channel = run(tmp_path, wat)
+    assert result.exit_code == 0
+    assert channel.warnings == ["split"]
+    assert channel.output_text == ""
+
+
+def test_proc_exit_keeps_its_code_and_what_was_written_before(tmp_path: Path) -> None:
+    wat = wasi_module(
+        (1, call_frame(FILE_START)),
+        (2, b"abort: kaboom\n"),
+        then="(call $proc_exit (i32.const 255))",
+    )
+    result, channel = run(tmp_path, wat)
+    assert result.exit_code == 255
+    assert result.trap is None
+    assert result.start_failure is None
+    assert result.stderr == "abort: kaboom\n"
+    assert channel.progress.file_started
+
+
+def test_proc_exit_zero_is_a_clean_exit(tmp_path: Path) -> None:
+    result, _ = run(tmp_path, wasi_module(then="(call $proc_exit (i32.const 0))"))
+    assert result.exit_code == 0
+    assert result.stderr == ""
+
+
+def test_unreachable_trap_is_exit_code_one_with_the_trap_in_stderr(tmp_path: Path) -> None:
+    result, channel = run(tmp_path, wasi_module((1, b"partial"), then="unreachable"))
+    assert result.exit_code == 1
+    assert result.trap
+    assert not result.timed_out
+    assert result.start_failure is None
+    assert result.stderr == f"wasm trap: {result.trap}\n"
+    assert channel.output_text == "partial"
+
+
+def test_trap_description_names_the_cause(tmp_path: Path) -> None:
+    result, _ = run(tmp_path, wasi_module(then="unreachable"))
+    assert result.trap is not None
+    assert "unreachable" in result.trap
+    assert "unreachable" in result.stderr
+
+
+def test_module_with_a_start_function_runs(tmp_path: Path) -> None:
+    init = """(global $g (mut i32) (i32.const 0))
+      (func $init (global.set $g (i32.const 1)))
+      (start $init)"""
+    result, channel = run(tmp_path, wasi_module((1, b"ran"), extra=init))
+    assert result.start_failure is None
+    assert result.exit_code == 0
+    assert channel.output_text == "ran"
+
+
+def test_infinite_loop_is_stopped_by_the_timeout(tmp_path: Path) -> None:
+    wat = wasi_module((1, call_frame(FILE_START)), then="(loop $spin (br $spin))")
+    started = time.monotonic()
+    result, channel = run(tmp_path, wat, limits=HostLimits(timeout_s=0.3))
+    assert time.monotonic() - started < 5.0
+    assert result.timed_out
+    assert result.exit_code == 1
+    assert result.trap == "timed out"
+    assert result.elapsed_s >= 0.2
+    assert channel.progress.file_started  # output before the timeout is still there
+
+
+def test_unknown_env_import_is_a_start_failure_naming_it(tmp_path: Path) -> None:
+    wat = """(module
+      (import "env" "mystery" (func $mystery (param i32)))
+      (memory (export "memory") 1)
+      (func (export "_start") (call $mystery (i32.const 1))))"""
+    result, _ = run(tmp_path, wat)
+    assert result.start_failure is not None
+    assert "env.mystery" in result.start_failure
+    assert "mockImport" in result.start_failure
+    assert result.exit_code == 1
+
+
+def test_import_from_another_module_is_a_start_failure_naming_it(tmp_path: Path) -> None:
+    wat = """(module
+      (import "mylib" "helper" (func $helper))
+      (func (export "_start") (call $helper)))"""
+    result, _ = run(tmp_path, wat)
+    assert result.start_failure is not None
+    assert "mylib.helper" in result.start_failure
+
+
+def test_fd_read_delivers_the_snapshot_reply_queued_by_the_channel(tmp_path: Path) -> None:
+    # Send snapshot:assert, read stdin into 32768 (iovec at 16, count at 24), echo it to fd 2.
+    read_and_echo = """
+      (i32.store (i32.const 16) (i32.const 32768))
+      (i32.store (i32.const 20) (i32.const 1024))
+      (drop (call $fd_read (i32.const 0) (i32.const 16) (i32.const 1) (i32.const 24)))
+      (call $write (i32.const 2) (i32.const 32768) (i32.load (i32.const 24)))"""
+    wat = wasi_module((1, call_frame(SNAPSHOT_ASSERT)), then=read_and_echo)
+    result, channel = run(tmp_path, wat)
+    assert result.exit_code == 0
+    assert result.stderr.encode() == encode_frame(FrameType.CALL, b'1\n"v"')
+    assert channel.read_stdin(1024) == b""  # drained by the guest
+
+
+def test_fd_read_with_nothing_queued_reads_zero_bytes(tmp_path: Path) -> None:
+    # Store the count as one byte at 40 and write that byte to fd 2.
+    read_count = """
+      (i32.store (i32.const 16) (i32.const 32768))
+      (i32.store (i32.const 20) (i32.const 64))
+      (i32.store (i32.const 24) (i32.const 99))
+      (drop (call $fd_read (i32.const 0) (i32.const 16) (i32.const 1) (i32.const 24)))
+      (i32.store8 (i32.const 40) (i32.add (i32.const 48) (i32.load (i32.const 24))))
+      (call $write (i32.const 2) (i32.const 40) (i32.const 1))"""
+    result, _ = run(tmp_path, wasi_module(then=read_count))
+    assert result.stderr == "0"
+
+
+def test_module_without_start_export_fails_with_a_clear_message(tmp_path: Path) -> None:
+    result, _ = run(tmp_path, '(module (memory (export "memory") 1))')
+    assert result.exit_code == 1
+    assert result.trap == "the module exports no _start function"
+    assert "no _start" in result.stderr
+
+
+def test_missing_wasm_file_is_a_start_failure(tmp_path: Path) -> None:
+    channel = ProtocolChannel(None)
+    result = run_module(tmp_path / "absent.wasm", "wasi", channel, LIMITS, {})
+    assert result.exit_code == 1
+    assert result.start_failure is not None
+    assert "absent.wasm" in result.start_failure
+
+
+def test_invalid_wasm_bytes_are_a_start_failure(tmp_path: Path) -> None:
+    path = tmp_path / "garbage.wasm"
+    path.write_bytes(b"\x00asm garbage")
+    result = run_module(path, "wasi", ProtocolChannel(None), LIMITS, {})
+    assert result.exit_code == 1
+    assert result.start_failure
+
+
+def test_memory_above_the_limit_is_a_start_failure(tmp_path: Path) -> None:
+    wat = '(module (memory (export "memory") 4) (func (export "_start")))'
+    result, _ = run(tmp_path, wat, limits=HostLimits(memory_bytes=2 * 65536))
+    assert result.start_failure is not None
+    assert result.exit_code == 1
+
+
+# -- bindings target -------------------------------------------------------------------------------
+
+BINDINGS_WRITE = '(import "env" "process.stdout.write" (func $out (param i32)))'
+
+
+def test_bindings_stdout_write_sends_an_array_buffer_to_the_channel(tmp_path: Path) -> None:
+    frame = call_frame(FILE_START)
+    wat = f"""(module {BINDINGS_WRITE}
+      (memory (export "memory") 1)
+      {array_buffer(1024, frame)}
+      {array_buffer(4096, b"text after")}
+      (func (export "_start") (call $out (i32.const 1024)) (call $out (i32.const 4096))))"""
+    result, channel = run(tmp_path, wat, target="bindings")
+    assert result.exit_code == 0
+    assert result.start_failure is None
+    assert channel.progress.file_started
+    assert channel.output_text == "text after"
+
+
+def test_bindings_stdin_read_allocates_the_reply_with_dunder_new(tmp_path: Path) -> None:
+    # __new(size, id) bump-allocates an ArrayBuffer (size at ptr - 4) and traps unless id == 1.
+    wat = f"""(module {BINDINGS_WRITE}
+      (import "env" "process.stdin.read" (func $in (param i32) (result i32)))
+      (memory (export "memory") 1)
+      (global $next (mut i32) (i32.const 40960))
+      {array_buffer(1024, call_frame(SNAPSHOT_ASSERT))}
+      (func (export "__new") (param $size i32) (param $id i32) (result i32)
+        (if (i32.ne (local.get $id) (i32.const 1)) (then unreachable))
+        (i32.store (global.get $next) (local.get $size))
+        (global.set $next (i32.add (global.get $next) (i32.const 4)))
+        (global.get $next))
+      (func (export "_start")
+        (call $out (i32.const 1024))
+        (call $out (call $in (i32.const 4096)))))"""
+    result, channel = run(tmp_path, wat, target="bindings")
+    assert result.exit_code == 0, result.stderr
+    channel_reply = encode_frame(FrameType.CALL, b'1\n"v"')
+    # The echoed reply is not a JSON CALL, so the channel keeps it as plain output.
+    assert channel.output_text == channel_reply.decode()
+    assert channel.read_stdin(1024) == b""
+
+
+def test_bindings_stdin_read_without_dunder_new_fails_clearly(tmp_path: Path) -> None:
+    wat = """(module
+      (import "env" "process.stdin.read" (func $in (param i32) (result i32)))
+      (memory (export "memory") 1)
+      (func (export "_start") (drop (call $in (i32.const 16)))))"""
+    result, _ = run(tmp_path, wat, target="bindings")
+    assert result.exit_code == 1
+    assert result.trap is not None
+    assert "__new" in result.trap
+    assert "__new" in result.stderr
+
+
+def test_abort_with_null_pointers_exits_one_and_reports_on_stderr(tmp_path: Path) -> None:
+    wat = """(module
+      (import "env" "abort" (func $abort (param i32 i32 i32 i32)))
+      (memory (export "memory") 1)
+      (func (export "_start")
+        (call $abort (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 0))))"""
+    result, _ = run(tmp_path, wat, target="bindings")
+    assert result.exit_code == 1
+    assert result.trap is None
+    assert "abort:" in result.stderr
+    assert result.stderr == "abort: null in null(0:0)\n"
+
+
+def test_abort_decodes_the_utf16_message_and_file(tmp_path: Path) -> None:
+    wat = f"""(module
+      (import "env" "abort" (func $abort (param i32 i32 i32 i32)))
+      (memory (export "memory") 1)
+      {as_string(1024, "kaboom")}
+      {as_string(2048, "assembly/__tests__/crash.spec.ts")}
+      (func (export "_start")
+        (call $abort (i32.const 1024) (i32.const 2048) (i32.const 5) (i32.const 9))))"""
+    result, _ = run(tmp_path, wat, target="bindings")
+    assert result.exit_code == 1
+    assert result.stderr == "abort: kaboom in assembly/__tests__/crash.spec.ts(5:9)\n"
+
+
+def test_console_log_goes_to_stdout_and_console_error_to_stderr(tmp_path: Path) -> None:
+    wat = f"""(module
+      (import "env" "console.log" (func $log (param i32)))
+      (import "env" "console.error" (func $error (param i32)))
+      (memory (export "memory") 1)
+      {as_string(1024, "to stdout")}
+      {as_string(2048, "to stderr")}
+      (func (export "_start") (call $log (i32.const 1024)) (call $error (i32.const 2048))))"""
+    result, channel = run(tmp_path, wat, target="bindings")
+    assert result.exit_code == 0
+    assert channel.output_text == "to stdout\n"
+    assert result.stderr == "to stderr\n"
+
+
+def test_bindings_target_does_not_supply_wasi(tmp_path: Path) -> None:
+    result, _ = run(tmp_path, wasi_module((1, b"x")), target="bindings")
+    assert result.start_failure is not None
+    assert "wasi_snapshot_preview1" in result.start_failure
