@@ -7,6 +7,7 @@ a stale pass, the worst bug this product can have, so err on the side of includi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +48,8 @@ def build_file_deps(
     Package manifests stand for the packages' contents: an upgrade changes the version inside.
     """
     deps = list(scan.local_files)
-    if mode.asconfig and (project_root / mode.asconfig).is_file():
-        deps.append(mode.asconfig)
+    if mode.asconfig:
+        deps.extend(asconfig_chain(project_root, mode.asconfig))
     manifests = {toolchain.assemblyscript.manifest, toolchain.as_test.manifest}
     if mode.target == "wasi" and toolchain.wasi_shim is not None:
         manifests.add(toolchain.wasi_shim.manifest)
@@ -59,6 +60,25 @@ def build_file_deps(
             manifests.add(package.manifest)
     deps.extend(sorted(str(m) for m in manifests))
     return deps
+
+
+def asconfig_chain(project_root: Path, asconfig: str) -> list[str]:
+    """The asconfig and every file it ``extends``, transitively (asc merges them all)."""
+    chain: list[str] = []
+    current = Path(asconfig)
+    while True:
+        path = current if current.is_absolute() else project_root / current
+        if not path.is_file() or str(path) in chain:
+            return chain
+        chain.append(str(path))
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return chain  # asc will report the broken file when it compiles
+        parent = data.get("extends") if isinstance(data, dict) else None
+        if not isinstance(parent, str):
+            return chain
+        current = path.parent / parent
 
 
 def run_key(
