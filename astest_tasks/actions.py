@@ -12,7 +12,7 @@ import posixpath
 import shlex
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from doit.exceptions import TaskFailed
@@ -27,12 +27,14 @@ from astest_tasks.compiler import (
 )
 from astest_tasks.errors import UserError
 from astest_tasks.outcome import RunVerdictInput, decide_suites
-from astest_tasks.report import count, failures, file_verdict, runtime_error_suite
+from astest_tasks.report import count, failures, file_verdict
 from astest_tasks.results import (
     SnapshotCounts,
+    SpecIdentity,
     SpecResult,
     Stage,
     Status,
+    failure_result,
     read_result,
     write_result,
 )
@@ -178,29 +180,11 @@ def _status(verdict: str) -> Status:
 def _failure_result(
     run: RunRequest, session: str, stage: Stage, title: str, details: str, build_command: str
 ) -> SpecResult:
-    # Counted like as-test's runtime-error suite: one failing suite with one failing test, so a
-    # build failure shows in the totals instead of silently shrinking them.
-    suites = (runtime_error_suite(posixpath.basename(run.spec_path), title, details, "", ""),)
-    return SpecResult(
-        spec=run.spec_path,
-        spec_id=run.spec_id,
-        mode=run.mode,
-        target=run.target,
-        status=Status.FAILED,
-        stage=stage,
-        counts=count(suites),
-        failures=tuple(failures(suites)),
-        suites=suites,
-        duration_s=0.0,
-        session=session,
-        build_command=build_command,
-        error=title,
-    )
+    who = SpecIdentity(spec=run.spec_path, spec_id=run.spec_id, mode=run.mode, target=run.target)
+    return failure_result(who, session, stage, title, details, build_command)
 
 
 def _with_duration(result: SpecResult, seconds: float) -> SpecResult:
-    from dataclasses import replace
-
     return replace(result, duration_s=seconds)
 
 

@@ -7,6 +7,7 @@ re-running anything.
 from __future__ import annotations
 
 import json
+import posixpath
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -16,10 +17,13 @@ from astest_tasks.report import (
     Counts,
     FailureDetail,
     Suite,
+    count,
     counts_from_dict,
     counts_to_dict,
     failure_from_dict,
     failure_to_dict,
+    failures,
+    runtime_error_suite,
     suite_from_dict,
     suite_to_dict,
 )
@@ -121,6 +125,40 @@ class SpecResult:
                 missing_keys=tuple(str(k) for k in snapshots.get("missing_keys", [])),
             ),
         )
+
+
+@dataclass(frozen=True)
+class SpecIdentity:
+    spec: str
+    spec_id: str
+    mode: str
+    target: str
+
+
+def failure_result(
+    who: SpecIdentity, session: str, stage: Stage, title: str, details: str, build_command: str
+) -> SpecResult:
+    """A spec that failed before it could report: not built, build failed, no result, a bug.
+
+    Counted like as-test's runtime-error suite (one failing suite with one failing test), so the
+    failure shows in the totals instead of silently shrinking them.
+    """
+    suites = (runtime_error_suite(posixpath.basename(who.spec), title, details, "", ""),)
+    return SpecResult(
+        spec=who.spec,
+        spec_id=who.spec_id,
+        mode=who.mode,
+        target=who.target,
+        status=Status.FAILED,
+        stage=stage,
+        counts=count(suites),
+        failures=tuple(failures(suites)),
+        suites=suites,
+        duration_s=0.0,
+        session=session,
+        build_command=build_command,
+        error=title,
+    )
 
 
 def write_result(path: Path, result: SpecResult) -> None:

@@ -10,10 +10,15 @@ from pathlib import Path
 
 from astest_tasks.atomic import write_text_atomic
 from astest_tasks.console import Palette, Shown, render_summary, use_colour
-from astest_tasks.report import count as count_suites
-from astest_tasks.report import counts_to_dict, failure_to_dict, runtime_error_suite
-from astest_tasks.report import failures as list_failures
-from astest_tasks.results import SpecResult, Stage, Status, read_result
+from astest_tasks.report import counts_to_dict, failure_to_dict
+from astest_tasks.results import (
+    SpecIdentity,
+    SpecResult,
+    Stage,
+    Status,
+    failure_result,
+    read_result,
+)
 
 REPORT_FORMAT = 1
 
@@ -74,22 +79,8 @@ def _missing_result(entry: SummaryEntry, session: str) -> SpecResult:
         f"no result at {entry.result}; run `doit astest:run:{entry.mode}:{entry.spec_id}` "
         "(or `doit forget astest` if the file was deleted behind doit's back)"
     )
-    suites = (runtime_error_suite(Path(entry.spec).name, "no result", details, "", ""),)
-    return SpecResult(
-        spec=entry.spec,
-        spec_id=entry.spec_id,
-        mode=entry.mode,
-        target=entry.target,
-        status=Status.FAILED,
-        stage=Stage.RUN,
-        counts=count_suites(suites),
-        failures=tuple(list_failures(suites)),
-        suites=suites,
-        duration_s=0.0,
-        session=session,
-        build_command="",
-        error="no result",
-    )
+    who = SpecIdentity(spec=entry.spec, spec_id=entry.spec_id, mode=entry.mode, target=entry.target)
+    return failure_result(who, session, Stage.RUN, "no result", details, "")
 
 
 def _report_json(shown: list[Shown]) -> str:
