@@ -8,12 +8,25 @@ import tempfile
 from pathlib import Path
 
 
+def _current_umask() -> int:
+    # os.umask can only be read by setting it; set it back at once (called once per process).
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# mkstemp creates files readable by their owner only; the files we write are ordinary project
+# files (snapshots, runners, reports) that teammates and CI users must be able to read.
+_NEW_FILE_MODE = 0o666 & ~_current_umask()
+
+
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), _existing_mode(path))
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -27,3 +40,11 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 def write_text_atomic(path: Path, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def _existing_mode(path: Path) -> int:
+    """Keep the permissions of the file being replaced (an executable runner stays executable)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return _NEW_FILE_MODE
