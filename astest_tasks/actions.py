@@ -8,6 +8,7 @@ doit; only the summary fails the doit run. A failing build or run task would sto
 
 from __future__ import annotations
 
+import os
 import posixpath
 import shlex
 import time
@@ -26,6 +27,9 @@ from astest_tasks.compiler import (
     write_build_record,
 )
 from astest_tasks.errors import UserError
+from astest_tasks.external_runtime import run_external
+from astest_tasks.guest_run import GuestRun
+from astest_tasks.inprocess_runtime import RunnerContext, run_runner_script
 from astest_tasks.outcome import RunVerdictInput, decide_suites
 from astest_tasks.report import count, failures, file_verdict
 from astest_tasks.results import (
@@ -38,10 +42,12 @@ from astest_tasks.results import (
     read_result,
     write_result,
 )
+from astest_tasks.runtime_command import ExternalRuntime
+from astest_tasks.runtime_env import runtime_variables
 from astest_tasks.snapshots import SnapshotStore
 from astest_tasks.summary import SummaryPlan, run_summary
 from astest_tasks.toolchain import load_toolchain
-from astest_tasks.wasm_host import HostLimits, run_module
+from astest_tasks.wasm_host import HostLimits
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,8 @@ class RunRequest:
     snapshot_dir: str
     timeout_s: float
     run_env: dict[str, str] = field(default_factory=dict)
+    runner_script: str = ""  # an in-process Python runner, relative to the project root
+    external_tokens: tuple[str, ...] = ()  # or an external command, placeholders unsubstituted
 
 
 # -- build ---------------------------------------------------------------------------------------
@@ -127,13 +135,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     except UserError as exc:
         return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
     channel = ProtocolChannel(snapshots)
-    guest = run_module(
-        root / run.wasm_path,
-        run.target,
-        channel,
-        HostLimits(timeout_s=run.timeout_s),
-        run.run_env,
-    )
+    guest = _run_guest(run, root, channel)
     basename = posixpath.basename(run.spec_path)
     suites, runtime_problem = decide_suites(
         guest, channel, RunVerdictInput(spec_basename=basename, timeout_s=run.timeout_s)
@@ -167,6 +169,34 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
             missing_keys=tuple(snapshots.missing_keys),
         ),
     )
+
+
+def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:
+    if run.external_tokens:
+        command = ExternalRuntime(
+            command=" ".join(run.external_tokens), tokens=tuple(run.external_tokens), scripts=()
+        )
+        env = {
+            **os.environ,
+            **run.run_env,
+            **runtime_variables(run.target, run.wasm_path, root),
+        }
+        argv = command.argv(run.wasm_path, run.spec_path)
+        return run_external(argv, root, env, channel, run.timeout_s)
+    wasm = root / run.wasm_path
+    # The runner's working directory is doit's, not always the project root: give it a path
+    # that opens from anywhere.
+    variables = runtime_variables(run.target, str(wasm), root)
+    context = RunnerContext(
+        runner_path=run.runner_script,
+        wasm_path=wasm,
+        target=run.target,
+        channel=channel,
+        limits=HostLimits(timeout_s=run.timeout_s),
+        wasi_env=run.run_env,
+        environ={**run.run_env, **variables},
+    )
+    return run_runner_script(root / run.runner_script, context)
 
 
 def _status(verdict: str) -> Status:

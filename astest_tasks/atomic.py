@@ -42,6 +42,30 @@ def write_text_atomic(path: Path, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
+def create_text_atomic(path: Path, text: str) -> bool:
+    """Write ``path`` only if it does not exist, atomically; False if it was already there.
+
+    For files that become the user's (runner scripts, scaffolding): hard-linking the finished
+    temporary file into place fails if the name exists, so a file created by someone else in the
+    meantime is never replaced, and no reader ever sees a half-written one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), _NEW_FILE_MODE)
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(tmp_name, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+
+
 def _existing_mode(path: Path) -> int:
     """Keep the permissions of the file being replaced (an executable runner stays executable)."""
     try:

@@ -8,18 +8,20 @@ a stale pass, the worst bug this product can have, so err on the side of includi
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from astest_tasks.config import ModeSettings
 from astest_tasks.discovery import Spec
 from astest_tasks.imports import ImportScan
-from astest_tasks.layout import SpecFiles
+from astest_tasks.runtime_command import Runtime
 from astest_tasks.toolchain import Toolchain, find_package
 from astest_tasks.version import __version__
 
 # Bump when the meaning of a build record or result file changes.
 KEY_FORMAT = 1
+IMPLICIT_ASCONFIG = "asconfig.json"
 
 
 def build_key(mode: ModeSettings, spec: Spec, toolchain: Toolchain) -> dict[str, Any]:
@@ -48,8 +50,8 @@ def build_file_deps(
     Package manifests stand for the packages' contents: an upgrade changes the version inside.
     """
     deps = list(scan.local_files)
-    if mode.asconfig:
-        deps.extend(asconfig_chain(project_root, mode.asconfig))
+    # With no --config, asc reads ./asconfig.json by itself when the project has one.
+    deps.extend(asconfig_chain(project_root, mode.asconfig or IMPLICIT_ASCONFIG))
     manifests = {toolchain.assemblyscript.manifest, toolchain.as_test.manifest}
     if mode.target == "wasi" and toolchain.wasi_shim is not None:
         manifests.add(toolchain.wasi_shim.manifest)
@@ -82,8 +84,13 @@ def asconfig_chain(project_root: Path, asconfig: str) -> list[str]:
 
 
 def run_key(
-    mode: ModeSettings, spec: Spec, files: SpecFiles, timeout_s: float, snapshot_exists: bool
+    mode: ModeSettings,
+    spec: Spec,
+    timeout_s: float,
+    snapshot_files: Mapping[str, bool],
+    runtime: Runtime,
 ) -> dict[str, Any]:
+    """``snapshot_files``: each file the snapshots may come from, and whether it exists now."""
     return {
         "format": KEY_FORMAT,
         "astest_tasks": __version__,
@@ -93,6 +100,7 @@ def run_key(
         "env": dict(mode.run_env),
         "timeout_s": timeout_s,
         # A snapshot file that appears or disappears changes the verdict even with no other edit.
-        "snapshot": files.snapshot,
-        "snapshot_exists": snapshot_exists,
+        "snapshots": dict(snapshot_files),
+        # The runner file's content is a file_dep; this says which runner, or which command.
+        "runtime": runtime.description,
     }

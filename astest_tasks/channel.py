@@ -72,6 +72,12 @@ class ProtocolChannel:
         del self._replies[:max_bytes]
         return taken
 
+    def take_replies(self) -> bytes:
+        """Every reply not yet read: for a runtime in another process, written to its stdin."""
+        taken = bytes(self._replies)
+        self._replies.clear()
+        return taken
+
     def finish(self) -> None:
         for item in self._decoder.finish():
             self._handle(item)

@@ -819,13 +819,10 @@ def _settings(
         env=_sorted(values.env),
         build_env=_sorted({**values.env, **values.build_env, **coverage_flag}),
         run_env=_sorted({**values.env, **values.run_env}),
-        runtime_cmd=values.runtime_cmd or _default_runtime_cmd(values.target),
+        # "" means none configured: the in-process default runner (see runtime_command.py).
+        runtime_cmd=values.runtime_cmd,
         is_default=values.is_default,
     )
-
-
-def _default_runtime_cmd(target: Target) -> str:
-    return f"node ./.as-test/runners/default.{target}.js <file>"
 
 
 def _suffix_unless_disabled(path: str, name: str) -> str:

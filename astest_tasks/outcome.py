@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from astest_tasks.channel import ProtocolChannel
+from astest_tasks.guest_run import GuestRun
 from astest_tasks.report import ReportError, Suite, parse_report, runtime_error_suite
-from astest_tasks.wasm_host import GuestRun
 
 # Node's WASI prints this on every run; as-test drops it before judging stderr (§4.8).
 _IGNORED_STDERR = ("ExperimentalWarning: WASI is an experimental feature", "--trace-warnings")

@@ -354,6 +354,14 @@ def _parse_legacy_json(text: str, path: Path) -> SnapshotFile:
     return SnapshotFile(preamble="", entries=entries, normalized=normalized)
 
 
+def snapshot_candidates(spec_path: str, snapshot_dir: str) -> list[str]:
+    """Every file ``SnapshotStore.load`` may read for a spec (without duplicate basenames),
+    relative to the project root, preferred first: all of them are inputs of the spec's run."""
+    base = _js_basename(spec_path.replace("\\", "/")).removesuffix(".ts")
+    legacy = posixpath.normpath(posixpath.join(snapshot_dir or ".", f"{base}.snap.json"))
+    return [snapshot_path(spec_path, snapshot_dir), legacy]
+
+
 def _find_source(preferred: Path, legacy_candidates: list[Path]) -> Path | None:
     for candidate in [preferred, *legacy_candidates]:
         if candidate.exists():

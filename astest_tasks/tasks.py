@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import posixpath
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, cast
@@ -26,6 +26,16 @@ from astest_tasks.discovery import Spec, discover_specs
 from astest_tasks.errors import UserError
 from astest_tasks.imports import scan_imports
 from astest_tasks.layout import SpecFiles, output_root, spec_files
+from astest_tasks.runner_files import ensure_default_runner
+from astest_tasks.runtime_command import (
+    RUNNERS_DIR,
+    ExternalRuntime,
+    InProcessRuntime,
+    Runtime,
+    default_runner_path,
+    resolve_runtime,
+)
+from astest_tasks.snapshots import snapshot_candidates
 from astest_tasks.summary import SummaryEntry, SummaryPlan
 from astest_tasks.toolchain import (
     Toolchain,
@@ -36,6 +46,7 @@ from astest_tasks.toolchain import (
 
 BASENAME = "astest"
 DEFAULT_TIMEOUT_S = 10.0
+MAX_TIMEOUT_S = 86_400.0
 DEFAULT_CONFIG = "as-test.config.json"
 
 # One definition drives the command line (`doit astest --timeout 30`), the environment
@@ -100,10 +111,10 @@ task_astest = make_astest_tasks()
 def create_tasks(
     project_root: Path, config_path: str, requested_modes: Sequence[str], timeout_s: float
 ) -> Iterator[dict[str, Any]]:
-    if not timeout_s > 0:
+    if not 0 < timeout_s <= MAX_TIMEOUT_S:
         raise UserError(
-            f"timeout must be a positive number of seconds, got {timeout_s:g}; "
-            "fix: pass e.g. `--timeout 30` or ASTEST_TIMEOUT=30"
+            f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g} (a day), "
+            f"got {timeout_s:g}; fix: pass e.g. `--timeout 30` or ASTEST_TIMEOUT=30"
         )
     config = load_config(project_root / config_path, project_root)
     for warning in config.warnings:
@@ -122,21 +133,18 @@ def create_tasks(
         warn_once(combination)
 
     session = uuid.uuid4().hex  # marks results written by this doit invocation as fresh
-    owners: dict[str, str] = {}
+    specs_by_mode = {mode.name: _specs_of(project_root, config_path, mode) for mode in modes}
+    _check_outputs_are_separate(project_root, config, specs_by_mode)
+    runtimes = {mode.name: _runtime_of(project_root, config_path, mode) for mode in modes}
+    yield from _runner_tasks(project_root, runtimes.values())
     entries: list[SummaryEntry] = []
     run_tasks: list[str] = []
     for mode in modes:
-        specs = discover_specs(project_root, mode.input_patterns)
-        if not specs:
-            raise UserError(
-                f"{config_path}: mode {mode.name!r}: input {list(mode.input_patterns)} matches no "
-                '*.spec.ts file; fix: correct "input" or add a spec under it'
-            )
-        for spec in specs:
+        for spec in specs_by_mode[mode.name]:
             files = spec_files(mode, spec)
-            _claim_outputs(owners, files, mode, spec)
+            runtime = runtimes[mode.name]
             yield _build_task(project_root, mode, spec, files, toolchain)
-            yield _run_task(project_root, mode, spec, files, timeout_s, session)
+            yield _run_task(project_root, mode, spec, files, timeout_s, session, runtime)
             run_tasks.append(f"{BASENAME}:run:{mode.name}:{spec.spec_id}")
             entries.append(
                 SummaryEntry(
@@ -182,8 +190,51 @@ def _build_task(
     }
 
 
+def _specs_of(root: Path, config_path: str, mode: ModeSettings) -> list[Spec]:
+    specs = discover_specs(root, mode.input_patterns)
+    if not specs:
+        raise UserError(
+            f"{config_path}: mode {mode.name!r}: input {list(mode.input_patterns)} matches no "
+            '*.spec.ts file; fix: correct "input" or add a spec under it'
+        )
+    return specs
+
+
+def _runtime_of(root: Path, config_path: str, mode: ModeSettings) -> Runtime:
+    where = "runOptions.runtime.cmd" if mode.name == "default" else f"modes.{mode.name}.runOptions"
+    return resolve_runtime(mode.runtime_cmd, mode.target, root, f"{config_path}: {where}")
+
+
+def _runner_tasks(root: Path, runtimes: Iterable[Runtime]) -> Iterator[dict[str, Any]]:
+    """One task per default runner in use: creates it when missing, never touches it otherwise."""
+    targets = sorted(
+        {
+            runtime.runner.removeprefix(f"{RUNNERS_DIR}/default.").removesuffix(".py")
+            for runtime in runtimes
+            if isinstance(runtime, InProcessRuntime) and runtime.is_default
+        }
+    )
+    for target in targets:
+        runner = default_runner_path(target)
+        yield {
+            "name": f"runner:{target}",
+            "doc": f"create {runner} from its template if it is missing (never overwritten)",
+            "actions": [(ensure_default_runner, [str(root), target])],
+            "targets": _task_paths(root, [runner]),
+            # Up to date whenever the file exists: doit runs a task whose target is missing.
+            "uptodate": [True],
+            # No "clean": the runner is the user's file from the moment it exists.
+        }
+
+
 def _run_task(
-    root: Path, mode: ModeSettings, spec: Spec, files: SpecFiles, timeout_s: float, session: str
+    root: Path,
+    mode: ModeSettings,
+    spec: Spec,
+    files: SpecFiles,
+    timeout_s: float,
+    session: str,
+    runtime: Runtime,
 ) -> dict[str, Any]:
     request = RunRequest(
         project_root=str(root),
@@ -197,11 +248,15 @@ def _run_task(
         snapshot_dir=mode.snapshot_dir,
         timeout_s=timeout_s,
         run_env=dict(mode.run_env),
+        runner_script=runtime.runner if isinstance(runtime, InProcessRuntime) else "",
+        external_tokens=runtime.tokens if isinstance(runtime, ExternalRuntime) else (),
     )
-    snapshot_exists = (root / files.snapshot).is_file()
+    snapshots = {
+        path: (root / path).is_file() for path in snapshot_candidates(spec.path, mode.snapshot_dir)
+    }
     file_dep = [files.build_record]  # also orders the run after its build
-    if snapshot_exists:
-        file_dep.append(files.snapshot)
+    file_dep += [path for path, exists in snapshots.items() if exists]
+    file_dep += _runtime_files(root, runtime)
     return {
         "name": f"run:{mode.name}:{spec.spec_id}",
         "doc": f"run {spec.path} in mode {mode.name} (embedded wasmtime)",
@@ -209,7 +264,7 @@ def _run_task(
         "file_dep": _task_paths(root, file_dep),
         "targets": _task_paths(root, [files.result]),
         "uptodate": [
-            config_changed(run_key(mode, spec, files, timeout_s, snapshot_exists)),
+            config_changed(run_key(mode, spec, timeout_s, snapshots, runtime)),
             (last_run_passed, [str(root), files.result]),
         ],
         "clean": True,
@@ -238,18 +293,39 @@ def _summary_task(
     }
 
 
-def _claim_outputs(
-    owners: dict[str, str], files: SpecFiles, mode: ModeSettings, spec: Spec
+def _runtime_files(root: Path, runtime: Runtime) -> list[str]:
+    """The runner's files, whose content decides the run: editing one re-runs its specs."""
+    if isinstance(runtime, ExternalRuntime):
+        return list(runtime.scripts)
+    if runtime.is_default or (root / runtime.runner).is_file():
+        return [runtime.runner]  # a default one is created by its runner task first
+    return []  # a missing custom runner fails its specs with a clear message instead
+
+
+def _check_outputs_are_separate(
+    root: Path, config: ProjectConfig, selected: dict[str, list[Spec]]
 ) -> None:
-    """Two modes writing to one folder would share artifacts; say so instead of a doit crash."""
-    owner = f"mode {mode.name!r} spec {spec.path}"
-    for path in (files.wasm, files.build_record, files.result):
-        previous = owners.setdefault(path, owner)
-        if previous != owner:
-            raise UserError(
-                f"{previous} and {owner} would both write {path}; "
-                'fix: give each mode its own "outDir" (or drop it to use the per-mode default)'
-            )
+    """Two modes writing to one folder would overwrite each other's artifacts and results.
+
+    Checked over every declared mode, not only the selected ones: a mode run on its own later
+    would otherwise replace files whose cached state still claims to be another mode's.
+    """
+    declared = list(config.modes.values()) or [config.base]
+    owners: dict[str, str] = {}
+    for mode in declared:
+        specs = selected.get(mode.name)
+        if specs is None:
+            specs = discover_specs(root, mode.input_patterns)
+        for spec in specs:
+            files = spec_files(mode, spec)
+            owner = f"mode {mode.name!r} spec {spec.path}"
+            for path in (files.wasm, files.build_record, files.result):
+                previous = owners.setdefault(path, owner)
+                if previous != owner:
+                    raise UserError(
+                        f"{previous} and {owner} would both write {path}; fix: give each mode "
+                        'its own "outDir" (or drop it to use the per-mode default)'
+                    )
 
 
 def _task_paths(root: Path, paths: Sequence[str]) -> list[str]:

@@ -2,9 +2,13 @@
 
 The host supplies what as-test's Node runners supply: WASI (wasi target) or the raw-bindings
 ``env`` imports (bindings target), with the spec's stdout and stdin wired to a
-``ProtocolChannel``. It enforces a wall-clock limit with epoch interruption and a memory limit
-with store limits, and turns every way a spec can die (abort, ``proc_exit``, a trap, a timeout, a
-link error) into a ``GuestRun`` instead of an exception, so one bad spec never stops the run.
+``ProtocolChannel``, plus whatever extra imports a runner script declares. It enforces a
+wall-clock limit with epoch interruption and a memory limit with store limits, and turns every way
+a spec can die (abort, ``proc_exit``, a trap, a timeout, a link error, a host function raising)
+into a ``GuestRun`` instead of an exception, so one bad spec never stops the run.
+
+Two steps, so a runner script can act between them: ``prepare_guest`` compiles, links and
+instantiates (raising ``GuestStartError``); ``PreparedGuest.start`` runs ``_start``.
 """
 
 from __future__ import annotations
@@ -14,21 +18,37 @@ import random
 import struct
 import threading
 import time
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import wasmtime
 
 from astest_tasks.channel import ProtocolChannel
+from astest_tasks.guest_run import GuestRun, StderrBuffer
+
+__all__ = [
+    "GuestMemory",
+    "GuestRun",
+    "GuestStartError",
+    "HostLimits",
+    "PreparedGuest",
+    "prepare_guest",
+    "run_module",
+]
 
 WASI_MODULE = "wasi_snapshot_preview1"
 ERRNO_SUCCESS = 0
 ERRNO_BADF = 8
 EPOCH_TICK_S = 0.05
-MAX_KEPT_STDERR = 256 * 1024
+MAX_EPOCH_TICKS = 2**40  # far beyond any real limit, and well inside wasmtime's u64 deadline
 ARRAY_BUFFER_CLASS_ID = 1  # AssemblyScript's runtime id of ArrayBuffer
+WITH_MEMORY_ATTRIBUTE = "astest_with_memory"
+
+HostFunction = Callable[..., Any]
+UserImports = Mapping[str, Mapping[str, object]]  # checked when linking: functions only
 
 
 @dataclass(frozen=True)
@@ -36,17 +56,14 @@ class HostLimits:
     timeout_s: float = 10.0
     memory_bytes: int = 1024 * 1024 * 1024
 
+    @property
+    def epoch_ticks(self) -> int:
+        ticks = self.timeout_s / EPOCH_TICK_S  # a float: inf or 1e300 must not reach int()
+        return int(max(1.0, min(float(MAX_EPOCH_TICKS), ticks + 1)))
 
-@dataclass
-class GuestRun:
-    """How the guest ended. ``exit_code`` follows Node's runners: 0 clean, non-zero otherwise."""
 
-    exit_code: int
-    stderr: str
-    elapsed_s: float
-    timed_out: bool = False
-    start_failure: str | None = None  # could not compile, link or instantiate the module
-    trap: str | None = None
+class GuestStartError(Exception):
+    """The module could not be compiled, linked or instantiated; the message is one line."""
 
 
 class _GuestExit(Exception):
@@ -89,15 +106,55 @@ def _tick_forever(engine: wasmtime.Engine) -> None:
 _ENGINES = _EngineHolder()
 
 
+class GuestMemory:
+    """The spec's memory, for host functions marked ``with_memory`` (AssemblyScript layouts)."""
+
+    def __init__(self, caller: wasmtime.Caller) -> None:
+        self._caller = caller
+
+    def read(self, pointer: int, length: int) -> bytes:
+        return bytes(_memory(self._caller).read(self._caller, pointer, pointer + length))
+
+    def write(self, pointer: int, data: bytes) -> None:
+        _memory(self._caller).write(self._caller, data, pointer)
+
+    def array_buffer(self, pointer: int) -> bytes:
+        return _array_buffer(self._caller, pointer)
+
+    def string(self, pointer: int) -> str:
+        return _as_string(self._caller, pointer)
+
+
 def run_module(
     wasm_path: Path,
     target: str,
     channel: ProtocolChannel,
     limits: HostLimits,
     wasi_env: Mapping[str, str],
+    user_imports: UserImports | None = None,
 ) -> GuestRun:
+    """Instantiate and start in one go: what the default runners do."""
     started = time.perf_counter()
-    stderr = _StderrBuffer()
+    try:
+        guest = prepare_guest(wasm_path, target, channel, limits, wasi_env, user_imports)
+    except GuestStartError as exc:
+        channel.finish()
+        return GuestRun(
+            exit_code=1, stderr="", elapsed_s=time.perf_counter() - started, start_failure=str(exc)
+        )
+    return guest.start()
+
+
+def prepare_guest(
+    wasm_path: Path,
+    target: str,
+    channel: ProtocolChannel,
+    limits: HostLimits,
+    wasi_env: Mapping[str, str],
+    user_imports: UserImports | None = None,
+) -> PreparedGuest:
+    started = time.perf_counter()
+    stderr = StderrBuffer()
     engine = _ENGINES.engine()
     try:
         module = wasmtime.Module.from_file(engine, str(wasm_path))
@@ -105,72 +162,98 @@ def run_module(
         store.set_limits(memory_size=limits.memory_bytes)
         # Before instantiating: a module's start section runs during instantiation, and a new
         # store's deadline of 0 would interrupt it at once.
-        store.set_epoch_deadline(max(1, int(limits.timeout_s / EPOCH_TICK_S) + 1))
+        store.set_epoch_deadline(limits.epoch_ticks)
         linker = wasmtime.Linker(engine)
         linker.allow_shadowing = True
-        clock = _Clock()
         if target == "wasi":
             _define_wasi(store, linker, channel, stderr, wasi_env, wasm_path)
-        _define_env(module, linker, channel, stderr, clock)
+        _define_imports(module, linker, channel, stderr, target, user_imports or {})
         instance = linker.instantiate(store, module)
-    except (wasmtime.WasmtimeError, wasmtime.Trap, _LinkProblem, OSError) as exc:
-        return GuestRun(
-            exit_code=1,
-            stderr=stderr.text,
-            elapsed_s=time.perf_counter() - started,
-            start_failure=_one_line(exc),
-        )
-
-    store.set_epoch_deadline(max(1, int(limits.timeout_s / EPOCH_TICK_S) + 1))
-    exit_code, trap, timed_out = 0, None, False
-    try:
-        start = instance.exports(store).get("_start")
-        if not isinstance(start, wasmtime.Func):
-            raise _LinkProblem("the module exports no _start function")
-        start(store)
     except _GuestExit as exit_request:
-        exit_code = exit_request.code
-    except wasmtime.Trap as exc:
-        timed_out = exc.trap_code == wasmtime.TrapCode.INTERRUPT
-        exit_code = 1
-        trap = "timed out" if timed_out else _one_line(exc)
-        if not timed_out:
-            stderr.write(f"wasm trap: {trap}\n".encode())
-    except (wasmtime.WasmtimeError, _LinkProblem) as exc:
-        exit_code = 1
-        trap = _one_line(exc)
-        stderr.write(f"wasm error: {trap}\n".encode())
-    channel.finish()
-    return GuestRun(
-        exit_code=exit_code,
-        stderr=stderr.text,
-        elapsed_s=time.perf_counter() - started,
-        timed_out=timed_out,
-        trap=trap,
-    )
+        code = exit_request.code
+        raise GuestStartError(f"the module exited with code {code} while starting") from None
+    except (wasmtime.WasmtimeError, wasmtime.Trap, _LinkProblem, OSError) as exc:
+        raise GuestStartError(_one_line(exc)) from None
+    return PreparedGuest(store, instance, channel, stderr, limits, started)
+
+
+class PreparedGuest:
+    """An instantiated spec, not yet started."""
+
+    def __init__(
+        self,
+        store: wasmtime.Store,
+        instance: wasmtime.Instance,
+        channel: ProtocolChannel,
+        stderr: StderrBuffer,
+        limits: HostLimits,
+        started: float,
+    ) -> None:
+        self._store = store
+        self._instance = instance
+        self._channel = channel
+        self._stderr = stderr
+        self._limits = limits
+        self._started = started
+        self._result: GuestRun | None = None
+
+    @property
+    def result(self) -> GuestRun | None:
+        return self._result
+
+    def export_names(self) -> list[str]:
+        return list(self._instance.exports(self._store))
+
+    def call(self, name: str, *args: Any) -> Any:
+        """Call an exported function (a runner's startup logic), e.g. ``call("setup", 3)``."""
+        function = self._instance.exports(self._store).get(name)
+        if not isinstance(function, wasmtime.Func):
+            raise KeyError(f"the spec exports no function named {name!r}")
+        return function(self._store, *args)
+
+    def start(self) -> GuestRun:
+        """Run ``_start`` once; later calls return the first run's outcome."""
+        if self._result is not None:
+            return self._result
+        self._store.set_epoch_deadline(self._limits.epoch_ticks)
+        exit_code, trap, timed_out = 0, None, False
+        try:
+            start = self._instance.exports(self._store).get("_start")
+            if not isinstance(start, wasmtime.Func):
+                raise _LinkProblem("the module exports no _start function")
+            start(self._store)
+        except _GuestExit as exit_request:
+            exit_code = exit_request.code
+        except wasmtime.Trap as exc:
+            timed_out = exc.trap_code == wasmtime.TrapCode.INTERRUPT
+            exit_code = 1
+            trap = "timed out" if timed_out else _one_line(exc)
+            if not timed_out:
+                self._stderr.write(f"wasm trap: {trap}\n".encode())
+        except (wasmtime.WasmtimeError, _LinkProblem) as exc:
+            exit_code = 1
+            trap = _one_line(exc)
+            self._stderr.write(f"wasm error: {trap}\n".encode())
+        except Exception as exc:
+            # A host function raised: a runner's own import, or a pointer from the guest that
+            # does not fit its memory. Either way it is this spec's failure, not ours.
+            exit_code = 1
+            trap = f"a host function raised {type(exc).__name__}: {exc}"
+            self._stderr.write(f"{trap}\n{traceback.format_exc()}".encode())
+        finally:
+            self._channel.finish()
+        self._result = GuestRun(
+            exit_code=exit_code,
+            stderr=self._stderr.text,
+            elapsed_s=time.perf_counter() - self._started,
+            timed_out=timed_out,
+            trap=trap,
+        )
+        return self._result
 
 
 class _LinkProblem(Exception):
     pass
-
-
-class _StderrBuffer:
-    def __init__(self) -> None:
-        self._data = bytearray()
-        self._total = 0
-
-    def write(self, data: bytes) -> None:
-        self._total += len(data)
-        room = MAX_KEPT_STDERR - len(self._data)
-        if room > 0:
-            self._data += data[:room]
-
-    @property
-    def text(self) -> str:
-        text = self._data.decode("utf-8", errors="replace")
-        if self._total > len(self._data):
-            text += f"\n… {self._total - len(self._data)} more bytes of stderr not kept"
-        return text
 
 
 class _Clock:
@@ -186,7 +269,7 @@ def _define_wasi(
     store: wasmtime.Store,
     linker: wasmtime.Linker,
     channel: ProtocolChannel,
-    stderr: _StderrBuffer,
+    stderr: StderrBuffer,
     wasi_env: Mapping[str, str],
     wasm_path: Path,
 ) -> None:
@@ -244,18 +327,86 @@ def _iovecs(
     return [struct.unpack_from("<II", raw, 8 * i) for i in range(count)]
 
 
-# -- bindings (the raw helper's env imports, natively) -------------------------------------------
-HostFunction = Callable[..., Any]
-
-
-def _define_env(
+# -- bindings (the raw helper's env imports, natively) and the runner's own imports -------------
+def _define_imports(
     module: wasmtime.Module,
     linker: wasmtime.Linker,
     channel: ProtocolChannel,
-    stderr: _StderrBuffer,
-    clock: _Clock,
+    stderr: StderrBuffer,
+    target: str,
+    user_imports: UserImports,
 ) -> None:
-    """Supply the ``env`` imports the spec declares; anything unknown is a clear link error."""
+    """Supply every non-WASI import the spec declares; anything unknown is a clear link error."""
+    builtin = _builtin_env(channel, stderr)
+    _check_user_imports(user_imports, builtin, target)
+    for wanted in module.imports:
+        if wanted.module == WASI_MODULE and target == "wasi":
+            continue
+        name = wanted.name or ""
+        user_function = user_imports.get(wanted.module, {}).get(name)
+        if user_function is not None:
+            entry: tuple[HostFunction, bool] | None = _user_entry(cast(HostFunction, user_function))
+        else:
+            entry = builtin.get(name) if wanted.module == "env" else None
+        if entry is None:
+            raise _LinkProblem(
+                f"the spec imports {wanted.module}.{name}, which nothing supplies; fix: add it to "
+                "the imports of the mode's runner script (.as-test/runners/), mock it with "
+                "mockImport() in the spec, or remove the @external declaration"
+            )
+        if not isinstance(wanted.type, wasmtime.FuncType):
+            raise _LinkProblem(
+                f"the spec imports {wanted.module}.{name} as a {type(wanted.type).__name__}; "
+                "only functions can be supplied"
+            )
+        function, needs_caller = entry
+        linker.define_func(wanted.module, name, wanted.type, function, access_caller=needs_caller)
+
+
+def _check_user_imports(
+    user_imports: UserImports, builtin: Mapping[str, object], target: str
+) -> None:
+    if not isinstance(user_imports, Mapping):
+        raise _LinkProblem(
+            'the runner\'s imports must be a dict of modules, e.g. {"env": {"now_ms": now_ms}}'
+        )
+    for module_name, fields in user_imports.items():
+        if not isinstance(fields, Mapping):
+            raise _LinkProblem(
+                f"the runner's imports[{module_name!r}] must be a dict of functions, "
+                f'e.g. {{{module_name!r}: {{"now_ms": now_ms}}}}'
+            )
+        for field_name, function in fields.items():
+            where = f"{module_name}.{field_name}"
+            if (module_name == WASI_MODULE and target == "wasi") or (
+                module_name == "env" and field_name in builtin
+            ):
+                raise _LinkProblem(
+                    f"the runner's import {where} collides with the built-in {where} that "
+                    "astest-tasks supplies; fix: remove it from the runner's imports, or give "
+                    "the @external declaration another name"
+                )
+            if not callable(function):
+                raise _LinkProblem(
+                    f"the runner's import {where} is a {type(function).__name__}, not a function"
+                )
+
+
+def _user_entry(function: HostFunction) -> tuple[HostFunction, bool]:
+    if not getattr(function, WITH_MEMORY_ATTRIBUTE, False):
+        return function, False
+
+    def with_memory(caller: wasmtime.Caller, *args: Any) -> Any:
+        return function(GuestMemory(caller), *args)
+
+    return with_memory, True
+
+
+def _builtin_env(
+    channel: ProtocolChannel, stderr: StderrBuffer
+) -> dict[str, tuple[HostFunction, bool]]:
+    """The raw bindings helper's ``env`` imports, keyed by field, with "needs the caller"."""
+    clock = _Clock()
 
     def abort(caller: wasmtime.Caller, message: int, file: int, line: int, column: int) -> None:
         text = f"abort: {_as_string(caller, message)} in {_as_string(caller, file)}"
@@ -288,7 +439,7 @@ def _define_env(
         shown = ", ".join(repr(v) for v in values[: max(0, count)])
         stderr.write(f"trace: {_as_string(caller, message)} {shown}\n".encode())
 
-    supplied: dict[str, tuple[HostFunction, bool]] = {
+    return {
         "abort": (abort, True),
         "process.stdout.write": (stdout_write, True),
         "process.stdin.read": (stdin_read, True),
@@ -302,18 +453,6 @@ def _define_env(
         "console.error": (console_line("stderr"), True),
         "trace": (trace, True),
     }
-    for wanted in module.imports:
-        if wanted.module == WASI_MODULE:
-            continue
-        name = wanted.name or ""
-        entry = supplied.get(name) if wanted.module == "env" else None
-        if entry is None or not isinstance(wanted.type, wasmtime.FuncType):
-            raise _LinkProblem(
-                f"the spec imports {wanted.module}.{wanted.name}, which nothing supplies; "
-                "fix: mock it with mockImport() in the spec, or remove the @external declaration"
-            )
-        function, needs_caller = entry
-        linker.define_func(wanted.module, name, wanted.type, function, access_caller=needs_caller)
 
 
 def _memory(caller: wasmtime.Caller) -> wasmtime.Memory:

@@ -47,7 +47,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(
     def refuse(_src: object, _dst: object) -> None:
         raise KeyboardInterrupt  # Ctrl-C between writing and renaming
 
-    monkeypatch.setattr(atomic.os, "replace", refuse)
+    monkeypatch.setattr(os, "replace", refuse)
     with pytest.raises(KeyboardInterrupt):
         write_text_atomic(target, "new contents")
     assert target.read_text() == "old contents"

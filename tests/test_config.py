@@ -54,7 +54,7 @@ def test_missing_file_gives_defaults(tmp_path: Path) -> None:
         env={},
         build_env={"AS_TEST_COVERAGE_ENABLED": "0"},
         run_env={},
-        runtime_cmd="node ./.as-test/runners/default.wasi.js <file>",
+        runtime_cmd="",
         is_default=True,
     )
     assert select_modes(config) == [config.base]
@@ -444,7 +444,7 @@ def test_build_args_are_shell_tokenized_and_flattened(tmp_path: Path) -> None:
         ({"runtime": {"cmd": "a <file>", "run": "b"}, "run": "c"}, "a <file>"),
         ({"runtime": {"run": "b"}, "run": "c"}, "b"),
         ({"runtime": {"cmd": ""}, "run": "c"}, "c"),
-        ({"run": ""}, "node ./.as-test/runners/default.wasi.js <file>"),
+        ({"run": ""}, ""),
     ],
 )
 def test_runtime_command_precedence(
@@ -453,12 +453,12 @@ def test_runtime_command_precedence(
     assert load(tmp_path, {"runOptions": run_options}).base.runtime_cmd == expected
 
 
-def test_default_runtime_follows_the_mode_target(tmp_path: Path) -> None:
+def test_no_runtime_command_is_left_empty_for_the_in_process_default(tmp_path: Path) -> None:
     data = {"modes": {"b": {"buildOptions": {"target": "bindings"}}}}
 
     mode = load(tmp_path, data).modes["b"]
 
-    assert mode.runtime_cmd == "node ./.as-test/runners/default.bindings.js <file>"
+    assert mode.runtime_cmd == ""
 
 
 def test_mode_runtime_overrides_base_runtime(tmp_path: Path) -> None:

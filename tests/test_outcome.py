@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from astest_tasks.channel import ProtocolChannel
+from astest_tasks.guest_run import GuestRun
 from astest_tasks.outcome import RunVerdictInput, decide_suites
 from astest_tasks.report import Suite, Verdict, count, file_verdict, parse_report
-from astest_tasks.wasm_host import GuestRun
 from astest_tasks.wipc import FrameType, encode_frame
 
 SPEC = RunVerdictInput(spec_basename="math.spec.ts", timeout_s=10.0)

@@ -7,10 +7,19 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
 import wasmtime
 
+from astest_tasks import runner
 from astest_tasks.channel import ProtocolChannel
-from astest_tasks.wasm_host import GuestRun, HostLimits, run_module
+from astest_tasks.wasm_host import (
+    GuestMemory,
+    GuestRun,
+    GuestStartError,
+    HostLimits,
+    prepare_guest,
+    run_module,
+)
 from astest_tasks.wipc import FrameType, encode_frame
 
 LIMITS = HostLimits(timeout_s=5.0)
@@ -357,3 +366,109 @@ def test_bindings_target_does_not_supply_wasi(tmp_path: Path) -> None:
     result, _ = run(tmp_path, wasi_module((1, b"x")), target="bindings")
     assert result.start_failure is not None
     assert "wasi_snapshot_preview1" in result.start_failure
+
+
+# -- runner-supplied imports ---------------------------------------------------------------------
+
+HOST_ADD_GUEST = f"""(module
+  (import "env" "host_add" (func $host_add (param i32 i32) (result i32)))
+  {WASI_PRELUDE}
+  (global $sum (export "sum") (mut i32) (i32.const 0))
+  (func (export "_start") (global.set $sum (call $host_add (i32.const 2) (i32.const 3)))))"""
+
+
+def test_a_runner_import_is_callable_from_the_spec(tmp_path: Path) -> None:
+    calls: list[tuple[int, int]] = []
+
+    def host_add(a: int, b: int) -> int:
+        calls.append((a, b))
+        return a + b
+
+    channel = ProtocolChannel(None)
+    guest = prepare_guest(
+        save(tmp_path, HOST_ADD_GUEST), "wasi", channel, LIMITS, {}, {"env": {"host_add": host_add}}
+    )
+    result = guest.start()
+    assert result.exit_code == 0, result
+    assert calls == [(2, 3)]
+    assert guest.start() is result, "a second start() must not run the spec again"
+
+
+def test_a_spec_import_nothing_supplies_names_module_and_field(tmp_path: Path) -> None:
+    result = run_module(save(tmp_path, HOST_ADD_GUEST), "wasi", ProtocolChannel(None), LIMITS, {})
+    assert result.start_failure is not None
+    assert "env.host_add" in result.start_failure
+    assert "runner" in result.start_failure
+
+
+def test_a_runner_import_colliding_with_a_builtin_is_refused(tmp_path: Path) -> None:
+    wasm = save(tmp_path, HOST_ADD_GUEST)
+    for module, field in (("env", "abort"), ("wasi_snapshot_preview1", "fd_write")):
+        with pytest.raises(GuestStartError, match=rf"{module}\.{field} collides"):
+            prepare_guest(
+                wasm, "wasi", ProtocolChannel(None), LIMITS, {}, {module: {field: lambda: 0}}
+            )
+
+
+def test_a_runner_import_that_is_not_a_function_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(GuestStartError, match=r"env\.host_add is a int, not a function"):
+        prepare_guest(
+            save(tmp_path, HOST_ADD_GUEST),
+            "wasi",
+            ProtocolChannel(None),
+            LIMITS,
+            {},
+            {"env": {"host_add": 42}},
+        )
+
+
+def test_a_raising_host_function_fails_the_spec_instead_of_escaping(tmp_path: Path) -> None:
+    def host_add(a: int, b: int) -> int:
+        raise ValueError("runner bug")
+
+    channel = ProtocolChannel(None)
+    result = run_module(
+        save(tmp_path, HOST_ADD_GUEST), "wasi", channel, LIMITS, {}, {"env": {"host_add": host_add}}
+    )
+    assert result.exit_code == 1
+    assert result.trap is not None and "ValueError: runner bug" in result.trap
+    assert "runner bug" in result.stderr
+
+
+def test_a_with_memory_import_reads_an_assemblyscript_string(tmp_path: Path) -> None:
+    wat = f"""(module
+      (import "env" "shout" (func $shout (param i32)))
+      {WASI_PRELUDE}
+      {as_string(2048, "héllo")}
+      (func (export "_start") (call $shout (i32.const 2048))))"""
+    seen: list[str] = []
+
+    def shout(memory: GuestMemory, pointer: int) -> None:
+        seen.append(memory.string(pointer))
+
+    shout_import = runner.with_memory(shout)
+    result = run_module(
+        save(tmp_path, wat),
+        "wasi",
+        ProtocolChannel(None),
+        LIMITS,
+        {},
+        {"env": {"shout": shout_import}},
+    )
+    assert result.exit_code == 0, result
+    assert seen == ["héllo"]
+
+
+def test_an_out_of_bounds_pointer_from_the_guest_fails_the_spec(tmp_path: Path) -> None:
+    wat = f"""(module {WASI_PRELUDE}
+      (func (export "_start")
+        (drop (call $fd_write (i32.const 1) (i32.const 65530) (i32.const 4) (i32.const 8)))))"""
+    result, _ = run(tmp_path, wat)
+    assert result.exit_code == 1
+    assert result.start_failure is None
+    assert result.trap is not None
+
+
+def test_huge_timeouts_do_not_overflow_the_epoch_deadline() -> None:
+    assert HostLimits(timeout_s=float("inf")).epoch_ticks > 0
+    assert HostLimits(timeout_s=1e300).epoch_ticks > 0

@@ -1,0 +1,40 @@
+"""How a spec's runtime ended, whichever runtime ran it (embedded wasmtime or a subprocess)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_KEPT_STDERR = 256 * 1024
+
+
+@dataclass
+class GuestRun:
+    """How the guest ended. ``exit_code`` follows Node's runners: 0 clean, non-zero otherwise."""
+
+    exit_code: int
+    stderr: str
+    elapsed_s: float
+    timed_out: bool = False
+    start_failure: str | None = None  # could not compile, link, instantiate or spawn it
+    trap: str | None = None
+
+
+class StderrBuffer:
+    """The guest's stderr, bounded: a spec that floods it must not exhaust our memory."""
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+        self._total = 0
+
+    def write(self, data: bytes) -> None:
+        self._total += len(data)
+        room = MAX_KEPT_STDERR - len(self._data)
+        if room > 0:
+            self._data += data[:room]
+
+    @property
+    def text(self) -> str:
+        text = self._data.decode("utf-8", errors="replace")
+        if self._total > len(self._data):
+            text += f"\n… {self._total - len(self._data)} more bytes of stderr not kept"
+        return text

@@ -1,0 +1,163 @@
+"""Which runtime runs a mode's specs: an in-process Python runner, or an external command.
+
+``runOptions.runtime.cmd`` is read the way as-test reads it (AS-TEST-HOST.md §1.7): tokenized by
+a small shell-like tokenizer, aligned to the mode's target when it names another target's stock
+runner, and with ``<file>`` and ``<name>`` substituted per spec. What we add:
+
+- no command at all means our in-process default runner, ``.as-test/runners/default.<target>.py``;
+- a command whose script is a ``.py`` file (``python ./my-runner.py``, or the path alone) runs that
+  runner in-process too: no new interpreter per spec;
+- as-test's stock Node runner (``node ./.as-test/runners/default.<target>.js``) runs as it is when
+  the file exists; when it does not, as-test would write its own default, and we use ours.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+
+from astest_tasks.errors import UserError
+
+RUNNERS_DIR = ".as-test/runners"
+PYTHON_LAUNCHERS = frozenset({"python", "python3", "python3.11", "python3.12", "python3.13"})
+STOCK_NODE_RUNNER = "./.as-test/runners/default.{target}.js"
+TARGETS = ("wasi", "bindings", "web")
+
+
+def default_runner_path(target: str) -> str:
+    """The in-process default runner of a target, relative to the project root."""
+    return f"{RUNNERS_DIR}/default.{target}.py"
+
+
+@dataclass(frozen=True)
+class InProcessRuntime:
+    """A Python runner script executed inside the run task's process."""
+
+    runner: str  # relative to the project root, posix separators
+    is_default: bool  # ours, rendered from a template when missing
+
+    @property
+    def description(self) -> str:
+        return f"in-process runner {self.runner}"
+
+
+@dataclass(frozen=True)
+class ExternalRuntime:
+    """A command run as a subprocess per spec, talking WIPC over its stdin and stdout."""
+
+    command: str  # as configured, for messages and the cache key
+    tokens: tuple[str, ...]  # tokenized, placeholders not yet substituted
+    scripts: tuple[str, ...]  # tokens naming files in the project: inputs of the run
+
+    @property
+    def description(self) -> str:
+        return f"external runtime `{self.command}`"
+
+    def argv(self, wasm_path: str, spec_path: str) -> list[str]:
+        """The argv for one spec: ``<file>`` is the artifact, ``<name>`` the spec's short name."""
+        name = spec_short_name(spec_path)
+        head, *rest = self.tokens
+        return [head, *(t.replace("<file>", wasm_path).replace("<name>", name) for t in rest)]
+
+
+Runtime = InProcessRuntime | ExternalRuntime
+
+
+def spec_short_name(spec_path: str) -> str:
+    """as-test's ``<name>``: the basename without its first ``.ts``, then its first ``.spec``."""
+    return posixpath.basename(spec_path).replace(".ts", "", 1).replace(".spec", "", 1)
+
+
+def resolve_runtime(command: str, target: str, project_root: Path, field: str) -> Runtime:
+    """Decide how a mode's specs run; ``field`` names the config field in error messages."""
+    if not command.strip():
+        return InProcessRuntime(default_runner_path(target), is_default=True)
+    tokens = tokenize_command(command, field)
+    tokens = _align_stock_runner(tokens, target)
+    script = _python_script(tokens)
+    if script is not None:
+        default = script == default_runner_path(target)
+        return InProcessRuntime(script, is_default=default)
+    stock = STOCK_NODE_RUNNER.format(target=target)
+    stock_is_missing = not (project_root / stock).is_file()
+    if tokens[0] == "node" and len(tokens) >= 2 and tokens[1] == stock and stock_is_missing:
+        # as-test would write its stock runner here; ours is the in-process equivalent.
+        return InProcessRuntime(default_runner_path(target), is_default=True)
+    scripts = tuple(
+        _normalise(token)
+        for token in tokens[1:]
+        if "<" not in token and (project_root / token).is_file()
+    )
+    return ExternalRuntime(command=command, tokens=tuple(tokens), scripts=scripts)
+
+
+def tokenize_command(command: str, field: str) -> list[str]:
+    """as-test's ``tokenizeCommand``: whitespace splits, '…' is literal, "…" allows \\ escapes."""
+    tokens: list[str] = []
+    current: list[str] = []
+    has_token = False
+    quote: str | None = None
+    index = 0
+    while index < len(command):
+        char = command[index]
+        if quote == "'":
+            if char == "'":
+                quote = None
+            else:
+                current.append(char)
+        elif quote == '"':
+            if char == '"':
+                quote = None
+            elif char == "\\" and index + 1 < len(command):
+                index += 1
+                current.append(command[index])
+            else:
+                current.append(char)
+        elif char in "'\"":
+            quote = char
+            has_token = True
+        elif char.isspace():
+            if has_token:
+                tokens.append("".join(current))
+                current, has_token = [], False
+        else:
+            current.append(char)
+            has_token = True
+        index += 1
+    if quote is not None:
+        raise UserError(
+            f"{field}: the command {command!r} has an unterminated {quote} quote; "
+            "fix: close the quote"
+        )
+    if has_token:
+        tokens.append("".join(current))
+    if not tokens:
+        raise UserError(f"{field}: the runtime command is empty; fix: remove it or name a command")
+    return tokens
+
+
+def _align_stock_runner(tokens: list[str], target: str) -> list[str]:
+    """as-test's ``alignDefaultRuntimeToTarget``: another target's stock runner means this one's."""
+    if len(tokens) >= 2 and tokens[0] == "node":
+        for other in TARGETS:
+            if tokens[1] in (STOCK_NODE_RUNNER.format(target=other), _stock_variant(other)):
+                return [tokens[0], STOCK_NODE_RUNNER.format(target=target), *tokens[2:]]
+    return tokens
+
+
+def _stock_variant(target: str) -> str:
+    # `ast init` writes the path without the leading "./" (".as-test/runners/default.wasi.js").
+    return STOCK_NODE_RUNNER.format(target=target).removeprefix("./")
+
+
+def _python_script(tokens: list[str]) -> str | None:
+    if tokens[0].endswith(".py"):
+        return _normalise(tokens[0])
+    if tokens[0] in PYTHON_LAUNCHERS and len(tokens) >= 2 and tokens[1].endswith(".py"):
+        return _normalise(tokens[1])
+    return None
+
+
+def _normalise(path: str) -> str:
+    return posixpath.normpath(path.replace("\\", "/"))

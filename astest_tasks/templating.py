@@ -1,0 +1,33 @@
+"""Render the jinja templates shipped in ``templates/`` (runner scripts, ``init`` scaffolding)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import jinja2
+
+from astest_tasks.version import __version__
+
+
+def templates_dir() -> Path:
+    """Installed wheels carry the templates inside the package; a checkout keeps them beside it."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "templates", here.parent / "templates"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"astest-tasks' templates are missing (looked beside {here})")
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,  # a missing variable is our bug: fail, never blank
+        keep_trailing_newline=True,
+        autoescape=False,  # we render Python, JSON and TypeScript, not HTML
+    )
+
+
+def render(name: str, **context: object) -> str:
+    return _environment().get_template(name).render(version=__version__, **context)

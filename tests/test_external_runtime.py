@@ -1,0 +1,110 @@
+"""External runtimes: WIPC relayed over a subprocess's pipes, with limits and clear failures."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from astest_tasks.channel import ProtocolChannel
+from astest_tasks.external_runtime import run_external
+from astest_tasks.snapshots import SnapshotStore
+from astest_tasks.wipc import FrameType, encode_frame
+
+# A fake runtime: sends a snapshot assertion as a CALL frame, waits for our reply on stdin, then
+# echoes the reply as plain output, writes to stderr and exits with the code it was given.
+FAKE_RUNTIME = textwrap.dedent(
+    f"""\
+    #!{sys.executable}
+    import json, struct, sys
+    message = {{"kind": "snapshot:assert", "key": "a.spec.ts::t", "actual": '"v"'}}
+    payload = json.dumps(message).encode()
+    header = struct.pack("<4sBI", b"WIPC", 2, len(payload))  # a CALL frame
+    sys.stdout.buffer.write(header + payload)
+    sys.stdout.buffer.flush()
+    reply_header = sys.stdin.buffer.read(9)
+    reply = sys.stdin.buffer.read(struct.unpack("<4sBI", reply_header)[2])
+    sys.stdout.buffer.write(b"reply=" + reply)
+    sys.stdout.buffer.flush()
+    sys.stderr.write("args=" + " ".join(sys.argv[1:]))
+    sys.exit(int(sys.argv[1]))
+    """
+)
+
+
+def make_script(tmp_path: Path, source: str, name: str = "runtime") -> Path:
+    script = tmp_path / name
+    script.write_text(source)
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def test_frames_and_replies_cross_the_pipes(tmp_path: Path) -> None:
+    make_script(tmp_path, FAKE_RUNTIME)
+    snapshots = SnapshotStore.load(tmp_path, "a.spec.ts", ".")
+    channel = ProtocolChannel(snapshots)
+    run = run_external(["./runtime", "3", "x.wasm"], tmp_path, dict(os.environ), channel, 10.0)
+    assert run.exit_code == 3
+    assert run.start_failure is None
+    assert run.stderr == "args=3 x.wasm"
+    assert snapshots.missing == 1
+    assert channel.output_text == 'reply=0\n"<missing snapshot>"'
+
+
+def test_a_missing_executable_is_a_clear_start_failure(tmp_path: Path) -> None:
+    channel = ProtocolChannel(None)
+    run = run_external(["no-such-runtime-xyz", "a.wasm"], tmp_path, dict(os.environ), channel, 5.0)
+    assert run.exit_code == 1
+    assert run.start_failure is not None
+    assert "'no-such-runtime-xyz' was not found" in run.start_failure
+    assert "runOptions.runtime.cmd" in run.start_failure
+
+
+def test_a_hanging_runtime_is_killed_at_the_limit_with_its_children(tmp_path: Path) -> None:
+    marker = tmp_path / "child.pid"
+    make_script(
+        tmp_path,
+        f"#!/bin/sh\nsleep 60 &\necho $! > {marker}\nwait\n",
+        name="hang.sh",
+    )
+    started = time.perf_counter()
+    run = run_external(["./hang.sh"], tmp_path, dict(os.environ), ProtocolChannel(None), 1.0)
+    assert run.timed_out
+    assert run.exit_code == 1
+    assert time.perf_counter() - started < 8
+    child = int(marker.read_text())
+    time.sleep(0.2)
+    assert (
+        not Path(f"/proc/{child}").exists()
+        or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
+    )
+
+
+def test_a_runtime_that_closes_its_output_but_keeps_running_is_timed_out(tmp_path: Path) -> None:
+    make_script(tmp_path, "#!/bin/sh\nexec >&- 2>&-\nsleep 60\n", name="quiet.sh")
+    run = run_external(["./quiet.sh"], tmp_path, dict(os.environ), ProtocolChannel(None), 1.0)
+    assert run.timed_out
+
+
+def test_env_reaches_the_runtime(tmp_path: Path) -> None:
+    make_script(tmp_path, '#!/bin/sh\nprintf "%s" "$AS_TEST_WASM_PATH"\n', name="env.sh")
+    channel = ProtocolChannel(None)
+    env = {**os.environ, "AS_TEST_WASM_PATH": "out/a.wasm"}
+    run = run_external(["./env.sh"], tmp_path, env, channel, 5.0)
+    assert run.exit_code == 0
+    assert channel.output_text == "out/a.wasm"
+
+
+def test_data_frames_from_a_runtime_become_the_report(tmp_path: Path) -> None:
+    report = json.dumps({"suites": []}).encode()
+    frame = encode_frame(FrameType.DATA, report)
+    (tmp_path / "frame.bin").write_bytes(frame)
+    make_script(tmp_path, "#!/bin/sh\ncat frame.bin\n", name="report.sh")
+    channel = ProtocolChannel(None)
+    run = run_external(["./report.sh"], tmp_path, dict(os.environ), channel, 5.0)
+    assert run.exit_code == 0
+    assert channel.report_payload == report
