@@ -1,0 +1,726 @@
+"""Benchmark astest-tasks (`doit`) against as-test 1.0.7's own CLI (`npx ast test`).
+
+    /path/to/venv/bin/python bench/run_bench.py             # full run (long: see --help)
+    /path/to/venv/bin/python bench/run_bench.py --quick     # a smoke run of a few minutes
+
+Run it with the Python of the environment astest-tasks and its dependencies are installed in (its
+`doit` is used), from anywhere; the suites are generated under ``bench/.work/`` (gitignored) with
+``node_modules`` linked to the repository's, so ``npm ci`` must have run at the repository root.
+By default the astest_tasks measured is the committed one (HEAD, exported to ``bench/.work/`` and
+put first on PYTHONPATH), so half-finished edits in the working tree do not leak into the figures;
+``--code worktree`` measures the installed package instead.
+
+What is measured, on a generated suite of ``--compare-size`` passing specs (one wasi target),
+alternating the two tools (which one goes first flips every repetition), each tool in its own copy
+of the suite so neither sees the other's outputs:
+
+- cold, serial: ``npx ast test`` vs ``doit``, both from clean outputs (everything under
+  ``.as-test/`` but the runner scripts and snapshots, which a real project keeps, and doit's
+  ``.doit.db*`` deleted);
+- no-change rerun: the same commands again right after;
+- one spec changed: one spec's code rewritten (a new revision constant, so its wasm changes), then
+  the same commands;
+- cold, parallel: ``npx ast test --parallel`` (``--their-parallel``) vs ``doit -n 2``.
+
+Then the cost of ``doit`` alone at each of ``--sizes`` specs: cold and no-op.
+
+Every run must exit 0 and report every spec, with the same spec and test counts from both tools;
+otherwise the benchmark stops (a benchmark of a broken run is worthless). It prints the medians,
+the ratios ours/theirs against the goals of issue 4, and writes every sample to a JSON file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+import generate_suite
+
+REPO = Path(__file__).resolve().parents[1]
+WORK = REPO / "bench" / ".work"
+NODE_MODULES = REPO / "node_modules"
+RUN_TIMEOUT_S = 3600.0
+
+# Goals from issue 4 (ratios are ours / theirs).
+GOAL_COLD = 0.5
+GOAL_NO_CHANGE = 0.05
+GOAL_ONE_CHANGED = 0.25
+GOAL_NOOP_100_S = 1.0
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+AST_COUNT = re.compile(r"^(Files|Tests):\s+(\d+) failed,\s+(\d+) skipped,\s+(\d+) total")
+DOIT_FILES = re.compile(
+    r"^files:\s+(\d+) passed,\s+(\d+) failed,\s+(\d+) skipped(?:\s+\((\d+) cached\))?"
+)
+DOIT_TESTS = re.compile(r"^tests:\s+(\d+) passed,\s+(\d+) failed,\s+(\d+) skipped")
+
+
+class BenchError(Exception):
+    """A run failed or reported something other than every spec passing: stop the benchmark."""
+
+
+@dataclass(frozen=True)
+class Counts:
+    specs: int
+    tests: int
+    cached: int | None  # doit only: results shown from the cache
+
+
+@dataclass
+class Sample:
+    tool: str  # "as-test" or "doit"
+    scenario: str
+    size: int
+    seconds: float
+    command: str
+    counts: Counts
+
+
+@dataclass
+class Results:
+    samples: list[Sample] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def times(self, tool: str, scenario: str, size: int) -> list[float]:
+        return [
+            s.seconds
+            for s in self.samples
+            if s.tool == tool and s.scenario == scenario and s.size == size
+        ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Projects and commands
+
+
+@dataclass(frozen=True)
+class Project:
+    tool: str
+    path: Path
+    size: int
+
+
+def prepare(tool: str, size: int) -> Project:
+    path = WORK / f"suite-{size}-{tool}"
+    generate_suite.generate(path, size, NODE_MODULES)  # also resets a changed spec to revision 0
+    return Project(tool, path, size)
+
+
+def clean(project: Project) -> None:
+    """Remove the tool's outputs and doit's state; keep the runners and snapshots (user files)."""
+    out = project.path / ".as-test"
+    if out.is_dir():
+        for entry in out.iterdir():
+            if entry.name in {"runners", "snapshots"}:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    for state in project.path.glob(".doit.db*"):
+        if state.is_dir():
+            shutil.rmtree(state)
+        else:
+            state.unlink()
+
+
+# Where the astest_tasks package the suites' dodo.py imports comes from: None means the
+# installed one (the working tree, for an editable install); else a folder put first on PYTHONPATH.
+CODE_DIR: Path | None = None
+
+
+def export_head() -> tuple[Path, str]:
+    """Export the committed tree (HEAD) once per commit; its astest_tasks is what gets measured.
+
+    The working tree may hold someone's half-finished edits; HEAD is what is on main.
+    """
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    dest = WORK / f"code-{commit[:12]}"
+    if not (dest / "astest_tasks").is_dir():
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", commit], cwd=REPO, capture_output=True, check=True
+        ).stdout
+        partial = dest.with_name(dest.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        with tempfile.TemporaryFile() as buffer:
+            buffer.write(archive)
+            buffer.seek(0)
+            with tarfile.open(fileobj=buffer, mode="r:") as tar:
+                tar.extractall(partial, filter="data")
+        shutil.rmtree(dest, ignore_errors=True)
+        partial.rename(dest)
+        for old in WORK.glob("code-*"):  # exports of earlier commits
+            if old != dest:
+                shutil.rmtree(old, ignore_errors=True)
+    return dest, commit
+
+
+def run_env() -> dict[str, str]:
+    # Colour off (plain, parseable output). Bytecode caching on, as on a user's machine: a
+    # PYTHONDONTWRITEBYTECODE inherited from a CI-like shell would make every doit recompile
+    # astest_tasks from source.
+    dropped = {"FORCE_COLOR", "CLICOLOR_FORCE", "PYTHONDONTWRITEBYTECODE"}
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
+    if CODE_DIR is not None:
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(CODE_DIR), *filter(None, [os.environ.get("PYTHONPATH")])]
+        )
+    env["NO_COLOR"] = "1"
+    # Ours reads these; a value left in the caller's shell must not change what is measured.
+    for name in ("ASTEST_MODE", "ASTEST_TIMEOUT", "ASTEST_CONFIG"):
+        env.pop(name, None)
+    return env
+
+
+def doit_executable() -> str:
+    beside = Path(sys.executable).parent / "doit"
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("doit")
+    if found is None:
+        raise BenchError("no `doit` beside this Python or on PATH; run with the venv's Python")
+    return found
+
+
+def timed_run(project: Project, argv: Sequence[str], scenario: str) -> tuple[float, str, int]:
+    """Run argv in the project; return (seconds, combined output, exit code)."""
+    with tempfile.TemporaryFile(mode="w+") as out:
+        start = time.perf_counter()
+        try:
+            proc = subprocess.run(
+                list(argv),
+                cwd=project.path,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=run_env(),
+                timeout=RUN_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise BenchError(
+                f"{project.tool} {scenario} at {project.size} specs: `{shlex.join(argv)}` did not "
+                f"finish within {RUN_TIMEOUT_S:.0f} s"
+            ) from exc
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        text = ANSI.sub("", out.read())
+    return seconds, text, proc.returncode
+
+
+def tail(text: str, lines: int = 25) -> str:
+    return "\n".join("    " + line for line in text.rstrip().splitlines()[-lines:])
+
+
+def as_test_counts(text: str) -> Counts:
+    found: dict[str, tuple[int, int, int]] = {}
+    for line in text.splitlines():
+        match = AST_COUNT.match(line.strip())
+        if match:
+            failed, skipped, total = (int(g) for g in match.groups()[1:])
+            found[match.group(1)] = (failed, skipped, total)
+    if "Files" not in found or "Tests" not in found:
+        raise ValueError("no `Files:`/`Tests:` totals in the output")
+    files, tests = found["Files"], found["Tests"]
+    if files[0] or tests[0]:
+        raise ValueError(f"failures reported: {files[0]} files, {tests[0]} tests")
+    return Counts(specs=files[2] - files[1], tests=tests[2] - tests[1], cached=None)
+
+
+def report_path(project: Project) -> Path:
+    return project.path / ".as-test" / "report.json"
+
+
+def file_state(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_ino
+
+
+def doit_counts(text: str, project: Project, before: tuple[int, int] | None) -> Counts:
+    """Counts from `.as-test/report.json` if this run wrote it, else from the summary's totals."""
+    report = report_path(project)
+    after = file_state(report)
+    if after is not None and after != before:
+        data = json.loads(report.read_text())
+        totals = data.get("totals", {})
+        files, tests = totals.get("files", {}), totals.get("tests", {})
+        if isinstance(files, dict) and isinstance(tests, dict) and "passed" in files:
+            if files.get("failed") or tests.get("failed"):
+                raise ValueError(f"failures reported in {report}: {totals}")
+            cached = totals.get("cached")
+            return Counts(
+                specs=int(files["passed"]),
+                tests=int(tests["passed"]),
+                cached=int(cached) if isinstance(cached, int) else None,
+            )
+    files_m = tests_m = None
+    for line in text.splitlines():
+        files_m = DOIT_FILES.match(line.strip()) or files_m
+        tests_m = DOIT_TESTS.match(line.strip()) or tests_m
+    if files_m is None or tests_m is None:
+        raise ValueError("no fresh report.json and no `files:`/`tests:` summary lines")
+    if int(files_m.group(2)) or int(tests_m.group(2)):
+        raise ValueError("failures reported in the summary")
+    cached_text = files_m.group(4)
+    return Counts(
+        specs=int(files_m.group(1)),
+        tests=int(tests_m.group(1)),
+        cached=int(cached_text) if cached_text else None,
+    )
+
+
+def measure(
+    results: Results, project: Project, argv: Sequence[str], scenario: str, expect_cached: int
+) -> Sample:
+    report_before = file_state(report_path(project))
+    seconds, text, code = timed_run(project, argv, scenario)
+    where = f"{project.tool} {scenario} at {project.size} specs (`{shlex.join(argv)}`)"
+    if code != 0:
+        raise BenchError(f"{where} exited {code}:\n{tail(text)}")
+    try:
+        if project.tool == "as-test":
+            counts = as_test_counts(text)
+        else:
+            counts = doit_counts(text, project, report_before)
+    except ValueError as exc:
+        raise BenchError(f"{where}: {exc}:\n{tail(text)}") from None
+    if counts.specs != project.size:
+        raise BenchError(
+            f"{where} reported {counts.specs} passing specs, expected {project.size}:\n{tail(text)}"
+        )
+    if project.tool == "doit" and counts.cached is not None and counts.cached != expect_cached:
+        note = (
+            f"{where}: {counts.cached} results cached, expected {expect_cached} "
+            "(incomplete clean, or the tool re-ran what it could have reused)"
+        )
+        if note not in results.notes:
+            results.notes.append(note)
+        print(f"  NOTE {note}", flush=True)
+    sample = Sample(project.tool, scenario, project.size, seconds, shlex.join(argv), counts)
+    results.samples.append(sample)
+    cached = "" if counts.cached is None else f", {counts.cached} cached"
+    print(
+        f"  {project.tool:8} {scenario:18} {project.size:4} specs  {seconds:8.2f} s  "
+        f"({counts.specs} specs, {counts.tests} tests{cached})",
+        flush=True,
+    )
+    return sample
+
+
+def check_agreement(theirs: Sample, ours: Sample) -> None:
+    if (theirs.counts.specs, theirs.counts.tests) != (ours.counts.specs, ours.counts.tests):
+        raise BenchError(
+            f"{theirs.scenario}: the tools disagree: as-test reported {theirs.counts.specs} specs "
+            f"and {theirs.counts.tests} tests, doit {ours.counts.specs} specs and "
+            f"{ours.counts.tests} tests"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# The benchmark
+
+
+@dataclass(frozen=True)
+class Plan:
+    compare_size: int
+    sizes: tuple[int, ...]
+    repeat: int
+    scale_repeat: int
+    their_parallel: tuple[str, ...]
+    our_jobs: int
+
+
+def npx_ast(*extra: str) -> list[str]:
+    # --no-install: never fetch as-test from a registry if node_modules is not where it should be.
+    return ["npx", "--no-install", "ast", "test", *extra]
+
+
+def pair(
+    results: Results,
+    theirs: Project,
+    ours: Project,
+    theirs_first: bool,
+    scenario: str,
+    their_argv: Sequence[str],
+    our_argv: Sequence[str],
+    from_clean: bool,
+    expect_cached: int,
+) -> None:
+    """Measure one scenario with both tools, in the given order, and check that they agree."""
+    order = [(theirs, their_argv), (ours, our_argv)]
+    if not theirs_first:
+        order.reverse()
+    samples: dict[str, Sample] = {}
+    for project, argv in order:
+        if from_clean:
+            clean(project)
+        samples[project.tool] = measure(results, project, argv, scenario, expect_cached)
+    check_agreement(samples["as-test"], samples["doit"])
+
+
+def compare(plan: Plan, results: Results) -> None:
+    size = plan.compare_size
+    theirs, ours = prepare("as-test", size), prepare("doit", size)
+    doit = doit_executable()
+    changed_index = size // 2
+    changed = generate_suite.spec_path(Path(), changed_index)
+
+    # Warm the page cache and let as-test write its runner script (a real project has it); for
+    # doit, `doit list` imports everything and creates the tasks without building anything.
+    print(f"\nwarm-up (not measured): `npx ast test` and `doit list` on {size} specs", flush=True)
+    clean(theirs)
+    measure(Results(), theirs, npx_ast(), "warm-up", 0)
+    clean(ours)
+    seconds, text, code = timed_run(ours, [doit, "list"], "warm-up")
+    if code != 0:
+        raise BenchError(f"`doit list` in {ours.path} exited {code}:\n{tail(text)}")
+    print(f"  doit     warm-up (doit list)  {size:4} specs  {seconds:8.2f} s", flush=True)
+
+    for rep in range(plan.repeat):
+        first_theirs = rep % 2 == 0
+        print(
+            f"\nrepetition {rep + 1}/{plan.repeat} ({'as-test' if first_theirs else 'doit'} first)",
+            flush=True,
+        )
+
+        pair(results, theirs, ours, first_theirs, "cold", npx_ast(), [doit], True, 0)
+        pair(results, theirs, ours, first_theirs, "no-change", npx_ast(), [doit], False, size)
+        revision = rep + 1
+        for project in (theirs, ours):
+            (project.path / changed).write_text(generate_suite.spec_source(changed_index, revision))
+        pair(results, theirs, ours, first_theirs, "one-changed", npx_ast(), [doit], False, size - 1)
+        pair(
+            results,
+            theirs,
+            ours,
+            first_theirs,
+            "cold-parallel",
+            npx_ast(*plan.their_parallel),
+            [doit, "-n", str(plan.our_jobs)],
+            True,
+            0,
+        )
+
+
+def scale(plan: Plan, results: Results) -> None:
+    doit = doit_executable()
+    for size in plan.sizes:
+        if size == plan.compare_size and results.times("doit", "cold", size):
+            print(f"\n{size} specs: doit cold and no-op taken from the comparison runs", flush=True)
+            continue
+        project = prepare("doit", size)
+        print(f"\ndoit alone on {size} specs", flush=True)
+        for rep in range(max(plan.scale_repeat, plan.repeat)):
+            if rep < plan.scale_repeat:
+                clean(project)
+                measure(results, project, [doit], "cold", 0)
+            measure(results, project, [doit], "no-change", size)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reporting
+
+
+def median(values: Sequence[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def fmt_s(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def render(plan: Plan, results: Results) -> str:
+    size = plan.compare_size
+    rows = [
+        ("cold, serial", "cold", "npx ast test", "doit", GOAL_COLD),
+        (
+            "cold, parallel",
+            "cold-parallel",
+            shlex.join(["npx", "ast", "test", *plan.their_parallel]),
+            f"doit -n {plan.our_jobs}",
+            GOAL_COLD,
+        ),
+        ("no-change rerun", "no-change", "npx ast test", "doit", GOAL_NO_CHANGE),
+        ("one spec changed", "one-changed", "npx ast test", "doit", GOAL_ONE_CHANGED),
+    ]
+    out = [
+        f"as-test vs doit on {size} specs: medians of {plan.repeat} run(s), seconds",
+        "",
+        "| scenario | theirs | as-test (s) | ours | doit (s) | ours/theirs | goal | met |",
+        "|---|---|---:|---|---:|---:|---:|---|",
+    ]
+    for label, scenario, their_cmd, our_cmd, goal in rows:
+        t = median(results.times("as-test", scenario, size))
+        o = median(results.times("doit", scenario, size))
+        ratio = None if t is None or o is None or t == 0 else o / t
+        met = "-" if ratio is None else ("yes" if ratio <= goal else "no")
+        out.append(
+            f"| {label} | `{their_cmd}` | {fmt_s(t)} | `{our_cmd}` | {fmt_s(o)} | "
+            f"{'-' if ratio is None else f'{ratio:.3f}'} | <= {goal:g} | {met} |"
+        )
+    out += [
+        "",
+        "doit alone: medians, seconds (per spec = cold / N)",
+        "",
+        "| specs | cold (s) | per spec (s) | no-op (s) | runs (cold/no-op) |",
+        "|---:|---:|---:|---:|---|",
+    ]
+    for n in sorted(set(plan.sizes)):
+        cold = results.times("doit", "cold", n)
+        noop = results.times("doit", "no-change", n)
+        c, z = median(cold), median(noop)
+        per = None if c is None else c / n
+        out.append(
+            f"| {n} | {fmt_s(c)} | {'-' if per is None else f'{per:.3f}'} | {fmt_s(z)} | "
+            f"{len(cold)}/{len(noop)} |"
+        )
+    noop100 = median(results.times("doit", "no-change", 100))
+    if noop100 is None:
+        out.append("\nno-op on 100 specs: not measured (add 100 to --sizes)")
+    else:
+        met = "yes" if noop100 < GOAL_NOOP_100_S else "no"
+        out.append(f"\nno-op on 100 specs: {noop100:.2f} s (goal < {GOAL_NOOP_100_S:g} s: {met})")
+    return "\n".join(out)
+
+
+def read_version(package: str) -> str:
+    path = NODE_MODULES / package / "package.json"
+    try:
+        return str(json.loads(path.read_text())["version"])
+    except (OSError, ValueError, KeyError):
+        return "not installed"
+
+
+def tool_output(argv: Sequence[str]) -> str:
+    try:
+        proc = subprocess.run(
+            list(argv), capture_output=True, text=True, timeout=60, check=False, cwd=REPO
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "unavailable"
+    if proc.returncode != 0:
+        return "?"
+    lines = (proc.stdout or proc.stderr).strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def py_version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def imported_astest_tasks() -> str:
+    """Where the suites' dodo.py will import astest_tasks from, asked in a child like doit's."""
+    probe = "import astest_tasks, sys; sys.stdout.write(astest_tasks.__file__ or '?')"
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=run_env(),
+            cwd=WORK,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"unavailable ({exc})"
+    if proc.returncode != 0:
+        return "cannot be imported: " + (proc.stderr.strip().splitlines() or ["?"])[-1]
+    return str(Path(proc.stdout).parent)
+
+
+def versions(code: str) -> dict[str, str]:
+    commit = tool_output(["git", "rev-parse", "--short", "HEAD"])
+    dirty = tool_output(["git", "status", "--porcelain", "--untracked-files=no", "astest_tasks"])
+    if code == "head":
+        source = f"HEAD {commit} exported"
+    else:
+        source = f"working tree at {commit}" + (
+            ", astest_tasks/ has uncommitted changes" if dirty not in {"", "?"} else ", clean"
+        )
+    return {
+        "astest-tasks": f"{py_version('astest-tasks')} ({source}; imported from "
+        f"{imported_astest_tasks()})",
+        "doit": py_version("doit"),
+        "wasmtime (PyPI)": py_version("wasmtime"),
+        "python": f"{platform.python_version()} ({sys.executable})",
+        "as-test": read_version("as-test"),
+        "assemblyscript": read_version("assemblyscript"),
+        "@assemblyscript/wasi-shim": read_version("@assemblyscript/wasi-shim"),
+        "node": tool_output(["node", "--version"]),
+        "npm": tool_output(["npm", "--version"]),
+        "cpus": str(os.cpu_count()),
+        "load average": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "platform": platform.platform(),
+    }
+
+
+def parallel_note(their_parallel: Sequence[str]) -> str | None:
+    if list(their_parallel) != ["--parallel"]:
+        return None
+    cpus = os.cpu_count() or 1
+    return (
+        f"as-test 1.0.7's --parallel picks its worker count itself: at most max(1, cpus - 1) = "
+        f"{max(1, cpus - 1)} on this {cpus}-cpu machine (bin/index.js resolveAutoJobs); "
+        "pass --their-parallel '--jobs 2' to compare against two as-test workers"
+    )
+
+
+def cache_note() -> str | None:
+    home_cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    found = sorted(
+        str(p)
+        for p in home_cache.glob("*")
+        if "astest" in p.name.lower() or "wasmtime" in p.name.lower()
+    )
+    if not found:
+        return None
+    return "user-level caches exist and are not cleared by the cold runs: " + ", ".join(found)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated counts, got {text!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive counts, got {text!r}")
+    return sizes
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Benchmark astest-tasks (doit) against as-test 1.0.7's `npx ast test`.",
+        epilog="--quick means --compare-size 10 --sizes 10,50 --repeat 1 unless those are given.",
+    )
+    parser.add_argument(
+        "--compare-size", type=positive, default=None, help="specs in the head-to-head suite [50]"
+    )
+    parser.add_argument(
+        "--sizes", type=parse_sizes, default=None, help="doit-alone suite sizes [10,50,100,200]"
+    )
+    parser.add_argument("--repeat", type=positive, default=None, help="repetitions [3]")
+    parser.add_argument(
+        "--scale-repeat",
+        type=positive,
+        default=None,
+        help="cold repetitions per doit-alone size [--repeat]; no-op runs still get --repeat",
+    )
+    parser.add_argument(
+        "--their-parallel",
+        default="--parallel",
+        help="as-test's parallel flags, one shell-quoted string [--parallel]",
+    )
+    parser.add_argument("--our-jobs", type=positive, default=2, help="doit -n value [2]")
+    parser.add_argument("--quick", action="store_true", help="a small, fast configuration")
+    parser.add_argument(
+        "--code",
+        choices=["head", "worktree"],
+        default="head",
+        help="measure astest_tasks as committed (HEAD, exported to bench/.work/) or as installed "
+        "(for an editable install: the working tree, uncommitted edits included) [head]",
+    )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=WORK / "results.json",
+        help="where to write every sample [bench/.work/results.json]",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    quick: bool = args.quick
+    repeat: int = args.repeat or (1 if quick else 3)
+    plan = Plan(
+        compare_size=args.compare_size or (10 if quick else 50),
+        sizes=args.sizes or ((10, 50) if quick else (10, 50, 100, 200)),
+        repeat=repeat,
+        scale_repeat=args.scale_repeat or repeat,
+        their_parallel=tuple(shlex.split(args.their_parallel)),
+        our_jobs=args.our_jobs,
+    )
+    global CODE_DIR
+    if args.code == "head":
+        CODE_DIR, _ = export_head()
+    print("command:", shlex.join([sys.executable, *sys.argv]))
+    print("plan:", json.dumps(dataclasses.asdict(plan)))
+    info = versions(args.code)
+    for name, value in info.items():
+        print(f"  {name}: {value}")
+    results = Results()
+    for note in (parallel_note(plan.their_parallel), cache_note()):
+        if note:
+            results.notes.append(note)
+    if not (NODE_MODULES / "as-test").is_dir():
+        print(f"ERROR: {NODE_MODULES / 'as-test'} is missing; run `npm ci` at the repository root")
+        return 3
+    started = time.perf_counter()
+    try:
+        compare(plan, results)
+        scale(plan, results)
+    except BenchError as exc:
+        print(f"\nBENCHMARK INVALID: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(
+            json.dumps(
+                {
+                    "command": [sys.executable, *sys.argv],
+                    "plan": dataclasses.asdict(plan),
+                    "versions": info,
+                    "notes": results.notes,
+                    "samples": [dataclasses.asdict(s) for s in results.samples],
+                },
+                indent=2,
+            )
+            + "\n"
+        )
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    total = time.perf_counter() - started
+    print(f"\n(total {total:.0f} s; load average at the end {load}; samples in {args.json})\n")
+    print(render(plan, results))
+    print("\n`npx ast test` ran as `npx --no-install ast test` (never fetch as-test).")
+    for note in results.notes:
+        print(f"\nnote: {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
