@@ -1,0 +1,61 @@
+"""`init` scaffolding: every file from a template, nothing existing ever overwritten."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from astest_tasks.config import load_config
+from astest_tasks.scaffold import EXAMPLE_SPEC, NPM_PACKAGES, npm_package_name, scaffold_project
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_an_empty_folder_gets_a_whole_project(tmp_path: Path) -> None:
+    report = scaffold_project(tmp_path / "My Project")
+    root = tmp_path / "My Project"
+    assert report.skipped == []
+    assert sorted(report.created) == sorted(
+        [
+            ".as-test/runners/default.bindings.py",
+            ".as-test/runners/default.wasi.py",
+            ".gitignore",
+            "as-test.config.json",
+            EXAMPLE_SPEC,
+            "dodo.py",
+            "package.json",
+        ]
+    )
+    package = json.loads((root / "package.json").read_text())
+    assert package["type"] == "module"
+    assert package["name"] == "my-project"
+    assert package["devDependencies"] == dict(NPM_PACKAGES)
+    config = load_config(root / "as-test.config.json", root)
+    assert config.base.target == "wasi"
+    assert config.warnings == ()
+    compile((root / "dodo.py").read_text(), "dodo.py", "exec")
+
+
+def test_existing_files_are_skipped_and_left_unchanged(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{"name": "mine"}')
+    runner = tmp_path / ".as-test/runners/default.wasi.py"
+    runner.parent.mkdir(parents=True)
+    runner.write_text("# edited\n")
+    report = scaffold_project(tmp_path, target="bindings")
+    assert sorted(report.skipped) == [".as-test/runners/default.wasi.py", "package.json"]
+    assert (tmp_path / "package.json").read_text() == '{"name": "mine"}'
+    assert runner.read_text() == "# edited\n"
+    assert json.loads((tmp_path / "as-test.config.json").read_text())["buildOptions"] == {
+        "target": "bindings"
+    }
+
+
+def test_the_npm_pins_match_the_versions_this_repository_tests() -> None:
+    root_package = json.loads((REPO / "package.json").read_text())
+    assert dict(NPM_PACKAGES) == root_package["devDependencies"]
+
+
+def test_npm_package_names_are_valid() -> None:
+    assert npm_package_name("My Project") == "my-project"
+    assert npm_package_name(".hidden") == "hidden"
+    assert npm_package_name("!!!") == "as-test-project"
