@@ -8,6 +8,7 @@ doit; only the summary fails the doit run. A failing build or run task would sto
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import posixpath
 import shlex
@@ -45,7 +46,7 @@ from astest_tasks.results import (
 from astest_tasks.runtime_command import ExternalRuntime
 from astest_tasks.runtime_env import runtime_variables
 from astest_tasks.snapshots import SnapshotStore
-from astest_tasks.summary import SummaryPlan, run_summary
+from astest_tasks.summary import SummaryPlan, print_summary, write_report
 from astest_tasks.toolchain import load_toolchain
 from astest_tasks.wasm_host import HostLimits
 
@@ -220,10 +221,28 @@ def _with_duration(result: SpecResult, seconds: float) -> SpecResult:
 
 # -- summary -------------------------------------------------------------------------------------
 def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
+    """The summary task's action: print the summary, write the report, fail if anything failed."""
     summary_plan = SummaryPlan.from_dict(plan)
-    all_passed = run_summary(summary_plan, session)
-    if all_passed:
+    if not _in_doit_worker_process():
+        print_summary(summary_plan, session)
+    if write_report(summary_plan, session):
         return True
-    # report=False: our summary already said what failed, and doit's own failure banner would
-    # push it off the last line.
+    # report=False: our summary says what failed, and doit's own failure banner would push it off
+    # the last line.
     return TaskFailed("some specs failed", report=False)
+
+
+def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
+    """The summary task's teardown: prints the summary when a ``doit -n N`` worker ran it.
+
+    The parent process prints a task's title when the worker's report of it arrives, which can be
+    after the action's own output; a worker runs its teardowns only once the parent has dispatched
+    every task, so printing there keeps the summary last. In one process (plain ``doit``, or
+    ``-P thread``, which runs teardowns once per thread) the action has printed it already.
+    """
+    if _in_doit_worker_process():
+        print_summary(SummaryPlan.from_dict(plan), session)
+
+
+def _in_doit_worker_process() -> bool:
+    return multiprocessing.parent_process() is not None

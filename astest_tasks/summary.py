@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from astest_tasks.atomic import write_text_atomic
 from astest_tasks.console import Palette, Shown, render_summary, use_colour
@@ -56,15 +58,34 @@ class SummaryPlan:
         )
 
 
-def run_summary(plan: SummaryPlan, session: str) -> bool:
-    """Print the summary and write the JSON report; True when nothing failed."""
+def write_report(plan: SummaryPlan, session: str) -> bool:
+    """Write the JSON report; True when nothing failed. Prints nothing (see ``print_summary``)."""
     root = Path(plan.project_root)
     shown = [_load(root, entry, session) for entry in plan.entries]
-    palette = Palette(enabled=use_colour(sys.stdout))
-    sys.stdout.write(render_summary(shown, palette))
-    sys.stdout.flush()
     write_text_atomic(root / plan.report_path, _report_json(shown))
     return all(item.result.status != Status.FAILED for item in shown)
+
+
+def print_summary(plan: SummaryPlan, session: str) -> None:
+    """Print every spec's result, failures and totals; the last line is the tests count."""
+    root = Path(plan.project_root)
+    shown = [_load(root, entry, session) for entry in plan.entries]
+    stream = _output_stream()
+    palette = Palette(enabled=use_colour(stream))
+    stream.write(render_summary(shown, palette))
+    stream.flush()
+
+
+def _output_stream() -> TextIO:
+    """Where the summary goes: the process's real stdout when a ``doit -P thread`` worker runs it.
+
+    doit captures each action's output by swapping the process-wide ``sys.stdout``; tasks finishing
+    at once on several threads can restore each other's capture buffers, leaving ``sys.stdout``
+    pointing at a dead buffer, and the summary would vanish into it.
+    """
+    if threading.current_thread() is not threading.main_thread() and sys.__stdout__ is not None:
+        return sys.__stdout__
+    return sys.stdout
 
 
 def _load(root: Path, entry: SummaryEntry, session: str) -> Shown:

@@ -18,7 +18,14 @@ from doit import task_params
 from doit.exceptions import InvalidTask
 from doit.tools import config_changed
 
-from astest_tasks.actions import RunRequest, build_spec, last_run_passed, run_spec, summarize
+from astest_tasks.actions import (
+    RunRequest,
+    build_spec,
+    last_run_passed,
+    run_spec,
+    show_summary_from_worker,
+    summarize,
+)
 from astest_tasks.cache_keys import build_file_deps, build_key, run_key
 from astest_tasks.compiler import BuildRequest
 from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
@@ -287,6 +294,7 @@ def _summary_task(
         "name": "summary",
         "doc": "print every spec's result (fresh or cached) and fail if any failed",
         "actions": [(summarize, [plan.to_dict(), session])],
+        "teardown": [(show_summary_from_worker, [plan.to_dict(), session])],
         "task_dep": run_tasks,
         "uptodate": [False],  # always shows results, cached ones included
         "verbosity": 2,  # our output is the point: never let doit capture it

@@ -131,3 +131,15 @@ def test_missing_npm_package_names_the_install_command(
     (project.root / "node_modules").mkdir()
     line = _single_error_line(project.doit("list"))
     assert "npm install --save-dev" in line
+
+
+@pytest.mark.parametrize("parallel", [["-n", "2"], ["-n", "2", "-P", "thread"]])
+def test_parallel_runs_keep_the_summary_last_and_the_exit_code(
+    built_failing: tuple[Project, DoitRun], tmp_path: Path, parallel: list[str]
+) -> None:
+    project = clone_project(built_failing[0], tmp_path)
+    run = project.doit(*parallel, env={"ASTEST_TIMEOUT": "2"})
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert run.last_line.startswith("tests: "), run.stdout[-500:]
+    assert run.last_line == built_failing[1].last_line
+    assert run.stdout.count("\ntests: ") == 1, "the summary must be printed exactly once"
