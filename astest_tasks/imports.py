@@ -8,11 +8,16 @@ unneeded rebuild, never a stale pass.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from astest_tasks.atomic import write_text_atomic
+
+SCAN_CACHE_FORMAT = 1
 
 # `import x from "./a"`, `import { x } from '../b'`, `export * from "./c"`, `import "./d"`.
 _FROM = re.compile(r"""\bfrom\s*["']([^"'\n]+)["']""")
@@ -25,7 +30,63 @@ class ImportScan:
     packages: tuple[str, ...]  # npm package names imported anywhere in those files
 
 
-def scan_imports(project_root: Path, spec_path: str) -> ImportScan:
+class ImportScanCache:
+    """Each file's import specifiers, keyed by the file's state (mtime and size).
+
+    Task creation scans every spec's imports on every doit call, ``doit list`` and no-op runs
+    included; with the cache, an unchanged file is not read again. Only the specifiers are kept:
+    resolving them checks which files exist now, so a module that appears or disappears is
+    still seen.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._entries: dict[str, dict[str, object]] = {}
+        self._dirty = False
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and data.get("format") == SCAN_CACHE_FORMAT:
+                entries = data.get("files")
+                if isinstance(entries, dict):
+                    self._entries = entries
+        except (OSError, ValueError):
+            pass  # no cache yet, or a broken one: scan everything, write a new one
+
+    def specifiers(self, file: Path, key: str) -> list[str] | None:
+        """The file's import specifiers, or None when it cannot be read."""
+        try:
+            state = file.stat()
+        except OSError:
+            return None
+        stamp = [state.st_mtime_ns, state.st_size]
+        entry = self._entries.get(key)
+        if entry is not None and entry.get("state") == stamp:
+            cached = entry.get("specifiers")
+            if isinstance(cached, list) and all(isinstance(s, str) for s in cached):
+                return cached
+        try:
+            source = file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        found = list(_specifiers(source))
+        self._entries[key] = {"state": stamp, "specifiers": found}
+        self._dirty = True
+        return found
+
+    def save(self) -> None:
+        if not self._dirty:
+            return
+        document = {"format": SCAN_CACHE_FORMAT, "files": self._entries}
+        try:
+            write_text_atomic(self._path, json.dumps(document, sort_keys=True) + "\n")
+        except OSError:
+            return  # a cache we cannot write only costs a rescan next time
+        self._dirty = False
+
+
+def scan_imports(
+    project_root: Path, spec_path: str, cache: ImportScanCache | None = None
+) -> ImportScan:
     """Follow relative imports from ``spec_path`` (relative to ``project_root``)."""
     seen: set[str] = set()
     packages: set[str] = set()
@@ -35,11 +96,8 @@ def scan_imports(project_root: Path, spec_path: str) -> ImportScan:
         if current in seen:
             continue
         seen.add(current)
-        try:
-            source = (project_root / current).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for specifier in _specifiers(source):
+        found = _file_specifiers(project_root, current, cache)
+        for specifier in found or ():
             if specifier.startswith("."):
                 resolved = _resolve_relative(project_root, posixpath.dirname(current), specifier)
                 if resolved is not None and resolved not in seen:
@@ -47,6 +105,18 @@ def scan_imports(project_root: Path, spec_path: str) -> ImportScan:
             elif not specifier.startswith("~lib/"):
                 packages.add(package_name(specifier))
     return ImportScan(local_files=tuple(sorted(seen)), packages=tuple(sorted(packages)))
+
+
+def _file_specifiers(
+    project_root: Path, path: str, cache: ImportScanCache | None
+) -> list[str] | None:
+    file = project_root / path
+    if cache is not None:
+        return cache.specifiers(file, path)
+    try:
+        return list(_specifiers(file.read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return None
 
 
 def package_name(specifier: str) -> str:

@@ -31,7 +31,7 @@ from astest_tasks.compiler import BuildRequest
 from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
 from astest_tasks.discovery import Spec, discover_specs
 from astest_tasks.errors import UserError
-from astest_tasks.imports import scan_imports
+from astest_tasks.imports import ImportScanCache, scan_imports
 from astest_tasks.layout import SpecFiles, output_root, spec_files
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
@@ -54,6 +54,7 @@ from astest_tasks.toolchain import (
 BASENAME = "astest"
 DEFAULT_TIMEOUT_S = 10.0
 MAX_TIMEOUT_S = 86_400.0
+IMPORT_SCAN_CACHE = "cache/import-scan.json"  # under the output root (.as-test by default)
 DEFAULT_CONFIG = "as-test.config.json"
 
 # One definition drives the command line (`doit astest --timeout 30`), the environment
@@ -144,13 +145,14 @@ def create_tasks(
     _check_outputs_are_separate(project_root, config, specs_by_mode)
     runtimes = {mode.name: _runtime_of(project_root, config_path, mode) for mode in modes}
     yield from _runner_tasks(project_root, runtimes.values())
+    scan_cache = ImportScanCache(project_root / output_root(config) / IMPORT_SCAN_CACHE)
     entries: list[SummaryEntry] = []
     run_tasks: list[str] = []
     for mode in modes:
         for spec in specs_by_mode[mode.name]:
             files = spec_files(mode, spec)
             runtime = runtimes[mode.name]
-            yield _build_task(project_root, mode, spec, files, toolchain)
+            yield _build_task(project_root, mode, spec, files, toolchain, scan_cache)
             yield _run_task(project_root, mode, spec, files, timeout_s, session, runtime)
             run_tasks.append(f"{BASENAME}:run:{mode.name}:{spec.spec_id}")
             entries.append(
@@ -162,11 +164,17 @@ def create_tasks(
                     result=files.result,
                 )
             )
+    scan_cache.save()
     yield _summary_task(project_root, config, entries, run_tasks, session)
 
 
 def _build_task(
-    root: Path, mode: ModeSettings, spec: Spec, files: SpecFiles, toolchain: Toolchain
+    root: Path,
+    mode: ModeSettings,
+    spec: Spec,
+    files: SpecFiles,
+    toolchain: Toolchain,
+    scan_cache: ImportScanCache,
 ) -> dict[str, Any]:
     request = BuildRequest(
         project_root=str(root),
@@ -181,7 +189,7 @@ def _build_task(
         build_cmd=mode.build_cmd,
         build_env=dict(mode.build_env),
     )
-    scan = scan_imports(root, spec.path)
+    scan = scan_imports(root, spec.path, scan_cache)
     targets = [files.build_record, files.wasm]
     if mode.target == "bindings":
         stem = files.wasm.removesuffix(".wasm")

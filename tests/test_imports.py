@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from astest_tasks.imports import ImportScan, package_name, scan_imports
+import pytest
+
+from astest_tasks.imports import ImportScan, ImportScanCache, package_name, scan_imports
 
 SPEC = "assembly/__tests__/math.spec.ts"
 
@@ -143,3 +145,51 @@ def test_package_name_strips_subpaths() -> None:
     assert package_name("json-as/assembly/index") == "json-as"
     assert package_name("@assemblyscript/wasi-shim/assembly") == "@assemblyscript/wasi-shim"
     assert package_name("@scope/pkg") == "@scope/pkg"
+
+
+def test_the_scan_cache_does_not_read_unchanged_files_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {SPEC: 'import { a } from "../lib/a";\n', "assembly/lib/a.ts": "export {};\n"})
+    cache_file = tmp_path / ".as-test/cache/import-scan.json"
+    cache = ImportScanCache(cache_file)
+    first = scan_imports(tmp_path, SPEC, cache)
+    cache.save()
+    reloaded = ImportScanCache(cache_file)  # as the next doit call does
+
+    def refuse(*_args: object, **_kwargs: object) -> str:
+        raise AssertionError("an unchanged file was read again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Path, "read_text", refuse)
+        assert scan_imports(tmp_path, SPEC, reloaded) == first
+    assert first.local_files == ("assembly/__tests__/math.spec.ts", "assembly/lib/a.ts")
+
+
+def test_the_scan_cache_rescans_a_changed_file_and_sees_new_modules(tmp_path: Path) -> None:
+    write(tmp_path, {SPEC: 'import { a } from "../lib/a";\n'})
+    cache_file = tmp_path / "scan.json"
+    cache = ImportScanCache(cache_file)
+    assert scan_imports(tmp_path, SPEC, cache).local_files == (SPEC,)
+    cache.save()
+    # The module appears later: the spec is unchanged, but resolution sees the new file.
+    write(tmp_path, {"assembly/lib/a.ts": 'import { b } from "./b";\n', "assembly/lib/b.ts": ""})
+    assert scan_imports(tmp_path, SPEC, ImportScanCache(cache_file)).local_files == (
+        SPEC,
+        "assembly/lib/a.ts",
+        "assembly/lib/b.ts",
+    )
+    # The spec changes (size differs): it is read again.
+    write(tmp_path, {SPEC: 'import { x } from "json-as/assembly";\n'})
+    changed = scan_imports(tmp_path, SPEC, ImportScanCache(cache_file))
+    assert changed == ImportScan(local_files=(SPEC,), packages=("json-as",))
+
+
+def test_a_corrupt_scan_cache_is_ignored(tmp_path: Path) -> None:
+    write(tmp_path, {SPEC: 'import { a } from "as-test";\n'})
+    cache_file = tmp_path / "scan.json"
+    cache_file.write_text("{not json")
+    cache = ImportScanCache(cache_file)
+    assert scan_imports(tmp_path, SPEC, cache).packages == ("as-test",)
+    cache.save()
+    assert '"format": 1' in cache_file.read_text()
