@@ -4,6 +4,10 @@ One asc call per spec: asc links every entry file of a call into one module, so 
 would make them share globals and a single ``run()``. The result is a ``BuildRecord``, written as
 the build task's target: a failed compile is data (shown in the summary with the compiler's
 message and the command to reproduce it), not a doit failure that would stop the other specs.
+
+asc runs in this process's persistent compile server (``compile_pool``) and gives the same bytes
+as a spawned ``node asc.js``; custom build commands, and builds no server can serve, spawn. The
+record's command is always the spawned line, so a failure can be reproduced by hand.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from astest_tasks.atomic import write_text_atomic
+from astest_tasks.compile_pool import compile_with_server
+from astest_tasks.compile_server import CompileOutput, time_limit_message
 from astest_tasks.toolchain import Toolchain
 
 BUILD_RECORD_FORMAT = 1
@@ -127,25 +133,9 @@ def compile_spec(request: BuildRequest, toolchain: Toolchain) -> BuildRecord:
     scratch = Path(tempfile.mkdtemp(prefix=".asc-", dir=final_wasm.parent))
     try:
         scratch_wasm = scratch / final_wasm.name
-        argv = _spawn_argv(request, toolchain, scratch_wasm)
-        env = {**os.environ, **request.build_env}
-        try:
-            proc = subprocess.run(
-                argv,
-                cwd=root,
-                env=env,
-                capture_output=True,
-                timeout=COMPILE_TIME_LIMIT_S,
-                stdin=subprocess.DEVNULL,
-            )
-            exit_code = proc.returncode
-            diagnostics = _decode(proc.stderr) + _decode(proc.stdout)
-        except subprocess.TimeoutExpired:
-            exit_code = -1
-            diagnostics = f"the compiler did not finish within {COMPILE_TIME_LIMIT_S:.0f} s"
-        except OSError as exc:
-            exit_code = -1
-            diagnostics = f"could not start the compiler: {exc}"
+        output = _run_compiler(request, toolchain, scratch_wasm)
+        exit_code = output.exit_code
+        diagnostics = output.diagnostics
         if exit_code == 0 and scratch_wasm.is_file():
             wasm_bytes = scratch_wasm.read_bytes()
             for produced in sorted(scratch.iterdir()):
@@ -192,6 +182,39 @@ def _record(
     )
 
 
+def _run_compiler(request: BuildRequest, toolchain: Toolchain, out_file: Path) -> CompileOutput:
+    """asc in this process's persistent compile server when it can; otherwise spawned."""
+    root = Path(request.project_root)
+    env = {**os.environ, **request.build_env}
+    if not request.build_cmd:
+        argv = asc_arguments(request, toolchain, str(out_file))
+        asc_root = toolchain.assemblyscript.root
+        served = compile_with_server(
+            toolchain.node, asc_root, argv, root, env, COMPILE_TIME_LIMIT_S
+        )
+        if served is not None:
+            return served
+    return spawn_compiler(_spawn_argv(request, toolchain, out_file), root, env)
+
+
+def spawn_compiler(argv: list[str], cwd: Path, env: dict[str, str]) -> CompileOutput:
+    """One compiler process for one compile: custom build commands, and the fallback."""
+    try:
+        proc = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            timeout=COMPILE_TIME_LIMIT_S,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        return CompileOutput(-1, b"", time_limit_message(COMPILE_TIME_LIMIT_S).encode())
+    except OSError as exc:
+        return CompileOutput(-1, b"", f"could not start the compiler: {exc}".encode())
+    return CompileOutput(proc.returncode, proc.stdout, proc.stderr)
+
+
 def _spawn_argv(request: BuildRequest, toolchain: Toolchain, out_file: Path) -> list[str]:
     out = str(out_file)
     if request.build_cmd:
@@ -215,7 +238,3 @@ def _custom_command(request: BuildRequest, out_file: str) -> list[str]:
 def _dot_relative(root: Path, path: Path) -> str:
     relative = os.path.relpath(path, root).replace(os.sep, "/")
     return relative if relative.startswith("../") else f"./{relative}"
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace")

@@ -1,0 +1,326 @@
+"""The persistent compiler against a spawned asc: same bytes, same diagnostics, no leftovers.
+
+Real asc 0.28.14 and the as-test transform from npm, on copies of the fixture projects.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from astest_tasks import compile_pool
+from astest_tasks.compile_pool import DISABLE_VARIABLE, CompilePool
+from astest_tasks.compile_server import CompileOutput, CompileServer
+from astest_tasks.compiler import BuildRequest, asc_arguments, compile_spec, spawn_compiler
+from astest_tasks.toolchain import Toolchain, load_toolchain
+from tests.fakes import processes_mentioning, wait_until_gone
+from tests.integration.conftest import Project, copy_project
+
+pytestmark = pytest.mark.integration
+
+PASSING_SPECS = [
+    "assembly/__tests__/geometry.spec.ts",
+    "assembly/__tests__/skips.spec.ts",
+    "assembly/__tests__/snap.spec.ts",
+    "assembly/__tests__/left/shared.spec.ts",
+    "assembly/__tests__/right/shared.spec.ts",
+]
+
+
+@pytest.fixture
+def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[CompilePool]:
+    """A fresh pool as this process's own, so compile_spec uses it; closed afterwards."""
+    fresh = CompilePool()
+    monkeypatch.setattr(compile_pool, "_pool", fresh)
+    yield fresh
+    fresh.close()
+
+
+def toolchain_of(project: Project) -> Toolchain:
+    return load_toolchain(project.root, need_wasi_shim=True)
+
+
+def build_request(project: Project, spec: str, target: str) -> BuildRequest:
+    spec_id = spec.removeprefix("assembly/__tests__/").removesuffix(".spec.ts")
+    out = f".as-test/build/{target}/{spec_id}"
+    return BuildRequest(
+        project_root=str(project.root),
+        spec_path=spec,
+        spec_id=spec_id,
+        mode=target,
+        target=target,
+        wasm_path=f"{out}.spec.wasm",
+        record_path=f"{out}.build.json",
+        build_env={"AS_TEST_COVERAGE_ENABLED": "0"},
+    )
+
+
+Artifacts = dict[str, bytes]
+
+
+class Compiles:
+    """The same compiles served (by one pool) and spawned, each into a folder of its own."""
+
+    def __init__(
+        self, pool: CompilePool, project: Project, out: Path, args: tuple[str, ...] = ()
+    ) -> None:
+        self.pool = pool
+        self.project = project
+        self.toolchain = toolchain_of(project)
+        self.out = out
+        self.args = args
+        self.count = 0
+
+    def served(
+        self, spec: str, target: str, env: dict[str, str] | None = None
+    ) -> tuple[CompileOutput, Artifacts]:
+        folder, argv, full_env = self._prepare(spec, target, env)
+        root = self.toolchain.assemblyscript.root
+        output = self.pool.compile(
+            self.toolchain.node, root, argv, self.project.root, full_env, 300
+        )
+        assert output is not None, "the compile server did not start"
+        return output, artifacts(folder)
+
+    def spawned(
+        self, spec: str, target: str, env: dict[str, str] | None = None
+    ) -> tuple[CompileOutput, Artifacts]:
+        folder, argv, full_env = self._prepare(spec, target, env)
+        command = [self.toolchain.node, str(self.toolchain.asc_js), *argv]
+        return spawn_compiler(command, self.project.root, full_env), artifacts(folder)
+
+    def _prepare(
+        self, spec: str, target: str, env: dict[str, str] | None
+    ) -> tuple[Path, list[str], dict[str, str]]:
+        self.count += 1
+        folder = self.out / str(self.count)
+        folder.mkdir(parents=True)
+        # Every compile names its output x.wasm: asc writes the basename into the bindings.
+        request = replace(build_request(self.project, spec, target), build_args=self.args)
+        argv = asc_arguments(request, self.toolchain, str(folder / "x.wasm"))
+        return folder, argv, {**os.environ, "AS_TEST_COVERAGE_ENABLED": "0", **(env or {})}
+
+
+def artifacts(folder: Path) -> Artifacts:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def test_served_builds_match_a_spawned_asc_byte_for_byte_across_target_switches(
+    pool: CompilePool, tmp_path: Path
+) -> None:
+    # asc adds the wasi-shim's --lib files to a global; without restoring it, a bindings build
+    # after a wasi build fails to find ~lib/bindings/wasi_snapshot_preview1. So one server
+    # compiles every spec for wasi, then bindings, then wasi again, each checked against a spawn.
+    project = copy_project("passing", tmp_path)
+    compiles = Compiles(pool, project, tmp_path / "out")
+    expected_files = {"wasi": {"x.wasm"}, "bindings": {"x.wasm", "x.js", "x.d.ts"}}
+    reference: dict[tuple[str, str], tuple[CompileOutput, Artifacts]] = {}
+    for target in ["wasi", "bindings", "wasi"]:
+        for spec in PASSING_SPECS:
+            served = compiles.served(spec, target)
+            if (spec, target) not in reference:
+                reference[spec, target] = compiles.spawned(spec, target)
+            assert served == reference[spec, target], f"{spec} [{target}]"
+            assert served[0].exit_code == 0, served[0].diagnostics
+            assert set(served[1]) == expected_files[target]
+    assert (
+        reference["assembly/__tests__/geometry.spec.ts", "wasi"]
+        != (reference["assembly/__tests__/geometry.spec.ts", "bindings"])
+    )
+    assert len(pool.server_pids) == 1
+
+
+def test_each_compile_sees_its_own_build_environment(pool: CompilePool, tmp_path: Path) -> None:
+    # The as-test transform reads AS_TEST_COVERAGE_ENABLED from process.env while compiling.
+    project = copy_project("passing", tmp_path)
+    compiles = Compiles(pool, project, tmp_path / "out")
+    spec = "assembly/__tests__/geometry.spec.ts"
+    reference = {
+        flag: compiles.spawned(spec, "wasi", {"AS_TEST_COVERAGE_ENABLED": flag}) for flag in "10"
+    }
+    assert reference["1"][1] != reference["0"][1]
+    for flag in ["1", "0", "1"]:
+        served = compiles.served(spec, "wasi", {"AS_TEST_COVERAGE_ENABLED": flag})
+        assert served == reference[flag], f"coverage {flag}"
+
+
+def test_a_compile_error_returns_ascs_own_diagnostics(pool: CompilePool, tmp_path: Path) -> None:
+    project = copy_project("failing", tmp_path)
+    compiles = Compiles(pool, project, tmp_path / "out")
+    for target in ["wasi", "bindings"]:
+        served = compiles.served("assembly/__tests__/broken.spec.ts", target)
+        spawned = compiles.spawned("assembly/__tests__/broken.spec.ts", target)
+        assert served[0].exit_code == 1
+        assert "ERROR TS2322" in served[0].diagnostics
+        assert "broken.spec.ts" in served[0].diagnostics
+        assert served == spawned
+        assert served[1] == {}
+        # A failed compile leaves the server usable.
+        good = compiles.served("assembly/__tests__/assertions.spec.ts", target)
+        assert good[0].exit_code == 0, good[0].diagnostics
+        assert "x.wasm" in good[1]
+    assert len(pool.server_pids) == 1
+
+
+NOISY_TRANSFORM = """
+export default class Noisy {
+  afterParse() {
+    console.log("transform: printed to stdout");
+    process.stdout.write("transform: written to stdout\\n");
+    console.error("transform: printed to stderr");
+  }
+}
+"""
+
+QUITTING_TRANSFORM = """
+export default class Quitter {
+  afterParse() {
+    console.error("transform: giving up");
+    process.exit(3);
+  }
+}
+"""
+
+
+def test_what_a_transform_prints_is_captured_per_compile_and_kept_off_the_protocol(
+    pool: CompilePool, tmp_path: Path
+) -> None:
+    project = copy_project("passing", tmp_path)
+    (project.root / "noisy.mjs").write_text(NOISY_TRANSFORM)
+    compiles = Compiles(pool, project, tmp_path / "out", ("--transform", "./noisy.mjs"))
+    spec = PASSING_SPECS[0]
+    served = compiles.served(spec, "wasi")
+    assert served == compiles.spawned(spec, "wasi")
+    assert served[0].exit_code == 0
+    assert served[0].stdout == (b"transform: printed to stdout\ntransform: written to stdout\n")
+    assert served[0].stderr == b"transform: printed to stderr\n"
+    assert compiles.served(spec, "wasi")[0] == served[0]  # the next compile prints its own
+
+
+def test_a_compile_that_calls_process_exit_fails_like_a_spawned_asc_and_retires_its_server(
+    pool: CompilePool, tmp_path: Path
+) -> None:
+    project = copy_project("passing", tmp_path)
+    (project.root / "quit.mjs").write_text(QUITTING_TRANSFORM)
+    compiles = Compiles(pool, project, tmp_path / "out", ("--transform", "./quit.mjs"))
+    spec = PASSING_SPECS[0]
+    served = compiles.served(spec, "wasi")
+    assert served == compiles.spawned(spec, "wasi")
+    assert served[0].exit_code == 1
+    assert served[0].diagnostics == "transform: giving up\n"
+    assert pool.server_pids == []  # its state is unknown after that: not reused
+
+
+def spawned_wasm(project: Project, request: BuildRequest, out: Path) -> bytes:
+    toolchain = toolchain_of(project)
+    argv = [toolchain.node, str(toolchain.asc_js), *asc_arguments(request, toolchain, str(out))]
+    env = {**os.environ, **request.build_env}
+    assert spawn_compiler(argv, project.root, env).exit_code == 0
+    return out.read_bytes()
+
+
+def test_a_server_killed_mid_compile_is_restarted_and_the_build_retried(
+    pool: CompilePool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = copy_project("passing", tmp_path)
+    toolchain = toolchain_of(project)
+    assert compile_spec(build_request(project, PASSING_SPECS[1], "wasi"), toolchain).ok
+    [first_pid] = pool.server_pids
+
+    original_send = CompileServer._send
+    killed: list[int] = []
+
+    def send_then_kill(self: CompileServer, data: bytes) -> None:
+        original_send(self, data)
+        if not killed:  # only the first request dies with its server
+            killed.append(self.pid)
+            os.kill(self.pid, signal.SIGKILL)
+
+    monkeypatch.setattr(CompileServer, "_send", send_then_kill)
+    request = build_request(project, PASSING_SPECS[0], "wasi")
+    record = compile_spec(request, toolchain)
+    assert killed == [first_pid]
+    assert record.ok, record.diagnostics
+    wasm = (project.root / request.wasm_path).read_bytes()
+    assert hashlib.sha256(wasm).hexdigest() == record.wasm_sha256
+    assert wasm == spawned_wasm(project, request, tmp_path / "reference.wasm")
+    assert wait_until_gone(first_pid)
+    assert len(pool.server_pids) == 1 and pool.server_pids != [first_pid]
+
+
+def test_a_server_killed_between_builds_is_replaced_by_the_next_build(
+    pool: CompilePool, tmp_path: Path
+) -> None:
+    project = copy_project("passing", tmp_path)
+    toolchain = toolchain_of(project)
+    assert compile_spec(build_request(project, PASSING_SPECS[0], "wasi"), toolchain).ok
+    [first_pid] = pool.server_pids
+    os.kill(first_pid, signal.SIGKILL)
+    assert wait_until_gone(first_pid)
+    record = compile_spec(build_request(project, PASSING_SPECS[0], "bindings"), toolchain)
+    assert record.ok, record.diagnostics
+    assert len(pool.server_pids) == 1 and pool.server_pids != [first_pid]
+
+
+def test_disabling_the_server_spawns_asc_for_each_build(
+    pool: CompilePool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(DISABLE_VARIABLE, "0")
+    project = copy_project("passing", tmp_path)
+    request = build_request(project, PASSING_SPECS[0], "bindings")
+    record = compile_spec(request, toolchain_of(project))
+    assert record.ok, record.diagnostics
+    assert pool.server_pids == []
+    assert record.command.startswith("AS_TEST_COVERAGE_ENABLED=0 node ")
+
+
+def doit_watching_servers(project: Project, *args: str) -> tuple[int, set[int]]:
+    """Run doit, noting every compile server of this project seen while it ran."""
+    env = {k: v for k, v in os.environ.items() if k not in {"FORCE_COLOR", "NO_COLOR"}}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "doit", *args],
+        cwd=project.root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    seen: set[int] = set()
+    marker = f"asc_server.mjs {project.root}"
+    while proc.poll() is None:
+        seen.update(processes_mentioning(marker))
+        time.sleep(0.05)
+    return proc.returncode, seen
+
+
+@pytest.mark.parametrize("args", [(), ("-n", "2"), ("-n", "2", "-P", "thread")])
+def test_doit_uses_servers_and_leaves_none_behind(
+    fresh_project: Callable[[str], Project], args: tuple[str, ...]
+) -> None:
+    project = fresh_project("passing")
+    exit_code, seen = doit_watching_servers(project, *args)
+    assert exit_code == 0
+    assert seen, "no compile server ran during the builds"
+    assert len(seen) <= 2  # one per worker process or thread, not one per spec
+    assert processes_mentioning(f"asc_server.mjs {project.root}") == []
+
+
+def test_a_build_task_run_alone_works_and_leaves_no_server(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    project = fresh_project("passing")
+    exit_code, seen = doit_watching_servers(project, "astest:build:wasi:geometry")
+    assert exit_code == 0
+    assert len(seen) == 1
+    record = project.root / ".as-test" / "build" / "wasi" / "geometry.build.json"
+    assert '"status": "ok"' in record.read_text()
+    assert processes_mentioning(f"asc_server.mjs {project.root}") == []
