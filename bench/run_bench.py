@@ -15,8 +15,9 @@ alternating the two tools (which one goes first flips every repetition), each to
 of the suite so neither sees the other's outputs:
 
 - cold, serial: ``npx ast test`` vs ``doit``, both from clean outputs (everything under
-  ``.as-test/`` but the runner scripts and snapshots, which a real project keeps, and doit's
-  ``.doit.db*`` deleted);
+  ``.as-test/`` but the runner scripts and snapshots, which a real project keeps, doit's
+  ``.doit.db*``, and the user-level cache folder each run is pointed at with XDG_CACHE_HOME,
+  where wasmtime keeps compiled code, deleted);
 - no-change rerun: the same commands again right after;
 - one spec changed: one spec's code rewritten (a new revision constant, so its wasm changes), then
   the same commands;
@@ -32,6 +33,7 @@ the ratios ours/theirs against the goals of issue 4, and writes every sample to 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -39,6 +41,7 @@ import platform
 import re
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -123,7 +126,10 @@ def prepare(tool: str, size: int) -> Project:
 
 
 def clean(project: Project) -> None:
-    """Remove the tool's outputs and doit's state; keep the runners and snapshots (user files)."""
+    """Remove the tool's outputs, doit's state and the run's user-level caches.
+
+    The runner scripts and snapshots under ``.as-test/`` stay: a real project keeps them in git.
+    """
     out = project.path / ".as-test"
     if out.is_dir():
         for entry in out.iterdir():
@@ -133,6 +139,7 @@ def clean(project: Project) -> None:
                 shutil.rmtree(entry)
             else:
                 entry.unlink()
+    shutil.rmtree(project.path / CACHE_DIR_NAME, ignore_errors=True)
     for state in project.path.glob(".doit.db*"):
         if state.is_dir():
             shutil.rmtree(state)
@@ -174,20 +181,26 @@ def export_head() -> tuple[Path, str]:
     return dest, commit
 
 
-def run_env() -> dict[str, str]:
+CACHE_DIR_NAME = ".bench-cache"
+
+
+def run_env(project: Project | None = None) -> dict[str, str]:
     # Colour off (plain, parseable output). Bytecode caching on, as on a user's machine: a
     # PYTHONDONTWRITEBYTECODE inherited from a CI-like shell would make every doit recompile
     # astest_tasks from source.
     dropped = {"FORCE_COLOR", "CLICOLOR_FORCE", "PYTHONDONTWRITEBYTECODE"}
-    env = {k: v for k, v in os.environ.items() if k not in dropped}
+    # Ours reads ASTEST_*; a value left in the caller's shell must not change what is measured.
+    env = {k: v for k, v in os.environ.items() if k not in dropped and not k.startswith("ASTEST_")}
     if CODE_DIR is not None:
         env["PYTHONPATH"] = os.pathsep.join(
             [str(CODE_DIR), *filter(None, [os.environ.get("PYTHONPATH")])]
         )
     env["NO_COLOR"] = "1"
-    # Ours reads these; a value left in the caller's shell must not change what is measured.
-    for name in ("ASTEST_MODE", "ASTEST_TIMEOUT", "ASTEST_CONFIG"):
-        env.pop(name, None)
+    if project is not None:
+        # User-level caches (wasmtime's compiled-code cache, which astest-tasks turns on, lives
+        # in $XDG_CACHE_HOME/wasmtime) go to a folder of the project's own, which clean()
+        # empties: a cold run starts with nothing cached anywhere, a rerun keeps what it made.
+        env["XDG_CACHE_HOME"] = str(project.path / CACHE_DIR_NAME)
     return env
 
 
@@ -202,29 +215,42 @@ def doit_executable() -> str:
 
 
 def timed_run(project: Project, argv: Sequence[str], scenario: str) -> tuple[float, str, int]:
-    """Run argv in the project; return (seconds, combined output, exit code)."""
+    """Run argv in the project; return (seconds, combined output, exit code).
+
+    The command runs in a session of its own, so that a timeout or an interruption of the
+    benchmark ends it with everything it started (asc processes included), and nothing else.
+    """
     with tempfile.TemporaryFile(mode="w+") as out:
         start = time.perf_counter()
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=project.path,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=run_env(project),
+            start_new_session=True,
+        )
         try:
-            proc = subprocess.run(
-                list(argv),
-                cwd=project.path,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                env=run_env(),
-                timeout=RUN_TIMEOUT_S,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise BenchError(
-                f"{project.tool} {scenario} at {project.size} specs: `{shlex.join(argv)}` did not "
-                f"finish within {RUN_TIMEOUT_S:.0f} s"
-            ) from exc
+            code = proc.wait(timeout=RUN_TIMEOUT_S)
+        except BaseException as exc:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            if isinstance(exc, subprocess.TimeoutExpired):
+                raise BenchError(
+                    f"{project.tool} {scenario} at {project.size} specs: `{shlex.join(argv)}` "
+                    f"did not finish within {RUN_TIMEOUT_S:.0f} s"
+                ) from exc
+            raise
         seconds = time.perf_counter() - start
         out.seek(0)
         text = ANSI.sub("", out.read())
-    return seconds, text, proc.returncode
+    return seconds, text, code
+
+
+def interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def tail(text: str, lines: int = 25) -> str:
@@ -590,16 +616,11 @@ def parallel_note(their_parallel: Sequence[str]) -> str | None:
     )
 
 
-def cache_note() -> str | None:
-    home_cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    found = sorted(
-        str(p)
-        for p in home_cache.glob("*")
-        if "astest" in p.name.lower() or "wasmtime" in p.name.lower()
+def cache_note() -> str:
+    return (
+        f"both tools ran with XDG_CACHE_HOME=<suite>/{CACHE_DIR_NAME}, emptied before every cold "
+        "run and kept for reruns (astest-tasks keeps wasmtime's compiled-code cache there)"
     )
-    if not found:
-        return None
-    return "user-level caches exist and are not cleared by the cold runs: " + ", ".join(found)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -648,6 +669,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--our-jobs", type=positive, default=2, help="doit -n value [2]")
     parser.add_argument("--quick", action="store_true", help="a small, fast configuration")
     parser.add_argument(
+        "--from-json",
+        type=Path,
+        default=None,
+        help="measure nothing: print the tables of a results file written by an earlier run",
+    )
+    parser.add_argument(
         "--code",
         choices=["head", "worktree"],
         default="head",
@@ -663,8 +690,57 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def load_saved(path: Path) -> tuple[Plan, Results, dict[str, str], list[str]]:
+    """A results file written by an earlier run: its plan, samples, versions and command."""
+    data = json.loads(path.read_text())
+    raw_plan = data["plan"]
+    plan = Plan(
+        compare_size=int(raw_plan["compare_size"]),
+        sizes=tuple(int(n) for n in raw_plan["sizes"]),
+        repeat=int(raw_plan["repeat"]),
+        scale_repeat=int(raw_plan["scale_repeat"]),
+        their_parallel=tuple(str(a) for a in raw_plan["their_parallel"]),
+        our_jobs=int(raw_plan["our_jobs"]),
+    )
+    results = Results(notes=[str(n) for n in data.get("notes", [])])
+    for raw in data["samples"]:
+        counts = Counts(**raw.pop("counts"))
+        results.samples.append(Sample(counts=counts, **raw))
+    info = {str(k): str(v) for k, v in data.get("versions", {}).items()}
+    return plan, results, info, [str(a) for a in data.get("command", [])]
+
+
+def save(path: Path, plan: Plan, results: Results, info: dict[str, str], complete: bool) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {
+        "command": [sys.executable, *sys.argv],
+        "complete": complete,
+        "plan": dataclasses.asdict(plan),
+        "versions": info,
+        "notes": results.notes,
+        "samples": [dataclasses.asdict(s) for s in results.samples],
+    }
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def print_report(plan: Plan, results: Results) -> None:
+    print(render(plan, results))
+    print("\n`npx ast test` ran as `npx --no-install ast test` (never fetch as-test).")
+    for note in results.notes:
+        print(f"\nnote: {note}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.from_json is not None:
+        plan, results, info, command = load_saved(args.from_json)
+        print("command:", shlex.join(command))
+        print("plan:", json.dumps(dataclasses.asdict(plan)))
+        for name, value in info.items():
+            print(f"  {name}: {value}")
+        print()
+        print_report(plan, results)
+        return 0
     quick: bool = args.quick
     repeat: int = args.repeat or (1 if quick else 3)
     plan = Plan(
@@ -690,35 +766,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not (NODE_MODULES / "as-test").is_dir():
         print(f"ERROR: {NODE_MODULES / 'as-test'} is missing; run `npm ci` at the repository root")
         return 3
+    # End cleanly (partial tables, samples saved) on Ctrl-C or SIGTERM, also when started in the
+    # background by a shell that set SIGINT to be ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, interrupt)
     started = time.perf_counter()
     try:
         compare(plan, results)
         scale(plan, results)
     except BenchError as exc:
+        save(args.json, plan, results, info, complete=False)
         print(f"\nBENCHMARK INVALID: {exc}", file=sys.stderr)
         return 1
-    finally:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(
-            json.dumps(
-                {
-                    "command": [sys.executable, *sys.argv],
-                    "plan": dataclasses.asdict(plan),
-                    "versions": info,
-                    "notes": results.notes,
-                    "samples": [dataclasses.asdict(s) for s in results.samples],
-                },
-                indent=2,
-            )
-            + "\n"
-        )
+    except KeyboardInterrupt:
+        save(args.json, plan, results, info, complete=False)
+        print(f"\ninterrupted: the figures below are partial (samples in {args.json})\n")
+        print_report(plan, results)
+        return 130
+    save(args.json, plan, results, info, complete=True)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     total = time.perf_counter() - started
     print(f"\n(total {total:.0f} s; load average at the end {load}; samples in {args.json})\n")
-    print(render(plan, results))
-    print("\n`npx ast test` ran as `npx --no-install ast test` (never fetch as-test).")
-    for note in results.notes:
-        print(f"\nnote: {note}")
+    print_report(plan, results)
     return 0
 
 
