@@ -28,9 +28,7 @@ from astest_tasks.compiler import (
     write_build_record,
 )
 from astest_tasks.errors import UserError
-from astest_tasks.external_runtime import run_external
 from astest_tasks.guest_run import GuestRun
-from astest_tasks.inprocess_runtime import RunnerContext, run_runner_script
 from astest_tasks.outcome import RunVerdictInput, decide_suites
 from astest_tasks.report import count, failures, file_verdict
 from astest_tasks.results import (
@@ -48,7 +46,6 @@ from astest_tasks.runtime_env import runtime_variables
 from astest_tasks.snapshots import SnapshotStore
 from astest_tasks.summary import SummaryPlan, print_summary, write_report
 from astest_tasks.toolchain import load_toolchain
-from astest_tasks.wasm_host import HostLimits
 
 
 @dataclass(frozen=True)
@@ -173,6 +170,12 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
 
 
 def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:
+    # Imported here, not at the top: wasmtime costs ~40 ms to import, and a no-op doit (every
+    # task up to date) imports this module but runs nothing.
+    from astest_tasks.external_runtime import run_external
+    from astest_tasks.inprocess_runtime import RunnerContext, run_runner_script
+    from astest_tasks.wasm_host import HostLimits
+
     if run.external_tokens:
         command = ExternalRuntime(
             command=" ".join(run.external_tokens), tokens=tuple(run.external_tokens), scripts=()

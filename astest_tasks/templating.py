@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-
-import jinja2
+from typing import TYPE_CHECKING
 
 from astest_tasks.version import __version__
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 def templates_dir() -> Path:
@@ -21,6 +23,8 @@ def templates_dir() -> Path:
 
 @cache
 def _environment() -> jinja2.Environment:
+    import jinja2  # here: a doit call that renders nothing (the usual one) never pays for it
+
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,  # a missing variable is our bug: fail, never blank
