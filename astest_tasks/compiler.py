@@ -219,7 +219,14 @@ def _spawn_argv(request: BuildRequest, toolchain: Toolchain, out_file: Path) -> 
     out = str(out_file)
     if request.build_cmd:
         return _custom_command(request, out)
-    return [toolchain.node, str(toolchain.asc_js), *asc_arguments(request, toolchain, out)]
+    # asc's launcher re-executes Node with --enable-source-maps unless it already has it: give it
+    # at once and save a second Node start-up per spec.
+    return [
+        toolchain.node,
+        "--enable-source-maps",
+        str(toolchain.asc_js),
+        *asc_arguments(request, toolchain, out),
+    ]
 
 
 def _custom_command(request: BuildRequest, out_file: str) -> list[str]:

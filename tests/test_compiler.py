@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from astest_tasks import compiler
 from astest_tasks.compiler import (
     BUILD_RECORD_FORMAT,
     BuildRecord,
@@ -246,3 +247,12 @@ def test_build_record_file_round_trip_and_unreadable_files(tmp_path: Path) -> No
     assert read_build_record(tmp_path, "garbage.json") is None
     (tmp_path / "extra.json").write_text('{"format": 1, "surprise": true}', encoding="utf-8")
     assert read_build_record(tmp_path, "extra.json") is None
+
+
+def test_a_spawned_asc_gets_source_maps_so_its_launcher_does_not_restart_node(
+    tmp_path: Path,
+) -> None:
+    tools = toolchain(tmp_path)
+    argv = compiler._spawn_argv(request(tmp_path), tools, tmp_path / "out.wasm")
+    assert argv[:3] == [tools.node, "--enable-source-maps", str(tools.asc_js)]
+    assert argv[3:] == asc_arguments(request(tmp_path), tools, str(tmp_path / "out.wasm"))
