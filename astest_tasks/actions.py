@@ -9,7 +9,6 @@ doit; only the summary fails the doit run. A failing build or run task would sto
 from __future__ import annotations
 
 import multiprocessing
-import os
 import posixpath
 import shlex
 import time
@@ -30,6 +29,7 @@ from astest_tasks.compiler import (
 from astest_tasks.errors import UserError
 from astest_tasks.guest_run import GuestRun
 from astest_tasks.outcome import RunVerdictInput, decide_suites
+from astest_tasks.process_env import base_environ
 from astest_tasks.report import count, failures, file_verdict
 from astest_tasks.results import (
     SnapshotCounts,
@@ -181,7 +181,7 @@ def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRu
             command=" ".join(run.external_tokens), tokens=tuple(run.external_tokens), scripts=()
         )
         env = {
-            **os.environ,
+            **base_environ(),
             **run.run_env,
             **runtime_variables(run.target, run.wasm_path, root),
         }

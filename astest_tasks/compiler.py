@@ -26,6 +26,7 @@ from pathlib import Path
 from astest_tasks.atomic import write_text_atomic
 from astest_tasks.compile_pool import compile_with_server
 from astest_tasks.compile_server import CompileOutput, time_limit_message
+from astest_tasks.process_env import base_environ
 from astest_tasks.toolchain import Toolchain
 
 BUILD_RECORD_FORMAT = 1
@@ -185,7 +186,7 @@ def _record(
 def _run_compiler(request: BuildRequest, toolchain: Toolchain, out_file: Path) -> CompileOutput:
     """asc in this process's persistent compile server when it can; otherwise spawned."""
     root = Path(request.project_root)
-    env = {**os.environ, **request.build_env}
+    env = {**base_environ(), **request.build_env}  # not a running runner's mode env
     if not request.build_cmd:
         argv = asc_arguments(request, toolchain, str(out_file))
         asc_root = toolchain.assemblyscript.root

@@ -12,12 +12,9 @@ threads (``doit -P thread``) take turns here; ``doit -n N`` uses processes and r
 
 from __future__ import annotations
 
-import contextlib
-import os
-import threading
 import time
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +22,7 @@ from types import CodeType
 
 from astest_tasks.channel import ProtocolChannel
 from astest_tasks.guest_run import GuestRun
+from astest_tasks.process_env import runner_environment
 from astest_tasks.wasm_host import GuestStartError, HostLimits, PreparedGuest
 
 
@@ -45,7 +43,6 @@ class RunnerContext:
 
 
 ACTIVE_RUN: ContextVar[RunnerContext | None] = ContextVar("astest_active_run", default=None)
-_ENVIRON_LOCK = threading.Lock()
 _CODE_CACHE: dict[Path, tuple[tuple[int, int], CodeType]] = {}
 
 
@@ -68,10 +65,17 @@ def run_runner_script(script: Path, context: RunnerContext) -> GuestRun:
     script_error = ""
     token = ACTIVE_RUN.set(context)
     try:
-        with _ENVIRON_LOCK, _environment(context.environ):
+        with runner_environment(context.environ):
             exec(code, {"__name__": "__main__", "__file__": str(script)})
     except GuestStartError:
         pass  # recorded by instantiate(); the runner did not catch it
+    except SystemExit as exit_request:
+        # sys.exit(instance.start()) is how a Node runner's process.exit(code) reads in Python.
+        # It must end this spec only, never doit: a clean code after a started spec is a clean
+        # end, anything else is the runner's failure.
+        exit_code = exit_request.code
+        if not (exit_code in (0, None) and context.guest is not None):
+            script_error = f"the runner script called sys.exit({exit_code!r})\n"
     except Exception:
         script_error = traceback.format_exc()
     finally:
@@ -125,17 +129,3 @@ def _compiled(script: Path) -> CodeType:
     code = compile(script.read_bytes(), str(script), "exec")
     _CODE_CACHE[script] = (key, code)
     return code
-
-
-@contextlib.contextmanager
-def _environment(extra: Mapping[str, str]) -> Iterator[None]:
-    saved = {name: os.environ.get(name) for name in extra}
-    os.environ.update(extra)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value

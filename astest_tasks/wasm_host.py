@@ -247,9 +247,9 @@ class PreparedGuest:
             exit_code = 1
             trap = _one_line(exc)
             self._stderr.write(f"wasm error: {trap}\n".encode())
-        except Exception as exc:
-            # A host function raised: a runner's own import, or a pointer from the guest that
-            # does not fit its memory. Either way it is this spec's failure, not ours.
+        except (Exception, SystemExit) as exc:
+            # A host function raised (or called sys.exit): a runner's own import, or a pointer
+            # from the guest that does not fit its memory. It is this spec's failure, not doit's.
             exit_code = 1
             trap = f"a host function raised {type(exc).__name__}: {exc}"
             self._stderr.write(f"{trap}\n{traceback.format_exc()}".encode())

@@ -121,3 +121,30 @@ def test_an_edited_runner_is_recompiled(tmp_path: Path) -> None:
 def test_instantiate_outside_a_run_task_says_what_to_do() -> None:
     with pytest.raises(RunnerUsageError, match="run the specs with `doit`"):
         instantiate({})
+
+
+def test_sys_exit_zero_after_a_clean_start_ends_only_the_runner(tmp_path: Path) -> None:
+    source = ADDING_RUNNER.replace("instantiate({", "import sys\nsys.exit(instantiate({").replace(
+        ").start()", ").start())"
+    )
+    run, channel = run_script(tmp_path, source)
+    assert run.exit_code == 0, run
+    assert run.stderr == ""
+    assert channel.output_text == "5"
+
+
+@pytest.mark.parametrize("call", ["sys.exit(0)", "sys.exit(3)", "sys.exit('bye')"])
+def test_sys_exit_before_the_spec_started_fails_the_spec_not_doit(
+    tmp_path: Path, call: str
+) -> None:
+    run, _ = run_script(tmp_path, f"import sys\n{call}\n")
+    assert run.exit_code == 1
+    assert run.start_failure is not None
+    assert "called sys.exit" in run.stderr
+
+
+def test_sys_exit_non_zero_after_the_spec_ran_fails_it(tmp_path: Path) -> None:
+    source = ADDING_RUNNER.replace(").start()", ").start()\nimport sys\nsys.exit(2)")
+    run, _ = run_script(tmp_path, source)
+    assert run.exit_code == 1
+    assert "called sys.exit(2)" in run.stderr

@@ -472,3 +472,21 @@ def test_an_out_of_bounds_pointer_from_the_guest_fails_the_spec(tmp_path: Path) 
 def test_huge_timeouts_do_not_overflow_the_epoch_deadline() -> None:
     assert HostLimits(timeout_s=float("inf")).epoch_ticks > 0
     assert HostLimits(timeout_s=1e300).epoch_ticks > 0
+
+
+def test_a_host_function_calling_sys_exit_fails_the_spec_and_does_not_exit(
+    tmp_path: Path,
+) -> None:
+    def host_add(a: int, b: int) -> int:
+        raise SystemExit(0)
+
+    result = run_module(
+        save(tmp_path, HOST_ADD_GUEST),
+        "wasi",
+        ProtocolChannel(None),
+        LIMITS,
+        {},
+        {"env": {"host_add": host_add}},
+    )
+    assert result.exit_code == 1
+    assert result.trap is not None and "SystemExit" in result.trap
