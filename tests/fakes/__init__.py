@@ -26,7 +26,14 @@ def is_running(pid: int) -> bool:
     except OSError:
         return False
     state = stat.rsplit(")", 1)[1].split()[0]
-    return state not in {"Z", "X"}
+    if state not in {"Z", "X"}:
+        return True
+    # A killed multi-threaded process (Node) shows its leader as a zombie while its other threads
+    # are still exiting; until they are gone it cannot be reaped, and its pipes are still open.
+    try:
+        return len(list(Path(f"/proc/{pid}/task").iterdir())) > 1
+    except OSError:
+        return False
 
 
 def wait_until_gone(pid: int, timeout_s: float = 10.0) -> bool:
