@@ -7,6 +7,7 @@ Colour follows the usual conventions: ``NO_COLOR`` turns it off, ``FORCE_COLOR``
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
@@ -15,6 +16,8 @@ from colorama import Back, Fore, Style, just_fix_windows_console
 
 from astest_tasks.report import Counts
 from astest_tasks.results import SpecResult, Stage, Status
+
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -85,7 +88,10 @@ def render_summary(shown: Sequence[Shown], palette: Palette) -> str:
         lines.extend(warning_lines)
     lines.append("")
     lines.extend(_totals(shown, palette))
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    # Compiler diagnostics and spec output may carry their own colours (asc colours its messages
+    # when CI is set); a summary without colour must have none at all, whatever the source.
+    return text if palette.enabled else _ANSI_ESCAPE.sub("", text)
 
 
 def _spec_line(item: Shown, palette: Palette, id_width: int, mode_width: int) -> str:

@@ -249,3 +249,28 @@ def test_stream_without_isatty_gets_no_colour(clean_env: pytest.MonkeyPatch) -> 
         pass
 
     assert not use_colour(NoTty())  # type: ignore[arg-type]
+
+
+def test_colours_inside_compiler_diagnostics_are_dropped_without_colour() -> None:
+    coloured = "\x1b[91mERROR\x1b[0m TS2322: Type 'string' is not assignable to type 'i32'."
+    broken = result(
+        "broken",
+        Status.FAILED,
+        stage=Stage.BUILD,
+        error="build failed",
+        failure_list=(
+            FailureDetail(
+                title="build failed",
+                location="",
+                matcher="",
+                expected="",
+                actual="",
+                message=coloured,
+            ),
+        ),
+        output=coloured,
+    )
+    text = render_summary([Shown(result=broken, cached=False)], PLAIN)
+    assert ESC not in text
+    assert "ERROR TS2322: Type 'string'" in text
+    assert coloured in render_summary([Shown(result=broken, cached=False)], Palette(enabled=True))
