@@ -57,7 +57,15 @@ def create_text_atomic(path: Path, text: str) -> bool:
             handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
-        os.link(tmp_name, path)
+        try:
+            os.link(tmp_name, path)
+        except FileExistsError:
+            raise
+        except OSError:
+            # No hard links on this filesystem: claim the name exclusively, then swap the
+            # finished file in over our own empty placeholder.
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _NEW_FILE_MODE))
+            os.replace(tmp_name, path)
         return True
     except FileExistsError:
         return False

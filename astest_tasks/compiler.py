@@ -26,6 +26,7 @@ from pathlib import Path
 from astest_tasks.atomic import write_text_atomic
 from astest_tasks.compile_pool import compile_with_server
 from astest_tasks.compile_server import CompileOutput, time_limit_message
+from astest_tasks.errors import UserError
 from astest_tasks.process_env import base_environ
 from astest_tasks.toolchain import Toolchain
 
@@ -240,7 +241,14 @@ def _custom_command(request: BuildRequest, out_file: str) -> list[str]:
         .replace("<target>", request.target)
         .replace("<mode>", "" if request.mode == "default" else request.mode)
     )
-    return [*shlex.split(expanded), *request.build_args]
+    try:
+        tokens = shlex.split(expanded)
+    except ValueError as exc:  # an unterminated quote
+        raise UserError(
+            f"buildOptions.cmd of mode {request.mode!r} cannot be split into arguments ({exc}): "
+            f"{request.build_cmd!r}; fix: close its quotes"
+        ) from None
+    return [*tokens, *request.build_args]
 
 
 def _dot_relative(root: Path, path: Path) -> str:

@@ -16,6 +16,7 @@ import subprocess
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import IO
 
 from astest_tasks.channel import ProtocolChannel
 from astest_tasks.guest_run import GuestRun, StderrBuffer
@@ -89,8 +90,10 @@ def run_external(
 
 def resolve_executable(name: str, cwd: Path, env: Mapping[str, str]) -> str | None:
     if "/" in name:
-        path = (cwd / name).resolve()
-        return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+        # abspath, not resolve: a venv's python or a node_modules/.bin link must keep the name
+        # it was called by, which decides how it behaves.
+        path = os.path.abspath(cwd / name)
+        return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
     return shutil.which(name, path=env.get("PATH", os.defpath))
 
 
@@ -100,24 +103,36 @@ def _converse(
     stderr: StderrBuffer,
     deadline: float,
 ) -> bool:
-    """Relay frames and replies until the runtime closes its output; True if time ran out."""
+    """Relay frames and replies until the runtime closes its output; True if time ran out.
+
+    Replies are written without blocking, when the runtime's stdin has room: a runtime that stops
+    reading must not stall us past the deadline.
+    """
     assert process.stdout is not None and process.stderr is not None and process.stdin is not None
+    stdin_fd = process.stdin.fileno()
+    os.set_blocking(stdin_fd, False)
+    pending = bytearray()
     with selectors.DefaultSelector() as selector:
         selector.register(process.stdout, selectors.EVENT_READ)
         selector.register(process.stderr, selectors.EVENT_READ)
-        while selector.get_map():
+        while any(key.events & selectors.EVENT_READ for key in selector.get_map().values()):
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 return True
-            for key, _ in selector.select(timeout=min(remaining, 0.5)):
-                data = os.read(key.fd, READ_CHUNK)
-                if not data:
-                    selector.unregister(key.fileobj)
-                elif key.fileobj is process.stdout:
-                    channel.write_stdout(data)
-                    _send(process, channel.take_replies())
+            for key, _events in selector.select(timeout=min(remaining, 0.5)):
+                if key.fd == stdin_fd:
+                    _write_some(stdin_fd, pending)
                 else:
-                    stderr.write(data)
+                    data = os.read(key.fd, READ_CHUNK)
+                    if not data:
+                        selector.unregister(key.fileobj)
+                    elif key.fileobj is process.stdout:
+                        channel.write_stdout(data)
+                        pending += channel.take_replies()
+                        _write_some(stdin_fd, pending)
+                    else:
+                        stderr.write(data)
+            _watch_stdin(selector, process.stdin, wanted=bool(pending))
     # Output closed; the process may still be finishing (or hanging without output).
     try:
         process.wait(timeout=max(0.0, deadline - time.perf_counter()))
@@ -126,14 +141,25 @@ def _converse(
     return False
 
 
-def _send(process: subprocess.Popen[bytes], replies: bytes) -> None:
-    if not replies or process.stdin is None:
-        return
-    try:
-        process.stdin.write(replies)
-        process.stdin.flush()
-    except (BrokenPipeError, ValueError):
-        pass  # it stopped listening; its exit code and output tell what happened
+def _write_some(fd: int, pending: bytearray) -> None:
+    """Write what the pipe takes now; on a closed pipe, drop the rest (the runtime is gone)."""
+    while pending:
+        try:
+            written = os.write(fd, pending)
+        except BlockingIOError:
+            return
+        except (BrokenPipeError, OSError):
+            pending.clear()  # it stopped listening; its exit code and output tell what happened
+            return
+        del pending[:written]
+
+
+def _watch_stdin(selector: selectors.BaseSelector, stdin: IO[bytes], *, wanted: bool) -> None:
+    registered = stdin in {key.fileobj for key in selector.get_map().values()}
+    if wanted and not registered:
+        selector.register(stdin, selectors.EVENT_WRITE)
+    elif not wanted and registered:
+        selector.unregister(stdin)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from pathlib import Path
 from astest_tasks.atomic import write_text_atomic
 
 SCAN_CACHE_FORMAT = 1
+RACY_MARGIN_NS = 2_000_000_000  # coarse filesystem timestamps (FAT: 2 s)
 
 # `import x from "./a"`, `import { x } from '../b'`, `export * from "./c"`, `import "./d"`.
 _FROM = re.compile(r"""\bfrom\s*["']([^"'\n]+)["']""")
@@ -43,12 +45,15 @@ class ImportScanCache:
         self._path = path
         self._entries: dict[str, dict[str, object]] = {}
         self._dirty = False
+        self._saved_ns = 0
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             if isinstance(data, dict) and data.get("format") == SCAN_CACHE_FORMAT:
                 entries = data.get("files")
-                if isinstance(entries, dict):
+                saved = data.get("saved_ns")
+                if isinstance(entries, dict) and isinstance(saved, int):
                     self._entries = entries
+                    self._saved_ns = saved
         except (OSError, ValueError):
             pass  # no cache yet, or a broken one: scan everything, write a new one
 
@@ -60,7 +65,10 @@ class ImportScanCache:
             return None
         stamp = [state.st_mtime_ns, state.st_size]
         entry = self._entries.get(key)
-        if entry is not None and entry.get("state") == stamp:
+        # git's "racy" rule: a file modified around the time the cache was written may have
+        # changed again within the same mtime tick and size; only older entries are trusted.
+        trusted = state.st_mtime_ns < self._saved_ns - RACY_MARGIN_NS
+        if entry is not None and entry.get("state") == stamp and trusted:
             cached = entry.get("specifiers")
             if isinstance(cached, list) and all(isinstance(s, str) for s in cached):
                 return cached
@@ -76,7 +84,11 @@ class ImportScanCache:
     def save(self) -> None:
         if not self._dirty:
             return
-        document = {"format": SCAN_CACHE_FORMAT, "files": self._entries}
+        document = {
+            "format": SCAN_CACHE_FORMAT,
+            "saved_ns": time.time_ns(),
+            "files": self._entries,
+        }
         try:
             write_text_atomic(self._path, json.dumps(document, sort_keys=True) + "\n")
         except OSError:

@@ -48,6 +48,7 @@ def decide_suites(
         details = _join(
             f"the spec was stopped after {spec.timeout_s:g} s of wall-clock time; if it is "
             "merely slow, raise the limit with `doit astest --timeout SECONDS` or ASTEST_TIMEOUT",
+            _overrun_note(run, spec.timeout_s),
             progress,
         )
         return _append(suites, spec, title, details, stdout, stderr), title
@@ -86,6 +87,17 @@ def _append(
 ) -> tuple[Suite, ...]:
     failure = runtime_error_suite(spec.spec_basename, title, details, stdout, stderr)
     return (*(suites or ()), failure)
+
+
+def _overrun_note(run: GuestRun, timeout_s: float) -> str:
+    """Say so when the run took far longer than the limit: wasm is interrupted at the limit, but
+    a runner's own Python code (a host function that blocks) is not, and ran on past it."""
+    if run.elapsed_s <= timeout_s + max(1.0, timeout_s * 0.5):
+        return ""
+    return (
+        f"it took {run.elapsed_s:.1f} s in all: the time beyond the limit was spent in host code "
+        "(a runner's host function or an external runtime), which the limit cannot interrupt"
+    )
 
 
 def _exit_note(run: GuestRun) -> str:

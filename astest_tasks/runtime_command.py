@@ -14,13 +14,14 @@ runner, and with ``<file>`` and ``<name>`` substituted per spec. What we add:
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.errors import UserError
 
 RUNNERS_DIR = ".as-test/runners"
-PYTHON_LAUNCHERS = frozenset({"python", "python3", "python3.11", "python3.12", "python3.13"})
+_PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 STOCK_NODE_RUNNER = "./.as-test/runners/default.{target}.js"
 TARGETS = ("wasi", "bindings", "web")
 
@@ -84,10 +85,17 @@ def resolve_runtime(command: str, target: str, project_root: Path, field: str) -
     if tokens[0] == "node" and len(tokens) >= 2 and tokens[1] == stock and stock_is_missing:
         # as-test would write its stock runner here; ours is the in-process equivalent.
         return InProcessRuntime(default_runner_path(target), is_default=True)
+    # Every project file the command names is an input of its runs: the executable itself when
+    # it is a path (`./run.sh <file>`), and the scripts it is given (`node ./runner.mjs <file>`).
+    named = tokens if "/" in tokens[0] else tokens[1:]
     scripts = tuple(
-        _normalise(token)
-        for token in tokens[1:]
-        if "<" not in token and (project_root / token).is_file()
+        dict.fromkeys(
+            _normalise(token)
+            for token in named
+            if "<" not in token
+            and not token.startswith("-")
+            and _is_project_file(project_root, token)
+        )
     )
     return ExternalRuntime(command=command, tokens=tuple(tokens), scripts=scripts)
 
@@ -152,11 +160,24 @@ def _stock_variant(target: str) -> str:
 
 
 def _python_script(tokens: list[str]) -> str | None:
+    """The runner a Python command names: ``x.py``, or ``python [flags] x.py`` with any Python
+    (``python3``, ``/venv/bin/python3.12``); it runs in doit's own interpreter instead."""
     if tokens[0].endswith(".py"):
         return _normalise(tokens[0])
-    if tokens[0] in PYTHON_LAUNCHERS and len(tokens) >= 2 and tokens[1].endswith(".py"):
-        return _normalise(tokens[1])
+    if _PYTHON.fullmatch(posixpath.basename(tokens[0])):
+        for token in tokens[1:]:
+            if token.endswith(".py"):
+                return _normalise(token)
+            if not token.startswith("-"):
+                return None  # `python -m module`, `python script` without .py: external
     return None
+
+
+def _is_project_file(project_root: Path, token: str) -> bool:
+    path = Path(token)
+    if path.is_absolute():
+        return False  # outside the project (an interpreter, a system tool): not our input
+    return (project_root / path).is_file()
 
 
 def _normalise(path: str) -> str:

@@ -216,7 +216,9 @@ def _specs_of(root: Path, config_path: str, mode: ModeSettings) -> list[Spec]:
 
 
 def _runtime_of(root: Path, config_path: str, mode: ModeSettings) -> Runtime:
-    where = "runOptions.runtime.cmd" if mode.name == "default" else f"modes.{mode.name}.runOptions"
+    where = "runOptions.runtime.cmd"
+    if mode.name != "default":
+        where = f"modes.{mode.name}.{where} (or the base {where})"
     return resolve_runtime(mode.runtime_cmd, mode.target, root, f"{config_path}: {where}")
 
 
@@ -274,7 +276,7 @@ def _run_task(
     file_dep += _runtime_files(root, runtime)
     return {
         "name": f"run:{mode.name}:{spec.spec_id}",
-        "doc": f"run {spec.path} in mode {mode.name} (embedded wasmtime)",
+        "doc": f"run {spec.path} in mode {mode.name} ({runtime.description})",
         "actions": [(run_spec, [asdict(request), session])],
         "file_dep": _task_paths(root, file_dep),
         "targets": _task_paths(root, [files.result]),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks import atomic
-from astest_tasks.atomic import write_bytes_atomic, write_text_atomic
+from astest_tasks.atomic import create_text_atomic, write_bytes_atomic, write_text_atomic
 
 
 def test_new_file_gets_the_umask_permissions_not_owner_only(tmp_path: Path) -> None:
@@ -52,3 +52,17 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(
         write_text_atomic(target, "new contents")
     assert target.read_text() == "old contents"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["math.snap"]
+
+
+def test_exclusive_create_works_without_hard_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_links(_src: object, _dst: object) -> None:
+        raise PermissionError("operation not permitted")  # e.g. some network filesystems
+
+    monkeypatch.setattr(os, "link", no_links)
+    target = tmp_path / "runners" / "default.wasi.py"
+    assert create_text_atomic(target, "first")
+    assert not create_text_atomic(target, "second")
+    assert target.read_text() == "first"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["default.wasi.py"]

@@ -20,6 +20,7 @@ from astest_tasks.compiler import (
     target_flags,
     write_build_record,
 )
+from astest_tasks.errors import UserError
 from astest_tasks.toolchain import Package, Toolchain
 
 SPEC = "assembly/__tests__/math.spec.ts"
@@ -256,3 +257,9 @@ def test_a_spawned_asc_gets_source_maps_so_its_launcher_does_not_restart_node(
     argv = compiler._spawn_argv(request(tmp_path), tools, tmp_path / "out.wasm")
     assert argv[:3] == [tools.node, "--enable-source-maps", str(tools.asc_js)]
     assert argv[3:] == asc_arguments(request(tmp_path), tools, str(tmp_path / "out.wasm"))
+
+
+def test_a_custom_build_cmd_with_an_unterminated_quote_is_a_user_error(tmp_path: Path) -> None:
+    req = request(tmp_path, mode="fast", build_cmd="npx asc '<file> -o <outFile>")
+    with pytest.raises(UserError, match=r"buildOptions\.cmd of mode 'fast'.*fix: close its quotes"):
+        asc_arguments(req, toolchain(tmp_path), "out.wasm")

@@ -7,11 +7,12 @@ import os
 import stat
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
 from astest_tasks.channel import ProtocolChannel
-from astest_tasks.external_runtime import run_external
+from astest_tasks.external_runtime import resolve_executable, run_external
 from astest_tasks.snapshots import SnapshotStore
 from astest_tasks.wipc import FrameType, encode_frame
 
@@ -108,3 +109,35 @@ def test_data_frames_from_a_runtime_become_the_report(tmp_path: Path) -> None:
     run = run_external(["./report.sh"], tmp_path, dict(os.environ), channel, 5.0)
     assert run.exit_code == 0
     assert channel.report_payload == report
+
+
+def test_an_executable_path_keeps_the_name_it_was_called_by(tmp_path: Path) -> None:
+    # A venv's python is a symlink whose location decides its packages: never resolve it.
+    target = make_script(tmp_path, "#!/bin/sh\n", name="real-tool")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin/tool").symlink_to(target)
+    assert resolve_executable("./bin/tool", tmp_path, dict(os.environ)) == str(
+        tmp_path / "bin/tool"
+    )
+
+
+def test_a_runtime_that_stops_reading_its_replies_cannot_stall_us(tmp_path: Path) -> None:
+    # 5000 snapshot questions whose answers (about 130 KiB) would fill the pipe, then silence.
+    message = {"kind": "snapshot:assert", "key": "a.spec.ts::t", "actual": '"v"'}
+    frame = encode_frame(FrameType.CALL, json.dumps(message).encode())
+    (tmp_path / "calls.bin").write_bytes(frame * 5000)
+    make_script(tmp_path, "#!/bin/sh\ncat calls.bin\nexec sleep 60\n", name="deaf.sh")
+    snapshots = SnapshotStore.load(tmp_path, "a.spec.ts", ".")
+    outcome: list[object] = []
+
+    def relay() -> None:
+        channel = ProtocolChannel(snapshots)
+        outcome.append(run_external(["./deaf.sh"], tmp_path, dict(os.environ), channel, 1.5))
+
+    worker = threading.Thread(target=relay, daemon=True)
+    worker.start()
+    worker.join(15)
+    assert not worker.is_alive(), "the relay blocked writing replies past the time limit"
+    run = outcome[0]
+    assert run.timed_out is True
+    assert snapshots.missing == 5000

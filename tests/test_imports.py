@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -151,6 +153,7 @@ def test_the_scan_cache_does_not_read_unchanged_files_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write(tmp_path, {SPEC: 'import { a } from "../lib/a";\n', "assembly/lib/a.ts": "export {};\n"})
+    age(tmp_path, SPEC, "assembly/lib/a.ts")
     cache_file = tmp_path / ".as-test/cache/import-scan.json"
     cache = ImportScanCache(cache_file)
     first = scan_imports(tmp_path, SPEC, cache)
@@ -164,6 +167,27 @@ def test_the_scan_cache_does_not_read_unchanged_files_again(
         patched.setattr(Path, "read_text", refuse)
         assert scan_imports(tmp_path, SPEC, reloaded) == first
     assert first.local_files == ("assembly/__tests__/math.spec.ts", "assembly/lib/a.ts")
+
+
+def age(root: Path, *paths: str) -> None:
+    """Date files a minute back: the cache trusts only files older than itself (racy rule)."""
+    past = time.time() - 60
+    for path in paths:
+        os.utime(root / path, (past, past))
+
+
+def test_a_file_changed_around_the_cache_write_is_read_again(tmp_path: Path) -> None:
+    write(tmp_path, {SPEC: 'import { a } from "./aa";\n'})
+    cache_file = tmp_path / "scan.json"
+    cache = ImportScanCache(cache_file)
+    scan_imports(tmp_path, SPEC, cache)
+    cache.save()
+    # Same size, same mtime as when it was cached: only the racy rule catches the edit.
+    stamp = (tmp_path / SPEC).stat()
+    write(tmp_path, {SPEC: 'import { b } from "./bb";\n', "assembly/__tests__/bb.ts": ""})
+    os.utime(tmp_path / SPEC, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    rescanned = scan_imports(tmp_path, SPEC, ImportScanCache(cache_file))
+    assert rescanned.local_files == ("assembly/__tests__/bb.ts", SPEC)
 
 
 def test_the_scan_cache_rescans_a_changed_file_and_sees_new_modules(tmp_path: Path) -> None:

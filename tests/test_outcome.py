@@ -215,3 +215,15 @@ def test_start_failure_is_failed_to_start_with_the_cause() -> None:
     assert "env.mystery" in failure.message
     counts = count(suites)
     assert (counts.suites_failed, counts.tests_failed) == (1, 1)
+
+
+def test_a_timeout_overrun_by_host_code_says_how_long_it_really_took() -> None:
+    spec = RunVerdictInput(spec_basename="math.spec.ts", timeout_s=2.0)
+    slow = GuestRun(exit_code=1, stderr="", elapsed_s=15.4, timed_out=True, trap="timed out")
+    suites, _ = decide_suites(slow, channel_with(), spec)
+    message = only_runtime_error(suites).tests[0].message
+    assert "it took 15.4 s in all" in message
+    assert "host function" in message
+    on_time = GuestRun(exit_code=1, stderr="", elapsed_s=2.05, timed_out=True, trap="timed out")
+    suites, _ = decide_suites(on_time, channel_with(), spec)
+    assert "in all" not in only_runtime_error(suites).tests[0].message

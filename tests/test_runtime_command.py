@@ -55,6 +55,8 @@ def test_no_command_means_the_in_process_default_runner(tmp_path: Path) -> None:
         "python ./.as-test/runners/mine.py <file>",
         "./.as-test/runners/mine.py",
         "python3 x/../.as-test/runners/mine.py",
+        "python -u ./.as-test/runners/mine.py",
+        "/opt/venv/bin/python3.12 .as-test/runners/mine.py",
     ],
 )
 def test_a_python_script_runs_in_process(tmp_path: Path, command: str) -> None:
@@ -108,3 +110,27 @@ def test_any_other_command_is_external_with_placeholders_per_spec(tmp_path: Path
         "a b",
         "out/a b.wasm",
     ]
+
+
+@pytest.mark.parametrize(
+    "command", ["python -m http.server", "python3 tool <file>", "pythonista x.py"]
+)
+def test_other_python_commands_are_external(tmp_path: Path, command: str) -> None:
+    assert isinstance(resolve_runtime(command, "wasi", tmp_path, FIELD), ExternalRuntime)
+
+
+def test_a_script_used_as_the_executable_is_an_input_of_the_run(tmp_path: Path) -> None:
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools/run.sh").write_text("#!/bin/sh\n")
+    (tmp_path / "tools/extra.js").write_text("")
+    runtime = resolve_runtime(
+        "./tools/run.sh --flag tools/extra.js <file>", "wasi", tmp_path, FIELD
+    )
+    assert isinstance(runtime, ExternalRuntime)
+    assert runtime.scripts == ("tools/run.sh", "tools/extra.js")
+
+
+def test_files_outside_the_project_are_not_inputs(tmp_path: Path) -> None:
+    runtime = resolve_runtime("/bin/sh /etc/hostname <file>", "wasi", tmp_path, FIELD)
+    assert isinstance(runtime, ExternalRuntime)
+    assert runtime.scripts == ()
