@@ -13,6 +13,7 @@ from pathlib import Path
 
 from astest_tasks.channel import ProtocolChannel
 from astest_tasks.external_runtime import resolve_executable, run_external
+from astest_tasks.guest_run import GuestRun
 from astest_tasks.snapshots import SnapshotStore
 from astest_tasks.wipc import FrameType, encode_frame
 
@@ -128,7 +129,7 @@ def test_a_runtime_that_stops_reading_its_replies_cannot_stall_us(tmp_path: Path
     (tmp_path / "calls.bin").write_bytes(frame * 5000)
     make_script(tmp_path, "#!/bin/sh\ncat calls.bin\nexec sleep 60\n", name="deaf.sh")
     snapshots = SnapshotStore.load(tmp_path, "a.spec.ts", ".")
-    outcome: list[object] = []
+    outcome: list[GuestRun] = []
 
     def relay() -> None:
         channel = ProtocolChannel(snapshots)
