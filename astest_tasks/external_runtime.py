@@ -36,15 +36,11 @@ def run_external(
     executable = resolve_executable(argv[0], cwd, env)
     if executable is None:
         channel.finish()
-        return GuestRun(
-            exit_code=1,
-            stderr="",
-            elapsed_s=time.perf_counter() - started,
-            start_failure=(
-                f"the runtime command {argv[0]!r} was not found (looked up on PATH, or from the "
-                "project root when it contains a /); fix: install it, or correct "
-                "runOptions.runtime.cmd in the config"
-            ),
+        return GuestRun.not_started(
+            f"the runtime command {argv[0]!r} was not found (looked up on PATH, or from the "
+            "project root when it contains a /); fix: install it, or correct "
+            "runOptions.runtime.cmd in the config",
+            started,
         )
     try:
         process = subprocess.Popen(
@@ -58,11 +54,8 @@ def run_external(
         )
     except OSError as exc:
         channel.finish()
-        return GuestRun(
-            exit_code=1,
-            stderr="",
-            elapsed_s=time.perf_counter() - started,
-            start_failure=f"could not start the runtime command {argv[0]!r}: {exc}",
+        return GuestRun.not_started(
+            f"could not start the runtime command {argv[0]!r}: {exc}", started
         )
     stderr = StderrBuffer()
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 MAX_KEPT_STDERR = 256 * 1024
@@ -17,6 +18,12 @@ class GuestRun:
     timed_out: bool = False
     start_failure: str | None = None  # could not compile, link, instantiate or spawn it
     trap: str | None = None
+
+    @classmethod
+    def not_started(cls, problem: str, started: float, details: str = "") -> GuestRun:
+        """A runtime that never ran the spec; ``started`` is a ``time.perf_counter()`` value."""
+        elapsed = time.perf_counter() - started
+        return cls(exit_code=1, stderr=details, elapsed_s=elapsed, start_failure=problem)
 
 
 class StderrBuffer:

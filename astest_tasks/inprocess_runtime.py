@@ -112,12 +112,7 @@ def _start_failure(
     context: RunnerContext, started: float, problem: str, details: str = ""
 ) -> GuestRun:
     context.channel.finish()
-    return GuestRun(
-        exit_code=1,
-        stderr=details,
-        elapsed_s=time.perf_counter() - started,
-        start_failure=problem,
-    )
+    return GuestRun.not_started(problem, started, details)
 
 
 def _compiled(script: Path) -> CodeType:

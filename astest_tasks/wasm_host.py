@@ -152,9 +152,7 @@ def run_module(
         guest = prepare_guest(wasm_path, target, channel, limits, wasi_env, user_imports)
     except GuestStartError as exc:
         channel.finish()
-        return GuestRun(
-            exit_code=1, stderr="", elapsed_s=time.perf_counter() - started, start_failure=str(exc)
-        )
+        return GuestRun.not_started(str(exc), started)
     return guest.start()
 
 
