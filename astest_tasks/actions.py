@@ -8,7 +8,9 @@ doit; only the summary fails the doit run. A failing build or run task would sto
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
+import os
 import posixpath
 import shlex
 import time
@@ -43,9 +45,11 @@ from astest_tasks.results import (
 )
 from astest_tasks.runtime_command import ExternalRuntime
 from astest_tasks.runtime_env import runtime_variables
-from astest_tasks.snapshots import SnapshotStore
+from astest_tasks.snapshots import SnapshotStore, SnapshotUpdate
 from astest_tasks.summary import SummaryPlan, print_summary, write_report
 from astest_tasks.toolchain import load_toolchain
+
+SNAPSHOT_STATE = "snapshot_state"
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,8 @@ class RunRequest:
     snapshot_dir: str
     timeout_s: float
     run_env: dict[str, str] = field(default_factory=dict)
+    update_snapshots: str = ""  # "", "create" or "overwrite" (SnapshotUpdate)
+    snapshot_files: tuple[str, ...] = ()  # every file the spec's snapshots may come from
     runner_script: str = ""  # an in-process Python runner, relative to the project root
     external_tokens: tuple[str, ...] = ()  # or an external command, placeholders unsubstituted
 
@@ -94,7 +100,8 @@ def _failed_record(build: BuildRequest, diagnostics: str) -> BuildRecord:
 
 
 # -- run -----------------------------------------------------------------------------------------
-def run_spec(request: dict[str, object], session: str) -> bool:
+def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
+    """Run one spec; returns what doit saves with the task: the snapshot files' state after it."""
     run = RunRequest(**request)  # type: ignore[arg-type]
     started = time.perf_counter()
     try:
@@ -103,8 +110,31 @@ def run_spec(request: dict[str, object], session: str) -> bool:
         details = "internal error in astest-tasks:\n" + traceback.format_exc()
         result = _failure_result(run, session, Stage.RUN, "internal error", details, "")
     result = _with_duration(result, time.perf_counter() - started)
-    write_result(Path(run.project_root) / run.result_path, result)
-    return True
+    root = Path(run.project_root)
+    write_result(root / run.result_path, result)
+    # Taken after the run, so snapshots this run wrote count as seen: the next plain doit is
+    # cached. (As file_deps they could not be: a snapshot file may not exist yet.)
+    return {SNAPSHOT_STATE: snapshot_state(root, run.snapshot_files)}
+
+
+def snapshot_state(project_root: Path, paths: tuple[str, ...] | list[str]) -> str:
+    """A digest of the snapshot files' contents, absent ones included."""
+    digest = hashlib.sha256()
+    for path in paths:
+        try:
+            content = (project_root / path).read_bytes()
+        except FileNotFoundError:
+            digest.update(f"{path}\0absent\0".encode())
+            continue
+        digest.update(f"{path}\0{len(content)}\0".encode() + content)
+    return digest.hexdigest()
+
+
+def snapshots_unchanged(
+    task: object, values: dict[str, object], project_root: str, paths: list[str]
+) -> bool:
+    """doit ``uptodate`` check (doit passes ``task`` and the saved ``values`` by name)."""
+    return values.get(SNAPSHOT_STATE) == snapshot_state(Path(project_root), paths)
 
 
 def last_run_passed(project_root: str, result_path: str) -> bool:
@@ -130,6 +160,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
 
     try:
         snapshots = SnapshotStore.load(root, run.spec_path, run.snapshot_dir)
+        snapshots.update = SnapshotUpdate.parse(run.update_snapshots)
     except UserError as exc:
         return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
     channel = ProtocolChannel(snapshots)
@@ -139,11 +170,12 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         guest, channel, RunVerdictInput(spec_basename=basename, timeout_s=run.timeout_s)
     )
     warnings = list(channel.warnings)
-    for key in snapshots.missing_keys:
-        warnings.append(
-            f"missing snapshot for {key}; astest-tasks cannot create snapshots yet: record it "
-            "with `npx ast test --create-snapshots`"
-        )
+    counts = count(suites)
+    # Obsolete entries can be told only after a run that asked every assertion: no crash, and
+    # no skipped test (a skipped test's snapshots are not asked for, yet still wanted).
+    complete = not runtime_problem and counts.tests_skipped == 0
+    warnings += _snapshot_notes(snapshots, root, complete=complete)
+    snapshots.save_if_updated()
     return SpecResult(
         spec=run.spec_path,
         spec_id=run.spec_id,
@@ -151,7 +183,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         target=run.target,
         status=_status(file_verdict(suites).value),
         stage=Stage.RUN,
-        counts=count(suites),
+        counts=counts,
         failures=tuple(failures(suites)),
         suites=suites,
         duration_s=guest.elapsed_s,
@@ -165,8 +197,30 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
             missing=snapshots.missing,
             mismatched=snapshots.mismatched,
             missing_keys=tuple(snapshots.missing_keys),
+            created=snapshots.created,
+            updated=snapshots.updated,
         ),
     )
+
+
+def _snapshot_notes(snapshots: SnapshotStore, root: Path, *, complete: bool) -> list[str]:
+    where = os.path.relpath(snapshots.file_path, root)
+    notes = [
+        f"missing snapshot for {key}; create it with `doit astest --update-snapshots=create` "
+        "(or ASTEST_UPDATE_SNAPSHOTS=create doit)"
+        for key in snapshots.missing_keys
+    ]
+    if snapshots.created or snapshots.updated:
+        notes.append(
+            f"wrote {where}: {snapshots.created} snapshot(s) created, {snapshots.updated} updated"
+        )
+    if complete:
+        notes += [
+            f"obsolete snapshot {key} in {where}: no assertion asked for it; delete the entry "
+            "if it is no longer wanted (astest-tasks never drops entries)"
+            for key in snapshots.obsolete_keys()
+        ]
+    return notes
 
 
 def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:

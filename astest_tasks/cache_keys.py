@@ -8,7 +8,6 @@ a stale pass, the worst bug this product can have, so err on the side of includi
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -83,14 +82,8 @@ def asconfig_chain(project_root: Path, asconfig: str) -> list[str]:
         current = path.parent / parent
 
 
-def run_key(
-    mode: ModeSettings,
-    spec: Spec,
-    timeout_s: float,
-    snapshot_files: Mapping[str, bool],
-    runtime: Runtime,
-) -> dict[str, Any]:
-    """``snapshot_files``: each file the snapshots may come from, and whether it exists now."""
+def run_key(mode: ModeSettings, spec: Spec, timeout_s: float, runtime: Runtime) -> dict[str, Any]:
+    """The snapshot files are checked apart, by content (``actions.snapshots_unchanged``)."""
     return {
         "format": KEY_FORMAT,
         "astest_tasks": __version__,
@@ -99,8 +92,6 @@ def run_key(
         "target": mode.target,
         "env": dict(mode.run_env),
         "timeout_s": timeout_s,
-        # A snapshot file that appears or disappears changes the verdict even with no other edit.
-        "snapshots": dict(snapshot_files),
         # The runner file's content is a file_dep; this says which runner, or which command.
         "runtime": runtime.description,
     }

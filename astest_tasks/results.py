@@ -48,6 +48,8 @@ class SnapshotCounts:
     missing: int = 0
     mismatched: int = 0
     missing_keys: tuple[str, ...] = ()
+    created: int = 0
+    updated: int = 0
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,8 @@ class SpecResult:
                 "missing": self.snapshots.missing,
                 "mismatched": self.snapshots.mismatched,
                 "missing_keys": list(self.snapshots.missing_keys),
+                "created": self.snapshots.created,
+                "updated": self.snapshots.updated,
             },
         }
         return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
@@ -123,6 +127,8 @@ class SpecResult:
                 missing=int(snapshots.get("missing", 0)),
                 mismatched=int(snapshots.get("mismatched", 0)),
                 missing_keys=tuple(str(k) for k in snapshots.get("missing_keys", [])),
+                created=int(snapshots.get("created", 0)),
+                updated=int(snapshots.get("updated", 0)),
             ),
         )
 

@@ -21,6 +21,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Final
 
+from astest_tasks.atomic import write_text_atomic
 from astest_tasks.errors import UserError
 
 DEFAULT_PREAMBLE: Final = "\n".join(
@@ -299,6 +300,28 @@ class SnapshotVerdict(Enum):
     MATCHED = "matched"
     MISSING = "missing"
     MISMATCHED = "mismatched"
+    CREATED = "created"
+    UPDATED = "updated"
+
+
+class SnapshotUpdate(Enum):
+    """What a run may write: as-test's --create-snapshots and --overwrite-snapshots."""
+
+    NONE = ""
+    CREATE = "create"  # store missing entries
+    OVERWRITE = "overwrite"  # store missing entries and replace mismatching ones
+
+    @classmethod
+    def parse(cls, text: str) -> SnapshotUpdate:
+        value = text.strip().lower()
+        for member in cls:
+            if member.value == value or (value == "none" and member is cls.NONE):
+                return member
+        raise UserError(
+            f"unknown snapshot update {text!r}; fix: use `--update-snapshots=create` (write "
+            "missing snapshots) or `--update-snapshots=overwrite` (also replace mismatching "
+            "ones), or ASTEST_UPDATE_SNAPSHOTS=create|overwrite"
+        )
 
 
 @dataclass(frozen=True)
@@ -388,6 +411,10 @@ class SnapshotStore:
     missing: int = 0
     mismatched: int = 0
     missing_keys: list[str] = field(default_factory=list)  # distinct, first-seen order
+    update: SnapshotUpdate = SnapshotUpdate.NONE
+    created: int = 0
+    updated: int = 0
+    asserted: set[str] = field(default_factory=set)
 
     @classmethod
     def load(
@@ -429,7 +456,16 @@ class SnapshotStore:
     def assert_snapshot(self, key: str, actual: str) -> SnapshotAnswer:
         """Compare ``actual`` with the stored value (exact string comparison) and count it."""
         canonical = canonicalize_key(key)
+        self.asserted.add(canonical)
         stored = self.entries.get(canonical)
+        if stored is None and self.update is not SnapshotUpdate.NONE:
+            self.entries[canonical] = actual
+            self.created += 1
+            return SnapshotAnswer(True, actual, SnapshotVerdict.CREATED, canonical)
+        if stored is not None and stored != actual and self.update is SnapshotUpdate.OVERWRITE:
+            self.entries[canonical] = actual
+            self.updated += 1
+            return SnapshotAnswer(True, actual, SnapshotVerdict.UPDATED, canonical)
         if stored is None:
             self.missing += 1
             if canonical not in self.missing_keys:
@@ -447,6 +483,27 @@ class SnapshotStore:
     def reply_payload(answer: SnapshotAnswer) -> bytes:
         """The CALL reply payload for the guest: ``"1\\n<expected>"`` or ``"0\\n<expected>"``."""
         return f"{1 if answer.ok else 0}\n{answer.expected}".encode()
+
+    @property
+    def dirty(self) -> bool:
+        """Whether as-test would write the file after this run (AS-TEST-HOST.md §6)."""
+        return self.created > 0 or self.updated > 0 or self.needs_rewrite
+
+    def obsolete_keys(self) -> list[str]:
+        """This spec's stored entries that no assertion of the run asked for."""
+        prefix = f"{self.spec_basename}::"
+        return [k for k in self.entries if k.startswith(prefix) and k not in self.asserted]
+
+    def save_if_updated(self) -> bool:
+        """Write the file, atomically, when an update run changed it; never in a plain run.
+
+        A plain run could also rewrite a legacy file as as-test does, but it would then modify a
+        user's file without being asked to; the next update run converts it.
+        """
+        if self.update is SnapshotUpdate.NONE or not self.dirty or not self.entries:
+            return False
+        write_text_atomic(self.file_path, self.render())
+        return True
 
     def render(self) -> str:
         """The file text as-test would write for the current entries ("" when there are none).

@@ -24,6 +24,7 @@ from astest_tasks.actions import (
     last_run_passed,
     run_spec,
     show_summary_from_worker,
+    snapshots_unchanged,
     summarize,
 )
 from astest_tasks.cache_keys import build_file_deps, build_key, run_key
@@ -42,7 +43,7 @@ from astest_tasks.runtime_command import (
     default_runner_path,
     resolve_runtime,
 )
-from astest_tasks.snapshots import snapshot_candidates
+from astest_tasks.snapshots import SnapshotUpdate, snapshot_candidates
 from astest_tasks.summary import SummaryEntry, SummaryPlan
 from astest_tasks.toolchain import (
     Toolchain,
@@ -80,6 +81,17 @@ TASK_PARAMS: list[dict[str, Any]] = [
         ),
     },
     {
+        "name": "update_snapshots",
+        "long": "update-snapshots",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_UPDATE_SNAPSHOTS",
+        "help": (
+            "write snapshots while running: `create` stores missing ones, `overwrite` also "
+            "replaces mismatching ones (as-test's --create-snapshots / --overwrite-snapshots)"
+        ),
+    },
+    {
         "name": "config",
         "long": "config",
         "type": str,
@@ -90,7 +102,7 @@ TASK_PARAMS: list[dict[str, Any]] = [
 ]
 
 
-TaskCreator = Callable[[str, float, str], Iterator[dict[str, Any]]]
+TaskCreator = Callable[[str, float, str, str], Iterator[dict[str, Any]]]
 
 
 def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
@@ -99,11 +111,14 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
     Bind it to ``task_astest`` in a dodo.py: doit names the tasks after the variable.
     """
 
-    def task_astest(mode: str, timeout: float, config: str) -> Iterator[dict[str, Any]]:
+    def task_astest(
+        mode: str, timeout: float, update_snapshots: str, config: str
+    ) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
         root = (Path.cwd() / project_dir).resolve()
         try:
-            tasks = list(create_tasks(root, config, _split_modes(mode), timeout))
+            update = SnapshotUpdate.parse(update_snapshots)
+            tasks = list(create_tasks(root, config, _split_modes(mode), timeout, update))
         except UserError as exc:
             # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
             raise InvalidTask(str(exc)) from None
@@ -117,7 +132,11 @@ task_astest = make_astest_tasks()
 
 
 def create_tasks(
-    project_root: Path, config_path: str, requested_modes: Sequence[str], timeout_s: float
+    project_root: Path,
+    config_path: str,
+    requested_modes: Sequence[str],
+    timeout_s: float,
+    update: SnapshotUpdate = SnapshotUpdate.NONE,
 ) -> Iterator[dict[str, Any]]:
     if not 0 < timeout_s <= MAX_TIMEOUT_S:
         raise UserError(
@@ -153,7 +172,7 @@ def create_tasks(
             files = spec_files(mode, spec)
             runtime = runtimes[mode.name]
             yield _build_task(project_root, mode, spec, files, toolchain, scan_cache)
-            yield _run_task(project_root, mode, spec, files, timeout_s, session, runtime)
+            yield _run_task(project_root, mode, spec, files, timeout_s, session, runtime, update)
             run_tasks.append(f"{BASENAME}:run:{mode.name}:{spec.spec_id}")
             entries.append(
                 SummaryEntry(
@@ -252,6 +271,7 @@ def _run_task(
     timeout_s: float,
     session: str,
     runtime: Runtime,
+    update: SnapshotUpdate,
 ) -> dict[str, Any]:
     request = RunRequest(
         project_root=str(root),
@@ -265,14 +285,12 @@ def _run_task(
         snapshot_dir=mode.snapshot_dir,
         timeout_s=timeout_s,
         run_env=dict(mode.run_env),
+        update_snapshots=update.value,
+        snapshot_files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir)),
         runner_script=runtime.runner if isinstance(runtime, InProcessRuntime) else "",
         external_tokens=runtime.tokens if isinstance(runtime, ExternalRuntime) else (),
     )
-    snapshots = {
-        path: (root / path).is_file() for path in snapshot_candidates(spec.path, mode.snapshot_dir)
-    }
     file_dep = [files.build_record]  # also orders the run after its build
-    file_dep += [path for path, exists in snapshots.items() if exists]
     file_dep += _runtime_files(root, runtime)
     return {
         "name": f"run:{mode.name}:{spec.spec_id}",
@@ -281,8 +299,11 @@ def _run_task(
         "file_dep": _task_paths(root, file_dep),
         "targets": _task_paths(root, [files.result]),
         "uptodate": [
-            config_changed(run_key(mode, spec, timeout_s, snapshots, runtime)),
+            config_changed(run_key(mode, spec, timeout_s, runtime)),
             (last_run_passed, [str(root), files.result]),
+            (snapshots_unchanged, [str(root), list(request.snapshot_files)]),
+            # An update run asks every spec again: only a run can tell what is missing.
+            update is SnapshotUpdate.NONE,
         ],
         "clean": True,
     }

@@ -13,6 +13,7 @@ from astest_tasks.snapshots import (
     MISSING_SNAPSHOT_EXPECTED,
     SnapshotAnswer,
     SnapshotStore,
+    SnapshotUpdate,
     SnapshotVerdict,
     canonicalize_key,
     format_snapshot_file,
@@ -324,3 +325,80 @@ def test_unreadable_snapshot_path_is_a_user_error(tmp_path: Path) -> None:
     (tmp_path / ".as-test/snapshots/snapshot.spec.snap").mkdir(parents=True)
     with pytest.raises(UserError, match="cannot read snapshot file"):
         SnapshotStore.load(tmp_path, SPEC_PATH, SNAPSHOT_DIR)
+
+
+# --- updates -----------------------------------------------------------------------------------
+
+
+def test_create_stores_missing_entries_and_keeps_mismatches_failing(
+    store: SnapshotStore, tmp_path: Path
+) -> None:
+    store.update = SnapshotUpdate.CREATE
+    new_key = f"{SPEC}::Snapshot support > brand new"
+    created = store.assert_snapshot(new_key, '"fresh"')
+    assert (created.ok, created.verdict, created.expected) == (
+        True,
+        SnapshotVerdict.CREATED,
+        '"fresh"',
+    )
+    changed = store.assert_snapshot(f"{SPEC}::Snapshot support > named snapshot [named]", "43")
+    assert changed.verdict is SnapshotVerdict.MISMATCHED
+    assert (store.created, store.updated, store.mismatched) == (1, 0, 1)
+    assert store.save_if_updated()
+    reloaded = SnapshotStore.load(tmp_path, SPEC_PATH, SNAPSHOT_DIR)
+    assert reloaded.entries[new_key] == '"fresh"'
+    assert reloaded.entries[f"{SPEC}::Snapshot support > named snapshot [named]"] == "42"
+    assert list(reloaded.entries)[-1] == new_key, "new entries go after existing ones"
+    assert reloaded.preamble == store.preamble
+
+
+def test_overwrite_replaces_mismatching_entries(store: SnapshotStore, tmp_path: Path) -> None:
+    store.update = SnapshotUpdate.OVERWRITE
+    key = f"{SPEC}::Snapshot support > named snapshot [named]"
+    answer = store.assert_snapshot(key, "43")
+    assert (answer.ok, answer.verdict) == (True, SnapshotVerdict.UPDATED)
+    assert store.save_if_updated()
+    assert SnapshotStore.load(tmp_path, SPEC_PATH, SNAPSHOT_DIR).entries[key] == "43"
+
+
+def test_a_plain_run_never_writes(store: SnapshotStore, tmp_path: Path) -> None:
+    before = (tmp_path / ".as-test/snapshots/snapshot.spec.snap").read_bytes()
+    store.assert_snapshot(f"{SPEC}::Snapshot support > brand new", '"x"')
+    assert not store.save_if_updated()
+    assert (tmp_path / ".as-test/snapshots/snapshot.spec.snap").read_bytes() == before
+
+
+def test_an_update_run_that_changes_nothing_does_not_write(
+    store: SnapshotStore, tmp_path: Path
+) -> None:
+    path = tmp_path / ".as-test/snapshots/snapshot.spec.snap"
+    before = path.stat().st_mtime_ns
+    store.update = SnapshotUpdate.OVERWRITE
+    store.assert_snapshot(f"{SPEC}::Snapshot support > named snapshot [named]", "42")
+    assert not store.save_if_updated()
+    assert path.stat().st_mtime_ns == before
+
+
+def test_entries_no_assertion_asked_for_are_obsolete(store: SnapshotStore) -> None:
+    store.assert_snapshot(f"{SPEC}::Snapshot support > string snapshot", '"snapshot-value-v1"')
+    obsolete = store.obsolete_keys()
+    assert f"{SPEC}::Snapshot support > string snapshot" not in obsolete
+    assert f"{SPEC}::Snapshot support > named snapshot [named]" in obsolete
+
+
+@pytest.mark.parametrize(
+    ("text", "update"),
+    [
+        ("", SnapshotUpdate.NONE),
+        ("none", SnapshotUpdate.NONE),
+        ("create", SnapshotUpdate.CREATE),
+        (" Overwrite ", SnapshotUpdate.OVERWRITE),
+    ],
+)
+def test_update_parameter_values(text: str, update: SnapshotUpdate) -> None:
+    assert SnapshotUpdate.parse(text) is update
+
+
+def test_an_unknown_update_value_says_which_ones_exist() -> None:
+    with pytest.raises(UserError, match=r"unknown snapshot update 'yes'.*create.*overwrite"):
+        SnapshotUpdate.parse("yes")
