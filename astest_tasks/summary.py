@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from astest_tasks.atomic import write_text_atomic
+from astest_tasks.ci_reports import junit_xml, tap_document
 from astest_tasks.console import Palette, Shown, render_summary, use_colour
 from astest_tasks.report import counts_to_dict, failure_to_dict
 from astest_tasks.results import (
@@ -23,6 +24,8 @@ from astest_tasks.results import (
 )
 
 REPORT_FORMAT = 1
+JUNIT_FILE = "junit.xml"
+TAP_FILE = "reports/report.tap"
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,12 @@ def write_report(plan: SummaryPlan, session: str) -> bool:
     """Write the JSON report; True when nothing failed. Prints nothing (see ``print_summary``)."""
     root = Path(plan.project_root)
     shown = [_load(root, entry, session) for entry in plan.entries]
-    write_text_atomic(root / plan.report_path, _report_json(shown))
+    results = [item.result for item in shown]
+    report = root / plan.report_path
+    write_text_atomic(report, _report_json(shown))
+    # For CI: the same results as JUnit XML (beside report.json) and TAP (where as-test puts it).
+    write_text_atomic(report.with_name(JUNIT_FILE), junit_xml(results))
+    write_text_atomic(report.parent / TAP_FILE, tap_document(results))
     return all(item.result.status != Status.FAILED for item in shown)
 
 

@@ -98,3 +98,36 @@ def test_report_json_lists_every_spec_and_mode_with_cached_flags(
     assert entry["cached"] is True
     assert entry["verdict"] == "passed"
     assert entry["counts"]["tests_passed"] == 6
+
+
+@pytest.mark.parametrize("fixture", ["built_passing", "built_failing"])
+def test_junit_and_tap_agree_with_the_summary_and_include_cached_results(
+    fixture: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    import junitparser
+    from tap.parser import Parser as TapParser
+
+    built: tuple[Project, DoitRun] = request.getfixturevalue(fixture)
+    project = clone_project(built[0], tmp_path)
+    # The same timeout as the build fixture (it is part of the run key): passing specs stay cached.
+    run = project.doit(env={"ASTEST_TIMEOUT": "2"} if fixture == "built_failing" else {})
+    totals = project.report()["totals"]["tests"]
+    if fixture == "built_passing":
+        assert project.report()["totals"]["cached"] == len(project.report()["specs"])
+
+    xml = junitparser.JUnitXml.fromfile(str(project.root / ".as-test/junit.xml"))
+    passed = xml.tests - xml.failures - xml.skipped - xml.errors
+    assert (passed, xml.failures, xml.skipped) == (
+        totals["passed"],
+        totals["failed"],
+        totals["skipped"],
+    )
+    assert len(list(xml)) == len(project.report()["specs"])
+
+    tap_text = (project.root / ".as-test/reports/report.tap").read_text()
+    lines = list(TapParser().parse_text(tap_text))
+    results = [line for line in lines if line.category == "test"]
+    plan = next(line for line in lines if line.category == "plan")
+    assert plan.expected_tests == len(results)
+    assert sum(1 for r in results if not r.ok) == totals["failed"]
+    assert run.last_line == totals_line(project)
