@@ -28,6 +28,7 @@ from astest_tasks.compiler import (
     read_build_record,
     write_build_record,
 )
+from astest_tasks.crash_records import CrashCommands, write_crash_record
 from astest_tasks.errors import UserError
 from astest_tasks.guest_run import GuestRun
 from astest_tasks.outcome import RunVerdictInput, decide_suites
@@ -65,6 +66,7 @@ class RunRequest:
     snapshot_dir: str
     timeout_s: float
     run_env: dict[str, str] = field(default_factory=dict)
+    crash_dir: str = ".as-test/crashes"
     update_snapshots: str = ""  # "", "create" or "overwrite" (SnapshotUpdate)
     snapshot_files: tuple[str, ...] = ()  # every file the spec's snapshots may come from
     runner_script: str = ""  # an in-process Python runner, relative to the project root
@@ -111,10 +113,30 @@ def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
         result = _failure_result(run, session, Stage.RUN, "internal error", details, "")
     result = _with_duration(result, time.perf_counter() - started)
     root = Path(run.project_root)
+    if result.status is Status.FAILED and (result.error or result.stage is Stage.BUILD):
+        result = _with_crash_record(run, root, result)
     write_result(root / run.result_path, result)
     # Taken after the run, so snapshots this run wrote count as seen: the next plain doit is
     # cached. (As file_deps they could not be: a snapshot file may not exist yet.)
     return {SNAPSHOT_STATE: snapshot_state(root, run.snapshot_files)}
+
+
+def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecResult:
+    """Leave the record of a spec that could not report, and point the summary at it."""
+    run_again = f"doit astest:run:{run.mode}:{run.spec_id}"
+    commands = CrashCommands(
+        cwd=str(root),
+        build=result.build_command,
+        run=run_again,
+        repro=result.build_command if result.stage is Stage.BUILD else run_again,
+    )
+    try:
+        log = write_crash_record(root, run.crash_dir, result, commands)
+    except OSError as exc:
+        note = f"could not write the crash record in {run.crash_dir}: {exc}"
+    else:
+        note = f"crash record: {log}"
+    return replace(result, warnings=(*result.warnings, note))
 
 
 def snapshot_state(project_root: Path, paths: tuple[str, ...] | list[str]) -> str:

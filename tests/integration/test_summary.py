@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,19 @@ def test_junit_and_tap_agree_with_the_summary_and_include_cached_results(
     assert plan.expected_tests == len(results)
     assert sum(1 for r in results if not r.ok) == totals["failed"]
     assert run.last_line == totals_line(project)
+
+
+def test_crashes_leave_records_and_assertion_failures_do_not(
+    built_failing: tuple[Project, DoitRun],
+) -> None:
+    project, run = built_failing
+    crashes = project.root / ".as-test" / "crashes"
+    for spec in ("abort", "broken", "hang"):
+        for mode in ("wasi", "bindings"):
+            record = json.loads((crashes / f"{spec}.spec.{mode}.json").read_text())
+            assert record["file"] == f"assembly/__tests__/{spec}.spec.ts"
+            assert record["reproCommand"]
+            assert f"crash record: .as-test/crashes/{spec}.spec.{mode}.log" in run.stdout
+    assert record["stage"] == "run"
+    assert json.loads((crashes / "broken.spec.wasi.json").read_text())["stage"] == "build"
+    assert not list(crashes.glob("assertions.spec.*"))

@@ -1,0 +1,75 @@
+"""Crash records (AS-TEST-HOST.md §7): what a spec that could not report left behind, on disk.
+
+A build failure, a crash, a trap, a timeout or an unreadable report leaves ``<entry>.json``
+(as-test's fields) and ``<entry>.log`` (the same, readable) in the mode's crash folder, with the
+commands that reproduce it, so a CI failure can be read after the run. Assertion failures are
+ordinary results and leave none.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from astest_tasks.atomic import write_text_atomic
+from astest_tasks.results import SpecResult, Stage
+
+
+@dataclass(frozen=True)
+class CrashCommands:
+    cwd: str
+    build: str
+    run: str  # how to run this spec again
+    repro: str  # the one command to reproduce the failure
+
+
+def crash_entry(crash_dir: str, spec_id: str, mode: str) -> str:
+    """``<crash_dir>/<spec id>.spec`` as as-test names it; other modes than ``default`` add
+    ``.<mode>``, because named modes share one crash folder and must not overwrite each other."""
+    name = f"{spec_id}.spec" if mode == "default" else f"{spec_id}.spec.{mode}"
+    return posixpath.join(crash_dir, name)
+
+
+def write_crash_record(
+    project_root: Path, crash_dir: str, result: SpecResult, commands: CrashCommands
+) -> str:
+    """Write the record's two files; returns the ``.log`` path, relative to the project root."""
+    entry = crash_entry(crash_dir, result.spec_id, result.mode)
+    details = result.failures[0].message if result.failures else ""
+    record = {
+        "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "kind": "test",
+        "stage": "build" if result.stage is Stage.BUILD else "run",
+        "file": result.spec,
+        "mode": result.mode,
+        "cwd": commands.cwd,
+        "buildCommand": commands.build,
+        "runCommand": commands.run,
+        "reproCommand": commands.repro,
+        "error": "\n".join(part for part in (result.error, details) if part),
+        "stdout": result.output,
+    }
+    write_text_atomic(project_root / f"{entry}.json", json.dumps(record, indent=2) + "\n")
+    write_text_atomic(project_root / f"{entry}.log", _readable(record))
+    return f"{entry}.log"
+
+
+def _readable(record: dict[str, str]) -> str:
+    lines = [
+        f"timestamp: {record['timestamp']}",
+        f"kind: {record['kind']}",
+        f"stage: {record['stage']}",
+        f"file: {record['file']}",
+        f"mode: {record['mode']}",
+        f"cwd: {record['cwd']}",
+    ]
+    for label, key in (("build", "buildCommand"), ("run", "runCommand"), ("repro", "reproCommand")):
+        if record[key]:
+            lines.append(f"{label}: {record[key]}")
+    lines += ["", "[error]", record["error"]]
+    if record["stdout"]:
+        lines += ["", "[stdout]", record["stdout"]]
+    return "\n".join(lines) + "\n"
