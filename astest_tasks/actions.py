@@ -47,6 +47,7 @@ from astest_tasks.results import (
 from astest_tasks.runtime_command import ExternalRuntime
 from astest_tasks.runtime_env import runtime_variables
 from astest_tasks.snapshots import SnapshotStore, SnapshotUpdate
+from astest_tasks.spec_logs import write_spec_log
 from astest_tasks.summary import SummaryPlan, print_summary, write_report
 from astest_tasks.toolchain import load_toolchain
 
@@ -67,6 +68,7 @@ class RunRequest:
     timeout_s: float
     run_env: dict[str, str] = field(default_factory=dict)
     crash_dir: str = ".as-test/crashes"
+    logs_dir: str | None = None  # readable per-spec logs; None when the config says "none"
     update_snapshots: str = ""  # "", "create" or "overwrite" (SnapshotUpdate)
     snapshot_files: tuple[str, ...] = ()  # every file the spec's snapshots may come from
     runner_script: str = ""  # an in-process Python runner, relative to the project root
@@ -115,6 +117,12 @@ def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
     root = Path(run.project_root)
     if result.status is Status.FAILED and (result.error or result.stage is Stage.BUILD):
         result = _with_crash_record(run, root, result)
+    if run.logs_dir is not None:
+        try:
+            write_spec_log(root, run.logs_dir, result, f"doit astest:run:{run.mode}:{run.spec_id}")
+        except OSError as exc:
+            note = f"could not write the readable log in {run.logs_dir}: {exc}"
+            result = replace(result, warnings=(*result.warnings, note))
     write_result(root / run.result_path, result)
     # Taken after the run, so snapshots this run wrote count as seen: the next plain doit is
     # cached. (As file_deps they could not be: a snapshot file may not exist yet.)

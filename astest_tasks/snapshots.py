@@ -109,6 +109,11 @@ def _path_under_tests_dir(spec_path: str) -> str:
     return _js_basename(normalized)
 
 
+def spec_path_below_tests(spec_path: str) -> str:
+    """The spec's path after its last ``/__tests__/`` (else its basename): as-test's file key."""
+    return _path_under_tests_dir(spec_path)
+
+
 def snapshot_path(spec_path: str, snapshot_dir: str) -> str:
     """Where as-test keeps a spec's snapshots, as a normalised posix path under ``snapshot_dir``.
 

@@ -286,6 +286,7 @@ def _run_task(
         timeout_s=timeout_s,
         run_env=dict(mode.run_env),
         crash_dir=mode.crash_dir,
+        logs_dir=mode.logs_dir,
         update_snapshots=update.value,
         snapshot_files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir)),
         runner_script=runtime.runner if isinstance(runtime, InProcessRuntime) else "",

@@ -148,3 +148,14 @@ def test_crashes_leave_records_and_assertion_failures_do_not(
     assert record["stage"] == "run"
     assert json.loads((crashes / "broken.spec.wasi.json").read_text())["stage"] == "build"
     assert not list(crashes.glob("assertions.spec.*"))
+
+
+def test_every_spec_and_mode_leaves_a_readable_log(built_failing: tuple[Project, DoitRun]) -> None:
+    project, _ = built_failing
+    logs = project.root / ".as-test" / "logs"
+    for spec in ("abort", "assertions", "broken", "hang", "snapshots"):
+        for mode in ("wasi", "bindings"):
+            text = (logs / mode / f"{spec}.spec.log").read_text()
+            assert f"FAIL  assembly/__tests__/{spec}.spec.ts" in text
+    assertions = (logs / "wasi" / "assertions.spec.log").read_text()
+    assert "Expected: " in assertions and "Received: " in assertions
