@@ -142,3 +142,48 @@ def test_a_runtime_that_stops_reading_its_replies_cannot_stall_us(tmp_path: Path
     run = outcome[0]
     assert run.timed_out is True
     assert snapshots.missing == 5000
+
+
+# A frame sequence as as-test HEAD's guest sends it (AS-TEST-HOST.md §4.3): it blocks for the
+# reply to coverage:detail, so a host that does not answer would hang this runtime.
+HEAD_SEQUENCE_RUNTIME = textwrap.dedent(
+    f"""\
+    #!{sys.executable}
+    import json, struct, sys
+
+    def frame(kind, payload):
+        sys.stdout.buffer.write(struct.pack("<4sBI", b"WIPC", kind, len(payload)) + payload)
+        sys.stdout.buffer.flush()
+
+    def call(message):
+        frame(2, json.dumps(message).encode())
+
+    call({{"kind": "event:file-start", "file": "a.spec.ts"}})
+    call({{"kind": "event:suite-start", "file": "a.spec.ts", "depth": 0,
+           "suiteKind": "describe", "description": "head"}})
+    call({{"kind": "event:suite-end", "file": "a.spec.ts", "depth": 0,
+           "suiteKind": "describe", "description": "head", "verdict": "ok"}})
+    call({{"kind": "event:file-end", "file": "a.spec.ts", "verdict": "ok", "time": "1ms"}})
+    call({{"kind": "coverage:detail"}})
+    header = sys.stdin.buffer.read(9)
+    if len(header) < 9:
+        sys.exit(7)
+    reply = sys.stdin.buffer.read(struct.unpack("<4sBI", header)[2])
+    call({{"kind": "coverage:summary", "total": 2, "covered": 1, "uncovered": 1,
+           "percent": 50, "detail": int(reply[:1] == b"1")}})
+    call({{"kind": "coverage:batch", "file": "a.ts", "points": [[1, 1, "Function", 1]]}})
+    frame(3, json.dumps({{"suites": []}}).encode())  # DATA; HEAD: no "coverage" key
+    frame(1, b"")  # CLOSE
+    """
+)
+
+
+def test_a_later_as_test_guests_coverage_request_is_answered(tmp_path: Path) -> None:
+    make_script(tmp_path, HEAD_SEQUENCE_RUNTIME, name="head")
+    channel = ProtocolChannel(None)
+    run = run_external(["./head"], tmp_path, dict(os.environ), channel, 10.0)
+    assert not run.timed_out, "the guest waited for a coverage:detail reply we never sent"
+    assert run.exit_code == 0, run
+    assert channel.closed
+    assert channel.report_payload == b'{"suites": []}'
+    assert channel.progress.file_ended

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -402,3 +403,21 @@ def test_update_parameter_values(text: str, update: SnapshotUpdate) -> None:
 def test_an_unknown_update_value_says_which_ones_exist() -> None:
     with pytest.raises(UserError, match=r"unknown snapshot update 'yes'.*create.*overwrite"):
         SnapshotUpdate.parse("yes")
+
+
+def test_an_update_interrupted_while_writing_leaves_the_old_file_whole(
+    store: SnapshotStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / ".as-test/snapshots/snapshot.spec.snap"
+    before = path.read_bytes()
+    store.update = SnapshotUpdate.OVERWRITE
+    store.assert_snapshot(f"{SPEC}::Snapshot support > named snapshot [named]", "43")
+
+    def interrupted(_src: object, _dst: object) -> None:
+        raise KeyboardInterrupt  # Ctrl-C (or SIGTERM's default) between write and rename
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.save_if_updated()
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == ["snapshot.spec.snap"]
