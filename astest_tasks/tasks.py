@@ -43,6 +43,7 @@ from astest_tasks.runtime_command import (
     default_runner_path,
     resolve_runtime,
 )
+from astest_tasks.selection import select_specs, split_selectors
 from astest_tasks.snapshots import SnapshotUpdate, snapshot_candidates
 from astest_tasks.summary import SummaryEntry, SummaryPlan
 from astest_tasks.toolchain import (
@@ -81,6 +82,17 @@ TASK_PARAMS: list[dict[str, Any]] = [
         ),
     },
     {
+        "name": "spec",
+        "long": "spec",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_SPEC",
+        "help": (
+            "comma-separated spec names (or parts of them) or globs to run, e.g. `math,nested/*` "
+            "(default: every spec of the selected modes)"
+        ),
+    },
+    {
         "name": "update_snapshots",
         "long": "update-snapshots",
         "type": str,
@@ -102,7 +114,7 @@ TASK_PARAMS: list[dict[str, Any]] = [
 ]
 
 
-TaskCreator = Callable[[str, float, str, str], Iterator[dict[str, Any]]]
+TaskCreator = Callable[[str, float, str, str, str], Iterator[dict[str, Any]]]
 
 
 def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
@@ -112,13 +124,14 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
     """
 
     def task_astest(
-        mode: str, timeout: float, update_snapshots: str, config: str
+        mode: str, timeout: float, spec: str, update_snapshots: str, config: str
     ) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
         root = (Path.cwd() / project_dir).resolve()
         try:
             update = SnapshotUpdate.parse(update_snapshots)
-            tasks = list(create_tasks(root, config, _split_modes(mode), timeout, update))
+            selectors = split_selectors(spec)
+            tasks = list(create_tasks(root, config, _split_modes(mode), timeout, update, selectors))
         except UserError as exc:
             # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
             raise InvalidTask(str(exc)) from None
@@ -137,6 +150,7 @@ def create_tasks(
     requested_modes: Sequence[str],
     timeout_s: float,
     update: SnapshotUpdate = SnapshotUpdate.NONE,
+    spec_selectors: Sequence[str] = (),
 ) -> Iterator[dict[str, Any]]:
     if not 0 < timeout_s <= MAX_TIMEOUT_S:
         raise UserError(
@@ -162,6 +176,9 @@ def create_tasks(
     session = uuid.uuid4().hex  # marks results written by this doit invocation as fresh
     specs_by_mode = {mode.name: _specs_of(project_root, config_path, mode) for mode in modes}
     _check_outputs_are_separate(project_root, config, specs_by_mode)
+    specs_by_mode = {
+        name: select_specs(specs, spec_selectors, name) for name, specs in specs_by_mode.items()
+    }
     runtimes = {mode.name: _runtime_of(project_root, config_path, mode) for mode in modes}
     yield from _runner_tasks(project_root, runtimes.values())
     scan_cache = ImportScanCache(project_root / output_root(config) / IMPORT_SCAN_CACHE)

@@ -143,3 +143,19 @@ def test_parallel_runs_keep_the_summary_last_and_the_exit_code(
     assert run.last_line.startswith("tests: "), run.stdout[-500:]
     assert run.last_line == built_failing[1].last_line
     assert run.stdout.count("\ntests: ") == 1, "the summary must be printed exactly once"
+
+
+def test_spec_selection_by_name_fragment_and_environment(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    run = project.doit("astest", "--spec", "shared")
+    assert run.exit_code == 0
+    shown = {(e["mode"], e["spec_id"]) for e in project.report()["specs"]}
+    assert shown == {(m, s) for m in ("wasi", "bindings") for s in ("left/shared", "right/shared")}
+    by_env = project.doit(env={"ASTEST_SPEC": "geometry", "ASTEST_MODE": "wasi"})
+    assert by_env.exit_code == 0
+    assert [e["spec_id"] for e in project.report()["specs"]] == ["geometry"]
+    unknown = project.doit("astest", "--spec", "nothing-like-it")
+    assert unknown.exit_code == 3
+    assert "no spec of mode" in unknown.stderr
