@@ -22,6 +22,7 @@ from astest_tasks.results import (
     failure_result,
     read_result,
 )
+from astest_tasks.suite_filter import filter_result
 
 REPORT_FORMAT = 1
 JUNIT_FILE = "junit.xml"
@@ -42,12 +43,14 @@ class SummaryPlan:
     project_root: str
     report_path: str
     entries: tuple[SummaryEntry, ...]
+    suite_selectors: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {
             "project_root": self.project_root,
             "report_path": self.report_path,
             "entries": [vars(entry) for entry in self.entries],
+            "suite_selectors": list(self.suite_selectors),
         }
 
     @classmethod
@@ -58,13 +61,18 @@ class SummaryPlan:
             project_root=str(data["project_root"]),
             report_path=str(data["report_path"]),
             entries=tuple(SummaryEntry(**entry) for entry in entries),
+            suite_selectors=tuple(str(s) for s in _string_list(data.get("suite_selectors"))),
         )
+
+
+def _string_list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list) else []
 
 
 def write_report(plan: SummaryPlan, session: str) -> bool:
     """Write the JSON report; True when nothing failed. Prints nothing (see ``print_summary``)."""
     root = Path(plan.project_root)
-    shown = [_load(root, entry, session) for entry in plan.entries]
+    shown = _load_all(plan, session)
     results = [item.result for item in shown]
     report = root / plan.report_path
     write_text_atomic(report, _report_json(shown))
@@ -76,8 +84,7 @@ def write_report(plan: SummaryPlan, session: str) -> bool:
 
 def print_summary(plan: SummaryPlan, session: str) -> None:
     """Print every spec's result, failures and totals; the last line is the tests count."""
-    root = Path(plan.project_root)
-    shown = [_load(root, entry, session) for entry in plan.entries]
+    shown = _load_all(plan, session)
     stream = _output_stream()
     palette = Palette(enabled=use_colour(stream))
     stream.write(render_summary(shown, palette))
@@ -94,6 +101,35 @@ def _output_stream() -> TextIO:
     if threading.current_thread() is not threading.main_thread() and sys.__stdout__ is not None:
         return sys.__stdout__
     return sys.stdout
+
+
+def _load_all(plan: SummaryPlan, session: str) -> list[Shown]:
+    """Every spec's result, cut down to the ``--suite`` selection when there is one."""
+    root = Path(plan.project_root)
+    shown: list[Shown] = []
+    for entry in plan.entries:
+        item = _load(root, entry, session)
+        filtered = filter_result(item.result, plan.suite_selectors)
+        if filtered.problem:
+            who = SpecIdentity(entry.spec, entry.spec_id, entry.mode, entry.target)
+            problem = failure_result(who, session, Stage.RUN, filtered.problem, "", "")
+            shown.append(Shown(result=problem, cached=item.cached))
+        elif filtered.result is not None:
+            shown.append(Shown(result=filtered.result, cached=item.cached))
+    if plan.suite_selectors and not shown:
+        wanted = ", ".join(plan.suite_selectors)
+        who = SpecIdentity("(all specs)", "--suite", "-", "-")
+        problem = failure_result(
+            who,
+            session,
+            Stage.RUN,
+            f'no suite matched "{wanted}"',
+            "a selector with / must equal a suite path (descriptions slugified, joined with /); "
+            "a bare one matches the last part of a path",
+            "",
+        )
+        shown.append(Shown(result=problem, cached=False))
+    return shown
 
 
 def _load(root: Path, entry: SummaryEntry, session: str) -> Shown:

@@ -93,6 +93,17 @@ TASK_PARAMS: list[dict[str, Any]] = [
         ),
     },
     {
+        "name": "suite",
+        "long": "suite",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_SUITE",
+        "help": (
+            "comma-separated suites to report, as as-test's --suite: a path of slugified "
+            "descriptions (`parent/child`) or a bare leaf name; specs still run whole"
+        ),
+    },
+    {
         "name": "update_snapshots",
         "long": "update-snapshots",
         "type": str,
@@ -114,7 +125,7 @@ TASK_PARAMS: list[dict[str, Any]] = [
 ]
 
 
-TaskCreator = Callable[[str, float, str, str, str], Iterator[dict[str, Any]]]
+TaskCreator = Callable[[str, float, str, str, str, str], Iterator[dict[str, Any]]]
 
 
 def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
@@ -124,14 +135,15 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
     """
 
     def task_astest(
-        mode: str, timeout: float, spec: str, update_snapshots: str, config: str
+        mode: str, timeout: float, spec: str, suite: str, update_snapshots: str, config: str
     ) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
         root = (Path.cwd() / project_dir).resolve()
         try:
             update = SnapshotUpdate.parse(update_snapshots)
-            selectors = split_selectors(spec)
-            tasks = list(create_tasks(root, config, _split_modes(mode), timeout, update, selectors))
+            selection = (split_selectors(spec), split_selectors(suite))
+            modes = _split_modes(mode)
+            tasks = list(create_tasks(root, config, modes, timeout, update, *selection))
         except UserError as exc:
             # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
             raise InvalidTask(str(exc)) from None
@@ -151,6 +163,7 @@ def create_tasks(
     timeout_s: float,
     update: SnapshotUpdate = SnapshotUpdate.NONE,
     spec_selectors: Sequence[str] = (),
+    suite_selectors: Sequence[str] = (),
 ) -> Iterator[dict[str, Any]]:
     if not 0 < timeout_s <= MAX_TIMEOUT_S:
         raise UserError(
@@ -201,7 +214,7 @@ def create_tasks(
                 )
             )
     scan_cache.save()
-    yield _summary_task(project_root, config, entries, run_tasks, session)
+    yield _summary_task(project_root, config, entries, run_tasks, session, suite_selectors)
 
 
 def _build_task(
@@ -334,11 +347,13 @@ def _summary_task(
     entries: list[SummaryEntry],
     run_tasks: list[str],
     session: str,
+    suite_selectors: Sequence[str],
 ) -> dict[str, Any]:
     plan = SummaryPlan(
         project_root=str(root),
         report_path=posixpath.join(output_root(config), "report.json"),
         entries=tuple(entries),
+        suite_selectors=tuple(suite_selectors),
     )
     return {
         "name": "summary",

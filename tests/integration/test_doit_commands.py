@@ -159,3 +159,18 @@ def test_spec_selection_by_name_fragment_and_environment(
     unknown = project.doit("astest", "--spec", "nothing-like-it")
     assert unknown.exit_code == 3
     assert "no spec of mode" in unknown.stderr
+
+
+def test_suite_selection_filters_the_report_without_running_anything_again(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    run = project.doit("astest", "--suite", "geometry/distance")
+    assert run.exit_code == 0
+    assert not [t for t in run.executed if t.startswith(("astest:run:", "astest:build:"))]
+    specs = project.report()["specs"]
+    assert {(e["spec_id"], e["counts"]["tests_passed"]) for e in specs} == {("geometry", 1)}
+    assert run.last_line == "tests: 2 passed, 0 failed, 0 skipped"
+    nothing = project.doit(env={"ASTEST_SUITE": "no-such-suite"})
+    assert nothing.exit_code == 1
+    assert 'no suite matched "no-such-suite"' in nothing.stdout
