@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import posixpath
 import shlex
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field, replace
@@ -28,6 +29,7 @@ from astest_tasks.compiler import (
     read_build_record,
     write_build_record,
 )
+from astest_tasks.console import Palette, live_line, use_colour
 from astest_tasks.crash_records import CrashCommands, write_crash_record
 from astest_tasks.errors import UserError
 from astest_tasks.guest_run import GuestRun
@@ -67,6 +69,8 @@ class RunRequest:
     snapshot_dir: str
     timeout_s: float
     run_env: dict[str, str] = field(default_factory=dict)
+    position: int = 0  # this spec's place among the run tasks, for the live progress line
+    total: int = 0
     crash_dir: str = ".as-test/crashes"
     logs_dir: str | None = None  # readable per-spec logs; None when the config says "none"
     update_snapshots: str = ""  # "", "create" or "overwrite" (SnapshotUpdate)
@@ -124,9 +128,20 @@ def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
             note = f"could not write the readable log in {run.logs_dir}: {exc}"
             result = replace(result, warnings=(*result.warnings, note))
     write_result(root / run.result_path, result)
+    _announce(result, run)
     # Taken after the run, so snapshots this run wrote count as seen: the next plain doit is
     # cached. (As file_deps they could not be: a snapshot file may not exist yet.)
     return {SNAPSHOT_STATE: snapshot_state(root, run.snapshot_files)}
+
+
+def _announce(result: SpecResult, run: RunRequest) -> None:
+    """A live line per finished spec, on stderr: doit shows it at its default verbosity, and the
+    summary (on stdout) stays the last word."""
+    if run.total <= 0:
+        return
+    stream = sys.stderr
+    stream.write(live_line(result, run.position, run.total, Palette(use_colour(stream))) + "\n")
+    stream.flush()
 
 
 def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecResult:

@@ -94,6 +94,14 @@ def render_summary(shown: Sequence[Shown], palette: Palette) -> str:
     return text if palette.enabled else _ANSI_ESCAPE.sub("", text)
 
 
+def live_line(result: SpecResult, position: int, total: int, palette: Palette) -> str:
+    """One line as a spec finishes: ``[3/40]`` then the verdict line the summary will show."""
+    progress = palette.dim(f"[{position}/{total}]")
+    line = _spec_line(Shown(result=result, cached=False), palette, 0, 0)
+    text = f"{progress} {line}"
+    return text if palette.enabled else _ANSI_ESCAPE.sub("", text)
+
+
 def _spec_line(item: Shown, palette: Palette, id_width: int, mode_width: int) -> str:
     result = item.result
     counts = result.counts

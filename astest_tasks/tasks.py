@@ -197,12 +197,16 @@ def create_tasks(
     scan_cache = ImportScanCache(project_root / output_root(config) / IMPORT_SCAN_CACHE)
     entries: list[SummaryEntry] = []
     run_tasks: list[str] = []
+    total = sum(len(specs) for specs in specs_by_mode.values())
     for mode in modes:
         for spec in specs_by_mode[mode.name]:
             files = spec_files(mode, spec)
             runtime = runtimes[mode.name]
             yield _build_task(project_root, mode, spec, files, toolchain, scan_cache)
-            yield _run_task(project_root, mode, spec, files, timeout_s, session, runtime, update)
+            place = (len(run_tasks) + 1, total)
+            yield _run_task(
+                project_root, mode, spec, files, timeout_s, session, runtime, update, place
+            )
             run_tasks.append(f"{BASENAME}:run:{mode.name}:{spec.spec_id}")
             entries.append(
                 SummaryEntry(
@@ -302,6 +306,7 @@ def _run_task(
     session: str,
     runtime: Runtime,
     update: SnapshotUpdate,
+    place: tuple[int, int],
 ) -> dict[str, Any]:
     request = RunRequest(
         project_root=str(root),
@@ -315,6 +320,8 @@ def _run_task(
         snapshot_dir=mode.snapshot_dir,
         timeout_s=timeout_s,
         run_env=dict(mode.run_env),
+        position=place[0],
+        total=place[1],
         crash_dir=mode.crash_dir,
         logs_dir=mode.logs_dir,
         update_snapshots=update.value,

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from astest_tasks.console import Palette, Shown, render_summary, use_colour
+from astest_tasks.console import Palette, Shown, live_line, render_summary, use_colour
 from astest_tasks.report import Counts, FailureDetail, count, failures, runtime_error_suite
 from astest_tasks.results import SpecResult, Stage, Status
 
@@ -274,3 +274,10 @@ def test_colours_inside_compiler_diagnostics_are_dropped_without_colour() -> Non
     assert ESC not in text
     assert "ERROR TS2322: Type 'string'" in text
     assert coloured in render_summary([Shown(result=broken, cached=False)], Palette(enabled=True))
+
+
+def test_live_line_shows_progress_and_the_verdict_without_colour_in_a_pipe() -> None:
+    line = live_line(result("math", Status.FAILED), 3, 40, PLAIN)
+    assert line.startswith("[3/40]  FAIL  wasi  math  ")
+    assert ESC not in line
+    assert ESC in live_line(result("math", Status.PASSED), 1, 2, Palette(enabled=True))

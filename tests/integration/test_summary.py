@@ -159,3 +159,13 @@ def test_every_spec_and_mode_leaves_a_readable_log(built_failing: tuple[Project,
             assert f"FAIL  assembly/__tests__/{spec}.spec.ts" in text
     assertions = (logs / "wasi" / "assertions.spec.log").read_text()
     assert "Expected: " in assertions and "Received: " in assertions
+
+
+def test_each_finished_spec_gets_a_live_line_with_its_place(
+    built_passing: tuple[Project, DoitRun],
+) -> None:
+    _, run = built_passing
+    live = [line for line in ANSI.sub("", run.stderr).splitlines() if line.startswith("[")]
+    assert len(live) == 10
+    assert live[0].startswith("[1/10]  PASS  wasi")
+    assert live[-1].startswith("[10/10]  PASS  bindings")
