@@ -50,7 +50,7 @@ from astest_tasks.runtime_command import ExternalRuntime
 from astest_tasks.runtime_env import runtime_variables
 from astest_tasks.snapshots import SnapshotStore, SnapshotUpdate
 from astest_tasks.spec_logs import write_spec_log
-from astest_tasks.summary import SummaryPlan, print_summary, write_report
+from astest_tasks.summary import SummaryPlan, load_summary, print_summary, write_report
 from astest_tasks.toolchain import load_toolchain
 
 SNAPSHOT_STATE = "snapshot_state"
@@ -325,9 +325,10 @@ def _with_duration(result: SpecResult, seconds: float) -> SpecResult:
 def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
     """The summary task's action: print the summary, write the report, fail if anything failed."""
     summary_plan = SummaryPlan.from_dict(plan)
+    shown = load_summary(summary_plan, session)  # read once, for the printout and the reports
     if not _in_doit_worker_process():
-        print_summary(summary_plan, session)
-    if write_report(summary_plan, session):
+        print_summary(shown)
+    if write_report(summary_plan, shown):
         return True
     # report=False: our summary says what failed, and doit's own failure banner would push it off
     # the last line.
@@ -343,7 +344,7 @@ def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
     ``-P thread``, which runs teardowns once per thread) the action has printed it already.
     """
     if _in_doit_worker_process():
-        print_summary(SummaryPlan.from_dict(plan), session)
+        print_summary(load_summary(SummaryPlan.from_dict(plan), session))
 
 
 def _in_doit_worker_process() -> bool:

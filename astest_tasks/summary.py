@@ -69,10 +69,9 @@ def _string_list(value: object) -> list[object]:
     return list(value) if isinstance(value, list) else []
 
 
-def write_report(plan: SummaryPlan, session: str) -> bool:
+def write_report(plan: SummaryPlan, shown: list[Shown]) -> bool:
     """Write the JSON report; True when nothing failed. Prints nothing (see ``print_summary``)."""
     root = Path(plan.project_root)
-    shown = _load_all(plan, session)
     results = [item.result for item in shown]
     report = root / plan.report_path
     write_text_atomic(report, _report_json(shown))
@@ -82,9 +81,8 @@ def write_report(plan: SummaryPlan, session: str) -> bool:
     return all(item.result.status != Status.FAILED for item in shown)
 
 
-def print_summary(plan: SummaryPlan, session: str) -> None:
+def print_summary(shown: list[Shown]) -> None:
     """Print every spec's result, failures and totals; the last line is the tests count."""
-    shown = _load_all(plan, session)
     stream = _output_stream()
     palette = Palette(enabled=use_colour(stream))
     stream.write(render_summary(shown, palette))
@@ -103,7 +101,7 @@ def _output_stream() -> TextIO:
     return sys.stdout
 
 
-def _load_all(plan: SummaryPlan, session: str) -> list[Shown]:
+def load_summary(plan: SummaryPlan, session: str) -> list[Shown]:
     """Every spec's result, cut down to the ``--suite`` selection when there is one."""
     root = Path(plan.project_root)
     shown: list[Shown] = []
