@@ -46,7 +46,7 @@ from astest_tasks.results import (
     read_result,
     write_result,
 )
-from astest_tasks.runtime_command import ExternalRuntime
+from astest_tasks.runtime_command import command_argv
 from astest_tasks.runtime_env import runtime_variables
 from astest_tasks.snapshots import SnapshotStore, SnapshotUpdate
 from astest_tasks.spec_logs import write_spec_log
@@ -276,15 +276,12 @@ def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRu
     from astest_tasks.wasm_host import HostLimits
 
     if run.external_tokens:
-        command = ExternalRuntime(
-            command=" ".join(run.external_tokens), tokens=tuple(run.external_tokens), scripts=()
-        )
         env = {
             **base_environ(),
             **run.run_env,
             **runtime_variables(run.target, run.wasm_path, root),
         }
-        argv = command.argv(run.wasm_path, run.spec_path)
+        argv = command_argv(run.external_tokens, run.wasm_path, run.spec_path)
         return run_external(argv, root, env, channel, run.timeout_s)
     wasm = root / run.wasm_path
     # The runner's working directory is doit's, not always the project root: give it a path

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,13 +57,17 @@ class ExternalRuntime:
         return f"external runtime `{self.command}`"
 
     def argv(self, wasm_path: str, spec_path: str) -> list[str]:
-        """The argv for one spec: ``<file>`` is the artifact, ``<name>`` the spec's short name."""
-        name = spec_short_name(spec_path)
-        head, *rest = self.tokens
-        return [head, *(t.replace("<file>", wasm_path).replace("<name>", name) for t in rest)]
+        return command_argv(self.tokens, wasm_path, spec_path)
 
 
 Runtime = InProcessRuntime | ExternalRuntime
+
+
+def command_argv(tokens: Sequence[str], wasm_path: str, spec_path: str) -> list[str]:
+    """The argv for one spec: ``<file>`` is the artifact, ``<name>`` the spec's short name."""
+    name = spec_short_name(spec_path)
+    head, *rest = tokens
+    return [head, *(t.replace("<file>", wasm_path).replace("<name>", name) for t in rest)]
 
 
 def spec_short_name(spec_path: str) -> str:
