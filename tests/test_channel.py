@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.channel import GENERIC_REPLY, MAX_KEPT_OUTPUT, ProtocolChannel
-from astest_tasks.report import parse_report
+from astest_tasks.report import count, parse_report
 from astest_tasks.snapshots import SnapshotStore
 from astest_tasks.wipc import HEADER_SIZE, MAGIC, FrameType, encode_frame
+from tests import recorded_wire
 
 SPEC = "assembly/__tests__/x.spec.ts"
 SNAPSHOT_DIR = ".as-test/snapshots"
@@ -350,3 +351,66 @@ def test_frames_split_across_writes_are_reassembled() -> None:
     assert channel.closed
     assert channel.output_text == "hi bye"
     assert channel.frames_seen == 5
+
+
+# -- recorded conversations of each as-test wire version ---------------------------------------
+
+
+def fed_in_pieces(stream: bytes, piece: int) -> ProtocolChannel:
+    channel = fed(*(stream[at : at + piece] for at in range(0, len(stream), piece)))
+    channel.finish()
+    return channel
+
+
+def assert_whole_recorded_run(channel: ProtocolChannel, report: bytes) -> None:
+    assert channel.report_problem is None
+    assert channel.report_payload == report
+    assert channel.progress.file_ended and channel.progress.file_verdict == "ok"
+    assert len(channel.logs) == recorded_wire.RECORDED_TESTS
+    assert count(parse_report(report)).tests_passed == recorded_wire.RECORDED_TESTS
+    assert channel.output_text == ""
+
+
+@pytest.mark.parametrize("piece", [7, 4096, 1 << 20])
+def test_a_recorded_1_0_7_guest_is_read_whole(piece: int) -> None:
+    stream = recorded_wire.recorded_1_0_7()
+    channel = fed_in_pieces(stream, piece)
+    assert_whole_recorded_run(channel, recorded_wire.report_of(stream))
+    assert not channel.closed  # 1.0.7 sends no CLOSE after its report
+    assert channel.take_replies() == b""  # nothing in a plain test run asks a question
+
+
+@pytest.mark.parametrize("piece", [7, 4096, 1 << 20])
+def test_the_recorded_run_as_1_1_0_sends_it_with_a_chunked_report(piece: int) -> None:
+    recorded = recorded_wire.recorded_1_0_7()
+    report = recorded_wire.report_of(recorded)
+    assert len(report) > recorded_wire.CHUNK_BYTES  # 1.1.0 would chunk this report
+    channel = fed_in_pieces(recorded_wire.as_1_1_0(recorded), piece)
+    assert_whole_recorded_run(channel, report)
+    assert channel.closed
+    assert channel.take_replies() == b""  # report:* messages are never answered
+
+
+def test_the_recorded_reports_64_kib_cut_falls_inside_a_character() -> None:
+    # Why the byte-wise join matters for this recording: decoding chunk by chunk would fail.
+    report = recorded_wire.report_of(recorded_wire.recorded_1_0_7())
+    with pytest.raises(UnicodeDecodeError):
+        report[: recorded_wire.CHUNK_BYTES].decode("utf-8")
+
+
+def test_the_recorded_run_as_head_gets_its_coverage_question_answered() -> None:
+    recorded = recorded_wire.recorded_1_0_7()
+    question, after = recorded_wire.head_coverage_calls()
+    body = recorded_wire.as_1_1_0(recorded)
+    report_at = body.index(call_prefix("report:start")) - HEADER_SIZE
+    channel = fed(body[:report_at], question)
+    assert reply_payloads(channel.take_replies()) == [b"0"]  # the guest may go on now
+    channel.write_stdout(after + body[report_at:])
+    channel.finish()
+    assert_whole_recorded_run(channel, recorded_wire.report_of(recorded))
+    assert channel.take_replies() == b""
+
+
+def call_prefix(kind: str) -> bytes:
+    """The start of a CALL frame of this kind, as json.dumps writes it."""
+    return json.dumps({"kind": kind}).encode()[:-1]

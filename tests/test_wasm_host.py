@@ -20,7 +20,8 @@ from astest_tasks.wasm_host import (
     prepare_guest,
     run_module,
 )
-from astest_tasks.wipc import FrameType, encode_frame
+from astest_tasks.wipc import HEADER_SIZE, FrameType, encode_frame
+from tests import recorded_wire
 
 LIMITS = HostLimits(timeout_s=5.0)
 FILE_START = {"kind": "event:file-start", "file": "x.spec.ts"}
@@ -49,23 +50,31 @@ def wat_bytes(data: bytes) -> str:
     return '"' + "".join(f"\\{byte:02x}" for byte in data) + '"'
 
 
-def wasi_module(*writes: tuple[int, bytes], then: str = "", extra: str = "") -> str:
+def wasi_module(
+    *writes: tuple[int, bytes] | str, then: str = "", extra: str = "", pages: int = 1
+) -> str:
     """A WASI guest whose _start writes each (fd, bytes) in order, then runs ``then``.
 
-    ``extra`` adds module fields (globals, functions, a start section).
+    A plain string among ``writes`` is WAT run at that point; ``extra`` adds module fields
+    (globals, functions, a start section); ``pages`` sizes the memory for large writes.
     """
     segments, calls = [extra], []
     offset = 1024
-    for fd, payload in writes:
+    for write in writes:
+        if isinstance(write, str):
+            calls.append(write)
+            continue
+        fd, payload = write
         segments.append(f"(data (i32.const {offset}) {wat_bytes(payload)})")
         calls.append(
             f"(call $write (i32.const {fd}) (i32.const {offset}) (i32.const {len(payload)}))"
         )
         offset += len(payload) + 16
     body = "\n    ".join([*calls, then])
-    return (
-        f'(module {WASI_PRELUDE}\n  {" ".join(segments)}\n  (func (export "_start")\n    {body}))'
+    prelude = WASI_PRELUDE.replace(
+        '(memory (export "memory") 1)', f'(memory (export "memory") {pages})'
     )
+    return f'(module {prelude}\n  {" ".join(segments)}\n  (func (export "_start")\n    {body}))'
 
 
 def array_buffer(pointer: int, payload: bytes) -> str:
@@ -223,6 +232,45 @@ def test_fd_read_delivers_the_snapshot_reply_queued_by_the_channel(tmp_path: Pat
     assert result.exit_code == 0
     assert result.stderr.encode() == encode_frame(FrameType.CALL, b'1\n"v"')
     assert channel.read_stdin(1024) == b""  # drained by the guest
+
+
+# Recorded conversations (tests/recorded_wire.py) played by a real wasm guest in wasmtime.
+
+
+def test_a_1_1_0_guest_sending_a_chunked_report_runs_to_a_whole_report(tmp_path: Path) -> None:
+    recorded = recorded_wire.recorded_1_0_7()
+    stream = recorded_wire.as_1_1_0(recorded)
+    result, channel = run(tmp_path, wasi_module((1, stream), pages=1 + len(stream) // 65536 + 1))
+    assert result.exit_code == 0
+    assert result.trap is None and not result.timed_out
+    assert channel.report_problem is None
+    assert channel.report_payload == recorded_wire.report_of(recorded)
+    assert channel.closed
+    assert len(channel.logs) == recorded_wire.RECORDED_TESTS
+
+
+def test_a_head_guest_blocking_on_coverage_detail_reads_our_answer(tmp_path: Path) -> None:
+    # The guest stops after file-end to ask coverage:detail, reads stdin, shows the answer on
+    # fd 2, and only then streams coverage and its report. Reply buffer: 8 (iovec at 16..).
+    recorded = recorded_wire.recorded_1_0_7()
+    body = recorded_wire.as_1_1_0(recorded)
+    split = body.index(json.dumps({"kind": "report:start"}).encode()[:-1]) - HEADER_SIZE
+    question, after = recorded_wire.head_coverage_calls()
+    pages = 1 + len(body) // 65536 + 2
+    reply_at = (pages - 1) * 65536
+    read_reply = f"""
+      (i32.store (i32.const 16) (i32.const {reply_at}))
+      (i32.store (i32.const 20) (i32.const 1024))
+      (drop (call $fd_read (i32.const 0) (i32.const 16) (i32.const 1) (i32.const 24)))
+      (call $write (i32.const 2) (i32.const {reply_at}) (i32.load (i32.const 24)))"""
+    wat = wasi_module(
+        (1, body[:split]), (1, question), read_reply, (1, after + body[split:]), pages=pages
+    )
+    result, channel = run(tmp_path, wat)
+    assert result.exit_code == 0
+    assert result.stderr.encode() == encode_frame(FrameType.CALL, b"0")
+    assert channel.report_payload == recorded_wire.report_of(recorded)
+    assert channel.report_problem is None
 
 
 def test_fd_read_with_nothing_queued_reads_zero_bytes(tmp_path: Path) -> None:
