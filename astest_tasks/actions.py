@@ -35,6 +35,7 @@ from astest_tasks.errors import UserError
 from astest_tasks.guest_run import GuestRun
 from astest_tasks.outcome import RunVerdictInput, decide_suites
 from astest_tasks.process_env import base_environ
+from astest_tasks.progress import finished_count
 from astest_tasks.report import count, failures, file_verdict
 from astest_tasks.results import (
     SnapshotCounts,
@@ -69,8 +70,9 @@ class RunRequest:
     snapshot_dir: str
     timeout_s: float
     run_env: dict[str, str] = field(default_factory=dict)
-    position: int = 0  # this spec's place among the run tasks, for the live progress line
-    total: int = 0
+    total: int = 0  # the run tasks of this invocation, for the live progress line (0: no line)
+    progress_file: str = ""  # counts finished specs across doit's workers (progress.py)
+    position: int = 0  # this spec's place among the run tasks: the count where none can be kept
     crash_dir: str = ".as-test/crashes"
     logs_dir: str | None = None  # readable per-spec logs; None when the config says "none"
     update_snapshots: str = ""  # "", "create" or "overwrite" (SnapshotUpdate)
@@ -128,20 +130,27 @@ def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
             note = f"could not write the readable log in {run.logs_dir}: {exc}"
             result = replace(result, warnings=(*result.warnings, note))
     write_result(root / run.result_path, result)
-    _announce(result, run)
+    _announce(result, run, session)
     # Taken after the run, so snapshots this run wrote count as seen: the next plain doit is
     # cached. (As file_deps they could not be: a snapshot file may not exist yet.)
     return {SNAPSHOT_STATE: snapshot_state(root, run.snapshot_files)}
 
 
-def _announce(result: SpecResult, run: RunRequest) -> None:
+def _announce(result: SpecResult, run: RunRequest, session: str) -> None:
     """A live line per finished spec, on stderr: doit shows it at its default verbosity, and the
-    summary (on stdout) stays the last word."""
+    summary (on stdout) stays the last word. Numbered in the order specs finish, under -n too."""
     if run.total <= 0:
         return
     stream = sys.stderr
-    stream.write(live_line(result, run.position, run.total, Palette(use_colour(stream))) + "\n")
-    stream.flush()
+    palette = Palette(use_colour(stream))
+    if not run.progress_file:
+        stream.write(live_line(result, run.position, run.total, palette) + "\n")
+        stream.flush()
+        return
+    with finished_count(Path(run.project_root) / run.progress_file, session) as finished:
+        place = run.position if finished is None else finished
+        stream.write(live_line(result, place, run.total, palette) + "\n")
+        stream.flush()  # inside the lock: the next spec's line cannot overtake this one
 
 
 def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecResult:

@@ -56,6 +56,7 @@ from astest_tasks.toolchain import (
 BASENAME = "astest"
 DEFAULT_TIMEOUT_S = 10.0
 MAX_TIMEOUT_S = 86_400.0
+PROGRESS_COUNTER = "cache/progress.json"  # finished specs, counted across doit's workers
 IMPORT_SCAN_CACHE = "cache/import-scan.json"  # under the output root (.as-test by default)
 DEFAULT_CONFIG = "as-test.config.json"
 
@@ -198,6 +199,7 @@ def create_tasks(
     entries: list[SummaryEntry] = []
     run_tasks: list[str] = []
     total = sum(len(specs) for specs in specs_by_mode.values())
+    progress_file = f"{output_root(config).rstrip('/')}/{PROGRESS_COUNTER}"
     for mode in modes:
         for spec in specs_by_mode[mode.name]:
             files = spec_files(mode, spec)
@@ -205,7 +207,16 @@ def create_tasks(
             yield _build_task(project_root, mode, spec, files, toolchain, scan_cache)
             place = (len(run_tasks) + 1, total)
             yield _run_task(
-                project_root, mode, spec, files, timeout_s, session, runtime, update, place
+                project_root,
+                mode,
+                spec,
+                files,
+                timeout_s,
+                session,
+                runtime,
+                update,
+                place,
+                progress_file,
             )
             run_tasks.append(f"{BASENAME}:run:{mode.name}:{spec.spec_id}")
             entries.append(
@@ -307,6 +318,7 @@ def _run_task(
     runtime: Runtime,
     update: SnapshotUpdate,
     place: tuple[int, int],
+    progress_file: str,
 ) -> dict[str, Any]:
     request = RunRequest(
         project_root=str(root),
@@ -322,6 +334,7 @@ def _run_task(
         run_env=dict(mode.run_env),
         position=place[0],
         total=place[1],
+        progress_file=progress_file,
         crash_dir=mode.crash_dir,
         logs_dir=mode.logs_dir,
         update_snapshots=update.value,

@@ -169,3 +169,30 @@ def test_each_finished_spec_gets_a_live_line_with_its_place(
     assert len(live) == 10
     assert live[0].startswith("[1/10]  PASS  wasi")
     assert live[-1].startswith("[10/10]  PASS  bindings")
+
+
+SLOW_FIRST_RUNNER = """\
+import os, time
+from astest_tasks.runner import instantiate
+
+if os.environ["AS_TEST_WASM_PATH"].endswith("geometry.spec.wasm"):
+    time.sleep(1.5)  # the first run task finishes after the others
+instantiate({}).start()
+"""
+
+
+@pytest.mark.parametrize("parallel", [["-n", "2"], ["-n", "2", "-P", "thread"]])
+def test_live_lines_under_parallel_workers_count_specs_in_the_order_they_finish(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path, parallel: list[str]
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    (project.root / ".as-test/runners/default.wasi.py").write_text(SLOW_FIRST_RUNNER)
+    # The runner re-runs the five wasi specs; a new timeout, part of every run task's key, the
+    # five bindings ones. Nothing is rebuilt.
+    run = project.doit(*parallel, env={"ASTEST_TIMEOUT": "29"})
+    assert run.exit_code == 0, run.stdout + run.stderr
+    live = [line for line in ANSI.sub("", run.stderr).splitlines() if line.startswith("[")]
+    assert [line.split("]")[0] for line in live] == [f"[{k}/10" for k in range(1, 11)]
+    assert "geometry" not in live[0], "the slow spec should have finished after another"
+    again = project.doit(*parallel, env={"ASTEST_TIMEOUT": "28"})
+    assert [line for line in again.stderr.splitlines() if line.startswith("[1/10]")]
