@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -112,3 +114,76 @@ def test_an_unknown_update_value_is_one_error_line(tmp_path: Path) -> None:
     run = project.doit("astest", "--update-snapshots=yes")
     assert run.exit_code == 3
     assert "unknown snapshot update 'yes'" in run.stderr
+
+
+BIG_SPEC = "assembly/__tests__/big.spec.ts"
+BIG_SNAP = ".as-test/snapshots/big.spec.snap"
+
+
+def big_snapshot_spec(letter: str) -> str:
+    # A 100 KB snapshot (with fsync) makes the write long enough to be caught in the middle;
+    # much larger ones make as-test's own serialization in the guest slow.
+    return (
+        'import { describe, expect, test } from "as-test";\n'
+        'describe("big", () => {\n'
+        '  test("a large snapshot", () => {\n'
+        f'    expect("{letter}".repeat(100_000)).toMatchSnapshot();\n'
+        "  });\n"
+        "});\n"
+    )
+
+
+def signal_mid_write(project: Project, sig: signal.Signals) -> bool:
+    """Start an overwrite run and send ``sig`` while the new snapshot's temporary file exists.
+    False when the run finished before the write could be caught."""
+    folder = (project.root / BIG_SNAP).parent
+    before = {entry.name for entry in os.scandir(folder)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "doit", "astest", "--update-snapshots=overwrite"],
+        cwd=project.root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        while proc.poll() is None:
+            if {entry.name for entry in os.scandir(folder)} - before:
+                proc.send_signal(sig)
+                proc.wait(60)
+                return True
+        return False
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM])
+def test_a_run_interrupted_while_writing_a_snapshot_leaves_the_old_one(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    project = copy_project("passing", tmp_path)
+    config = json.loads((project.root / "as-test.config.json").read_text())
+    config["input"] = [BIG_SPEC]
+    config["modes"] = {"wasi": config["modes"]["wasi"]}
+    (project.root / "as-test.config.json").write_text(json.dumps(config))
+    (project.root / BIG_SPEC).write_text(big_snapshot_spec("a"))
+    assert project.doit("astest", "--update-snapshots=create").exit_code == 0
+    snap = project.root / BIG_SNAP
+    old = snap.read_bytes()
+    assert len(old) > 100_000
+
+    (project.root / BIG_SPEC).write_text(big_snapshot_spec("b"))
+    assert project.doit().exit_code == 1  # builds the new spec; its snapshot now mismatches
+    caught = any(signal_mid_write(project, sig) for _ in range(5))
+    assert caught, "the snapshot write was never caught in the middle"
+
+    assert snap.read_bytes() == old, "an interrupted write must leave the old snapshot whole"
+    if sig is signal.SIGINT:  # Ctrl-C unwinds the write, which removes its temporary file
+        assert not list(snap.parent.glob(".big.spec.snap.*.tmp"))
+    again = project.doit()
+    assert again.exit_code == 1, "the interrupted run must not be cached as a pass"
+    assert "astest:run:wasi:big" in again.executed
+    assert project.doit("astest", "--update-snapshots=overwrite").exit_code == 0
+    assert snap.read_bytes() != old and b"bbbb" in snap.read_bytes()
+    assert project.doit().exit_code == 0
