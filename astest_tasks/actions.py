@@ -79,6 +79,8 @@ class RunRequest:
     snapshot_files: tuple[str, ...] = ()  # every file the spec's snapshots may come from
     runner_script: str = ""  # an in-process Python runner, relative to the project root
     external_tokens: tuple[str, ...] = ()  # or an external command, placeholders unsubstituted
+    browser: str = ""  # web target: the browser asked for ("" = the default Chromium)
+    headful: bool = False  # web target: show the window
 
 
 # -- build ---------------------------------------------------------------------------------------
@@ -284,6 +286,8 @@ def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRu
     from astest_tasks.inprocess_runtime import RunnerContext, run_runner_script
     from astest_tasks.wasm_host import HostLimits
 
+    if run.target == "web" and not run.external_tokens:
+        return _run_in_browser(run, root, channel)
     if run.external_tokens:
         env = {
             **base_environ(),
@@ -306,6 +310,21 @@ def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRu
         environ={**run.run_env, **variables},
     )
     return run_runner_script(root / run.runner_script, context)
+
+
+def _run_in_browser(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:
+    from astest_tasks.browser_session import find_chromium
+    from astest_tasks.web_runtime import browser_choice, run_in_browser
+
+    started = time.perf_counter()
+    try:
+        executable = find_chromium(run.browser)
+    except UserError as exc:
+        return GuestRun.not_started(str(exc), started)
+    choice, note = browser_choice(executable, run.headful)
+    if note is not None:
+        channel.warnings.append(note)
+    return run_in_browser(root / run.wasm_path, channel, run.timeout_s, choice)
 
 
 def _status(verdict: str) -> Status:

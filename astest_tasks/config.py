@@ -26,7 +26,7 @@ from typing import Literal, TypeVar
 from astest_tasks.envfile import DotenvError, parse_dotenv
 from astest_tasks.errors import ConfigError
 
-Target = Literal["wasi", "bindings"]
+Target = Literal["wasi", "bindings", "web"]
 
 DEFAULT_MODE_NAME = "default"
 COVERAGE_ENV_VAR = "AS_TEST_COVERAGE_ENABLED"
@@ -68,7 +68,7 @@ _CACHE_KEYS = ("type", "maxTime")
 _CACHE_TYPES = ("build", "full", "reachable")
 _COVERAGE_MODES = ("project", "all")
 _DURATION = re.compile(r"^\s*\d+(?:\.\d+)?\s*(?:ms|s|m|h|d)\s*$")
-_TARGET_FIX = 'set "target" to "wasi" or "bindings"'
+_TARGET_FIX = 'set "target" to "wasi", "bindings" or "web"'
 _SPEC_GLOB = '"./assembly/__tests__/*.spec.ts"'
 # The "output" alias: legacy key -> its key in an "output" object, which is also its subfolder
 # of a string "output" root ("output": "R" means outDir "R/build", logs "R/logs", ...).
@@ -102,6 +102,7 @@ class ModeSettings:
     build_env: Mapping[str, str]
     run_env: Mapping[str, str]
     runtime_cmd: str
+    browser: str  # runOptions.runtime.browser: web modes only; "" = the default Chromium
     is_default: bool
 
 
@@ -152,6 +153,7 @@ class _Layer:
     build_args: tuple[str, ...] | None = None
     target: Target | None = None
     runtime_cmd: str | None = None  # "" = present but empty: the default runner for the target
+    browser: str | None = None
     is_default: bool | None = None
 
 
@@ -174,6 +176,7 @@ class _Values:
     build_args: tuple[str, ...]
     target: Target
     runtime_cmd: str
+    browser: str
     is_default: bool
 
 
@@ -193,6 +196,7 @@ _DEFAULTS = _Values(
     build_args=(),
     target="wasi",
     runtime_cmd="",
+    browser="",
     is_default=True,
 )
 
@@ -464,8 +468,10 @@ def _read_target(source: _Source, value: object, field: str) -> Target | None:
     if value == "bindings":
         return "bindings"
     if value == "web":
-        raise source.error(field, "the web target is not supported yet", _TARGET_FIX)
-    raise source.error(field, f'must be "wasi" or "bindings", got {_describe(value)}', _TARGET_FIX)
+        return "web"
+    raise source.error(
+        field, f'must be "wasi", "bindings" or "web", got {_describe(value)}', _TARGET_FIX
+    )
 
 
 def _read_run_options(source: _Source, value: object, field: str, layer: _Layer) -> None:
@@ -476,7 +482,11 @@ def _read_run_options(source: _Source, value: object, field: str, layer: _Layer)
     )
     source.warn_unknown_keys(options, _RUN_OPTION_KEYS, field)
     legacy_run = _check_string(source, options.get("run"), f"{field}.run")
-    runtime_cmd, runtime_run = _read_runtime(source, options.get("runtime"), f"{field}.runtime")
+    runtime_cmd, runtime_run, browser = _read_runtime(
+        source, options.get("runtime"), f"{field}.runtime"
+    )
+    if browser is not None:
+        layer.browser = browser
     _check_reporter(source, options.get("reporter"), f"{field}.reporter")
     layer.run_env = _read_env(source, options.get("env"), f"{field}.env")
     if runtime_cmd is None and runtime_run is None and legacy_run is None:
@@ -486,15 +496,17 @@ def _read_run_options(source: _Source, value: object, field: str, layer: _Layer)
     layer.runtime_cmd = runtime_cmd or runtime_run or legacy_run or ""
 
 
-def _read_runtime(source: _Source, value: object, field: str) -> tuple[str | None, str | None]:
+def _read_runtime(
+    source: _Source, value: object, field: str
+) -> tuple[str | None, str | None, str | None]:
+    """``cmd``, ``run`` and ``browser`` (which only web modes use) as written, or None."""
     if value is None:
-        return None, None
+        return None, None, None
     runtime = _expect_object(source, value, field, '{ "cmd": "wasmtime run <file>" }')
     source.warn_unknown_keys(runtime, _RUNTIME_KEYS, field)
-    # "browser" only matters for the web target, which we do not support; check it and move on.
-    _check_string(source, runtime.get("browser"), f"{field}.browser")
+    browser = _check_string(source, runtime.get("browser"), f"{field}.browser")
     cmd = _check_string(source, runtime.get("cmd"), f"{field}.cmd")
-    return cmd, _check_string(source, runtime.get("run"), f"{field}.run")
+    return cmd, _check_string(source, runtime.get("run"), f"{field}.run"), browser
 
 
 def _check_reporter(source: _Source, value: object, field: str) -> None:
@@ -743,6 +755,7 @@ def _overlay(values: _Values, layer: _Layer, coverage: _Coverage) -> _Values:
         build_args=_pick(layer.build_args, values.build_args),
         target=_pick(layer.target, values.target),
         runtime_cmd=_pick(layer.runtime_cmd, values.runtime_cmd),
+        browser=_pick(layer.browser, values.browser),
         is_default=_pick(layer.is_default, values.is_default),
     )
 
@@ -821,6 +834,7 @@ def _settings(
         run_env=_sorted({**values.env, **values.run_env}),
         # "" means none configured: the in-process default runner (see runtime_command.py).
         runtime_cmd=values.runtime_cmd,
+        browser=values.browser,
         is_default=values.is_default,
     )
 

@@ -1,4 +1,5 @@
-"""Which runtime runs a mode's specs: an in-process Python runner, or an external command.
+"""Which runtime runs a mode's specs: an in-process Python runner, the browser (web target), or
+an external command.
 
 ``runOptions.runtime.cmd`` is read the way as-test reads it (AS-TEST-HOST.md §1.7): tokenized by
 a small shell-like tokenizer, aligned to the mode's target when it names another target's stock
@@ -7,6 +8,7 @@ runner, and with ``<file>`` and ``<name>`` substituted per spec. What we add:
 - no command at all means our in-process default runner, ``.as-test/runners/default.<target>.py``;
 - a command whose script is a ``.py`` file (``python ./my-runner.py``, or the path alone) runs that
   runner in-process too: no new interpreter per spec;
+- a web mode runs in Chromium, through this process's browser session (``web_runtime.py``);
 - as-test's stock Node runner (``node ./.as-test/runners/default.<target>.js``) runs as it is when
   the file exists; when it does not, as-test would write its own default, and we use ours.
 """
@@ -60,7 +62,20 @@ class ExternalRuntime:
         return command_argv(self.tokens, wasm_path, spec_path)
 
 
-Runtime = InProcessRuntime | ExternalRuntime
+@dataclass(frozen=True)
+class BrowserRuntime:
+    """The web target: each spec in a page of the Chromium that the run task's process keeps."""
+
+    browser: str  # runOptions.runtime.browser, or BROWSER, which wins; "" = the default Chromium
+    headful: bool  # as-test's stock web command without --headless asks for a window
+
+    @property
+    def description(self) -> str:
+        # Headful or headless does not change a spec's result, so it stays out of the cache key.
+        return f"browser {self.browser or 'chromium'}"
+
+
+Runtime = InProcessRuntime | ExternalRuntime | BrowserRuntime
 
 
 def command_argv(tokens: Sequence[str], wasm_path: str, spec_path: str) -> list[str]:
@@ -75,19 +90,33 @@ def spec_short_name(spec_path: str) -> str:
     return posixpath.basename(spec_path).replace(".ts", "", 1).replace(".spec", "", 1)
 
 
-def resolve_runtime(command: str, target: str, project_root: Path, field: str) -> Runtime:
+def resolve_runtime(
+    command: str, target: str, project_root: Path, field: str, browser: str = ""
+) -> Runtime:
     """Decide how a mode's specs run; ``field`` names the config field in error messages."""
     if not command.strip():
+        if target == "web":
+            return BrowserRuntime(browser, headful=False)
         return InProcessRuntime(default_runner_path(target), is_default=True)
     tokens = tokenize_command(command, field)
     tokens = _align_stock_runner(tokens, target)
     script = _python_script(tokens)
+    if script is not None and target == "web":
+        raise UserError(
+            f"{field}: web specs run in the browser, so the Python runner {script} cannot run "
+            "them (runner scripts are for the wasi and bindings targets); fix: remove the "
+            "command to use the browser, or change the mode's target"
+        )
     if script is not None:
         default = script == default_runner_path(target)
         return InProcessRuntime(script, is_default=default)
     stock = STOCK_NODE_RUNNER.format(target=target)
     stock_is_missing = not (project_root / stock).is_file()
-    if tokens[0] == "node" and len(tokens) >= 2 and tokens[1] == stock and stock_is_missing:
+    is_stock = tokens[0] == "node" and len(tokens) >= 2 and tokens[1] == stock
+    if is_stock and stock_is_missing and target == "web":
+        # as-test opens a window unless told --headless; we keep its meaning.
+        return BrowserRuntime(browser, headful="--headless" not in tokens[2:])
+    if is_stock and stock_is_missing:
         # as-test would write its stock runner here; ours is the in-process equivalent.
         return InProcessRuntime(default_runner_path(target), is_default=True)
     # Every project file the command names is an input of its runs: the executable itself when

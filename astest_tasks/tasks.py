@@ -10,7 +10,7 @@ import os
 import posixpath
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -37,6 +37,7 @@ from astest_tasks.layout import SpecFiles, output_root, spec_files
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
     RUNNERS_DIR,
+    BrowserRuntime,
     ExternalRuntime,
     InProcessRuntime,
     Runtime,
@@ -116,6 +117,17 @@ TASK_PARAMS: list[dict[str, Any]] = [
         ),
     },
     {
+        "name": "headful",
+        "long": "headful",
+        "type": bool,
+        "default": False,
+        "env_var": "ASTEST_HEADFUL",
+        "help": (
+            "show the browser window while web specs run (headless by default; without a "
+            "display they run headless and say so)"
+        ),
+    },
+    {
         "name": "config",
         "long": "config",
         "type": str,
@@ -126,7 +138,7 @@ TASK_PARAMS: list[dict[str, Any]] = [
 ]
 
 
-TaskCreator = Callable[[str, float, str, str, str, str], Iterator[dict[str, Any]]]
+TaskCreator = Callable[[str, float, str, str, str, bool, str], Iterator[dict[str, Any]]]
 
 
 def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
@@ -136,7 +148,13 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
     """
 
     def task_astest(
-        mode: str, timeout: float, spec: str, suite: str, update_snapshots: str, config: str
+        mode: str,
+        timeout: float,
+        spec: str,
+        suite: str,
+        update_snapshots: str,
+        headful: bool,
+        config: str,
     ) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
         root = (Path.cwd() / project_dir).resolve()
@@ -144,7 +162,9 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
             update = SnapshotUpdate.parse(update_snapshots)
             selection = (split_selectors(spec), split_selectors(suite))
             modes = _split_modes(mode)
-            tasks = list(create_tasks(root, config, modes, timeout, update, *selection))
+            tasks = list(
+                create_tasks(root, config, modes, timeout, update, *selection, headful=headful)
+            )
         except UserError as exc:
             # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
             raise InvalidTask(str(exc)) from None
@@ -165,6 +185,7 @@ def create_tasks(
     update: SnapshotUpdate = SnapshotUpdate.NONE,
     spec_selectors: Sequence[str] = (),
     suite_selectors: Sequence[str] = (),
+    headful: bool = False,
 ) -> Iterator[dict[str, Any]]:
     if not 0 < timeout_s <= MAX_TIMEOUT_S:
         raise UserError(
@@ -199,25 +220,20 @@ def create_tasks(
     entries: list[SummaryEntry] = []
     run_tasks: list[str] = []
     total = sum(len(specs) for specs in specs_by_mode.values())
-    progress_file = f"{output_root(config).rstrip('/')}/{PROGRESS_COUNTER}"
+    invocation = _Invocation(
+        timeout_s=timeout_s,
+        session=session,
+        update=update,
+        progress_file=f"{output_root(config).rstrip('/')}/{PROGRESS_COUNTER}",
+        headful=headful,
+    )
     for mode in modes:
         for spec in specs_by_mode[mode.name]:
             files = spec_files(mode, spec)
             runtime = runtimes[mode.name]
             yield _build_task(project_root, mode, spec, files, toolchain, scan_cache)
             place = (len(run_tasks) + 1, total)
-            yield _run_task(
-                project_root,
-                mode,
-                spec,
-                files,
-                timeout_s,
-                session,
-                runtime,
-                update,
-                place,
-                progress_file,
-            )
+            yield _run_task(project_root, mode, spec, files, runtime, invocation, place)
             run_tasks.append(f"{BASENAME}:run:{mode.name}:{spec.spec_id}")
             entries.append(
                 SummaryEntry(
@@ -283,7 +299,9 @@ def _runtime_of(root: Path, config_path: str, mode: ModeSettings) -> Runtime:
     where = "runOptions.runtime.cmd"
     if mode.name != "default":
         where = f"modes.{mode.name}.{where} (or the base {where})"
-    return resolve_runtime(mode.runtime_cmd, mode.target, root, f"{config_path}: {where}")
+    # as-test: an explicit BROWSER in the environment wins over runOptions.runtime.browser.
+    browser = os.environ.get("BROWSER") or mode.browser
+    return resolve_runtime(mode.runtime_cmd, mode.target, root, f"{config_path}: {where}", browser)
 
 
 def _runner_tasks(root: Path, runtimes: Iterable[Runtime]) -> Iterator[dict[str, Any]]:
@@ -313,13 +331,11 @@ def _run_task(
     mode: ModeSettings,
     spec: Spec,
     files: SpecFiles,
-    timeout_s: float,
-    session: str,
     runtime: Runtime,
-    update: SnapshotUpdate,
+    invocation: _Invocation,
     place: tuple[int, int],
-    progress_file: str,
 ) -> dict[str, Any]:
+    timeout_s, update = invocation.timeout_s, invocation.update
     request = RunRequest(
         project_root=str(root),
         spec_path=spec.path,
@@ -334,20 +350,22 @@ def _run_task(
         run_env=dict(mode.run_env),
         position=place[0],
         total=place[1],
-        progress_file=progress_file,
+        progress_file=invocation.progress_file,
         crash_dir=mode.crash_dir,
         logs_dir=mode.logs_dir,
         update_snapshots=update.value,
         snapshot_files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir)),
         runner_script=runtime.runner if isinstance(runtime, InProcessRuntime) else "",
         external_tokens=runtime.tokens if isinstance(runtime, ExternalRuntime) else (),
+        browser=runtime.browser if isinstance(runtime, BrowserRuntime) else "",
+        headful=invocation.headful or (isinstance(runtime, BrowserRuntime) and runtime.headful),
     )
     file_dep = [files.build_record]  # also orders the run after its build
     file_dep += _runtime_files(root, runtime)
     return {
         "name": f"run:{mode.name}:{spec.spec_id}",
         "doc": f"run {spec.path} in mode {mode.name} ({runtime.description})",
-        "actions": [(run_spec, [asdict(request), session])],
+        "actions": [(run_spec, [asdict(request), invocation.session])],
         "file_dep": _task_paths(root, file_dep),
         "targets": _task_paths(root, [files.result]),
         "uptodate": [
@@ -359,6 +377,17 @@ def _run_task(
         ],
         "clean": True,
     }
+
+
+@dataclass(frozen=True)
+class _Invocation:
+    """What this doit call asked of every run task."""
+
+    timeout_s: float
+    session: str
+    update: SnapshotUpdate
+    progress_file: str  # counts finished specs across doit's workers, for the live lines
+    headful: bool  # show the browser window of web specs
 
 
 def _summary_task(
@@ -390,6 +419,8 @@ def _runtime_files(root: Path, runtime: Runtime) -> list[str]:
     """The runner's files, whose content decides the run: editing one re-runs its specs."""
     if isinstance(runtime, ExternalRuntime):
         return list(runtime.scripts)
+    if isinstance(runtime, BrowserRuntime):
+        return []  # the page and worker ship with astest-tasks, whose version is in the key
     if runtime.is_default or (root / runtime.runner).is_file():
         return [runtime.runner]  # a default one is created by its runner task first
     return []  # a missing custom runner fails its specs with a clear message instead

@@ -55,6 +55,7 @@ def test_missing_file_gives_defaults(tmp_path: Path) -> None:
         build_env={"AS_TEST_COVERAGE_ENABLED": "0"},
         run_env={},
         runtime_cmd="",
+        browser="",
         is_default=True,
     )
     assert select_modes(config) == [config.base]
@@ -563,18 +564,35 @@ def test_non_standard_json_constants_are_rejected(tmp_path: Path) -> None:
     assert error.fix == "correct the JSON syntax"
 
 
-def test_web_target_is_not_supported_yet(tmp_path: Path) -> None:
-    error = load_error(tmp_path, {"buildOptions": {"target": "web"}})
+def test_web_target_and_its_browser_are_read_per_mode(tmp_path: Path) -> None:
+    config = load(
+        tmp_path,
+        {
+            "runOptions": {"runtime": {"browser": "chromium"}},
+            "modes": {
+                "web": {"buildOptions": {"target": "web"}},
+                "chrome": {
+                    "buildOptions": {"target": "web"},
+                    "runOptions": {"runtime": {"browser": "/opt/chrome/chrome"}},
+                },
+            },
+        },
+    )
+    assert config.modes["web"].target == "web"
+    assert config.modes["web"].browser == "chromium"  # inherited from the base config
+    assert config.modes["chrome"].browser == "/opt/chrome/chrome"
 
-    assert "web target is not supported yet" in error.problem
-    assert '"wasi" or "bindings"' in error.fix
+
+def test_a_browser_that_is_not_a_string_is_an_error(tmp_path: Path) -> None:
+    error = load_error(tmp_path, {"runOptions": {"runtime": {"browser": 3}}})
+    assert error.field == "$.runOptions.runtime.browser"
 
 
 def test_unknown_target_names_the_received_value(tmp_path: Path) -> None:
     error = load_error(tmp_path, {"buildOptions": {"target": "wasm"}})
 
-    assert error.problem == 'must be "wasi" or "bindings", got "wasm"'
-    assert error.fix == 'set "target" to "wasi" or "bindings"'
+    assert error.problem == 'must be "wasi", "bindings" or "web", got "wasm"'
+    assert error.fix == 'set "target" to "wasi", "bindings" or "web"'
 
 
 def test_missing_env_file_names_the_resolved_path(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from astest_tasks.errors import UserError
 from astest_tasks.runtime_command import (
+    BrowserRuntime,
     ExternalRuntime,
     InProcessRuntime,
     resolve_runtime,
@@ -134,3 +135,35 @@ def test_files_outside_the_project_are_not_inputs(tmp_path: Path) -> None:
     runtime = resolve_runtime("/bin/sh /etc/hostname <file>", "wasi", tmp_path, FIELD)
     assert isinstance(runtime, ExternalRuntime)
     assert runtime.scripts == ()
+
+
+# -- the web target ------------------------------------------------------------------------------
+
+
+def test_a_web_mode_without_a_command_runs_in_the_browser(tmp_path: Path) -> None:
+    runtime = resolve_runtime("", "web", tmp_path, FIELD, "chromium")
+    assert runtime == BrowserRuntime("chromium", headful=False)
+    assert runtime.description == "browser chromium"
+
+
+@pytest.mark.parametrize(
+    ("command", "headful"),
+    [
+        ("node ./.as-test/runners/default.web.js --headless <file>", False),
+        ("node ./.as-test/runners/default.web.js <file>", True),  # as-test opens a window
+    ],
+)
+def test_as_test_stock_web_command_runs_in_our_browser(
+    tmp_path: Path, command: str, headful: bool
+) -> None:
+    assert resolve_runtime(command, "web", tmp_path, FIELD) == BrowserRuntime("", headful)
+
+
+def test_a_python_runner_for_a_web_mode_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="web specs run in the browser"):
+        resolve_runtime("python ./my-runner.py <file>", "web", tmp_path, FIELD)
+
+
+def test_another_command_for_a_web_mode_is_external(tmp_path: Path) -> None:
+    runtime = resolve_runtime("./my-browser-runner.sh <file>", "web", tmp_path, FIELD)
+    assert isinstance(runtime, ExternalRuntime)

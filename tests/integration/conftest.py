@@ -50,7 +50,9 @@ class Project:
     root: Path
 
     def doit(self, *args: str, env: dict[str, str] | None = None, timeout: float = 600) -> DoitRun:
-        full_env = {k: v for k, v in os.environ.items() if k not in {"FORCE_COLOR", "NO_COLOR"}}
+        # BROWSER would choose the web target's browser: a developer's own must not leak in.
+        ambient = {"FORCE_COLOR", "NO_COLOR", "BROWSER"}
+        full_env = {k: v for k, v in os.environ.items() if k not in ambient}
         full_env.update(env or {})
         proc = subprocess.run(
             [sys.executable, "-m", "doit", *args],

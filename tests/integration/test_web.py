@@ -1,0 +1,147 @@
+"""The web target end to end: real asc builds run in a real Chromium driven by Playwright, with
+results compared against the bindings target on the same specs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import DoitRun, Project, copy_project
+
+pytestmark = pytest.mark.integration
+
+LAUNCH_LINE = "astest: started Chromium"
+
+
+def with_web_mode(project: Project, *, only_web: bool = False, spec: str | None = None) -> None:
+    path = project.root / "as-test.config.json"
+    config = json.loads(path.read_text())
+    web = {"buildOptions": {"target": "web"}}
+    config["modes"] = {"web": web} if only_web else {**config["modes"], "web": web}
+    if spec is not None:
+        config["input"] = [spec]
+    path.write_text(json.dumps(config))
+
+
+def chromium_processes() -> set[int]:
+    """Browsers that Playwright launched (it always passes --remote-debugging-pipe)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"chrom" in cmdline and b"--remote-debugging-pipe" in cmdline:
+                found.add(int(entry.name))
+    return found
+
+
+@pytest.fixture(scope="module")
+def web_passing(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, DoitRun]:
+    project = copy_project("passing", tmp_path_factory.mktemp("web-passing"))
+    with_web_mode(project)
+    return project, project.doit()
+
+
+@pytest.fixture(scope="module")
+def web_failing(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, DoitRun]:
+    project = copy_project("failing", tmp_path_factory.mktemp("web-failing"))
+    with_web_mode(project)
+    return project, project.doit(env={"ASTEST_TIMEOUT": "2"})
+
+
+def by_mode(project: Project, mode: str) -> dict[str, dict[str, Any]]:
+    return {e["spec_id"]: e for e in project.report()["specs"] if e["mode"] == mode}
+
+
+@pytest.mark.parametrize("fixture", ["web_passing", "web_failing"])
+def test_web_gives_the_same_verdicts_and_counts_as_bindings(
+    fixture: str, request: pytest.FixtureRequest
+) -> None:
+    project, run = request.getfixturevalue(fixture)
+    web, bindings = by_mode(project, "web"), by_mode(project, "bindings")
+    assert web.keys() == bindings.keys() and len(web) == 5, run.stdout + run.stderr
+    for spec_id, ours in web.items():
+        assert ours["verdict"] == bindings[spec_id]["verdict"], spec_id
+        assert ours["counts"] | {"time_ms": 0} == bindings[spec_id]["counts"] | {"time_ms": 0}, (
+            spec_id
+        )
+
+
+def test_one_browser_serves_every_web_spec_of_a_doit_process(
+    web_passing: tuple[Project, DoitRun], web_failing: tuple[Project, DoitRun]
+) -> None:
+    for _, run in (web_passing, web_failing):
+        assert run.stderr.count(LAUNCH_LINE) == 1, run.stderr
+
+
+def test_a_spec_that_hangs_in_the_page_times_out_and_the_next_spec_still_runs(
+    web_failing: tuple[Project, DoitRun],
+) -> None:
+    project, run = web_failing
+    web = by_mode(project, "web")
+    assert web["hang"]["verdict"] == "failed"
+    assert "timed out after 2 s" in json.dumps(web["hang"])
+    # snapshots.spec runs after hang.spec, in the same browser (one launch, above)
+    assert web["snapshots"]["counts"]["tests_passed"] > 0
+    assert run.stdout.index("web       hang") < run.stdout.index("web       snapshots")
+
+
+def test_snapshots_created_in_the_browser_match_the_ones_as_test_wrote(tmp_path: Path) -> None:
+    project = copy_project("passing", tmp_path)
+    with_web_mode(project, only_web=True, spec="assembly/__tests__/snap.spec.ts")
+    snap = project.root / ".as-test/snapshots/snap.spec.snap"
+    recorded = snap.read_bytes()  # as written by as-test 1.0.7 for this spec
+    assert project.doit().exit_code == 0, "the browser run must match the stored snapshots"
+    snap.unlink()
+    missing = project.doit()
+    assert missing.exit_code == 1
+    created = project.doit("astest", "--update-snapshots=create")
+    assert created.exit_code == 0, created.stdout + created.stderr
+    assert snap.read_bytes() == recorded
+
+
+def test_a_headful_request_without_a_display_runs_headless_and_says_so(tmp_path: Path) -> None:
+    project = copy_project("passing", tmp_path)
+    with_web_mode(project, only_web=True, spec="assembly/__tests__/geometry.spec.ts")
+    env = {"ASTEST_HEADFUL": "1", "DISPLAY": "", "WAYLAND_DISPLAY": ""}
+    run = project.doit(env=env)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert "there is no display" in run.stdout
+    assert "(headless)" in run.stderr
+
+
+def test_without_chromium_web_specs_fail_with_how_to_install_it_and_the_rest_run(
+    tmp_path: Path,
+) -> None:
+    project = copy_project("passing", tmp_path)
+    with_web_mode(project)
+    run = project.doit(env={"BROWSER": str(tmp_path / "no-such-chromium")})
+    assert run.exit_code == 1
+    assert "apt-get install chromium" in run.stdout
+    specs = project.report()["specs"]
+    assert {e["verdict"] for e in specs if e["mode"] == "web"} == {"failed"}
+    assert {e["verdict"] for e in specs if e["mode"] != "web"} == {"passed"}
+
+
+@pytest.mark.parametrize("parallel", [[], ["-n", "2"], ["-n", "2", "-P", "thread"]])
+def test_no_browser_outlives_the_doit_process(tmp_path: Path, parallel: list[str]) -> None:
+    before = chromium_processes()
+    project = copy_project("passing", tmp_path)
+    with_web_mode(project, only_web=True)
+    run = project.doit(*parallel)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    launches = run.stderr.count(LAUNCH_LINE)
+    assert 1 <= launches <= (2 if parallel[:2] == ["-n", "2"] and "thread" not in parallel else 1)
+    assert chromium_processes() - before == set()
+
+
+def test_web_modes_need_no_runner_script(web_passing: tuple[Project, DoitRun]) -> None:
+    project, run = web_passing
+    assert run.exit_code == 0
+    assert not (project.root / ".as-test/runners/default.web.py").exists()
+    assert "astest:runner:web" not in run.stdout
