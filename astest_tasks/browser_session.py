@@ -128,14 +128,16 @@ class BrowserSession:
         try:
             while (item := self._work.get()) is not None:
                 work, future = item
-                if not browser.is_connected() and self.launches < 2:
-                    browser = self._relaunch(manager, future)  # died: restarted once
-                    if browser is None:
-                        continue
                 try:
                     future.set_result(work(browser))
                 except BaseException as exc:  # handed to the caller's thread
-                    future.set_exception(exc)
+                    # Playwright learns that the browser died only when a call fails.
+                    if browser.is_connected() or self.launches >= 2:
+                        future.set_exception(exc)
+                        continue
+                    browser = self._relaunch(manager, future)  # restarted once, then given up
+                    if browser is not None:
+                        self._retry(work, browser, future)
         finally:
             for shutdown in (browser.close, manager.stop):
                 with contextlib.suppress(Exception):  # closing down: a dead browser is fine
@@ -160,6 +162,13 @@ class BrowserSession:
         )
         sys.stderr.flush()
         return browser
+
+    @staticmethod
+    def _retry(work: Callable[[Any], Any], browser: Any, future: Future[Any]) -> None:
+        try:
+            future.set_result(work(browser))
+        except BaseException as exc:
+            future.set_exception(exc)
 
     def _relaunch(self, manager: Any, waiting: Future[Any]) -> Any:
         try:

@@ -3,12 +3,16 @@ results compared against the bindings target on the same specs."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from astest_tasks.browser_session import BrowserChoice, BrowserSession, find_chromium
 from tests.integration.conftest import DoitRun, Project, copy_project
 
 pytestmark = pytest.mark.integration
@@ -145,3 +149,31 @@ def test_web_modes_need_no_runner_script(web_passing: tuple[Project, DoitRun]) -
     assert run.exit_code == 0
     assert not (project.root / ".as-test/runners/default.web.py").exists()
     assert "astest:runner:web" not in run.stdout
+
+
+def kill_browsers_of_this_process(known: set[int]) -> int:
+    killed = 0
+    for pid in chromium_processes() - known:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+    return killed
+
+
+def test_a_browser_that_dies_is_restarted_once() -> None:
+    others = chromium_processes()
+    chromium = find_chromium("")
+    session = BrowserSession(BrowserChoice(chromium, headless=True))
+    try:
+        assert session.call(lambda browser: browser.version)
+        assert kill_browsers_of_this_process(others) > 0
+        page_title = session.call(lambda browser: browser.new_page().title())
+        assert page_title == ""  # a fresh browser answered
+        assert session.launches == 2
+        assert kill_browsers_of_this_process(others) > 0
+        with pytest.raises(Exception, match=r"(?i)closed|crash|disconnect"):
+            session.call(lambda browser: browser.new_page())
+        assert session.launches == 2, "restarted once, not again"
+    finally:
+        session.close()
+    assert chromium_processes() - others == set()
