@@ -7,6 +7,9 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +180,45 @@ def test_a_browser_that_dies_is_restarted_once() -> None:
     finally:
         session.close()
     assert chromium_processes() - others == set()
+
+
+@pytest.mark.parametrize("whole_group", [True, False], ids=["ctrl-c", "sigint-to-doit-alone"])
+def test_ctrl_c_during_a_web_run_leaves_no_browser_behind(
+    tmp_path: Path, whole_group: bool
+) -> None:
+    project = copy_project("failing", tmp_path)
+    with_web_mode(project, only_web=True, spec="assembly/__tests__/hang.spec.ts")
+    assert project.doit("astest:build:web:hang").exit_code == 0
+    others = chromium_processes()
+    # Its own process group, as a terminal gives it.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "doit"],
+        cwd=project.root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "ASTEST_TIMEOUT": "60"},
+        start_new_session=True,
+    )
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:  # the hanging spec is running once the browser is up
+            if LAUNCH_LINE in line:
+                break
+        time.sleep(1.0)
+        assert chromium_processes() - others, "the browser should be running now"
+        if whole_group:  # a terminal's Ctrl-C reaches every process of the group
+            os.killpg(proc.pid, signal.SIGINT)
+        else:  # only doit hears it: closing the browser is up to us
+            proc.send_signal(signal.SIGINT)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    deadline = time.monotonic() + 10
+    while chromium_processes() - others and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert chromium_processes() - others == set()
+    assert proc.returncode != 0
