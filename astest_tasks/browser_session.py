@@ -93,6 +93,8 @@ class BrowserSession:
         self.choice = choice
         self.pid = os.getpid()
         self.launches = 0
+        # State its users keep with the session (such as their page); browser thread only.
+        self.extras: dict[str, Any] = {}
         self._work: queue.Queue[tuple[Callable[[Any], Any], Future[Any]] | None] = queue.Queue()
         self._thread = threading.Thread(target=self._serve, name="astest-browser", daemon=True)
         self._started = Future[None]()

@@ -1,8 +1,9 @@
-"""The local HTTP server behind web specs: serves each spec's page, worker, wasm and bindings
-helper from 127.0.0.1 on an ephemeral port, and relays its stdout and stdin to a WIPC channel.
+"""The local HTTP server behind web specs: serves the session's page, the worker, and each
+spec's wasm and bindings helper from 127.0.0.1 on an ephemeral port, and relays each spec's
+stdout and stdin to its WIPC channel.
 
-Each run is known by an unguessable token, and its URLs live under ``/run/<token>/``. A page left
-over from a run that timed out finds its token gone and can no longer reach the next run's
+Each run is known by an unguessable token, and its URLs live under ``/run/<token>/``. A worker
+left over from a run that timed out finds its token gone and can no longer reach the next run's
 channel.
 """
 
@@ -22,7 +23,10 @@ from astest_tasks.guest_run import StderrBuffer
 
 # A guest writes its frames one request each; anything near this is a flood, not a frame.
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
-_ASSETS = {"/worker.js": ("worker.js", "text/javascript")}
+_ASSETS = {
+    "/": ("page.html", "text/html; charset=utf-8"),
+    "/worker.js": ("worker.js", "text/javascript"),
+}
 
 
 @dataclass
@@ -72,14 +76,14 @@ class HarnessServer:
         return f"http://{host!s}:{port}"
 
     def register(self, run: WebRun) -> str:
-        """Make the run reachable; returns its page's URL."""
+        """Make the run reachable; returns the path its URLs start with (``/run/<token>``)."""
         token = secrets.token_urlsafe(16)
         with self._runs_lock:
             self._runs[token] = run
-        return f"{self.origin}/run/{token}/"
+        return f"/run/{token}"
 
-    def forget(self, page_url: str) -> None:
-        token = page_url.rstrip("/").rsplit("/", 1)[-1]
+    def forget(self, base: str) -> None:
+        token = base.rsplit("/", 1)[-1]
         with self._runs_lock:
             self._runs.pop(token, None)
 
@@ -95,6 +99,9 @@ class HarnessServer:
 class _Handler(BaseHTTPRequestHandler):
     harness: HarnessServer
     protocol_version = "HTTP/1.1"
+    # Headers and body go out as two writes; with Nagle's algorithm the body then waits for a
+    # delayed ACK, about 40 ms per request, and a spec makes one request per frame.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: object) -> None:
         pass  # a request log per frame would bury doit's output
@@ -109,9 +116,7 @@ class _Handler(BaseHTTPRequestHandler):
         if found is None:
             return
         run, action = found
-        if action == "":
-            self._send(HTTPStatus.OK, _asset("page.html"), "text/html; charset=utf-8")
-        elif action == "spec.wasm":
+        if action == "spec.wasm":
             self._send_file(run.wasm, "application/wasm")
         elif action == "helper.js":
             self._send_file(run.helper, "text/javascript")

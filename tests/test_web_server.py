@@ -41,9 +41,9 @@ def fetch(url: str, body: bytes | None = None) -> tuple[int, bytes, str]:
 def test_serves_the_page_worker_wasm_and_helper_of_a_run(
     server: HarnessServer, run: WebRun
 ) -> None:
-    page = server.register(run)
+    page = server.origin + server.register(run) + "/"
     assert page.startswith("http://127.0.0.1:")
-    status, html, kind = fetch(page)
+    status, html, kind = fetch(server.origin + "/")
     assert status == 200 and b"new Worker" in html and kind.startswith("text/html")
     assert fetch(server.origin + "/worker.js")[2] == "text/javascript"
     assert fetch(page + "spec.wasm") == (200, b"\0asm\1\0\0\0", "application/wasm")
@@ -53,7 +53,7 @@ def test_serves_the_page_worker_wasm_and_helper_of_a_run(
 def test_stdout_feeds_the_channel_and_stdin_returns_its_replies(
     server: HarnessServer, run: WebRun
 ) -> None:
-    page = server.register(run)
+    page = server.origin + server.register(run) + "/"
     question = {"kind": "snapshot:assert", "key": "x.spec.ts::t", "actual": '"v"'}
     frame = encode_frame(FrameType.CALL, json.dumps(question).encode())
     assert fetch(page + "stdout", frame)[0] == 200
@@ -66,7 +66,7 @@ def test_stdout_feeds_the_channel_and_stdin_returns_its_replies(
 def test_exit_ends_the_run_once_with_its_code_kind_and_message(
     server: HarnessServer, run: WebRun
 ) -> None:
-    page = server.register(run)
+    page = server.origin + server.register(run) + "/"
     fetch(page + "stderr", b"warned\n")
     fetch(page + "exit?code=1&kind=trap", b"RuntimeError: unreachable")
     fetch(page + "exit?code=0", b"")  # a second word changes nothing
@@ -76,15 +76,16 @@ def test_exit_ends_the_run_once_with_its_code_kind_and_message(
 
 
 def test_a_forgotten_run_is_gone_for_a_page_left_behind(server: HarnessServer, run: WebRun) -> None:
-    page = server.register(run)
-    server.forget(page)
+    base = server.register(run)
+    page = server.origin + base + "/"
+    server.forget(base)
     assert fetch(page + "stdout", b"late output")[0] == 410
     assert run.channel.output_bytes_total == 0
     assert fetch(server.origin + "/run/not-a-token/", None)[0] == 410
 
 
 def test_a_request_past_the_size_limit_is_refused(server: HarnessServer, run: WebRun) -> None:
-    page = server.register(run)
+    page = server.origin + server.register(run) + "/"
     request = urllib.request.Request(page + "stdout", data=b"x", method="POST")
     request.add_header("Content-Length", str(MAX_REQUEST_BYTES + 1))
     with pytest.raises(urllib.error.HTTPError) as refused:
