@@ -61,7 +61,7 @@ def run_in_browser(
     run = WebRun(wasm=wasm, helper=helper, channel=channel)
     base = server.register(run)
     try:
-        session.call(lambda browser: host.page(browser).evaluate(START_SPEC, base))
+        session.call(lambda browser: host.start(browser, base))
         finished = _wait(run, session, host, started + timeout_s)
     except Exception as exc:  # Playwright raises plain Exceptions
         run.end(WebExit(1, "crash", f"the spec's page failed: {_first_line(exc)}"))
@@ -96,6 +96,15 @@ class _SpecHost:
             page.goto(self.url)
             self._page = page
         return page
+
+    def start(self, browser: Any, base: str) -> None:
+        try:
+            self.page(browser).evaluate(START_SPEC, base)
+        except Exception:
+            # A page that crashed after the last spec is not closed, just dead: the first call
+            # tells. Its successor gets one try.
+            self.discard()
+            self.page(browser).evaluate(START_SPEC, base)
 
     def probe(self) -> None:
         """Raises when the page has crashed or closed (Playwright tells only when asked)."""

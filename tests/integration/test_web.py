@@ -15,7 +15,15 @@ from typing import Any
 
 import pytest
 
-from astest_tasks.browser_session import BrowserChoice, BrowserSession, find_chromium
+from astest_tasks.browser_session import (
+    BrowserChoice,
+    BrowserSession,
+    close_shared_session,
+    find_chromium,
+    shared_session,
+)
+from astest_tasks.channel import ProtocolChannel
+from astest_tasks.web_runtime import run_in_browser
 from tests.integration.conftest import DoitRun, Project, copy_project
 
 pytestmark = pytest.mark.integration
@@ -222,3 +230,32 @@ def test_ctrl_c_during_a_web_run_leaves_no_browser_behind(
         time.sleep(0.1)
     assert chromium_processes() - others == set()
     assert proc.returncode != 0
+
+
+def test_after_the_page_crashes_the_next_spec_gets_a_fresh_page(tmp_path: Path) -> None:
+    project = copy_project("passing", tmp_path)
+    with_web_mode(project, only_web=True, spec="assembly/__tests__/geometry.spec.ts")
+    assert project.doit("astest:build:web:geometry").exit_code == 0
+    wasm = project.root / ".as-test/build/web/geometry.spec.wasm"
+    choice = BrowserChoice(find_chromium(""), headless=True)
+
+    def run_geometry() -> ProtocolChannel:
+        channel = ProtocolChannel(None)
+        run = run_in_browser(wasm, channel, 20.0, choice)
+        assert run.exit_code == 0 and not run.timed_out, run
+        return channel
+
+    try:
+        first = run_geometry()
+        session = shared_session(choice)
+        crashed_page = session.call(lambda browser: browser.contexts[0].pages[0])
+        with contextlib.suppress(Exception):  # the renderer dies under Playwright's feet
+            session.call(lambda _browser: crashed_page.goto("chrome://crash"))
+        second = run_geometry()
+        assert first.report_payload is not None and second.report_payload is not None
+        assert second.report_payload.count(b'"verdict"') == first.report_payload.count(b'"verdict"')
+        fresh_page = session.call(lambda browser: browser.contexts[0].pages[-1])
+        assert fresh_page is not crashed_page
+        assert session.launches == 1, "a crashed page must not cost a new browser"
+    finally:
+        close_shared_session()
