@@ -33,6 +33,7 @@ from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select
 from astest_tasks.discovery import Spec, discover_specs
 from astest_tasks.errors import UserError
 from astest_tasks.imports import ImportScanCache, scan_imports
+from astest_tasks.interrupts import unwind_on_sigterm
 from astest_tasks.layout import SpecFiles, output_root, spec_files
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
@@ -192,6 +193,7 @@ def create_tasks(
             f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g} (a day), "
             f"got {timeout_s:g}; fix: pass e.g. `--timeout 30` or ASTEST_TIMEOUT=30"
         )
+    unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     config = load_config(project_root / config_path, project_root)
     for warning in config.warnings:
         warn_once(warning)

@@ -4,8 +4,12 @@ the same verdicts and counts as the in-process runners on the same specs."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -125,3 +129,62 @@ def test_a_missing_runtime_executable_fails_its_specs_clearly_and_others_run(
         assert "'no-such-runtime-xyz' was not found" in json.dumps(ghost)
         assert project.spec_report(spec, "wasi")["verdict"] == "passed"
     assert "no-such-runtime-xyz" in run.stdout
+
+
+STUBBORN_RUNTIME = """\
+#!/bin/sh
+echo $$ > runtime.pid
+exec sleep 120
+"""
+
+
+def test_sigterm_to_doit_stops_a_running_external_runtime(tmp_path: Path) -> None:
+    project = copy_project("passing", tmp_path)
+    script = project.root / "stubborn.sh"
+    script.write_text(STUBBORN_RUNTIME)
+    script.chmod(0o755)
+    configure(
+        project,
+        {
+            "wasi": {
+                "buildOptions": {"target": "wasi"},
+                "runOptions": {"runtime": {"cmd": "./stubborn.sh <file>"}},
+            }
+        },
+    )
+    assert project.doit("astest:build:wasi:geometry").exit_code == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "doit", "astest:run:wasi:geometry"],
+        cwd=project.root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "ASTEST_TIMEOUT": "120"},
+    )
+    pid_file = project.root / "runtime.pid"
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.is_file() or not pid_file.read_text().strip():
+            assert time.monotonic() < deadline, "the runtime never started"
+            time.sleep(0.05)
+        runtime_pid = int(pid_file.read_text())
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) != 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    deadline = time.monotonic() + 10
+    while _alive(runtime_pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(runtime_pid), "the runtime outlived doit"
+    # and the interrupted run is not a cached pass
+    assert "astest:run:wasi:geometry" in project.doit("astest:run:wasi:geometry").executed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended; only its exit status waits to be collected
