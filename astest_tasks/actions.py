@@ -55,6 +55,7 @@ from astest_tasks.summary import SummaryPlan, load_summary, print_summary, write
 from astest_tasks.toolchain import load_toolchain
 
 SNAPSHOT_STATE = "snapshot_state"
+MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,8 @@ class RunRequest:
     result_path: str
     snapshot_dir: str
     timeout_s: float
+    memory_limit_mib: float = 1024.0
+    output_limit_mib: float = 64.0
     run_env: dict[str, str] = field(default_factory=dict)
     total: int = 0  # the run tasks of this invocation, for the live progress line (0: no line)
     progress_file: str = ""  # counts finished specs across doit's workers (progress.py)
@@ -219,12 +222,13 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         snapshots.update = SnapshotUpdate.parse(run.update_snapshots)
     except UserError as exc:
         return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
-    channel = ProtocolChannel(snapshots)
+    channel = ProtocolChannel(snapshots, output_limit=int(run.output_limit_mib * MIB))
     guest = _run_guest(run, root, channel)
     basename = posixpath.basename(run.spec_path)
-    suites, runtime_problem = decide_suites(
-        guest, channel, RunVerdictInput(spec_basename=basename, timeout_s=run.timeout_s)
+    verdict_input = RunVerdictInput(
+        spec_basename=basename, timeout_s=run.timeout_s, memory_limit_mib=run.memory_limit_mib
     )
+    suites, runtime_problem = decide_suites(guest, channel, verdict_input)
     warnings = list(channel.warnings)
     counts = count(suites)
     # Obsolete entries can be told only after a run that asked every assertion: no crash, and
@@ -305,7 +309,7 @@ def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRu
         wasm_path=wasm,
         target=run.target,
         channel=channel,
-        limits=HostLimits(timeout_s=run.timeout_s),
+        limits=HostLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB)),
         wasi_env=run.run_env,
         environ={**run.run_env, **variables},
     )

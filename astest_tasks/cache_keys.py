@@ -82,7 +82,9 @@ def asconfig_chain(project_root: Path, asconfig: str) -> list[str]:
         current = path.parent / parent
 
 
-def run_key(mode: ModeSettings, spec: Spec, timeout_s: float, runtime: Runtime) -> dict[str, Any]:
+def run_key(
+    mode: ModeSettings, spec: Spec, limits: tuple[float, float, float], runtime: Runtime
+) -> dict[str, Any]:
     """The snapshot files are checked apart, by content (``actions.snapshots_unchanged``)."""
     return {
         "format": KEY_FORMAT,
@@ -91,7 +93,8 @@ def run_key(mode: ModeSettings, spec: Spec, timeout_s: float, runtime: Runtime) 
         "mode": mode.name,
         "target": mode.target,
         "env": dict(mode.run_env),
-        "timeout_s": timeout_s,
+        # A lower limit can fail a spec that passed: (timeout s, memory MiB, output MiB).
+        "limits": list(limits),
         # The runner file's content is a file_dep; this says which runner, or which command.
         "runtime": runtime.description,
     }

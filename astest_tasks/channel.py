@@ -16,6 +16,9 @@ from astest_tasks.wipc import Frame, FrameDecoder, FrameType, Passthrough, encod
 
 # Generous, but bounded: a spec that prints forever must not exhaust the host's memory.
 MAX_KEPT_OUTPUT = 1024 * 1024
+# What a spec may write to stdout in all (frames included) before it is stopped and failed: far
+# above any honest report, low enough that a spec printing in a loop cannot fill the memory.
+DEFAULT_OUTPUT_LIMIT = 64 * 1024 * 1024
 # as-test 1.1.0's host answers unknown CALL kinds with this so a newer guest never blocks on us.
 GENERIC_REPLY = json.dumps({"ok": True, "expected": ""}, separators=(",", ":")).encode()
 
@@ -46,7 +49,11 @@ class SuiteProgress:
 
 
 class ProtocolChannel:
-    def __init__(self, snapshots: SnapshotStore | None) -> None:
+    def __init__(
+        self, snapshots: SnapshotStore | None, output_limit: int = DEFAULT_OUTPUT_LIMIT
+    ) -> None:
+        self.output_limit = output_limit
+        self.bytes_received = 0  # everything the spec wrote to stdout: frames and plain output
         self._decoder = FrameDecoder()
         self._snapshots = snapshots
         self._replies = bytearray()
@@ -64,8 +71,19 @@ class ProtocolChannel:
 
     # -- bytes in, bytes out -------------------------------------------------------------------
     def write_stdout(self, data: bytes) -> None:
+        """Take what the spec wrote. Past the output limit nothing more is read: the runtime
+        sees ``over_limit`` and stops the spec."""
+        if self.over_limit:
+            return
+        self.bytes_received += len(data)
+        if self.over_limit:
+            return
         for item in self._decoder.feed(data):
             self._handle(item)
+
+    @property
+    def over_limit(self) -> bool:
+        return self.bytes_received > self.output_limit
 
     def read_stdin(self, max_bytes: int) -> bytes:
         taken = bytes(self._replies[:max_bytes])

@@ -121,6 +121,8 @@ def _converse(
                         selector.unregister(key.fileobj)
                     elif key.fileobj is process.stdout:
                         channel.write_stdout(data)
+                        if channel.over_limit:
+                            return False  # the caller kills it; the verdict names the limit
                         pending += channel.take_replies()
                         _write_some(stdin_fd, pending)
                     else:

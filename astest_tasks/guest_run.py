@@ -18,6 +18,7 @@ class GuestRun:
     timed_out: bool = False
     start_failure: str | None = None  # could not compile, link, instantiate or spawn it
     trap: str | None = None
+    memory_exhausted: bool = False  # its memory had reached the limit when it failed
 
     @classmethod
     def not_started(cls, problem: str, started: float, details: str = "") -> GuestRun:

@@ -21,6 +21,7 @@ _IGNORED_STDERR = ("ExperimentalWarning: WASI is an experimental feature", "--tr
 class RunVerdictInput:
     spec_basename: str
     timeout_s: float
+    memory_limit_mib: float = 1024
 
 
 def decide_suites(
@@ -49,6 +50,27 @@ def decide_suites(
             f"the spec was stopped after {spec.timeout_s:g} s of wall-clock time; if it is "
             "merely slow, raise the limit with `doit astest --timeout SECONDS` or ASTEST_TIMEOUT",
             _overrun_note(run, spec.timeout_s),
+            progress,
+        )
+        return _append(suites, spec, title, details, stdout, stderr), title
+    if channel.over_limit:
+        limit = _mib(channel.output_limit)
+        title = f"the spec's output passed the limit of {limit} MiB"
+        details = _join(
+            f"it wrote more than {limit} MiB to stdout (frames and plain output) and was stopped "
+            "there; if it really needs more, raise the limit with `doit astest --output-limit "
+            "MIB` or ASTEST_OUTPUT_LIMIT",
+            progress,
+        )
+        return _append(suites, spec, title, details, stdout, stderr), title
+    if run.memory_exhausted:
+        limit = f"{spec.memory_limit_mib:g}"
+        title = f"the spec ran out of memory at the limit of {limit} MiB"
+        details = _join(
+            f"its memory could not grow past the limit of {limit} MiB, and it failed there; if "
+            "it really needs more, raise the limit with `doit astest --memory-limit MIB` or "
+            "ASTEST_MEMORY_LIMIT",
+            _exit_note(run),
             progress,
         )
         return _append(suites, spec, title, details, stdout, stderr), title
@@ -111,6 +133,10 @@ def _exit_note(run: GuestRun) -> str:
 def _meaningful_stderr(stderr: str) -> str:
     lines = [line for line in stderr.splitlines() if not any(s in line for s in _IGNORED_STDERR)]
     return "\n".join(lines).strip()
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):g}"
 
 
 def _join(*parts: str) -> str:

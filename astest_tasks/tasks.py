@@ -35,6 +35,7 @@ from astest_tasks.errors import UserError
 from astest_tasks.imports import ImportScanCache, scan_imports
 from astest_tasks.interrupts import unwind_on_sigterm
 from astest_tasks.layout import SpecFiles, output_root, spec_files
+from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, parse_per_mode
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
     RUNNERS_DIR,
@@ -56,8 +57,6 @@ from astest_tasks.toolchain import (
 )
 
 BASENAME = "astest"
-DEFAULT_TIMEOUT_S = 10.0
-MAX_TIMEOUT_S = 86_400.0
 PROGRESS_COUNTER = "cache/progress.json"  # finished specs, counted across doit's workers
 IMPORT_SCAN_CACHE = "cache/import-scan.json"  # under the output root (.as-test by default)
 DEFAULT_CONFIG = "as-test.config.json"
@@ -76,12 +75,34 @@ TASK_PARAMS: list[dict[str, Any]] = [
     {
         "name": "timeout",
         "long": "timeout",
-        "type": float,
-        "default": DEFAULT_TIMEOUT_S,
-        "env_var": "ASTEST_TIMEOUT",
+        "type": str,
+        "default": f"{TIMEOUT.default:g}",
+        "env_var": TIMEOUT.env_var,
         "help": (
-            "wall-clock seconds a spec may run before it is stopped and failed "
-            "[default: %(default)s]"
+            "wall-clock seconds a spec may run before it is stopped and failed; `mode=S` entries "
+            "set one mode's, e.g. `--timeout=10,web=30` [default: %(default)s]"
+        ),
+    },
+    {
+        "name": "memory_limit",
+        "long": "memory-limit",
+        "type": str,
+        "default": f"{MEMORY_LIMIT.default:g}",
+        "env_var": MEMORY_LIMIT.env_var,
+        "help": (
+            "MiB of memory a spec's wasm may grow to (wasi and bindings); `mode=MIB` entries set "
+            "one mode's [default: %(default)s]"
+        ),
+    },
+    {
+        "name": "output_limit",
+        "long": "output-limit",
+        "type": str,
+        "default": f"{OUTPUT_LIMIT.default:g}",
+        "env_var": OUTPUT_LIMIT.env_var,
+        "help": (
+            "MiB a spec may write to stdout, frames included, before it is stopped and failed; "
+            "`mode=MIB` entries set one mode's [default: %(default)s]"
         ),
     },
     {
@@ -139,7 +160,7 @@ TASK_PARAMS: list[dict[str, Any]] = [
 ]
 
 
-TaskCreator = Callable[[str, float, str, str, str, bool, str], Iterator[dict[str, Any]]]
+TaskCreator = Callable[[str, str, str, str, str, str, str, bool, str], Iterator[dict[str, Any]]]
 
 
 def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
@@ -150,7 +171,9 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
 
     def task_astest(
         mode: str,
-        timeout: float,
+        timeout: str,
+        memory_limit: str,
+        output_limit: str,
         spec: str,
         suite: str,
         update_snapshots: str,
@@ -163,8 +186,9 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
             update = SnapshotUpdate.parse(update_snapshots)
             selection = (split_selectors(spec), split_selectors(suite))
             modes = _split_modes(mode)
+            limits = RequestedLimits(timeout, memory_limit, output_limit)
             tasks = list(
-                create_tasks(root, config, modes, timeout, update, *selection, headful=headful)
+                create_tasks(root, config, modes, limits, update, *selection, headful=headful)
             )
         except UserError as exc:
             # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
@@ -182,17 +206,12 @@ def create_tasks(
     project_root: Path,
     config_path: str,
     requested_modes: Sequence[str],
-    timeout_s: float,
+    requested_limits: RequestedLimits,
     update: SnapshotUpdate = SnapshotUpdate.NONE,
     spec_selectors: Sequence[str] = (),
     suite_selectors: Sequence[str] = (),
     headful: bool = False,
 ) -> Iterator[dict[str, Any]]:
-    if not 0 < timeout_s <= MAX_TIMEOUT_S:
-        raise UserError(
-            f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g} (a day), "
-            f"got {timeout_s:g}; fix: pass e.g. `--timeout 30` or ASTEST_TIMEOUT=30"
-        )
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     config = load_config(project_root / config_path, project_root)
     for warning in config.warnings:
@@ -223,7 +242,7 @@ def create_tasks(
     run_tasks: list[str] = []
     total = sum(len(specs) for specs in specs_by_mode.values())
     invocation = _Invocation(
-        timeout_s=timeout_s,
+        limits=requested_limits.parse(config),
         session=session,
         update=update,
         progress_file=f"{output_root(config).rstrip('/')}/{PROGRESS_COUNTER}",
@@ -337,7 +356,10 @@ def _run_task(
     invocation: _Invocation,
     place: tuple[int, int],
 ) -> dict[str, Any]:
-    timeout_s, update = invocation.timeout_s, invocation.update
+    update = invocation.update
+    timeout_s = invocation.limits.timeout_s.for_mode(mode.name)
+    memory_mib = invocation.limits.memory_mib.for_mode(mode.name)
+    output_mib = invocation.limits.output_mib.for_mode(mode.name)
     request = RunRequest(
         project_root=str(root),
         spec_path=spec.path,
@@ -349,6 +371,8 @@ def _run_task(
         result_path=files.result,
         snapshot_dir=mode.snapshot_dir,
         timeout_s=timeout_s,
+        memory_limit_mib=memory_mib,
+        output_limit_mib=output_mib,
         run_env=dict(mode.run_env),
         position=place[0],
         total=place[1],
@@ -371,7 +395,7 @@ def _run_task(
         "file_dep": _task_paths(root, file_dep),
         "targets": _task_paths(root, [files.result]),
         "uptodate": [
-            config_changed(run_key(mode, spec, timeout_s, runtime)),
+            config_changed(run_key(mode, spec, (timeout_s, memory_mib, output_mib), runtime)),
             (last_run_passed, [str(root), files.result]),
             (snapshots_unchanged, [str(root), list(request.snapshot_files)]),
             # An update run asks every spec again: only a run can tell what is missing.
@@ -382,10 +406,34 @@ def _run_task(
 
 
 @dataclass(frozen=True)
+class RunLimits:
+    timeout_s: PerMode
+    memory_mib: PerMode
+    output_mib: PerMode
+
+
+@dataclass(frozen=True)
+class RequestedLimits:
+    """The limit options as given (``10,web=30``), read once the config's modes are known."""
+
+    timeout: str | float = TIMEOUT.default
+    memory_limit: str | float = MEMORY_LIMIT.default
+    output_limit: str | float = OUTPUT_LIMIT.default
+
+    def parse(self, config: ProjectConfig) -> RunLimits:
+        modes = {config.base.name, *config.modes}
+        return RunLimits(
+            timeout_s=parse_per_mode(str(self.timeout), TIMEOUT, modes),
+            memory_mib=parse_per_mode(str(self.memory_limit), MEMORY_LIMIT, modes),
+            output_mib=parse_per_mode(str(self.output_limit), OUTPUT_LIMIT, modes),
+        )
+
+
+@dataclass(frozen=True)
 class _Invocation:
     """What this doit call asked of every run task."""
 
-    timeout_s: float
+    limits: RunLimits
     session: str
     update: SnapshotUpdate
     progress_file: str  # counts finished specs across doit's workers, for the live lines

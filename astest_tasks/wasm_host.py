@@ -44,6 +44,7 @@ WASI_MODULE = "wasi_snapshot_preview1"
 ERRNO_SUCCESS = 0
 ERRNO_BADF = 8
 EPOCH_TICK_S = 0.05
+DEFAULT_MEMORY_LIMIT = 1024 * 1024 * 1024
 MAX_EPOCH_TICKS = 2**40  # far beyond any real limit, and well inside wasmtime's u64 deadline
 ARRAY_BUFFER_CLASS_ID = 1  # AssemblyScript's runtime id of ArrayBuffer
 WITH_MEMORY_ATTRIBUTE = "astest_with_memory"
@@ -56,7 +57,7 @@ UserImports = Mapping[str, Mapping[str, object]]  # checked when linking: functi
 @dataclass(frozen=True)
 class HostLimits:
     timeout_s: float = 10.0
-    memory_bytes: int = 1024 * 1024 * 1024
+    memory_bytes: int = DEFAULT_MEMORY_LIMIT
 
     @property
     def epoch_ticks(self) -> int:
@@ -259,8 +260,20 @@ class PreparedGuest:
             elapsed_s=time.perf_counter() - self._started,
             timed_out=timed_out,
             trap=trap,
+            memory_exhausted=exit_code != 0 and self._memory_is_at_the_limit(),
         )
         return self._result
+
+    def _memory_is_at_the_limit(self) -> bool:
+        """wasmtime refuses memory.grow past the store's limit without a word, and the guest
+        then aborts or traps on its own; a memory whose next growth would pass the limit tells
+        why."""
+        memory = self._instance.exports(self._store).get("memory")
+        if not isinstance(memory, wasmtime.Memory):
+            return False
+        size = memory.data_len(self._store)
+        # AssemblyScript's allocator asks for at least as much again as it has (TLSF doubles).
+        return size + max(size, 65536) > self._limits.memory_bytes
 
 
 class _LinkProblem(Exception):
@@ -299,6 +312,8 @@ def _define_wasi(
         )
         if fd == 1:
             channel.write_stdout(data)
+            if channel.over_limit:
+                raise _GuestExit(1)
         elif fd == 2:
             stderr.write(data)
         else:
@@ -426,6 +441,8 @@ def _builtin_env(
 
     def stdout_write(caller: wasmtime.Caller, buffer: int) -> None:
         channel.write_stdout(_array_buffer(caller, buffer))
+        if channel.over_limit:
+            raise _GuestExit(1)
 
     def stdin_read(caller: wasmtime.Caller, max_bytes: int) -> int:
         data = channel.read_stdin(max(0, max_bytes))

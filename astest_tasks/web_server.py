@@ -135,6 +135,10 @@ class _Handler(BaseHTTPRequestHandler):
         with run.lock:
             if action == "stdout":
                 run.channel.write_stdout(body)
+                if run.channel.over_limit:  # the verdict names the limit; the worker stops
+                    run.end(WebExit(1, "limit", "the output limit was passed"))
+                    self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, b"", "text/plain")
+                    return
             elif action == "stderr":
                 run.stderr.write(body)
             elif action == "stdin":

@@ -414,3 +414,14 @@ def test_the_recorded_run_as_head_gets_its_coverage_question_answered() -> None:
 def call_prefix(kind: str) -> bytes:
     """The start of a CALL frame of this kind, as json.dumps writes it."""
     return json.dumps({"kind": kind}).encode()[:-1]
+
+
+def test_past_the_output_limit_nothing_more_is_read() -> None:
+    channel = ProtocolChannel(None, output_limit=100)
+    channel.write_stdout(call("event:log", file="x", depth=0, text="before"))
+    assert not channel.over_limit
+    channel.write_stdout(b"y" * 200)
+    assert channel.over_limit
+    channel.write_stdout(call("event:log", file="x", depth=0, text="after"))
+    assert channel.logs == ["before"]
+    assert channel.bytes_received <= 100 + 200  # the rest was not even counted

@@ -227,3 +227,25 @@ def test_a_timeout_overrun_by_host_code_says_how_long_it_really_took() -> None:
     on_time = GuestRun(exit_code=1, stderr="", elapsed_s=2.05, timed_out=True, trap="timed out")
     suites, _ = decide_suites(on_time, channel_with(), spec)
     assert "in all" not in only_runtime_error(suites).tests[0].message
+
+
+def test_output_past_the_limit_names_the_limit_and_how_to_raise_it() -> None:
+    channel = ProtocolChannel(None, output_limit=2 * 1024 * 1024)
+    channel.write_stdout(call("event:file-start", file="math.spec.ts"))
+    channel.write_stdout(b"spam" * (1024 * 1024))
+    channel.finish()
+    spec = RunVerdictInput(spec_basename="math.spec.ts", timeout_s=10)
+    suites, reason = decide_suites(guest(exit_code=1), channel, spec)
+    assert reason == "the spec's output passed the limit of 2 MiB"
+    failure = only_runtime_error(suites).tests[0]
+    assert "--output-limit MIB" in failure.message and "ASTEST_OUTPUT_LIMIT" in failure.message
+
+
+def test_a_failure_at_the_memory_limit_says_so_and_how_to_raise_it() -> None:
+    run = GuestRun(exit_code=1, stderr="", elapsed_s=0.1, trap="unreachable", memory_exhausted=True)
+    spec = RunVerdictInput(spec_basename="math.spec.ts", timeout_s=10, memory_limit_mib=16)
+    suites, reason = decide_suites(run, channel_with(call("event:file-start")), spec)
+    assert reason == "the spec ran out of memory at the limit of 16 MiB"
+    failure = only_runtime_error(suites).tests[0]
+    assert "--memory-limit MIB" in failure.message and "ASTEST_MEMORY_LIMIT" in failure.message
+    assert "the module trapped: unreachable" in failure.message

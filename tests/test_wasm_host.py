@@ -538,3 +538,34 @@ def test_a_host_function_calling_sys_exit_fails_the_spec_and_does_not_exit(
     )
     assert result.exit_code == 1
     assert result.trap is not None and "SystemExit" in result.trap
+
+
+def test_a_guest_writing_past_the_output_limit_is_stopped_there(tmp_path: Path) -> None:
+    # Writes 1 KiB to stdout forever; the limit ends it long before the timeout would.
+    spam = """(loop $again
+        (call $write (i32.const 1) (i32.const 1024) (i32.const 1024))
+        (br $again))"""
+    channel = ProtocolChannel(None, output_limit=64 * 1024)
+    result = run_module(save(tmp_path, wasi_module(then=spam)), "wasi", channel, LIMITS, {})
+    assert result.exit_code == 1
+    assert not result.timed_out
+    assert channel.over_limit
+
+
+def test_a_guest_failing_with_its_memory_at_the_limit_is_marked_as_out_of_memory(
+    tmp_path: Path,
+) -> None:
+    # Grows by a page until memory.grow fails, then traps, as AssemblyScript's allocator does.
+    grow = """(loop $more
+        (br_if $more (i32.ne (memory.grow (i32.const 1)) (i32.const -1))))
+      unreachable"""
+    limits = HostLimits(timeout_s=5.0, memory_bytes=8 * 65536)
+    result, _ = run(tmp_path, wasi_module(then=grow), limits=limits)
+    assert result.exit_code == 1
+    assert result.memory_exhausted
+
+
+def test_a_guest_failing_far_below_the_memory_limit_is_not_out_of_memory(tmp_path: Path) -> None:
+    result, _ = run(tmp_path, wasi_module(then="unreachable"))
+    assert result.exit_code == 1
+    assert not result.memory_exhausted

@@ -1,0 +1,74 @@
+"""Specs that hit a limit fail with a message naming it and how to raise it; the rest run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import DoitRun, Project, copy_project
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, DoitRun]:
+    project = copy_project("limits", tmp_path_factory.mktemp("limits"))
+    spec = project.root / "assembly/__tests__/fine.spec.ts"
+    spec.write_text(
+        'import { describe, expect, test } from "as-test";\n'
+        'describe("fine", () => { test("adds", () => { expect(1 + 1).toBe(2); }); });\n'
+    )
+    # "--timeout=…" in one word: doit reads a separate word with "=" as one of its variables.
+    run = project.doit(
+        "astest", "--memory-limit", "16", "--output-limit", "0.25", "--timeout=30,wasi=1,bindings=2"
+    )
+    return project, run
+
+
+def failure_text(project: Project, spec: str, mode: str) -> str:
+    return json.dumps(project.spec_report(f"assembly/__tests__/{spec}.spec.ts", mode))
+
+
+@pytest.mark.parametrize("mode", ["wasi", "bindings"])
+def test_a_spec_that_floods_its_output_is_stopped_at_the_output_limit(
+    limited: tuple[Project, DoitRun], mode: str
+) -> None:
+    project, _ = limited
+    text = failure_text(project, "flood", mode)
+    assert "the spec's output passed the limit of 0.25 MiB" in text
+    assert "--output-limit MIB" in text
+
+
+@pytest.mark.parametrize("mode", ["wasi", "bindings"])
+def test_a_spec_that_keeps_allocating_fails_at_the_memory_limit(
+    limited: tuple[Project, DoitRun], mode: str
+) -> None:
+    project, _ = limited
+    text = failure_text(project, "hungry", mode)
+    assert "the spec ran out of memory at the limit of 16 MiB" in text
+    assert "--memory-limit MIB" in text
+
+
+def test_each_mode_gets_its_own_timeout(limited: tuple[Project, DoitRun]) -> None:
+    project, _ = limited
+    assert "timed out after 1 s" in failure_text(project, "hang", "wasi")
+    assert "timed out after 2 s" in failure_text(project, "hang", "bindings")
+
+
+def test_the_other_specs_still_run_and_pass(limited: tuple[Project, DoitRun]) -> None:
+    project, run = limited
+    assert run.exit_code == 1
+    verdicts = {(e["spec_id"], e["mode"]): e["verdict"] for e in project.report()["specs"]}
+    assert verdicts[("fine", "wasi")] == verdicts[("fine", "bindings")] == "passed"
+    assert run.last_line == "tests: 2 passed, 6 failed, 0 skipped"
+
+
+def test_a_mode_that_does_not_exist_in_a_limit_is_one_clear_error(tmp_path: Path) -> None:
+    project = copy_project("limits", tmp_path)
+    run = project.doit("astest", "--timeout=10,wsai=30")
+    assert run.exit_code == 3
+    assert "--timeout '10,wsai=30': there is no mode 'wsai' (modes: bindings, default, wasi)" in (
+        run.stderr
+    )
