@@ -312,6 +312,7 @@ def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRu
         limits=HostLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB)),
         wasi_env=run.run_env,
         environ={**run.run_env, **variables},
+        project_root=root,
     )
     return run_runner_script(root / run.runner_script, context)
 

@@ -37,6 +37,7 @@ class RunnerContext:
     limits: HostLimits
     wasi_env: Mapping[str, str]
     environ: Mapping[str, str]
+    project_root: Path = field(default_factory=Path.cwd)  # where granted dirs are resolved
     guest: PreparedGuest | None = None
     start_failure: str | None = None
     notes: list[str] = field(default_factory=list)

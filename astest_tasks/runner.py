@@ -17,6 +17,7 @@ memory and time limits. Host functions receive and return plain wasm numbers; on
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 from astest_tasks.inprocess_runtime import ACTIVE_RUN
@@ -25,6 +26,7 @@ from astest_tasks.wasm_host import (
     GuestMemory,
     GuestStartError,
     PreparedGuest,
+    WasiGrants,
     prepare_guest,
 )
 
@@ -55,7 +57,16 @@ class Instance:
         return self._guest.start().exit_code
 
 
-def instantiate(imports: Mapping[str, Mapping[str, object]] | None = None) -> Instance:
+def instantiate(
+    imports: Mapping[str, Mapping[str, object]] | None = None,
+    *,
+    dirs: Mapping[str, str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Instance:
+    """Instantiate the spec being run. A wasi spec sees no host directory and only the mode's
+    ``runOptions.env``; ``dirs`` grants directories read-only (guest path to host path, relative
+    to the project root) and ``env`` grants more variables. Files read through a granted
+    directory are not inputs of the run: a change to them does not re-run the spec."""
     context = ACTIVE_RUN.get()
     if context is None:
         raise RunnerUsageError(
@@ -64,6 +75,7 @@ def instantiate(imports: Mapping[str, Mapping[str, object]] | None = None) -> In
         )
     if context.guest is not None:
         raise RunnerUsageError("instantiate() may be called only once per spec")
+    grants = _grants(context.project_root, context.target, dirs, env)
     try:
         guest = prepare_guest(
             context.wasm_path,
@@ -72,6 +84,7 @@ def instantiate(imports: Mapping[str, Mapping[str, object]] | None = None) -> In
             context.limits,
             context.wasi_env,
             imports or {},
+            grants,
         )
     except GuestStartError as exc:
         context.start_failure = str(exc)
@@ -84,3 +97,29 @@ def with_memory(function: F) -> F:
     """Mark a host function that takes the spec's ``GuestMemory`` as its first argument."""
     setattr(function, WITH_MEMORY_ATTRIBUTE, True)
     return function
+
+
+def _grants(
+    project_root: Path,
+    target: str,
+    dirs: Mapping[str, str] | None,
+    env: Mapping[str, str] | None,
+) -> WasiGrants | None:
+    if not dirs and not env:
+        return None
+    if target != "wasi":
+        raise RunnerUsageError(
+            "instantiate(dirs=..., env=...) grants WASI access, and this spec's target is "
+            f"{target}; fix: remove them from the runner, or run the mode on the wasi target"
+        )
+    granted_dirs: dict[str, Path] = {}
+    for guest_path, host_path in (dirs or {}).items():
+        folder = (project_root / host_path).resolve()
+        if not folder.is_dir():
+            raise RunnerUsageError(
+                f"instantiate(dirs=...) grants {host_path!r} as {guest_path!r}, but "
+                f"{folder} is not a directory; fix: correct the path (relative to the project "
+                "root)"
+            )
+        granted_dirs[guest_path] = folder
+    return WasiGrants(dirs=granted_dirs, env={str(k): str(v) for k, v in (env or {}).items()})

@@ -21,7 +21,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -63,6 +63,21 @@ class HostLimits:
     def epoch_ticks(self) -> int:
         ticks = self.timeout_s / EPOCH_TICK_S  # a float: inf or 1e300 must not reach int()
         return int(max(1.0, min(float(MAX_EPOCH_TICKS), ticks + 1)))
+
+
+@dataclass(frozen=True)
+class WasiGrants:
+    """What a wasi spec may reach beyond its sandbox, granted by its runner script: directories
+    (guest path to host path, read-only) and extra environment variables."""
+
+    dirs: Mapping[str, Path] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+def _granted(wasi_env: Mapping[str, str], grants: WasiGrants | None) -> WasiGrants:
+    if grants is None:
+        return WasiGrants(env=dict(wasi_env))
+    return WasiGrants(dirs=grants.dirs, env={**wasi_env, **grants.env})
 
 
 class GuestStartError(Exception):
@@ -164,6 +179,7 @@ def prepare_guest(
     limits: HostLimits,
     wasi_env: Mapping[str, str],
     user_imports: UserImports | None = None,
+    grants: WasiGrants | None = None,
 ) -> PreparedGuest:
     started = time.perf_counter()
     stderr = StderrBuffer()
@@ -178,7 +194,7 @@ def prepare_guest(
         linker = wasmtime.Linker(engine)
         linker.allow_shadowing = True
         if target == "wasi":
-            _define_wasi(store, linker, channel, stderr, wasi_env, wasm_path)
+            _define_wasi(store, linker, channel, stderr, wasm_path, _granted(wasi_env, grants))
         _define_imports(module, linker, channel, stderr, target, user_imports or {})
         instance = linker.instantiate(store, module)
     except _GuestExit as exit_request:
@@ -294,12 +310,15 @@ def _define_wasi(
     linker: wasmtime.Linker,
     channel: ProtocolChannel,
     stderr: StderrBuffer,
-    wasi_env: Mapping[str, str],
     wasm_path: Path,
+    grants: WasiGrants,
 ) -> None:
     config = wasmtime.WasiConfig()
     config.argv = [wasm_path.name]
-    config.env = sorted(wasi_env.items())  # only what the config passes: no host env, no dirs
+    # Only what the config passes and the runner grants: no host environment, no directories.
+    config.env = sorted(grants.env.items())
+    for guest_path, host_path in sorted(grants.dirs.items()):
+        config.preopen_dir(str(host_path), guest_path, fs_mutable=False)
     store.set_wasi(config)
     linker.define_wasi()
     i32 = wasmtime.ValType.i32()
