@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from astest_tasks.channel import ProtocolChannel
 from astest_tasks.guest_run import GuestRun
 from astest_tasks.outcome import RunVerdictInput, decide_suites
@@ -249,3 +252,78 @@ def test_a_failure_at_the_memory_limit_says_so_and_how_to_raise_it() -> None:
     failure = only_runtime_error(suites).tests[0]
     assert "--memory-limit MIB" in failure.message and "ASTEST_MEMORY_LIMIT" in failure.message
     assert "the module trapped: unreachable" in failure.message
+
+
+# -- any stdout at all: a verdict, never an exception ---------------------------------------------
+
+_KINDS = st.sampled_from(
+    [
+        "event:file-start",
+        "event:suite-start",
+        "event:suite-end",
+        "event:file-end",
+        "event:log",
+        "event:assert-fail",
+        "event:warn",
+        "snapshot:assert",
+        "report:start",
+        "report:end",
+        "coverage:detail",
+        "coverage:batch",
+        "fuzz:config",
+        "something:new",
+    ]
+)
+_FIELD_VALUES = st.one_of(
+    st.none(), st.integers(), st.floats(allow_nan=True), st.text(max_size=12), st.booleans()
+)
+_CALLS = st.builds(
+    lambda kind, fields: encode_frame(
+        FrameType.CALL, json.dumps({"kind": kind, **fields}).encode()
+    ),
+    _KINDS,
+    st.dictionaries(
+        st.sampled_from(["file", "depth", "text", "key", "actual", "verdict", "totalBytes"]),
+        _FIELD_VALUES,
+        max_size=4,
+    ),
+)
+_REPORTISH = st.sampled_from(
+    [REPORT, b"{", b"[]", b"null", b'{"suites": 3}', b"\xff\xfe", b'{"suites": [{}]}']
+)
+_FRAMES = st.one_of(
+    _CALLS,
+    _REPORTISH.map(lambda payload: encode_frame(FrameType.DATA, payload)),
+    st.builds(encode_frame, st.sampled_from(list(FrameType)), st.binary(max_size=32)),
+    # a header promising an absurd length, or a type nobody knows, then a few bytes
+    st.builds(
+        lambda kind, length, tail: b"WIPC" + bytes([kind]) + length.to_bytes(4, "little") + tail,
+        st.integers(0, 255),
+        st.integers(0, 2**32 - 1),
+        st.binary(max_size=16),
+    ),
+    st.binary(max_size=48),  # plain garbage, invalid UTF-8 included
+)
+
+
+@settings(max_examples=300, deadline=None, database=None)  # bounded: a fixed, small budget
+@given(
+    pieces=st.lists(_FRAMES, max_size=10),
+    exit_code=st.sampled_from([0, 1, 255]),
+    timed_out=st.booleans(),
+    stderr=st.sampled_from(["", "abort: boom\n", "\udcff"]),
+)
+def test_any_stdout_gives_a_verdict_and_never_an_exception(
+    pieces: list[bytes], exit_code: int, timed_out: bool, stderr: str
+) -> None:
+    channel = ProtocolChannel(None, output_limit=4096)
+    for piece in pieces:
+        channel.write_stdout(piece)
+    channel.finish()
+    run = guest(exit_code, stderr, timed_out=timed_out)
+    suites, reason = decide_suites(run, channel, RunVerdictInput("math.spec.ts", timeout_s=1))
+    verdict = file_verdict(suites)
+    count(suites)
+    if channel.report_payload is None or timed_out or exit_code != 0:
+        # Without a whole report and a clean exit, a spec can never pass.
+        assert verdict is Verdict.FAIL and reason
