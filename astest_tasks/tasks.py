@@ -36,6 +36,7 @@ from astest_tasks.imports import ImportScanCache, scan_imports
 from astest_tasks.interrupts import unwind_on_sigterm
 from astest_tasks.layout import SpecFiles, output_root, spec_files
 from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, parse_per_mode
+from astest_tasks.output_folders import check_output_folders
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
     RUNNERS_DIR,
@@ -232,6 +233,7 @@ def create_tasks(
     session = uuid.uuid4().hex  # marks results written by this doit invocation as fresh
     specs_by_mode = {mode.name: _specs_of(project_root, config_path, mode) for mode in modes}
     _check_outputs_are_separate(project_root, config, specs_by_mode)
+    check_output_folders(project_root, config_path, output_root(config), modes)
     specs_by_mode = {
         name: select_specs(specs, spec_selectors, name) for name, specs in specs_by_mode.items()
     }
