@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import FrameType
 
 
@@ -30,3 +32,28 @@ def unwind_on_sigterm() -> bool:
 
 def _raise_keyboard_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"stopped by signal {signal.Signals(signum).name}")
+
+
+@contextmanager
+def signals_end_the_process() -> Iterator[None]:
+    """While a spec's wasm runs, let Ctrl-C and SIGTERM end the process at once.
+
+    Python runs its signal handlers only between bytecodes, and a spec spinning in wasm returns
+    none until its timeout, which may be minutes away. Nothing is half-written at that moment
+    (results and snapshots are written after the guest returns), so the default action, which
+    ends the process, loses nothing: doit never records the task, and it runs again next time.
+    Only Python's own handlers are swapped, and only in the main thread (the only one allowed).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    ours = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: _raise_keyboard_interrupt}
+    saved = {sig: signal.getsignal(sig) for sig in ours}
+    swapped = [sig for sig, handler in saved.items() if handler in (ours[sig], signal.SIG_DFL)]
+    for sig in swapped:
+        signal.signal(sig, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        for sig in swapped:
+            signal.signal(sig, saved[sig])

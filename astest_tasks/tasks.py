@@ -37,6 +37,7 @@ from astest_tasks.interrupts import unwind_on_sigterm
 from astest_tasks.layout import SpecFiles, output_root, spec_files
 from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, parse_per_mode
 from astest_tasks.output_folders import check_output_folders
+from astest_tasks.project_lock import lock_project
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
     RUNNERS_DIR,
@@ -58,6 +59,7 @@ from astest_tasks.toolchain import (
 )
 
 BASENAME = "astest"
+PROJECT_LOCK = "cache/project.lock"  # one doit run at a time (project_lock.py)
 PROGRESS_COUNTER = "cache/progress.json"  # finished specs, counted across doit's workers
 IMPORT_SCAN_CACHE = "cache/import-scan.json"  # under the output root (.as-test by default)
 DEFAULT_CONFIG = "as-test.config.json"
@@ -234,6 +236,7 @@ def create_tasks(
     specs_by_mode = {mode.name: _specs_of(project_root, config_path, mode) for mode in modes}
     _check_outputs_are_separate(project_root, config, specs_by_mode)
     check_output_folders(project_root, config_path, output_root(config), modes)
+    lock_project(project_root / output_root(config) / PROJECT_LOCK)
     specs_by_mode = {
         name: select_specs(specs, spec_selectors, name) for name, specs in specs_by_mode.items()
     }

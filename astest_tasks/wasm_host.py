@@ -29,6 +29,7 @@ import wasmtime
 
 from astest_tasks.channel import ProtocolChannel
 from astest_tasks.guest_run import GuestRun, StderrBuffer
+from astest_tasks.interrupts import signals_end_the_process
 
 __all__ = [
     "GuestMemory",
@@ -249,7 +250,8 @@ class PreparedGuest:
             start = self._instance.exports(self._store).get("_start")
             if not isinstance(start, wasmtime.Func):
                 raise _LinkProblem("the module exports no _start function")
-            start(self._store)
+            with signals_end_the_process():
+                start(self._store)
         except _GuestExit as exit_request:
             exit_code = exit_request.code
         except wasmtime.Trap as exc:

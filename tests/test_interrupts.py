@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from astest_tasks.interrupts import unwind_on_sigterm
+from astest_tasks.interrupts import signals_end_the_process, unwind_on_sigterm
 
 
 @pytest.fixture(autouse=True)
@@ -51,3 +51,23 @@ def test_nothing_is_installed_from_another_thread() -> None:
     thread.join()
     assert results == [False]
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_while_wasm_runs_the_default_actions_apply_then_the_handlers_return() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    unwind_on_sigterm()
+    saved_int = signal.getsignal(signal.SIGINT)
+    with signals_end_the_process():
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_DFL
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    assert signal.getsignal(signal.SIGINT) is saved_int
+    assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL  # ours again
+
+
+def test_someone_elses_handlers_stay_while_wasm_runs() -> None:
+    def theirs(signum: int, frame: object) -> None:
+        pass
+
+    signal.signal(signal.SIGTERM, theirs)
+    with signals_end_the_process():
+        assert signal.getsignal(signal.SIGTERM) is theirs
