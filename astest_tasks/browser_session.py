@@ -19,6 +19,7 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FuturesTimeout
 from dataclasses import dataclass
 from multiprocessing import util as multiprocessing_util
 from typing import Any, TypeVar
@@ -104,7 +105,13 @@ class BrowserSession:
     def call(self, work: Callable[[Any], _T]) -> _T:
         future: Future[_T] = Future()
         self._work.put((work, future))
-        return future.result()
+        while True:
+            try:
+                return future.result(timeout=1.0)
+            except FuturesTimeout:
+                # Never wait on a thread that is gone: its queue has no one to serve it.
+                if not self._thread.is_alive() and not future.done():
+                    raise RuntimeError("the browser's thread has ended") from None
 
     def close(self) -> None:
         if self._thread.is_alive():
@@ -137,8 +144,9 @@ class BrowserSession:
                     if browser.is_connected() or self.launches >= 2:
                         future.set_exception(exc)
                         continue
-                    browser = self._relaunch(manager, future)  # restarted once, then given up
-                    if browser is not None:
+                    relaunched = self._relaunch(manager, future)  # once, then given up
+                    if relaunched is not None:
+                        browser = relaunched
                         self._retry(work, browser, future)
         finally:
             for shutdown in (browser.close, manager.stop):

@@ -23,6 +23,7 @@ from astest_tasks.browser_session import (
     shared_session,
 )
 from astest_tasks.channel import ProtocolChannel
+from astest_tasks.errors import UserError
 from astest_tasks.web_runtime import run_in_browser
 from tests.integration.conftest import DoitRun, Project, copy_project
 
@@ -259,3 +260,25 @@ def test_after_the_page_crashes_the_next_spec_gets_a_fresh_page(tmp_path: Path) 
         assert session.launches == 1, "a crashed page must not cost a new browser"
     finally:
         close_shared_session()
+
+
+def test_a_browser_that_cannot_be_restarted_fails_calls_and_never_hangs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    others = chromium_processes()
+    session = BrowserSession(BrowserChoice(find_chromium(""), headless=True))
+    try:
+        assert session.call(lambda browser: browser.version)
+
+        def launch_fails(manager: object) -> object:
+            session.launches += 1
+            raise RuntimeError("no Chromium this time")
+
+        monkeypatch.setattr(session, "_launch", launch_fails)
+        assert kill_browsers_of_this_process(others) > 0
+        with pytest.raises(UserError, match="Chromium died and could not be restarted"):
+            session.call(lambda browser: browser.new_page())
+        with pytest.raises(Exception, match=r"(?i)closed|crash|disconnect"):
+            session.call(lambda browser: browser.new_page())  # given up: a clear error again
+    finally:
+        session.close()
