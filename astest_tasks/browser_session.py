@@ -17,6 +17,7 @@ import queue
 import shutil
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FuturesTimeout
@@ -47,10 +48,13 @@ KNOWN_CHROMIUMS = (
 OTHER_BROWSERS = ("firefox", "webkit", "safari")
 INSTALL_HINT = (
     "install Chromium (Debian/Ubuntu: `sudo apt-get install chromium`) and Playwright for Python "
-    "(`pip install 'astest-tasks[web]'`), or point runOptions.runtime.browser or BROWSER at a "
-    "Chromium executable"
+    "(`pip install 'astest-tasks[web]'`), or point runOptions.runtime.browser at a Chromium "
+    "executable; a BROWSER environment variable wins over the config, so unset it or set it to "
+    "chromium if it names another browser"
 )
-PAGE_CLOSE_TIMEOUT_MS = 5000
+# A call on the browser's thread that takes longer is given up: opening the page and starting a
+# worker take well under a second, and a spec's own time is measured apart.
+CALL_TIMEOUT_S = 30.0
 
 _T = TypeVar("_T")
 
@@ -102,16 +106,23 @@ class BrowserSession:
         self._thread.start()
         self._started.result()  # raises what the launch raised
 
-    def call(self, work: Callable[[Any], _T]) -> _T:
+    def call(self, work: Callable[[Any], _T], timeout_s: float = CALL_TIMEOUT_S) -> _T:
+        """Run ``work(browser)`` on the browser's thread; raises TimeoutError past
+        ``timeout_s`` (the work may still finish later) and RuntimeError if the thread is gone."""
         future: Future[_T] = Future()
         self._work.put((work, future))
+        deadline = time.monotonic() + timeout_s
         while True:
             try:
-                return future.result(timeout=1.0)
+                return future.result(timeout=min(1.0, max(0.0, deadline - time.monotonic())))
             except FuturesTimeout:
                 # Never wait on a thread that is gone: its queue has no one to serve it.
                 if not self._thread.is_alive() and not future.done():
                     raise RuntimeError("the browser's thread has ended") from None
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(
+                        f"the browser did not answer within {timeout_s:g} s"
+                    ) from None
 
     def close(self) -> None:
         if self._thread.is_alive():
@@ -131,7 +142,13 @@ class BrowserSession:
             manager = sync_playwright().start()
             browser = self._launch(manager)
         except Exception as exc:  # Playwright's errors are plain Exceptions with a message
-            self._started.set_exception(UserError(f"could not start Chromium: {exc}"))
+            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+            self._started.set_exception(
+                UserError(
+                    f"could not start {self.choice.executable} as Chromium: {first_line}; fix: "
+                    f"{INSTALL_HINT}"
+                )
+            )
             return
         self._started.set_result(None)
         try:
@@ -188,30 +205,48 @@ class BrowserSession:
             return None
 
 
-_session: BrowserSession | None = None
-_session_lock = threading.Lock()
+_sessions: dict[BrowserChoice, BrowserSession] = {}
+_failed_launches: dict[BrowserChoice, UserError] = {}  # a browser that would not start
+_sessions_pid = os.getpid()
+_sessions_lock = threading.Lock()
+_closers_registered = False
 
 
 def shared_session(choice: BrowserChoice) -> BrowserSession:
-    """This process's browser session, started on first use; a different choice replaces it."""
-    global _session
-    with _session_lock:
-        if _session is not None and _session.pid != os.getpid():
-            _session = None  # inherited through fork: its thread and browser are the parent's
-        if _session is not None and _session.choice != choice:
-            _session.close()
-            _session = None
-        if _session is None:
-            _session = BrowserSession(choice)
-            atexit.register(close_shared_session)
-            # doit's -n workers leave through os._exit, skipping atexit; these finalizers run.
-            multiprocessing_util.Finalize(None, close_shared_session, exitpriority=10)
-        return _session
+    """This process's browser session for ``choice``, started on first use.
+
+    One per choice, so two web modes with different browsers (or one headful) each keep theirs
+    and never close one that another thread is using. A browser that failed to start is not
+    tried again for every spec: each gets the same error at once.
+    """
+    global _sessions_pid, _closers_registered
+    with _sessions_lock:
+        if _sessions_pid != os.getpid():
+            # Inherited through fork: the threads and browsers are the parent's.
+            _sessions.clear()
+            _failed_launches.clear()
+            _sessions_pid = os.getpid()
+        if choice in _failed_launches:
+            raise _failed_launches[choice]
+        session = _sessions.get(choice)
+        if session is None:
+            try:
+                session = BrowserSession(choice)
+            except UserError as exc:
+                _failed_launches[choice] = exc
+                raise
+            _sessions[choice] = session
+            if not _closers_registered:
+                atexit.register(close_shared_sessions)
+                # doit's -n workers leave through os._exit, skipping atexit; these finalizers run.
+                multiprocessing_util.Finalize(None, close_shared_sessions, exitpriority=10)
+                _closers_registered = True
+        return session
 
 
-def close_shared_session() -> None:
-    global _session
-    with _session_lock:
-        if _session is not None and _session.pid == os.getpid():
-            _session.close()
-            _session = None
+def close_shared_sessions() -> None:
+    with _sessions_lock:
+        if _sessions_pid == os.getpid():
+            for session in _sessions.values():
+                session.close()
+        _sessions.clear()

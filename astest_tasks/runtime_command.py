@@ -68,11 +68,13 @@ class BrowserRuntime:
 
     browser: str  # runOptions.runtime.browser, or BROWSER, which wins; "" = the default Chromium
     headful: bool  # as-test's stock web command without --headless asks for a window
+    executable: str = ""  # the Chromium that `browser` found when the tasks were made
 
     @property
     def description(self) -> str:
-        # Headful or headless does not change a spec's result, so it stays out of the cache key.
-        return f"browser {self.browser or 'chromium'}"
+        # Which executable runs the specs is in the cache key, so switching browsers re-runs
+        # them; headful or headless does not change a result and stays out.
+        return f"browser {self.browser or 'chromium'} ({self.executable or 'not found'})"
 
 
 Runtime = InProcessRuntime | ExternalRuntime | BrowserRuntime

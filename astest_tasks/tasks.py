@@ -6,11 +6,12 @@ because doit keys its state by task name: a mode-less name would thrash when the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -27,6 +28,7 @@ from astest_tasks.actions import (
     snapshots_unchanged,
     summarize,
 )
+from astest_tasks.browser_session import find_chromium
 from astest_tasks.cache_keys import build_file_deps, build_key, run_key
 from astest_tasks.compiler import BuildRequest
 from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
@@ -327,7 +329,14 @@ def _runtime_of(root: Path, config_path: str, mode: ModeSettings) -> Runtime:
         where = f"modes.{mode.name}.{where} (or the base {where})"
     # as-test: an explicit BROWSER in the environment wins over runOptions.runtime.browser.
     browser = os.environ.get("BROWSER") or mode.browser
-    return resolve_runtime(mode.runtime_cmd, mode.target, root, f"{config_path}: {where}", browser)
+    runtime = resolve_runtime(
+        mode.runtime_cmd, mode.target, root, f"{config_path}: {where}", browser
+    )
+    if isinstance(runtime, BrowserRuntime):
+        # Without a Chromium, each web spec fails with the reason when it runs; the rest go on.
+        with contextlib.suppress(UserError):
+            runtime = replace(runtime, executable=find_chromium(runtime.browser))
+    return runtime
 
 
 def _runner_tasks(root: Path, runtimes: Iterable[Runtime]) -> Iterator[dict[str, Any]]:

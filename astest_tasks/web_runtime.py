@@ -24,6 +24,7 @@ from astest_tasks.web_server import HarnessServer, WebExit, WebRun
 # How often a waiting run asks whether its page is still alive (Playwright reports a crashed
 # page only when asked).
 LIVENESS_PROBE_S = 0.5
+PROBE_TIMEOUT_S = 5.0  # a page that takes longer to answer "1" is treated as hung
 NO_DISPLAY_NOTE = (
     "a headful browser was asked for, but there is no display (DISPLAY and WAYLAND_DISPLAY are "
     "unset), so the spec ran headless; run under a desktop session or xvfb-run to see the window"
@@ -60,18 +61,22 @@ def run_in_browser(
     host = _spec_host(session, server.origin)
     run = WebRun(wasm=wasm, helper=helper, channel=channel)
     base = server.register(run)
+    page: Any = None
+    # The spec's time starts once its worker does: starting Chromium, or waiting for the browser
+    # thread behind other specs, is not the spec's to pay for.
+    spec_started = started
     try:
-        session.call(lambda browser: host.start(browser, base))
-        finished = _wait(run, session, host, started + timeout_s)
+        page = session.call(lambda browser: host.start(browser, base))
+        spec_started = time.perf_counter()
+        finished = _wait(run, session, page, spec_started + timeout_s)
     except Exception as exc:  # Playwright raises plain Exceptions
         run.end(WebExit(1, "crash", f"the spec's page failed: {_first_line(exc)}"))
-        session.call(lambda _browser: host.discard())
         finished = True
     finally:
         server.forget(base)  # a worker left running can no longer reach this channel
-    if not finished or run.exit is None or run.exit.code != 0:
-        _stop_worker(session, host, base)
-    return _guest_run(run, finished, time.perf_counter() - started)
+    if page is not None and (not finished or run.exit is None or run.exit.code != 0):
+        _stop_worker(session, host, page, base)
+    return _guest_run(run, finished, time.perf_counter() - spec_started)
 
 
 START_SPEC = "base => window.astestStart(base)"
@@ -82,45 +87,41 @@ class _SpecHost:
     """The page of a browser session in which each spec runs, in a worker of its own.
 
     One page for every spec saves opening one per spec (about 0.2 s each). A page that crashes
-    is replaced by a fresh one for the next spec. Touched on the browser's thread only.
+    is replaced by a fresh one, and only the specs that ran on it fail: each run remembers its
+    page. Touched on the browser's thread only.
     """
 
     def __init__(self, url: str) -> None:
         self.url = url
         self._page: Any = None
 
-    def page(self, browser: Any) -> Any:
+    def start(self, browser: Any, base: str) -> Any:
+        """Start the spec's worker; returns the page it runs on."""
+        page = self._current(browser)
+        try:
+            page.evaluate(START_SPEC, base)
+        except Exception:
+            # A page that crashed after the last spec is not closed, just dead: the first call
+            # tells. Its successor gets one try.
+            self.discard(page)
+            page = self._current(browser)
+            page.evaluate(START_SPEC, base)
+        return page
+
+    def discard(self, page: Any) -> None:
+        """Drop a broken page, unless a fresh one has replaced it already."""
+        if page is self._page:
+            self._page = None
+        with contextlib.suppress(Exception):  # a crashed page is closed already
+            page.close(run_before_unload=False)
+
+    def _current(self, browser: Any) -> Any:
         page = self._page
         if page is None or page.is_closed() or page.context.browser is not browser:
             page = browser.new_page()
             page.goto(self.url)
             self._page = page
         return page
-
-    def start(self, browser: Any, base: str) -> None:
-        try:
-            self.page(browser).evaluate(START_SPEC, base)
-        except Exception:
-            # A page that crashed after the last spec is not closed, just dead: the first call
-            # tells. Its successor gets one try.
-            self.discard()
-            self.page(browser).evaluate(START_SPEC, base)
-
-    def probe(self) -> None:
-        """Raises when the page has crashed or closed (Playwright tells only when asked)."""
-        if self._page is None:
-            raise RuntimeError("the page is gone")
-        self._page.evaluate("1")
-
-    def stop(self, base: str) -> None:
-        if self._page is not None:
-            self._page.evaluate(STOP_SPEC, base)
-
-    def discard(self) -> None:
-        page, self._page = self._page, None
-        if page is not None:
-            with contextlib.suppress(Exception):  # a crashed page is closed already
-                page.close(run_before_unload=False)
 
 
 def _spec_host(session: Any, origin: str) -> _SpecHost:
@@ -131,7 +132,8 @@ def _spec_host(session: Any, origin: str) -> _SpecHost:
     return host
 
 
-def _wait(run: WebRun, session: Any, host: _SpecHost, deadline: float) -> bool:
+def _wait(run: WebRun, session: Any, page: Any, deadline: float) -> bool:
+    """Wait for the spec's exit until the deadline, checking that its page is alive."""
     while True:
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
@@ -139,19 +141,21 @@ def _wait(run: WebRun, session: Any, host: _SpecHost, deadline: float) -> bool:
         if run.finished.wait(min(LIVENESS_PROBE_S, remaining)):
             return True
         try:
-            session.call(lambda _browser: host.probe())
+            session.call(lambda _browser: page.evaluate("1"), timeout_s=PROBE_TIMEOUT_S)
+        except TimeoutError:
+            continue  # a slow answer is not a crash; the deadline still applies
         except Exception as exc:
             run.end(WebExit(1, "crash", f"the spec's page crashed: {_first_line(exc)}"))
-            session.call(lambda _browser: host.discard())
             return True
 
 
-def _stop_worker(session: Any, host: _SpecHost, base: str) -> None:
+def _stop_worker(session: Any, host: _SpecHost, page: Any, base: str) -> None:
     """Terminate a worker that may still be running (it hangs, or it failed half-way)."""
     try:
-        session.call(lambda _browser: host.stop(base))
+        session.call(lambda _browser: page.evaluate(STOP_SPEC, base), timeout_s=PROBE_TIMEOUT_S)
     except Exception:  # the page itself is broken: the next spec gets a fresh one
-        session.call(lambda _browser: host.discard())
+        with contextlib.suppress(Exception):
+            session.call(lambda _browser: host.discard(page), timeout_s=PROBE_TIMEOUT_S)
 
 
 def _guest_run(run: WebRun, finished: bool, elapsed: float) -> GuestRun:

@@ -132,13 +132,11 @@ class _Handler(BaseHTTPRequestHandler):
         run, action = found
         query = parse_qs(parts.query)
         reply = b""
+        over_limit = False
         with run.lock:
             if action == "stdout":
                 run.channel.write_stdout(body)
-                if run.channel.over_limit:  # the verdict names the limit; the worker stops
-                    run.end(WebExit(1, "limit", "the output limit was passed"))
-                    self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, b"", "text/plain")
-                    return
+                over_limit = run.channel.over_limit
             elif action == "stderr":
                 run.stderr.write(body)
             elif action == "stdin":
@@ -146,10 +144,14 @@ class _Handler(BaseHTTPRequestHandler):
             elif action != "exit":
                 self._send(HTTPStatus.NOT_FOUND, b"", "text/plain")
                 return
+        if over_limit:  # the verdict names the limit; the refused request stops the worker
+            run.end(WebExit(1, "limit", "the output limit was passed"))  # outside run.lock
+            self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, b"", "text/plain")
+            return
         if action == "exit":
             kind = query.get("kind", [""])[0]
             message = body.decode("utf-8", errors="replace")
-            run.end(WebExit(_int(query.get("code", ["1"])[0]), kind, message))
+            run.end(WebExit(_int(query.get("code", ["1"])[0], default=1), kind, message))
         self._send(HTTPStatus.OK, reply, "application/octet-stream")
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -160,12 +162,14 @@ class _Handler(BaseHTTPRequestHandler):
             run = self.harness.run_for(pieces[2])
             if run is not None:
                 return run, pieces[3]
+        self.close_connection = True  # a POST body may still be unread
         self._send(HTTPStatus.GONE, b"no such run (it may have timed out)", "text/plain")
         return None
 
     def _read_body(self) -> bytes | None:
         length = _int(self.headers.get("Content-Length", "0"))
         if length > MAX_REQUEST_BYTES:
+            self.close_connection = True  # its body stays unread: the connection cannot go on
             self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, b"", "text/plain")
             return None
         return self.rfile.read(length) if length > 0 else b""
@@ -191,8 +195,8 @@ def _asset(name: str) -> bytes:
     return resources.files("astest_tasks").joinpath("web_assets", name).read_bytes()
 
 
-def _int(text: str) -> int:
+def _int(text: str, default: int = 0) -> int:
     try:
         return int(text)
     except ValueError:
-        return 0
+        return default

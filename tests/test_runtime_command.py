@@ -143,7 +143,7 @@ def test_files_outside_the_project_are_not_inputs(tmp_path: Path) -> None:
 def test_a_web_mode_without_a_command_runs_in_the_browser(tmp_path: Path) -> None:
     runtime = resolve_runtime("", "web", tmp_path, FIELD, "chromium")
     assert runtime == BrowserRuntime("chromium", headful=False)
-    assert runtime.description == "browser chromium"
+    assert runtime.description == "browser chromium (not found)"  # tasks.py resolves it
 
 
 @pytest.mark.parametrize(

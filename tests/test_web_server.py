@@ -91,3 +91,22 @@ def test_a_request_past_the_size_limit_is_refused(server: HarnessServer, run: We
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code == 413
+
+
+def test_an_unreadable_exit_code_counts_as_a_failure(server: HarnessServer, run: WebRun) -> None:
+    page = server.origin + server.register(run) + "/"
+    fetch(page + "exit?code=x", b"")
+    assert run.exit is not None and run.exit.code == 1
+
+
+def test_output_past_the_limit_ends_the_run_at_once_and_refuses_the_request(
+    server: HarnessServer, tmp_path: Path
+) -> None:
+    (tmp_path / "x.spec.wasm").write_bytes(b"\0asm\1\0\0\0")
+    limited = WebRun(
+        tmp_path / "x.spec.wasm", tmp_path / "x.spec.js", ProtocolChannel(None, output_limit=10)
+    )
+    page = server.origin + server.register(limited) + "/"
+    assert fetch(page + "stdout", b"x" * 11)[0] == 413
+    assert limited.finished.is_set()  # no deadlock on the run's own lock
+    assert limited.exit == WebExit(1, "limit", "the output limit was passed")

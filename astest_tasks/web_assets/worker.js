@@ -30,5 +30,6 @@ self.onmessage = async (event) => {
     const kind = error instanceof WebAssembly.RuntimeError ? "trap" : "error";
     exit(`code=1&kind=${kind}`, String((error && error.stack) || error));
   }
+  self.postMessage("done");
   self.close();
 };

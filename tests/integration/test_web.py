@@ -18,7 +18,7 @@ import pytest
 from astest_tasks.browser_session import (
     BrowserChoice,
     BrowserSession,
-    close_shared_session,
+    close_shared_sessions,
     find_chromium,
     shared_session,
 )
@@ -259,7 +259,7 @@ def test_after_the_page_crashes_the_next_spec_gets_a_fresh_page(tmp_path: Path) 
         assert fresh_page is not crashed_page
         assert session.launches == 1, "a crashed page must not cost a new browser"
     finally:
-        close_shared_session()
+        close_shared_sessions()
 
 
 def test_a_browser_that_cannot_be_restarted_fails_calls_and_never_hangs(
@@ -282,3 +282,23 @@ def test_a_browser_that_cannot_be_restarted_fails_calls_and_never_hangs(
             session.call(lambda browser: browser.new_page())  # given up: a clear error again
     finally:
         session.close()
+
+
+def test_a_web_spec_that_floods_its_output_is_stopped_at_the_output_limit(tmp_path: Path) -> None:
+    project = copy_project("limits", tmp_path)
+    with_web_mode(project, only_web=True, spec="assembly/__tests__/flood.spec.ts")
+    run = project.doit("astest", "--output-limit", "0.25", env={"ASTEST_TIMEOUT": "60"})
+    assert run.exit_code == 1
+    assert "the spec's output passed the limit of 0.25 MiB" in run.stdout
+    report = project.spec_report("assembly/__tests__/flood.spec.ts", "web")
+    assert report["duration_s"] < 30, "stopped at the limit, not at the timeout"
+
+
+def test_starting_chromium_does_not_count_against_the_first_specs_timeout(
+    tmp_path: Path,
+) -> None:
+    project = copy_project("passing", tmp_path)
+    with_web_mode(project, only_web=True, spec="assembly/__tests__/geometry.spec.ts")
+    run = project.doit(env={"ASTEST_TIMEOUT": "0.5"})  # Chromium alone takes longer to start
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert run.stderr.count(LAUNCH_LINE) == 1
