@@ -193,6 +193,9 @@ def test_live_lines_under_parallel_workers_count_specs_in_the_order_they_finish(
     assert run.exit_code == 0, run.stdout + run.stderr
     live = [line for line in ANSI.sub("", run.stderr).splitlines() if line.startswith("[")]
     assert [line.split("]")[0] for line in live] == [f"[{k}/10" for k in range(1, 11)]
-    assert "geometry" not in live[0], "the slow spec should have finished after another"
+    if "thread" not in parallel:
+        # Threads take turns at in-process runners (they share os.environ), so only separate
+        # processes let the held-back spec finish after another.
+        assert "geometry" not in live[0], "the slow spec should have finished after another"
     again = project.doit(*parallel, env={"ASTEST_TIMEOUT": "28"})
     assert [line for line in again.stderr.splitlines() if line.startswith("[1/10]")]
