@@ -52,7 +52,7 @@ from astest_tasks.runtime_env import runtime_variables
 from astest_tasks.snapshots import SnapshotStore, SnapshotUpdate
 from astest_tasks.spec_logs import write_spec_log
 from astest_tasks.summary import SummaryPlan, load_summary, print_summary, write_report
-from astest_tasks.toolchain import load_toolchain
+from astest_tasks.toolchain import check_node_version, load_toolchain
 
 SNAPSHOT_STATE = "snapshot_state"
 MIB = 1024 * 1024
@@ -91,6 +91,7 @@ def build_spec(request: dict[str, object]) -> bool:
     build = BuildRequest(**request)  # type: ignore[arg-type]
     try:
         toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.target == "wasi")
+        check_node_version(toolchain.node)
         record = compile_spec(build, toolchain)
     except UserError as exc:
         record = _failed_record(build, str(exc))

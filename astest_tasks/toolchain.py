@@ -6,8 +6,11 @@ then of each parent directory. That keeps monorepos and npm workspaces working.
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +77,29 @@ def find_node() -> str:
             "fix: install Node.js 18 or newer and make `node` available on PATH"
         )
     return node
+
+
+MIN_NODE_MAJOR = 18
+
+
+@functools.lru_cache(maxsize=8)
+def check_node_version(node: str) -> None:
+    """Refuse a Node.js too old for the compiler, with its version, before a compile fails
+    obscurely. Asked once per process and executable, and only when something is to be built."""
+    try:
+        output = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, timeout=30, check=False
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise UserError(f"could not run {node} --version: {exc}; fix: reinstall Node.js") from None
+    match = re.match(r"v?(\d+)\.", output)
+    if match is None:
+        return  # an unusual build of Node: let the compiler speak for itself
+    if int(match.group(1)) < MIN_NODE_MAJOR:
+        raise UserError(
+            f"Node.js {output} at {node} is too old for the AssemblyScript compiler; fix: install "
+            f"Node.js {MIN_NODE_MAJOR} or newer and put it first on PATH"
+        )
 
 
 def load_toolchain(project_root: Path, need_wasi_shim: bool) -> Toolchain:

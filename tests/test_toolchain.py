@@ -13,6 +13,7 @@ from astest_tasks.toolchain import (
     ASSEMBLYSCRIPT,
     WASI_SHIM,
     Package,
+    check_node_version,
     find_package,
     require_package,
     version_combination_warning,
@@ -113,3 +114,21 @@ def test_other_version_combinations_do_not_warn(as_test: str, asc: str) -> None:
 @pytest.mark.parametrize("asc", ["0.29.0", "0.28.18", "0.28.17-dev.1", "1.0.0"])
 def test_later_assemblyscript_versions_also_warn_for_as_test_1_0(asc: str) -> None:
     assert version_combination_warning("1.0.3", asc) is not None
+
+
+def fake_node(folder: Path, version: str) -> str:
+    node = folder / "node"
+    node.write_text(f"#!/bin/sh\necho {version}\n")
+    node.chmod(0o755)
+    return str(node)
+
+
+def test_a_node_too_old_for_the_compiler_is_refused_with_its_version(tmp_path: Path) -> None:
+    node = fake_node(tmp_path, "v16.20.0")
+    with pytest.raises(UserError, match=r"Node\.js v16\.20\.0 at .* is too old .* 18 or newer"):
+        check_node_version(node)
+
+
+@pytest.mark.parametrize("version", ["v18.0.0", "v20.20.2", "v24.1.0", "something else"])
+def test_a_recent_or_unusual_node_passes(tmp_path: Path, version: str) -> None:
+    check_node_version(fake_node(tmp_path, version))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -174,3 +175,17 @@ def test_suite_selection_filters_the_report_without_running_anything_again(
     nothing = project.doit(env={"ASTEST_SUITE": "no-such-suite"})
     assert nothing.exit_code == 1
     assert 'no suite matched "no-such-suite"' in nothing.stdout
+
+
+def test_a_node_too_old_fails_each_build_saying_which_and_what_to_install(
+    fresh_project: Callable[[str], Project], tmp_path: Path
+) -> None:
+    project = fresh_project("passing")
+    bin_dir = tmp_path / "old-node"
+    bin_dir.mkdir()
+    (bin_dir / "node").write_text("#!/bin/sh\necho v16.20.0\n")
+    (bin_dir / "node").chmod(0o755)
+    run = project.doit(env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
+    assert run.exit_code == 1
+    assert run.stdout.count("build failed") >= 10
+    assert "Node.js v16.20.0 at" in run.stdout and "Node.js 18 or newer" in run.stdout
