@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -36,6 +38,21 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
+    _sweep_stale_temporaries(path)
+
+
+# Only a SIGKILL (or a power cut) in the middle of a write leaves a temporary file; one this old
+# belongs to no write still in progress, since one doit at a time holds the project.
+STALE_TEMPORARY_S = 3600.0
+
+
+def _sweep_stale_temporaries(path: Path) -> None:
+    """Remove temporary files that killed writes of ``path`` left beside it."""
+    cutoff = time.time() - STALE_TEMPORARY_S
+    for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        with contextlib.suppress(OSError):
+            if leftover.stat().st_mtime < cutoff:
+                leftover.unlink()
 
 
 def write_text_atomic(path: Path, text: str) -> None:

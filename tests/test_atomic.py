@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,22 @@ def test_exclusive_create_works_without_hard_links(
     assert not create_text_atomic(target, "second")
     assert target.read_text() == "first"
     assert sorted(p.name for p in target.parent.iterdir()) == ["default.wasi.py"]
+
+
+def test_a_write_sweeps_old_temporaries_that_a_killed_write_left_and_keeps_recent_ones(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "x.spec.snap"
+    stale = tmp_path / ".x.spec.snap.abcd1234.tmp"
+    recent = tmp_path / ".x.spec.snap.efgh5678.tmp"
+    other = tmp_path / ".y.spec.snap.abcd1234.tmp"
+    for leftover in (stale, recent, other):
+        leftover.write_text("half a snapshot")
+    two_hours_ago = time.time() - 7200
+    os.utime(stale, (two_hours_ago, two_hours_ago))
+    os.utime(other, (two_hours_ago, two_hours_ago))
+    write_text_atomic(target, "whole")
+    assert target.read_text() == "whole"
+    assert not stale.exists(), "an hour-old temporary of this file is a killed write's"
+    assert recent.exists(), "a recent one may be a write in progress"
+    assert other.exists(), "another file's temporaries are not ours to judge here"
