@@ -50,20 +50,36 @@ class Project:
     root: Path
 
     def doit(self, *args: str, env: dict[str, str] | None = None, timeout: float = 600) -> DoitRun:
-        # BROWSER would choose the web target's browser: a developer's own must not leak in.
-        ambient = {"FORCE_COLOR", "NO_COLOR", "BROWSER"}
-        full_env = {k: v for k, v in os.environ.items() if k not in ambient}
-        full_env.update(env or {})
         proc = subprocess.run(
             [sys.executable, "-m", "doit", *args],
             cwd=self.root,
             capture_output=True,
             text=True,
             timeout=timeout,
-            env=full_env,
+            env=_doit_environment(env),
             stdin=subprocess.DEVNULL,
         )
         return DoitRun(proc.returncode, proc.stdout, proc.stderr)
+
+    def start_doit(
+        self,
+        *args: str,
+        env: dict[str, str] | None = None,
+        stderr: int = subprocess.DEVNULL,
+        new_session: bool = False,
+    ) -> subprocess.Popen[str]:
+        """doit in the background, for tests that signal or race it; output is discarded
+        unless ``stderr=subprocess.PIPE``. ``new_session`` gives it its own process group."""
+        return subprocess.Popen(
+            [sys.executable, "-m", "doit", *args],
+            cwd=self.root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            text=True,
+            env=_doit_environment(env),
+            start_new_session=new_session,
+        )
 
     def report(self) -> dict[str, Any]:
         data = json.loads((self.root / ".as-test" / "report.json").read_text())
@@ -76,6 +92,15 @@ class Project:
                 assert isinstance(entry, dict)
                 return entry
         raise AssertionError(f"{spec} [{mode}] is not in report.json")
+
+
+def _doit_environment(extra: dict[str, str] | None) -> dict[str, str]:
+    # Colour settings would change the output the tests read, and BROWSER would choose the web
+    # target's browser: a developer's own must not leak in.
+    ambient = {"FORCE_COLOR", "NO_COLOR", "BROWSER"}
+    environment = {k: v for k, v in os.environ.items() if k not in ambient}
+    environment.update(extra or {})
+    return environment
 
 
 def _require_node_modules() -> None:

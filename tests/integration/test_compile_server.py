@@ -8,8 +8,6 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -287,15 +285,7 @@ def test_disabling_the_server_spawns_asc_for_each_build(
 
 def doit_watching_servers(project: Project, *args: str) -> tuple[int, set[int]]:
     """Run doit, noting every compile server of this project seen while it ran."""
-    env = {k: v for k, v in os.environ.items() if k not in {"FORCE_COLOR", "NO_COLOR"}}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "doit", *args],
-        cwd=project.root,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-    )
+    proc = project.start_doit(*args)
     seen: set[int] = set()
     marker = f"asc_server.mjs {project.root}"
     while proc.poll() is None:

@@ -4,11 +4,9 @@ the same verdicts and counts as the in-process runners on the same specs."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -153,14 +151,7 @@ def test_sigterm_to_doit_stops_a_running_external_runtime(tmp_path: Path) -> Non
         },
     )
     assert project.doit("astest:build:wasi:geometry").exit_code == 0
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "doit", "astest:run:wasi:geometry"],
-        cwd=project.root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "ASTEST_TIMEOUT": "120"},
-    )
+    proc = project.start_doit("astest:run:wasi:geometry", env={"ASTEST_TIMEOUT": "120"})
     pid_file = project.root / "runtime.pid"
     try:
         deadline = time.monotonic() + 60

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -42,13 +40,7 @@ def test_a_run_stopped_at_any_point_loses_nothing_and_serves_nothing_stale(
     project = clone_project(built_passing[0], tmp_path)
     snapshots = {p: p.read_bytes() for p in (project.root / ".as-test/snapshots").iterdir()}
     break_the_helper(project)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "doit"],
-        cwd=project.root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = project.start_doit()
     time.sleep(stop_after)
     proc.send_signal(signal.SIGTERM)
     try:

@@ -4,9 +4,6 @@ commands still work meanwhile."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,14 +21,7 @@ def test_a_second_doit_is_refused_while_the_first_runs(tmp_path: Path) -> None:
     config["input"] = ["assembly/__tests__/hang.spec.ts"]
     config_path.write_text(json.dumps(config))
     assert project.doit("astest:build:wasi:hang").exit_code == 0
-    first = subprocess.Popen(
-        [sys.executable, "-m", "doit", "astest", "--mode", "wasi"],
-        cwd=project.root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "ASTEST_TIMEOUT": "60"},
-    )
+    first = project.start_doit("astest", "--mode", "wasi", env={"ASTEST_TIMEOUT": "60"})
     try:
         lock = project.root / ".as-test/cache/project.lock"
         deadline = time.monotonic() + 60

@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -138,13 +137,7 @@ def signal_mid_write(project: Project, sig: signal.Signals) -> bool:
     False when the run finished before the write could be caught."""
     folder = (project.root / BIG_SNAP).parent
     before = {entry.name for entry in os.scandir(folder)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "doit", "astest", "--update-snapshots=overwrite"],
-        cwd=project.root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = project.start_doit("astest", "--update-snapshots=overwrite")
     try:
         while proc.poll() is None:
             if {entry.name for entry in os.scandir(folder)} - before:

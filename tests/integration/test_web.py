@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -200,15 +199,8 @@ def test_ctrl_c_during_a_web_run_leaves_no_browser_behind(
     assert project.doit("astest:build:web:hang").exit_code == 0
     others = chromium_processes()
     # Its own process group, as a terminal gives it.
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "doit"],
-        cwd=project.root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "ASTEST_TIMEOUT": "60"},
-        start_new_session=True,
+    proc = project.start_doit(
+        env={"ASTEST_TIMEOUT": "60"}, stderr=subprocess.PIPE, new_session=True
     )
     try:
         assert proc.stderr is not None
