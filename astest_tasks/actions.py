@@ -8,6 +8,7 @@ doit; only the summary fails the doit run. A failing build or run task would sto
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import os
@@ -149,11 +150,12 @@ def _announce(result: SpecResult, run: RunRequest, session: str) -> None:
         return
     stream = sys.stderr
     palette = Palette(use_colour(stream))
-    if not run.progress_file:
-        stream.write(live_line(result, run.position, run.total, palette) + "\n")
-        stream.flush()
-        return
-    with finished_count(Path(run.project_root) / run.progress_file, session) as finished:
+    counting = (
+        finished_count(Path(run.project_root) / run.progress_file, session)
+        if run.progress_file
+        else contextlib.nullcontext(None)
+    )
+    with counting as finished:
         place = run.position if finished is None else finished
         stream.write(live_line(result, place, run.total, palette) + "\n")
         stream.flush()  # inside the lock: the next spec's line cannot overtake this one

@@ -87,6 +87,12 @@ def find_chromium(requested: str) -> str:
     return found
 
 
+def first_line(value: object) -> str:
+    """The first line of a message: Playwright's errors go on with a multi-line call log."""
+    text = str(value).strip()
+    return text.splitlines()[0] if text else ""
+
+
 def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
@@ -142,11 +148,10 @@ class BrowserSession:
             manager = sync_playwright().start()
             browser = self._launch(manager)
         except Exception as exc:  # Playwright's errors are plain Exceptions with a message
-            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
             self._started.set_exception(
                 UserError(
-                    f"could not start {self.choice.executable} as Chromium: {first_line}; fix: "
-                    f"{INSTALL_HINT}"
+                    f"could not start {self.choice.executable} as Chromium: "
+                    f"{first_line(exc) or repr(exc)}; fix: {INSTALL_HINT}"
                 )
             )
             return

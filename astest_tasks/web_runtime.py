@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from astest_tasks.browser_session import BrowserChoice, has_display, shared_session
+from astest_tasks.browser_session import BrowserChoice, first_line, has_display, shared_session
 from astest_tasks.channel import ProtocolChannel
 from astest_tasks.errors import UserError
 from astest_tasks.guest_run import GuestRun
@@ -70,7 +70,7 @@ def run_in_browser(
         spec_started = time.perf_counter()
         finished = _wait(run, session, page, spec_started + timeout_s)
     except Exception as exc:  # Playwright raises plain Exceptions
-        run.end(WebExit(1, "crash", f"the spec's page failed: {_first_line(exc)}"))
+        run.end(WebExit(1, "crash", f"the spec's page failed: {first_line(exc)}"))
         finished = True
     finally:
         server.forget(base)  # a worker left running can no longer reach this channel
@@ -145,7 +145,7 @@ def _wait(run: WebRun, session: Any, page: Any, deadline: float) -> bool:
         except TimeoutError:
             continue  # a slow answer is not a crash; the deadline still applies
         except Exception as exc:
-            run.end(WebExit(1, "crash", f"the spec's page crashed: {_first_line(exc)}"))
+            run.end(WebExit(1, "crash", f"the spec's page crashed: {first_line(exc)}"))
             return True
 
 
@@ -167,15 +167,10 @@ def _guest_run(run: WebRun, finished: bool, elapsed: float) -> GuestRun:
         return GuestRun(exit_code=0, stderr=stderr, elapsed_s=elapsed)
     if outcome.kind == "trap":
         return GuestRun(
-            exit_code=1, stderr=stderr, elapsed_s=elapsed, trap=_first_line(outcome.message)
+            exit_code=1, stderr=stderr, elapsed_s=elapsed, trap=first_line(outcome.message)
         )
     text = outcome.message if outcome.message.endswith("\n") else outcome.message + "\n"
     return GuestRun(exit_code=outcome.code or 1, stderr=stderr + text, elapsed_s=elapsed)
-
-
-def _first_line(value: object) -> str:
-    text = str(value).strip()
-    return text.splitlines()[0] if text else ""
 
 
 def _shared_server() -> HarnessServer:
