@@ -397,7 +397,11 @@ def _run_task(
         snapshot_files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir)),
         runner_script=runtime.runner if isinstance(runtime, InProcessRuntime) else "",
         external_tokens=runtime.tokens if isinstance(runtime, ExternalRuntime) else (),
-        browser=runtime.browser if isinstance(runtime, BrowserRuntime) else "",
+        # The executable found when the tasks were made, which is the one in the run key; the
+        # name as asked when none was found, so the run can say why.
+        browser=(runtime.executable or runtime.browser)
+        if isinstance(runtime, BrowserRuntime)
+        else "",
         headful=invocation.headful or (isinstance(runtime, BrowserRuntime) and runtime.headful),
     )
     file_dep = [files.build_record]  # also orders the run after its build
