@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import posixpath
+import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from doit import task_params
-from doit.exceptions import InvalidTask
+from doit.exceptions import InvalidDodoFile, InvalidTask
 from doit.tools import config_changed
 
 from astest_tasks.actions import (
@@ -52,6 +53,7 @@ from astest_tasks.runtime_command import (
 )
 from astest_tasks.selection import select_specs, split_selectors
 from astest_tasks.snapshots import SnapshotUpdate, snapshot_candidates
+from astest_tasks.state_file import check_state_file, state_file_from_argv
 from astest_tasks.summary import SummaryEntry, SummaryPlan
 from astest_tasks.toolchain import (
     Toolchain,
@@ -173,6 +175,11 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
 
     Bind it to ``task_astest`` in a dodo.py: doit names the tasks after the variable.
     """
+    try:
+        # Runs while doit imports the dodo file, just before doit opens its state file.
+        check_state_file(Path(state_file_from_argv(sys.argv[1:])))
+    except UserError as exc:
+        raise InvalidDodoFile(str(exc)) from None
 
     def task_astest(
         mode: str,

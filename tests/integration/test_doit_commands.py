@@ -134,6 +134,25 @@ def test_missing_npm_package_names_the_install_command(
     assert "npm install --save-dev" in line
 
 
+@pytest.mark.parametrize("command", [[], ["list"], ["--db-file", "state.db"]])
+def test_a_corrupt_doit_state_file_is_one_line_and_deleting_it_recovers(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path, command: list[str]
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    state = project.root / (command[1] if "--db-file" in command else ".doit.db")
+    state.write_bytes(b"not a database, e.g. a merge conflict or a half-copied file\n" * 20)
+    line = _single_error_line(project.doit(*command))
+    assert f"{state.name} (doit's record" in line and "corrupt" in line
+    assert f"rm {state.name}" in line
+    assert state.read_bytes().startswith(b"not a database"), "the check never writes"
+    state.unlink()
+    recovered = project.doit(*command)
+    assert recovered.exit_code == 0, recovered.stderr
+    if command != ["list"]:
+        assert recovered.last_line == built_passing[1].last_line
+        assert "astest:build:wasi:geometry" in recovered.executed, "state lost: built again"
+
+
 @pytest.mark.parametrize("parallel", [["-n", "2"], ["-n", "2", "-P", "thread"]])
 def test_parallel_runs_keep_the_summary_last_and_the_exit_code(
     built_failing: tuple[Project, DoitRun], tmp_path: Path, parallel: list[str]
