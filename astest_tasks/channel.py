@@ -50,9 +50,14 @@ class SuiteProgress:
 
 class ProtocolChannel:
     def __init__(
-        self, snapshots: SnapshotStore | None, output_limit: int = DEFAULT_OUTPUT_LIMIT
+        self,
+        snapshots: SnapshotStore | None,
+        output_limit: int = DEFAULT_OUTPUT_LIMIT,
+        fuzz_config: bytes | None = None,
     ) -> None:
         self.output_limit = output_limit
+        self._fuzz_config = fuzz_config  # the answer to a fuzz build's fuzz:config (fuzz_runs.py)
+        self.fuzz_config_asked = False
         self.bytes_received = 0  # everything the spec wrote to stdout: frames and plain output
         self._decoder = FrameDecoder()
         self._snapshots = snapshots
@@ -147,6 +152,9 @@ class ProtocolChannel:
             pass  # a later as-test's report message that needs no answer
         elif kind == "snapshot:assert":
             self._answer_snapshot(message)
+        elif kind == "fuzz:config" and self._fuzz_config is not None:
+            self.fuzz_config_asked = True
+            self._reply(self._fuzz_config)
         elif kind == "coverage:detail":
             self._reply(b"0")  # newer guests ask whether to stream detailed coverage points
         elif kind.startswith("coverage:"):

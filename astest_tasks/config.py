@@ -107,12 +107,27 @@ class ModeSettings:
 
 
 @dataclass(frozen=True)
+class FuzzSettings:
+    """The config's ``fuzz`` block (as-test 1.0.7's defaults), shared by every mode.
+
+    ``seed`` is None unless the config pins one: a campaign then draws a random seed, as
+    as-test 1.1.0 does (1.0.7 fell back to 1337, so every campaign tried the same inputs).
+    """
+
+    input_patterns: tuple[str, ...] = ("./assembly/__fuzz__/*.fuzz.ts",)
+    runs: int = 1000
+    seed: int | None = None
+    explicit_input: bool = False  # the config names the files: finding none is worth a warning
+
+
+@dataclass(frozen=True)
 class ProjectConfig:
     path: Path
     exists: bool
     base: ModeSettings
     modes: Mapping[str, ModeSettings]
     warnings: tuple[str, ...]
+    fuzz: FuzzSettings = FuzzSettings()
 
 
 # --------------------------------------------------------------------------------------------
@@ -236,7 +251,9 @@ def load_config(config_path: Path, project_root: Path) -> ProjectConfig:
     source.warn_unknown_keys(raw, _TOP_LEVEL_KEYS, "$")
     base_values = _resolve_base(_read_layer(source, raw, "$"))
     modes = _read_modes(source, raw.get("modes"), base_values)
-    return ProjectConfig(path, True, _base_settings(base_values), modes, tuple(source.warnings))
+    base = _base_settings(base_values)
+    fuzz = _fuzz_settings(raw.get("fuzz"))
+    return ProjectConfig(path, True, base, modes, tuple(source.warnings), fuzz)
 
 
 def select_modes(config: ProjectConfig, requested: Sequence[str] = ()) -> list[ModeSettings]:
@@ -530,6 +547,23 @@ def _read_fuzz(source: _Source, value: object, field: str) -> str | None:
     _check_choice(source, fuzz.get("target"), f"{field}.target", ("bindings",))
     _read_path(source, fuzz.get("corpusDir"), f"{field}.corpusDir")
     return _read_path(source, fuzz.get("crashDir"), f"{field}.crashDir")
+
+
+def _fuzz_settings(value: object) -> FuzzSettings:
+    """The base config's ``fuzz`` block, already checked by ``_read_fuzz``."""
+    if not isinstance(value, dict):
+        return FuzzSettings()
+    defaults = FuzzSettings()
+    patterns = value.get("input")
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    runs, seed = value.get("runs"), value.get("seed")
+    return FuzzSettings(
+        input_patterns=tuple(patterns) if isinstance(patterns, list) else defaults.input_patterns,
+        runs=max(1, round(runs)) if isinstance(runs, int | float) else defaults.runs,
+        seed=int(seed) if isinstance(seed, int | float) and not isinstance(seed, bool) else None,
+        explicit_input=patterns is not None,
+    )
 
 
 def _check_cache(source: _Source, value: object, field: str) -> None:

@@ -20,6 +20,11 @@ from astest_tasks.results import SpecResult, Stage, Status
 _ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
+def strip_colour(text: str) -> str:
+    """Text for a pipe: spec output and compiler messages may carry colours of their own."""
+    return _ANSI_ESCAPE.sub("", text)
+
+
 def use_colour(stream: TextIO) -> bool:
     if os.environ.get("NO_COLOR"):
         return False

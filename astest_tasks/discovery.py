@@ -30,8 +30,11 @@ class Spec:
         return posixpath.basename(self.path)
 
 
-def discover_specs(project_root: Path, patterns: Sequence[str]) -> list[Spec]:
-    """Glob ``patterns`` from ``project_root``; keep ``*.spec.ts`` files, sorted, de-duplicated."""
+def discover_specs(
+    project_root: Path, patterns: Sequence[str], suffix: str = SPEC_SUFFIX
+) -> list[Spec]:
+    """Glob ``patterns`` from ``project_root``; keep ``*<suffix>`` files (``*.spec.ts``, or
+    ``*.fuzz.ts`` for fuzz targets), sorted, de-duplicated."""
     base_of: dict[str, str] = {}
     for pattern in patterns:
         for expanded in expand_braces(pattern.replace("\\", "/")):
@@ -39,10 +42,10 @@ def discover_specs(project_root: Path, patterns: Sequence[str]) -> list[Spec]:
             if posixpath.isabs(base):
                 base = _relative_if_inside(project_root, Path(base))
             for match in _glob(project_root, expanded):
-                if match.endswith(SPEC_SUFFIX):
+                if match.endswith(suffix):
                     base_of.setdefault(match, base)
     paths = sorted(base_of)
-    return _assign_ids(paths, base_of)
+    return _assign_ids(paths, base_of, suffix)
 
 
 def glob_base(pattern: str) -> str:
@@ -85,11 +88,11 @@ def _relative_if_inside(project_root: Path, path: Path) -> str:
         return path.as_posix()
 
 
-def _assign_ids(paths: list[str], base_of: dict[str, str]) -> list[Spec]:
+def _assign_ids(paths: list[str], base_of: dict[str, str], suffix: str) -> list[Spec]:
     def short_id(path: str) -> str:
         base = base_of[path]
         relative = path if base == "." else posixpath.relpath(path, base)
-        return relative[: -len(SPEC_SUFFIX)]
+        return relative[: -len(suffix)]
 
     ids = {path: short_id(path) for path in paths}
     # Where two specs reach the same short id, both fall back to their project-relative path.
@@ -103,5 +106,5 @@ def _assign_ids(paths: list[str], base_of: dict[str, str]) -> list[Spec]:
         if not clashing:
             break
         for path in clashing:
-            ids[path] = path.lstrip("/")[: -len(SPEC_SUFFIX)]
+            ids[path] = path.lstrip("/")[: -len(suffix)]
     return [Spec(path=path, spec_id=ids[path]) for path in paths]

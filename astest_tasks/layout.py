@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from astest_tasks.config import ModeSettings, ProjectConfig
 from astest_tasks.discovery import Spec
@@ -33,3 +36,12 @@ def output_root(config: ProjectConfig) -> str:
     base_build = posixpath.dirname(config.base.out_dir)  # drop the "/default" mode segment
     parent = posixpath.dirname(base_build)
     return parent or "."
+
+
+def doit_paths(root: Path, paths: Sequence[str]) -> list[str]:
+    """Paths as doit should record them: relative to its cwd (the dodo's folder).
+
+    Relative, so that a project moved or cloned elsewhere keeps its doit state.
+    """
+    cwd = Path.cwd()
+    return [os.path.relpath(root / path, cwd) for path in paths]

@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from astest_tasks.doit_argv import READ_ONLY_COMMANDS, doit_command
 from astest_tasks.errors import UserError
 
 try:
@@ -19,9 +20,6 @@ try:
 except ImportError:  # Windows: no flock, no lock
     fcntl = None  # type: ignore[assignment]
 
-# doit commands that never write our files or doit's state.
-READ_ONLY_COMMANDS = frozenset({"list", "info", "help", "dumpdb", "tabcompletion", "strace"})
-DOIT_COMMANDS = READ_ONLY_COMMANDS | {"run", "clean", "forget", "ignore", "auto", "reset-dep"}
 _held: dict[str, int] = {}  # lock path -> open descriptor, for this process's lifetime
 
 
@@ -49,7 +47,4 @@ def lock_project(lock_path: Path, argv: list[str] | None = None) -> None:
 
 
 def _is_read_only(arguments: list[str]) -> bool:
-    # The first word naming a doit command is the command (option values may come before it);
-    # with none, doit runs tasks.
-    command = next((word for word in arguments if word in DOIT_COMMANDS), "run")
-    return command in READ_ONLY_COMMANDS
+    return doit_command(arguments) in READ_ONLY_COMMANDS

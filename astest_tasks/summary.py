@@ -13,6 +13,7 @@ from typing import TextIO
 from astest_tasks.atomic import write_text_atomic
 from astest_tasks.ci_reports import junit_xml, tap_document
 from astest_tasks.console import Palette, Shown, render_summary, use_colour
+from astest_tasks.fuzz_summary import FuzzEntry, ShownFuzz, load_fuzz_results, print_fuzz
 from astest_tasks.report import counts_to_dict, failure_to_dict
 from astest_tasks.results import (
     SpecIdentity,
@@ -44,6 +45,7 @@ class SummaryPlan:
     report_path: str
     entries: tuple[SummaryEntry, ...]
     suite_selectors: tuple[str, ...] = ()
+    fuzz_entries: tuple[FuzzEntry, ...] = ()  # campaigns the run includes (--fuzz)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -51,6 +53,7 @@ class SummaryPlan:
             "report_path": self.report_path,
             "entries": [vars(entry) for entry in self.entries],
             "suite_selectors": list(self.suite_selectors),
+            "fuzz_entries": [vars(entry) for entry in self.fuzz_entries],
         }
 
     @classmethod
@@ -62,6 +65,10 @@ class SummaryPlan:
             report_path=str(data["report_path"]),
             entries=tuple(SummaryEntry(**entry) for entry in entries),
             suite_selectors=tuple(str(s) for s in _string_list(data.get("suite_selectors"))),
+            fuzz_entries=tuple(
+                FuzzEntry(**entry)  # type: ignore[arg-type]
+                for entry in _string_list(data.get("fuzz_entries"))
+            ),
         )
 
 
@@ -99,6 +106,19 @@ def _output_stream() -> TextIO:
     if threading.current_thread() is not threading.main_thread() and sys.__stdout__ is not None:
         return sys.__stdout__
     return sys.stdout
+
+
+def load_fuzz(plan: SummaryPlan, session: str) -> list[ShownFuzz]:
+    """The fuzz campaigns a plain run includes (none without --fuzz)."""
+    return load_fuzz_results(Path(plan.project_root), plan.fuzz_entries, session)
+
+
+def print_with_fuzz(shown: list[Shown], fuzz: list[ShownFuzz]) -> None:
+    """The fuzz results first, so the specs' summary, with its tests line, stays last."""
+    if fuzz:
+        print_fuzz(fuzz)
+        _output_stream().write("\n")
+    print_summary(shown)
 
 
 def load_summary(plan: SummaryPlan, session: str) -> list[Shown]:

@@ -35,9 +35,17 @@ from astest_tasks.compiler import BuildRequest
 from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
 from astest_tasks.discovery import Spec, discover_specs
 from astest_tasks.errors import UserError
+from astest_tasks.fuzz_summary import FuzzEntry
+from astest_tasks.fuzz_tasks import (
+    FuzzLimits,
+    FuzzOptions,
+    FuzzPlan,
+    fuzz_tasks,
+    fuzz_tasks_wanted,
+)
 from astest_tasks.imports import ImportScanCache, scan_imports
 from astest_tasks.interrupts import unwind_on_sigterm
-from astest_tasks.layout import SpecFiles, output_root, spec_files
+from astest_tasks.layout import SpecFiles, doit_paths, output_root, spec_files
 from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, parse_per_mode
 from astest_tasks.output_folders import check_output_folders
 from astest_tasks.project_lock import lock_project
@@ -157,6 +165,36 @@ TASK_PARAMS: list[dict[str, Any]] = [
         ),
     },
     {
+        "name": "fuzz",
+        "long": "fuzz",
+        "type": bool,
+        "default": False,
+        "env_var": "ASTEST_FUZZ",
+        "help": (
+            "run the fuzz targets too (`doit astest:fuzz` runs only them); `fuzz = true` under "
+            "[tool.doit.tasks.astest] in pyproject.toml makes it the project's default"
+        ),
+    },
+    {
+        "name": "fuzz_seed",
+        "long": "fuzz-seed",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_FUZZ_SEED",
+        "help": (
+            "pin the fuzz seed to replay a campaign (default: the config's fuzz.seed, else a "
+            "random seed per doit call, which is never cached)"
+        ),
+    },
+    {
+        "name": "fuzz_runs",
+        "long": "fuzz-runs",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_FUZZ_RUNS",
+        "help": "override each fuzzer's run count: 500 sets, 1.5x scales, +100000 or +10%% adds",
+    },
+    {
         "name": "config",
         "long": "config",
         "type": str,
@@ -167,7 +205,7 @@ TASK_PARAMS: list[dict[str, Any]] = [
 ]
 
 
-TaskCreator = Callable[[str, str, str, str, str, str, str, bool, str], Iterator[dict[str, Any]]]
+TaskCreator = Callable[..., Iterator[dict[str, Any]]]  # takes TASK_PARAMS by name
 
 
 def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
@@ -190,6 +228,9 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
         suite: str,
         update_snapshots: str,
         headful: bool,
+        fuzz: bool,
+        fuzz_seed: str,
+        fuzz_runs: str,
         config: str,
     ) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
@@ -199,8 +240,11 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
             selection = (split_selectors(spec), split_selectors(suite))
             modes = _split_modes(mode)
             limits = RequestedLimits(timeout, memory_limit, output_limit)
+            fuzzing = RequestedFuzz(fuzz, fuzz_seed, fuzz_runs)
             tasks = list(
-                create_tasks(root, config, modes, limits, update, *selection, headful=headful)
+                create_tasks(
+                    root, config, modes, limits, update, *selection, headful=headful, fuzz=fuzzing
+                )
             )
         except UserError as exc:
             # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
@@ -223,6 +267,7 @@ def create_tasks(
     spec_selectors: Sequence[str] = (),
     suite_selectors: Sequence[str] = (),
     headful: bool = False,
+    fuzz: RequestedFuzz | None = None,
 ) -> Iterator[dict[str, Any]]:
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     config = load_config(project_root / config_path, project_root)
@@ -279,8 +324,51 @@ def create_tasks(
                     result=files.result,
                 )
             )
+    fuzzing = _fuzz_plan(project_root, config, modes, toolchain, scan_cache, invocation, fuzz)
+    yield from fuzzing.tasks
+    if fuzz is not None and fuzz.with_tests:
+        run_tasks += fuzzing.run_tasks
+    fuzz_entries = fuzzing.entries if fuzz is not None and fuzz.with_tests else []
     scan_cache.save()
-    yield _summary_task(project_root, config, entries, run_tasks, session, suite_selectors)
+    yield _summary_task(
+        project_root, config, entries, run_tasks, session, suite_selectors, fuzz_entries
+    )
+
+
+@dataclass(frozen=True)
+class RequestedFuzz:
+    """The fuzz options as given, checked once the config's fuzz block is known."""
+
+    with_tests: bool = False
+    seed: str = ""
+    runs: str = ""
+
+
+def _fuzz_plan(
+    root: Path,
+    config: ProjectConfig,
+    modes: Sequence[ModeSettings],
+    toolchain: Toolchain,
+    scan_cache: ImportScanCache,
+    invocation: _Invocation,
+    requested: RequestedFuzz | None,
+) -> FuzzPlan:
+    requested = requested or RequestedFuzz()
+    if not fuzz_tasks_wanted(requested.with_tests, sys.argv[1:]):
+        return FuzzPlan(tasks=[], run_tasks=[], entries=[])
+    options = FuzzOptions.parse(requested.with_tests, requested.seed, requested.runs, config.fuzz)
+    limits = invocation.limits
+    limits_of = {
+        mode.name: FuzzLimits(
+            limits.timeout_s.for_mode(mode.name),
+            limits.memory_mib.for_mode(mode.name),
+            limits.output_mib.for_mode(mode.name),
+        )
+        for mode in modes
+    }
+    return fuzz_tasks(
+        root, config.fuzz, modes, toolchain, scan_cache, limits_of, options, invocation.session
+    )
 
 
 def _build_task(
@@ -313,8 +401,8 @@ def _build_task(
         "name": f"build:{mode.name}:{spec.spec_id}",
         "doc": f"compile {spec.path} for mode {mode.name} ({mode.target})",
         "actions": [(build_spec, [asdict(request)])],
-        "file_dep": _task_paths(root, build_file_deps(root, mode, scan, toolchain)),
-        "targets": _task_paths(root, targets),
+        "file_dep": doit_paths(root, build_file_deps(root, mode, scan, toolchain)),
+        "targets": doit_paths(root, targets),
         "uptodate": [config_changed(build_key(mode, spec, toolchain))],
         "clean": True,
     }
@@ -361,7 +449,7 @@ def _runner_tasks(root: Path, runtimes: Iterable[Runtime]) -> Iterator[dict[str,
             "name": f"runner:{target}",
             "doc": f"create {runner} from its template if it is missing (never overwritten)",
             "actions": [(ensure_default_runner, [str(root), target])],
-            "targets": _task_paths(root, [runner]),
+            "targets": doit_paths(root, [runner]),
             # Up to date whenever the file exists: doit runs a task whose target is missing.
             "uptodate": [True],
             # No "clean": the runner is the user's file from the moment it exists.
@@ -417,8 +505,8 @@ def _run_task(
         "name": f"run:{mode.name}:{spec.spec_id}",
         "doc": f"run {spec.path} in mode {mode.name} ({runtime.description})",
         "actions": [(run_spec, [asdict(request), invocation.session])],
-        "file_dep": _task_paths(root, file_dep),
-        "targets": _task_paths(root, [files.result]),
+        "file_dep": doit_paths(root, file_dep),
+        "targets": doit_paths(root, [files.result]),
         "uptodate": [
             config_changed(run_key(mode, spec, (timeout_s, memory_mib, output_mib), runtime)),
             (last_run_passed, [str(root), files.result]),
@@ -472,12 +560,14 @@ def _summary_task(
     run_tasks: list[str],
     session: str,
     suite_selectors: Sequence[str],
+    fuzz_entries: Sequence[FuzzEntry] = (),
 ) -> dict[str, Any]:
     plan = SummaryPlan(
         project_root=str(root),
         report_path=posixpath.join(output_root(config), "report.json"),
         entries=tuple(entries),
         suite_selectors=tuple(suite_selectors),
+        fuzz_entries=tuple(fuzz_entries),
     )
     return {
         "name": "summary",
@@ -525,15 +615,6 @@ def _check_outputs_are_separate(
                         f"{previous} and {owner} would both write {path}; fix: give each mode "
                         'its own "outDir" (or drop it to use the per-mode default)'
                     )
-
-
-def _task_paths(root: Path, paths: Sequence[str]) -> list[str]:
-    """Paths as doit should record them: relative to its cwd (the dodo's folder).
-
-    Relative, so that a project moved or cloned elsewhere keeps its doit state.
-    """
-    cwd = Path.cwd()
-    return [os.path.relpath(root / path, cwd) for path in paths]
 
 
 def _split_modes(value: str) -> list[str]:

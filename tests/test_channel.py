@@ -425,3 +425,16 @@ def test_past_the_output_limit_nothing_more_is_read() -> None:
     channel.write_stdout(call("event:log", file="x", depth=0, text="after"))
     assert channel.logs == ["before"]
     assert channel.bytes_received <= 100 + 200  # the rest was not even counted
+
+
+# -- fuzz builds ---------------------------------------------------------------------------------
+
+
+def test_a_fuzz_build_gets_its_campaign_and_a_test_build_the_generic_answer() -> None:
+    fuzzing = ProtocolChannel(None, fuzz_config=b"200\n1337\n2\n1.5")
+    fuzzing.write_stdout(call("fuzz:config"))
+    assert fuzzing.fuzz_config_asked
+    assert all_replies(fuzzing) == [b"200\n1337\n2\n1.5"]
+    testing = fed(call("fuzz:config"))
+    assert not testing.fuzz_config_asked
+    assert all_replies(testing) == [GENERIC_REPLY]

@@ -693,3 +693,18 @@ def test_legal_but_unused_keys_produce_no_warnings(tmp_path: Path) -> None:
 
     assert load(tmp_path, data).warnings == ()
     assert load(tmp_path, {"runOptions": {"reporter": "default"}}).warnings == ()
+
+
+# --- fuzz ------------------------------------------------------------------------------------
+
+
+def test_fuzz_settings_default_to_as_tests_but_leave_the_seed_to_chance(tmp_path: Path) -> None:
+    fuzz = load(tmp_path, {}).fuzz
+    assert fuzz.input_patterns == ("./assembly/__fuzz__/*.fuzz.ts",)
+    assert (fuzz.runs, fuzz.seed, fuzz.explicit_input) == (1000, None, False)
+
+
+def test_fuzz_settings_come_from_the_fuzz_block(tmp_path: Path) -> None:
+    fuzz = load(tmp_path, {"fuzz": {"input": "fz/*.fuzz.ts", "runs": 250, "seed": 0}}).fuzz
+    assert fuzz.input_patterns == ("fz/*.fuzz.ts",)
+    assert (fuzz.runs, fuzz.seed, fuzz.explicit_input) == (250, 0, True)

@@ -165,3 +165,18 @@ def test_absolute_pattern_inside_the_project_gets_a_base_relative_id(
     assert discover_specs(project, [pattern]) == [
         Spec(path="assembly/__tests__/math.spec.ts", spec_id="math")
     ]
+
+
+def test_fuzz_targets_are_found_by_their_own_suffix(tmp_path: Path) -> None:
+    make(
+        tmp_path,
+        "assembly/__fuzz__/math.fuzz.ts",
+        "assembly/__fuzz__/deep/math.fuzz.ts",
+        "assembly/__fuzz__/helper.ts",
+        "assembly/__fuzz__/odd.spec.ts",
+    )
+    found = discover_specs(tmp_path, ["assembly/__fuzz__/**/*.ts"], ".fuzz.ts")
+    assert ids(found) == {
+        "assembly/__fuzz__/deep/math.fuzz.ts": "deep/math",
+        "assembly/__fuzz__/math.fuzz.ts": "math",
+    }

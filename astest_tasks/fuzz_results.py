@@ -1,0 +1,98 @@
+"""A fuzz file's result in one mode: the fuzz task's target, read back by the summaries.
+
+Like a spec's result it is JSON, so a pinned-seed campaign that doit skips still shows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from astest_tasks.atomic import write_text_atomic
+from astest_tasks.fuzz_report import FuzzerOutcome, outcome_from_dict, outcome_to_dict
+
+FUZZ_RESULT_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class FuzzResult:
+    file: str  # the .fuzz.ts file, relative to the project root
+    file_id: str
+    mode: str
+    passed: bool
+    stage: str  # "build" or "run": how far it got
+    seed: int
+    seed_is_random: bool
+    runs_override: str  # as the user wrote it ("" for none)
+    fuzzers: tuple[FuzzerOutcome, ...]
+    duration_s: float
+    session: str
+    build_command: str
+    error: str = ""  # the compiler's message, the crash, or why no report came
+    output: str = ""  # the guest's plain stdout
+    crash_records: tuple[str, ...] = ()  # .log files left in the crash folder
+
+    @property
+    def runs(self) -> int:
+        return sum(fuzzer.runs for fuzzer in self.fuzzers)
+
+    @property
+    def failed_fuzzers(self) -> tuple[FuzzerOutcome, ...]:
+        return tuple(fuzzer for fuzzer in self.fuzzers if not fuzzer.ok)
+
+    def to_json(self) -> str:
+        data = {
+            "format": FUZZ_RESULT_FORMAT,
+            "file": self.file,
+            "file_id": self.file_id,
+            "mode": self.mode,
+            "passed": self.passed,
+            "stage": self.stage,
+            "seed": self.seed,
+            "seed_is_random": self.seed_is_random,
+            "runs_override": self.runs_override,
+            "fuzzers": [outcome_to_dict(fuzzer) for fuzzer in self.fuzzers],
+            "duration_s": self.duration_s,
+            "session": self.session,
+            "build_command": self.build_command,
+            "error": self.error,
+            "output": self.output,
+            "crash_records": list(self.crash_records),
+        }
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> FuzzResult:
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("format") != FUZZ_RESULT_FORMAT:
+            raise ValueError("not a fuzz result of this version")
+        return cls(
+            file=str(data["file"]),
+            file_id=str(data["file_id"]),
+            mode=str(data["mode"]),
+            passed=bool(data["passed"]),
+            stage=str(data["stage"]),
+            seed=int(data["seed"]),
+            seed_is_random=bool(data["seed_is_random"]),
+            runs_override=str(data["runs_override"]),
+            fuzzers=tuple(outcome_from_dict(item) for item in data["fuzzers"]),
+            duration_s=float(data["duration_s"]),
+            session=str(data["session"]),
+            build_command=str(data["build_command"]),
+            error=str(data.get("error", "")),
+            output=str(data.get("output", "")),
+            crash_records=tuple(str(item) for item in data.get("crash_records", [])),
+        )
+
+
+def write_fuzz_result(path: Path, result: FuzzResult) -> None:
+    write_text_atomic(path, result.to_json())
+
+
+def read_fuzz_result(path: Path) -> FuzzResult | None:
+    """None when missing or unreadable: the fuzz task then runs again."""
+    try:
+        return FuzzResult.from_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -1,0 +1,244 @@
+"""doit tasks for fuzz targets: ``astest:fuzz:<mode>:<file-id>``, their builds and a summary.
+
+They live in a task group of their own, ``astest:fuzz``, rather than under ``astest``: a plain
+``doit`` runs the ``astest`` group, and fuzz campaigns take long enough that as-test too runs
+them only when asked (``ast fuzz``, or ``ast test --fuzz``). ``doit astest:fuzz`` runs them;
+``--fuzz`` (or ``fuzz = true`` in doit's config) makes the plain run's summary depend on them.
+
+A campaign whose seed was drawn at random is never up to date: a cached pass would claim inputs
+were tried that never were. A pinned seed with unchanged inputs may be skipped like a spec.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from doit.tools import config_changed
+
+from astest_tasks.actions import build_spec
+from astest_tasks.cache_keys import build_file_deps, build_key
+from astest_tasks.compiler import BuildRequest
+from astest_tasks.config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
+from astest_tasks.discovery import Spec, discover_specs
+from astest_tasks.doit_argv import doit_command, names_tasks_under
+from astest_tasks.fuzz_actions import FuzzRunRequest, run_fuzz_file
+from astest_tasks.fuzz_results import read_fuzz_result
+from astest_tasks.fuzz_runs import RunsOverride, parse_runs_override, parse_seed, random_seed
+from astest_tasks.fuzz_summary import FuzzEntry, show_fuzz_summary_from_worker, summarize_fuzz
+from astest_tasks.imports import ImportScanCache, scan_imports
+from astest_tasks.layout import doit_paths
+from astest_tasks.toolchain import Toolchain, warn_once
+from astest_tasks.version import __version__
+
+FUZZ_GROUP = "astest:fuzz"
+FUZZ_SUFFIX = ".fuzz.ts"
+FUZZ_FLAGS = ("--use", "AS_TEST_FUZZ=1")
+
+
+@dataclass(frozen=True)
+class FuzzOptions:
+    """The fuzz parameters of one doit call, already checked."""
+
+    with_tests: bool  # the plain run's summary waits for the campaigns
+    seed: int
+    seed_is_random: bool
+    override: RunsOverride
+
+    @classmethod
+    def parse(cls, with_tests: bool, seed: str, runs: str, settings: FuzzSettings) -> FuzzOptions:
+        pinned = parse_seed(seed)
+        if pinned is None:
+            pinned = settings.seed
+        chosen = random_seed() if pinned is None else pinned
+        return cls(with_tests, chosen, pinned is None, parse_runs_override(runs))
+
+
+@dataclass(frozen=True)
+class FuzzLimits:
+    timeout_s: float
+    memory_mib: float
+    output_mib: float
+
+
+@dataclass
+class FuzzPlan:
+    """What the fuzz tasks give the rest: the run tasks to wait for and the results to show."""
+
+    tasks: list[dict[str, Any]]
+    run_tasks: list[str]
+    entries: list[FuzzEntry]
+
+
+def fuzz_tasks_wanted(with_tests: bool, arguments: Sequence[str]) -> bool:
+    """Whether to create the fuzz tasks at all.
+
+    doit runs every task when the command line names none and the dodo sets no
+    ``default_tasks``, so a fuzz group that merely exists would run on every plain ``doit``.
+    The tasks are therefore made only when wanted: with ``--fuzz``, when the command line names
+    them (``doit astest:fuzz``, ``doit astest:fuzz:wasi:math``), and for every command that
+    does not run tasks (``list``, ``info``, ``clean``, ``forget``, …), so they stay visible.
+    """
+    if with_tests or doit_command(arguments) != "run":
+        return True
+    return names_tasks_under(arguments, FUZZ_GROUP, f"{FUZZ_GROUP}:summary")
+
+
+def fuzz_mode(mode: ModeSettings) -> ModeSettings:
+    """A mode as its fuzz builds see it: bindings, AS_TEST_FUZZ, coverage off (as as-test)."""
+    return replace(
+        mode,
+        target="bindings",
+        build_args=(*mode.build_args, *FUZZ_FLAGS),
+        build_env={**mode.build_env, COVERAGE_ENV_VAR: "0"},
+        build_cmd="",  # as-test's fuzz build ignores buildOptions.cmd too
+        coverage_enabled=False,
+    )
+
+
+def fuzz_tasks(
+    root: Path,
+    settings: FuzzSettings,
+    modes: Sequence[ModeSettings],
+    toolchain: Toolchain,
+    scan_cache: ImportScanCache,
+    limits_of: dict[str, FuzzLimits],
+    options: FuzzOptions,
+    session: str,
+) -> FuzzPlan:
+    plan = FuzzPlan(tasks=[], run_tasks=[], entries=[])
+    files = discover_specs(root, settings.input_patterns, FUZZ_SUFFIX)
+    if not files:
+        if settings.explicit_input:
+            warn_once(
+                f"fuzz.input {list(settings.input_patterns)} matches no *.fuzz.ts file, so there "
+                "is nothing to fuzz; fix the pattern or add a fuzz target under it"
+            )
+        return plan
+    plan.tasks.append(
+        {"basename": FUZZ_GROUP, "name": None, "doc": "run every fuzz target (as-test fuzz)"}
+    )
+    for mode in modes:
+        built_as = fuzz_mode(mode)
+        for target in files:
+            paths = _fuzz_files(mode, target)
+            plan.tasks.append(_build_task(root, built_as, target, paths, toolchain, scan_cache))
+            request = FuzzRunRequest(
+                project_root=str(root),
+                file_path=target.path,
+                file_id=target.spec_id,
+                mode=mode.name,
+                wasm_path=paths["wasm"],
+                build_record_path=paths["record"],
+                result_path=paths["result"],
+                crash_dir=mode.crash_dir,
+                timeout_s=limits_of[mode.name].timeout_s,
+                memory_limit_mib=limits_of[mode.name].memory_mib,
+                output_limit_mib=limits_of[mode.name].output_mib,
+                runs=settings.runs,
+                seed=options.seed,
+                seed_is_random=options.seed_is_random,
+                override_kind=int(options.override.kind),
+                override_value=options.override.value,
+            )
+            plan.tasks.append(_run_task(root, request, session))
+            plan.run_tasks.append(request.task_name)
+            plan.entries.append(FuzzEntry(mode.name, target.spec_id, target.path, paths["result"]))
+    summary = {"project_root": str(root), "entries": [asdict(entry) for entry in plan.entries]}
+    plan.tasks.append(
+        {
+            "basename": FUZZ_GROUP,
+            "name": "summary",
+            "doc": "print every fuzz campaign's result and fail if one failed",
+            "actions": [(summarize_fuzz, [summary, session])],
+            "teardown": [(show_fuzz_summary_from_worker, [summary, session])],
+            "task_dep": list(plan.run_tasks),
+            "uptodate": [False],
+            "verbosity": 2,
+        }
+    )
+    return plan
+
+
+def _fuzz_files(mode: ModeSettings, target: Spec) -> dict[str, str]:
+    stem = posixpath.join(mode.out_dir, "fuzz", target.spec_id)
+    return {
+        "wasm": f"{stem}.fuzz.wasm",
+        "record": f"{stem}.fuzz.build.json",
+        "result": f"{stem}.fuzz.result.json",
+    }
+
+
+def _build_task(
+    root: Path,
+    mode: ModeSettings,
+    target: Spec,
+    paths: dict[str, str],
+    toolchain: Toolchain,
+    scan_cache: ImportScanCache,
+) -> dict[str, Any]:
+    request = BuildRequest(
+        project_root=str(root),
+        spec_path=target.path,
+        spec_id=target.spec_id,
+        mode=mode.name,
+        target=mode.target,
+        wasm_path=paths["wasm"],
+        record_path=paths["record"],
+        asconfig=mode.asconfig,
+        build_args=tuple(mode.build_args),
+        build_cmd=mode.build_cmd,
+        build_env=dict(mode.build_env),
+    )
+    scan = scan_imports(root, target.path, scan_cache)
+    stem = paths["wasm"].removesuffix(".wasm")
+    targets = [paths["record"], paths["wasm"], f"{stem}.js", f"{stem}.d.ts"]
+    return {
+        "basename": FUZZ_GROUP,
+        "name": f"build:{mode.name}:{target.spec_id}",
+        "doc": f"compile fuzz target {target.path} for mode {mode.name} (bindings, AS_TEST_FUZZ)",
+        "actions": [(build_spec, [asdict(request)])],
+        "file_dep": doit_paths(root, build_file_deps(root, mode, scan, toolchain)),
+        "targets": doit_paths(root, targets),
+        "uptodate": [config_changed(build_key(mode, target, toolchain))],
+        "clean": True,
+    }
+
+
+def _run_task(root: Path, request: FuzzRunRequest, session: str) -> dict[str, Any]:
+    seed_text = "a random seed" if request.seed_is_random else f"seed {request.seed}"
+    return {
+        "basename": FUZZ_GROUP,
+        "name": f"{request.mode}:{request.file_id}",
+        "doc": f"fuzz {request.file_path} in mode {request.mode} ({seed_text})",
+        "actions": [(run_fuzz_file, [asdict(request), session])],
+        "file_dep": doit_paths(root, [request.build_record_path]),
+        "targets": doit_paths(root, [request.result_path]),
+        "uptodate": [
+            config_changed(_run_key(request)),
+            (last_fuzz_passed, [str(root), request.result_path]),
+            not request.seed_is_random,
+        ],
+        "clean": True,
+    }
+
+
+def _run_key(request: FuzzRunRequest) -> dict[str, Any]:
+    return {
+        "astest_tasks": __version__,
+        "file": request.file_path,
+        "mode": request.mode,
+        "runs": request.runs,
+        "seed": None if request.seed_is_random else request.seed,
+        "override": [request.override_kind, request.override_value],
+        "limits": [request.timeout_s, request.memory_limit_mib, request.output_limit_mib],
+    }
+
+
+def last_fuzz_passed(project_root: str, result_path: str) -> bool:
+    """doit ``uptodate`` check: a failed or missing campaign always runs again."""
+    result = read_fuzz_result(Path(project_root) / result_path)
+    return result is not None and result.passed

@@ -1,0 +1,166 @@
+"""Fuzz targets as doit tasks, end to end: real asc and as-test 1.0.7, real wasmtime.
+
+The fixture (tests/fixtures/fuzz) has a sound fuzz file, one with a planted bug that about one
+input in twenty finds, and one that traps on most inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import DoitRun, Project, clone_project, copy_project
+
+pytestmark = pytest.mark.integration
+
+SEED = "790229808"
+BUGGY = "astest:fuzz:default:buggy"
+
+
+@pytest.fixture(scope="module")
+def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Project, DoitRun]]:
+    """The fixture after `doit astest:fuzz` with a pinned seed."""
+    project = copy_project("fuzz", tmp_path_factory.mktemp("fuzzed"))
+    yield project, project.doit("astest:fuzz", env={"ASTEST_FUZZ_SEED": SEED})
+
+
+def fuzz_result(project: Project, file_id: str) -> dict[str, Any]:
+    path = project.root / f".as-test/build/default/fuzz/{file_id}.fuzz.result.json"
+    data = json.loads(path.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def test_a_plain_doit_leaves_fuzz_targets_alone_and_lists_them(tmp_path: Path) -> None:
+    project = copy_project("fuzz", tmp_path)
+    run = project.doit()
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert run.executed and not any(":fuzz" in name for name in run.executed)
+    assert not (project.root / ".as-test/build/default/fuzz").exists()
+    assert run.last_line == "tests: 1 passed, 0 failed, 0 skipped"
+    listed = project.doit("list", "--all").stdout
+    for name in ("astest:fuzz", BUGGY, "astest:fuzz:build:default:sound", "astest:fuzz:summary"):
+        assert re.search(rf"^{re.escape(name)}\s", listed, re.MULTILINE), name
+
+
+def test_each_campaign_passes_fails_or_crashes_on_its_own(
+    fuzzed: tuple[Project, DoitRun],
+) -> None:
+    project, run = fuzzed
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert run.last_line == "fuzz: 1 passed, 2 failed, 450 runs"
+    sound = fuzz_result(project, "sound")
+    assert sound["passed"] and [f["runs"] for f in sound["fuzzers"]] == [200, 50]
+    buggy = fuzz_result(project, "buggy")
+    (fuzzer,) = buggy["fuzzers"]
+    assert not buggy["passed"] and fuzzer["failed"] > 0 and fuzzer["runs"] == 200
+    for failure in fuzzer["failures"]:
+        assert 90 <= json.loads(failure["input"])[0] <= 99  # only the planted bug fails
+        assert failure["seed"] == int(SEED) + failure["run"]
+    crashing = fuzz_result(project, "crashing")
+    assert not crashing["passed"] and "integer divide by zero" in crashing["error"]
+    seeds = ", ".join(str(f["seed"]) for f in fuzzer["failures"][:8])
+    assert f"failing seeds: {seeds}" in run.stdout
+
+
+def test_a_failing_fuzzer_leaves_a_crash_record_with_its_inputs(
+    fuzzed: tuple[Project, DoitRun],
+) -> None:
+    project, _ = fuzzed
+    crashes = project.root / ".as-test/crashes/default"
+    record = json.loads(
+        (crashes / "buggy.fuzz.default.clamp-keeps-values-under-the-limit.json").read_text()
+    )
+    ours = fuzz_result(project, "buggy")["fuzzers"][0]["failures"]
+    assert record["kind"] == "fuzz" and record["seed"] == ours[0]["seed"]
+    assert [f["input"] for f in record["failures"]] == [json.loads(f["input"]) for f in ours]
+    assert (crashes / "crashing.fuzz.default.log").read_text().startswith("timestamp: ")
+
+
+def test_the_printed_repro_command_reproduces_the_failure(
+    fuzzed: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(fuzzed[0], tmp_path)
+    printed = re.search(r"repro \(one run\): (.+)$", fuzzed[1].stdout, re.MULTILINE)
+    assert printed is not None, fuzzed[1].stdout
+    *assignments, _doit, task = shlex.split(printed.group(1))
+    assert task == BUGGY
+    env = dict(assignment.split("=", 1) for assignment in assignments)
+    replay = project.doit(task, env=env)
+    first = fuzz_result(fuzzed[0], "buggy")["fuzzers"][0]["failures"][0]
+    (again,) = fuzz_result(project, "buggy")["fuzzers"]
+    assert again["runs"] == 1 and again["failed"] == 1, replay.stdout + replay.stderr
+    assert again["failures"][0]["input"] == first["input"]
+    assert f"seed {first['seed']}" in replay.stderr
+
+
+def test_failures_agree_with_as_test_fuzz_on_the_same_seed(
+    fuzzed: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(fuzzed[0], tmp_path)
+    command = [
+        "node", "node_modules/as-test/bin/index.js", "fuzz", "assembly/__fuzz__/buggy.fuzz.ts",
+        "--seed", SEED, "--runs", "200",
+    ]  # fmt: skip
+    proc = subprocess.run(
+        command, cwd=project.root, capture_output=True, text=True, timeout=300,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # as-test finds the bug too
+    records = list(project.root.glob(".as-test/crashes/buggy.fuzz.default.*.json"))
+    assert len(records) == 1, proc.stdout
+    theirs = json.loads(records[0].read_text())["failures"]
+    ours = fuzz_result(project, "buggy")["fuzzers"][0]["failures"]
+    assert [(f["run"], f["seed"], json.loads(f["input"])) for f in ours] == [
+        (f["run"], f["seed"], f["input"]) for f in theirs
+    ]
+
+
+def test_a_random_seed_always_runs_and_a_pinned_one_may_be_cached(tmp_path: Path) -> None:
+    project = copy_project("fuzz", tmp_path)
+    sound = "astest:fuzz:default:sound"
+    first = project.doit(sound)
+    second = project.doit(sound)
+    assert sound in first.executed and sound in second.executed, "random seeds never cache"
+    assert fuzz_result(project, "sound")["seed_is_random"]
+    pinned = {"ASTEST_FUZZ_SEED": "11"}
+    assert sound in project.doit(sound, env=pinned).executed
+    cached = project.doit(sound, env=pinned)
+    assert sound not in cached.executed and f"-- {sound}" in cached.stdout
+    assert sound in project.doit(sound, env={"ASTEST_FUZZ_SEED": "12"}).executed
+    # a failing campaign with a pinned seed runs again, like a failing spec
+    buggy_twice = [project.doit(BUGGY, env={"ASTEST_FUZZ_SEED": SEED}) for _ in range(2)]
+    assert all(BUGGY in run.executed for run in buggy_twice)
+
+
+@pytest.mark.parametrize(
+    ("override", "runs"),
+    [("7", [7, 7]), ("1.5x", [300, 75]), ("+10%", [220, 55]), ("+5", [205, 55])],
+)
+def test_run_overrides_reach_every_fuzzer(
+    fuzzed: tuple[Project, DoitRun], tmp_path: Path, override: str, runs: list[int]
+) -> None:
+    project = clone_project(fuzzed[0], tmp_path)
+    run = project.doit(
+        "astest:fuzz:default:sound", env={"ASTEST_FUZZ_RUNS": override, "ASTEST_FUZZ_SEED": "3"}
+    )
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert [f["runs"] for f in fuzz_result(project, "sound")["fuzzers"]] == runs
+
+
+def test_fuzz_joins_the_plain_run_when_asked_and_the_tests_line_stays_last(
+    fuzzed: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(fuzzed[0], tmp_path)
+    run = project.doit(env={"ASTEST_FUZZ": "1", "ASTEST_FUZZ_SEED": SEED})
+    assert run.exit_code == 1, "a failing fuzzer fails the plain run"
+    assert "fuzz: 1 passed, 2 failed, 450 runs" in run.stdout
+    assert run.last_line == "tests: 1 passed, 0 failed, 0 skipped"
+    assert project.doit("astest", "--fuzz", env={"ASTEST_FUZZ_SEED": SEED}).exit_code == 1
