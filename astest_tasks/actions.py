@@ -31,6 +31,7 @@ from astest_tasks.compiler import (
     write_build_record,
 )
 from astest_tasks.console import Palette, live_line, use_colour
+from astest_tasks.coverage import coverage_from_payload
 from astest_tasks.crash_records import CrashCommands, write_crash_record
 from astest_tasks.errors import UserError
 from astest_tasks.guest_run import GuestRun
@@ -263,6 +264,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
             created=snapshots.created,
             updated=snapshots.updated,
         ),
+        coverage=coverage_from_payload(channel.report_payload),
     )
 
 
