@@ -53,7 +53,13 @@ from astest_tasks.runtime_command import command_argv
 from astest_tasks.runtime_env import runtime_variables
 from astest_tasks.snapshots import SnapshotStore, SnapshotUpdate
 from astest_tasks.spec_logs import write_spec_log
-from astest_tasks.summary import SummaryPlan, load_summary, print_summary, write_report
+from astest_tasks.summary import (
+    SummaryPlan,
+    load_summary,
+    print_summary,
+    summary_coverage,
+    write_report,
+)
 from astest_tasks.toolchain import check_node_version, load_toolchain
 
 SNAPSHOT_STATE = "snapshot_state"
@@ -361,9 +367,10 @@ def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
     """The summary task's action: print the summary, write the report, fail if anything failed."""
     summary_plan = SummaryPlan.from_dict(plan)
     shown = load_summary(summary_plan, session)  # read once, for the printout and the reports
+    coverage = summary_coverage(summary_plan, shown)
     if not _in_doit_worker_process():
-        print_summary(shown)
-    if write_report(summary_plan, shown):
+        print_summary(shown, coverage)
+    if write_report(summary_plan, shown, coverage):
         return True
     # report=False: our summary says what failed, and doit's own failure banner would push it off
     # the last line.
@@ -379,7 +386,9 @@ def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
     ``-P thread``, which runs teardowns once per thread) the action has printed it already.
     """
     if _in_doit_worker_process():
-        print_summary(load_summary(SummaryPlan.from_dict(plan), session))
+        summary_plan = SummaryPlan.from_dict(plan)
+        shown = load_summary(summary_plan, session)
+        print_summary(shown, summary_coverage(summary_plan, shown))
 
 
 def _in_doit_worker_process() -> bool:
