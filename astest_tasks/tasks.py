@@ -33,6 +33,8 @@ from astest_tasks.browser_session import find_chromium
 from astest_tasks.cache_keys import build_file_deps, build_key, run_key
 from astest_tasks.compiler import BuildRequest
 from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
+from astest_tasks.coverage_summary import CoverageTarget
+from astest_tasks.coverage_switch import parse_coverage_switch, with_coverage
 from astest_tasks.discovery import Spec, discover_specs
 from astest_tasks.errors import UserError
 from astest_tasks.imports import ImportScanCache, scan_imports
@@ -157,6 +159,17 @@ TASK_PARAMS: list[dict[str, Any]] = [
         ),
     },
     {
+        "name": "coverage",
+        "long": "coverage",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_COVERAGE",
+        "help": (
+            "`on` or `off` to build and run with or without coverage this time, over the "
+            'config\'s "coverage" (default: the config decides)'
+        ),
+    },
+    {
         "name": "config",
         "long": "config",
         "type": str,
@@ -167,7 +180,9 @@ TASK_PARAMS: list[dict[str, Any]] = [
 ]
 
 
-TaskCreator = Callable[[str, str, str, str, str, str, str, bool, str], Iterator[dict[str, Any]]]
+TaskCreator = Callable[
+    [str, str, str, str, str, str, str, bool, str, str], Iterator[dict[str, Any]]
+]
 
 
 def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
@@ -191,6 +206,7 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
         update_snapshots: str,
         headful: bool,
         config: str,
+        coverage: str = "",
     ) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
         root = (Path.cwd() / project_dir).resolve()
@@ -199,8 +215,18 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
             selection = (split_selectors(spec), split_selectors(suite))
             modes = _split_modes(mode)
             limits = RequestedLimits(timeout, memory_limit, output_limit)
+            coverage_switch = parse_coverage_switch(coverage)
             tasks = list(
-                create_tasks(root, config, modes, limits, update, *selection, headful=headful)
+                create_tasks(
+                    root,
+                    config,
+                    modes,
+                    limits,
+                    update,
+                    *selection,
+                    headful=headful,
+                    coverage=coverage_switch,
+                )
             )
         except UserError as exc:
             # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
@@ -223,12 +249,13 @@ def create_tasks(
     spec_selectors: Sequence[str] = (),
     suite_selectors: Sequence[str] = (),
     headful: bool = False,
+    coverage: bool | None = None,
 ) -> Iterator[dict[str, Any]]:
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     config = load_config(project_root / config_path, project_root)
     for warning in config.warnings:
         warn_once(warning)
-    modes = select_modes(config, requested_modes)
+    modes = [with_coverage(mode, coverage) for mode in select_modes(config, requested_modes)]
     if not modes:
         raise UserError(
             f'{config_path}: every mode has "default": false, so a plain run selects none; '
@@ -280,7 +307,14 @@ def create_tasks(
                 )
             )
     scan_cache.save()
-    yield _summary_task(project_root, config, entries, run_tasks, session, suite_selectors)
+    coverage_targets = [
+        CoverageTarget(mode.name, mode.coverage_dir, mode.coverage_rules)
+        for mode in modes
+        if mode.coverage_enabled
+    ]
+    yield _summary_task(
+        project_root, config, entries, run_tasks, session, suite_selectors, coverage_targets
+    )
 
 
 def _build_task(
@@ -472,12 +506,14 @@ def _summary_task(
     run_tasks: list[str],
     session: str,
     suite_selectors: Sequence[str],
+    coverage_targets: Sequence[CoverageTarget] = (),
 ) -> dict[str, Any]:
     plan = SummaryPlan(
         project_root=str(root),
         report_path=posixpath.join(output_root(config), "report.json"),
         entries=tuple(entries),
         suite_selectors=tuple(suite_selectors),
+        coverage=tuple(coverage_targets),
     )
     return {
         "name": "summary",
