@@ -31,6 +31,7 @@ from astest_tasks.compiler import (
     write_build_record,
 )
 from astest_tasks.console import Palette, live_line, use_colour
+from astest_tasks.coverage import coverage_from_payload
 from astest_tasks.crash_records import CrashCommands, write_crash_record
 from astest_tasks.errors import UserError
 from astest_tasks.guest_run import GuestRun
@@ -57,6 +58,7 @@ from astest_tasks.summary import (
     load_fuzz,
     load_summary,
     print_with_fuzz,
+    summary_coverage,
     write_report,
 )
 from astest_tasks.toolchain import check_node_version, load_toolchain
@@ -269,6 +271,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
             created=snapshots.created,
             updated=snapshots.updated,
         ),
+        coverage=coverage_from_payload(channel.report_payload),
     )
 
 
@@ -366,9 +369,10 @@ def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
     summary_plan = SummaryPlan.from_dict(plan)
     shown = load_summary(summary_plan, session)  # read once, for the printout and the reports
     fuzz = load_fuzz(summary_plan, session)
+    coverage = summary_coverage(summary_plan, shown)
     if not _in_doit_worker_process():
-        print_with_fuzz(shown, fuzz)
-    specs_passed = write_report(summary_plan, shown)
+        print_with_fuzz(shown, fuzz, coverage)
+    specs_passed = write_report(summary_plan, shown, coverage)
     if specs_passed and all(item.result.passed for item in fuzz):
         return True
     # report=False: our summary says what failed, and doit's own failure banner would push it off
@@ -386,7 +390,9 @@ def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
     """
     if _in_doit_worker_process():
         summary_plan = SummaryPlan.from_dict(plan)
-        print_with_fuzz(load_summary(summary_plan, session), load_fuzz(summary_plan, session))
+        shown = load_summary(summary_plan, session)
+        coverage = summary_coverage(summary_plan, shown)
+        print_with_fuzz(shown, load_fuzz(summary_plan, session), coverage)
 
 
 def _in_doit_worker_process() -> bool:

@@ -19,10 +19,11 @@ import posixpath
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from astest_tasks.coverage_rules import CoverageRules
 from astest_tasks.envfile import DotenvError, parse_dotenv
 from astest_tasks.errors import ConfigError
 
@@ -104,6 +105,7 @@ class ModeSettings:
     runtime_cmd: str
     browser: str  # runOptions.runtime.browser: web modes only; "" = the default Chromium
     is_default: bool
+    coverage_rules: CoverageRules = field(default_factory=CoverageRules)  # when coverage is on
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,24 @@ class _Coverage:
 
     is_object: bool
     enabled: bool | None
+    # The point filters, None where the object does not set them (a mode inherits those).
+    include_specs: bool | None = None
+    include: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] | None = None
+    ignore: dict[str, tuple[str, ...]] | None = None  # only the ignore.* lists present
+
+    @property
+    def rules(self) -> CoverageRules:
+        ignore = self.ignore or {}
+        return CoverageRules(
+            include_specs=bool(self.include_specs),
+            include=self.include or (),
+            exclude=self.exclude or (),
+            ignore_labels=ignore.get("labels", ()),
+            ignore_names=ignore.get("names", ()),
+            ignore_locations=ignore.get("locations", ()),
+            ignore_snippets=ignore.get("snippets", ()),
+        )
 
     @property
     def enabled_for_build(self) -> bool:
@@ -422,21 +442,38 @@ def _read_coverage(source: _Source, value: object, field: str) -> _Coverage | No
         )
     source.warn_unknown_keys(value, _COVERAGE_KEYS, field)
     enabled = _read_bool(source, value.get("enabled"), f"{field}.enabled")
-    _read_bool(source, value.get("includeSpecs"), f"{field}.includeSpecs")
+    include_specs = _read_bool(source, value.get("includeSpecs"), f"{field}.includeSpecs")
     _check_choice(source, value.get("mode"), f"{field}.mode", _COVERAGE_MODES)
-    for key in ("dependencies", "include", "exclude"):
-        _check_string_list(source, value.get(key), f"{field}.{key}")
-    _check_coverage_ignore(source, value.get("ignore"), f"{field}.ignore")
-    return _Coverage(is_object=True, enabled=enabled)
+    _check_string_list(source, value.get("dependencies"), f"{field}.dependencies")
+    return _Coverage(
+        is_object=True,
+        enabled=enabled,
+        include_specs=include_specs,
+        include=_read_string_list(source, value.get("include"), f"{field}.include"),
+        exclude=_read_string_list(source, value.get("exclude"), f"{field}.exclude"),
+        ignore=_read_coverage_ignore(source, value.get("ignore"), f"{field}.ignore"),
+    )
 
 
-def _check_coverage_ignore(source: _Source, value: object, field: str) -> None:
+def _read_coverage_ignore(
+    source: _Source, value: object, field: str
+) -> dict[str, tuple[str, ...]] | None:
     if value is None:
-        return
+        return None
     ignore = _expect_object(source, value, field, '{ "labels": ["Call"], "names": ["panic"] }')
     source.warn_unknown_keys(ignore, _COVERAGE_IGNORE_KEYS, field)
-    for key in _COVERAGE_IGNORE_KEYS:
-        _check_string_list(source, ignore.get(key), f"{field}.{key}")
+    lists = {
+        key: _read_string_list(source, ignore.get(key), f"{field}.{key}")
+        for key in _COVERAGE_IGNORE_KEYS
+    }
+    return {key: patterns for key, patterns in lists.items() if patterns is not None}
+
+
+def _read_string_list(source: _Source, value: object, field: str) -> tuple[str, ...] | None:
+    _check_string_list(source, value, field)
+    if not isinstance(value, list):
+        return None
+    return tuple(item for item in value if isinstance(item, str))
 
 
 def _read_build_options(source: _Source, value: object, field: str, layer: _Layer) -> None:
@@ -807,7 +844,17 @@ def _merge_coverage(base: _Coverage, mode: _Coverage | None) -> _Coverage:
         return base
     if not mode.is_object:
         return mode
-    return _Coverage(is_object=True, enabled=_pick(mode.enabled, base.enabled))
+    # as-test 1.1.0 merges an object key by key and ignore.* list by list (1.0.7 replaced the
+    # whole object; merging keeps a mode that only says "enabled" from losing the base filters).
+    ignore = {**(base.ignore or {}), **(mode.ignore or {})}
+    return _Coverage(
+        is_object=True,
+        enabled=_pick(mode.enabled, base.enabled),
+        include_specs=_pick(mode.include_specs, base.include_specs),
+        include=_pick(mode.include, base.include),
+        exclude=_pick(mode.exclude, base.exclude),
+        ignore=ignore if base.ignore is not None or mode.ignore is not None else None,
+    )
 
 
 def _base_settings(values: _Values) -> ModeSettings:
@@ -870,6 +917,7 @@ def _settings(
         runtime_cmd=values.runtime_cmd,
         browser=values.browser,
         is_default=values.is_default,
+        coverage_rules=values.coverage.rules,
     )
 
 

@@ -14,6 +14,8 @@ from typing import TextIO
 
 from colorama import Back, Fore, Style, just_fix_windows_console
 
+from astest_tasks.coverage import CoverageSummary
+from astest_tasks.coverage_console import coverage_lines
 from astest_tasks.report import Counts
 from astest_tasks.results import SpecResult, Stage, Status
 
@@ -69,7 +71,9 @@ class Shown:
     cached: bool
 
 
-def render_summary(shown: Sequence[Shown], palette: Palette) -> str:
+def render_summary(
+    shown: Sequence[Shown], palette: Palette, coverage: CoverageSummary | None = None
+) -> str:
     lines: list[str] = []
     id_width = max((len(s.result.spec_id) for s in shown), default=0)
     mode_width = max((len(s.result.mode) for s in shown), default=0)
@@ -91,6 +95,9 @@ def render_summary(shown: Sequence[Shown], palette: Palette) -> str:
     if warning_lines:
         lines.append("")
         lines.extend(warning_lines)
+    if coverage is not None:  # before the totals, as as-test prints it: the tests line stays last
+        lines.append("")
+        lines.extend(coverage_lines(coverage, palette))
     lines.append("")
     lines.extend(_totals(shown, palette))
     text = "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from astest_tasks.atomic import write_text_atomic
+from astest_tasks.coverage import ReportCoverage, coverage_from_dict
 from astest_tasks.report import (
     Counts,
     FailureDetail,
@@ -70,6 +71,9 @@ class SpecResult:
     warnings: tuple[str, ...] = ()
     output: str = ""  # the spec's plain stdout
     snapshots: SnapshotCounts = field(default_factory=SnapshotCounts)
+    # The report's coverage points, unfiltered: the summary applies the config's rules, so a
+    # cached result stays right when they change. None: no report (or a result from before).
+    coverage: ReportCoverage | None = None
 
     def to_json(self) -> str:
         data = {
@@ -97,6 +101,7 @@ class SpecResult:
                 "created": self.snapshots.created,
                 "updated": self.snapshots.updated,
             },
+            "coverage": self.coverage.to_dict() if self.coverage is not None else None,
         }
         return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
@@ -130,6 +135,7 @@ class SpecResult:
                 created=int(snapshots.get("created", 0)),
                 updated=int(snapshots.get("updated", 0)),
             ),
+            coverage=coverage_from_dict(data.get("coverage")),
         )
 
 

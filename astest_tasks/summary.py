@@ -13,6 +13,13 @@ from typing import TextIO
 from astest_tasks.atomic import write_text_atomic
 from astest_tasks.ci_reports import junit_xml, tap_document
 from astest_tasks.console import Palette, Shown, render_summary, use_colour
+from astest_tasks.coverage_summary import (
+    CoverageOutcome,
+    CoverageTarget,
+    collect_coverage,
+    coverage_report_json,
+    write_coverage_files,
+)
 from astest_tasks.fuzz_summary import FuzzEntry, ShownFuzz, load_fuzz_results, print_fuzz
 from astest_tasks.report import counts_to_dict, failure_to_dict
 from astest_tasks.results import (
@@ -46,6 +53,7 @@ class SummaryPlan:
     entries: tuple[SummaryEntry, ...]
     suite_selectors: tuple[str, ...] = ()
     fuzz_entries: tuple[FuzzEntry, ...] = ()  # campaigns the run includes (--fuzz)
+    coverage: tuple[CoverageTarget, ...] = ()  # the selected modes that have coverage on
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -54,6 +62,7 @@ class SummaryPlan:
             "entries": [vars(entry) for entry in self.entries],
             "suite_selectors": list(self.suite_selectors),
             "fuzz_entries": [vars(entry) for entry in self.fuzz_entries],
+            "coverage": [target.to_dict() for target in self.coverage],
         }
 
     @classmethod
@@ -69,6 +78,11 @@ class SummaryPlan:
                 FuzzEntry(**entry)  # type: ignore[arg-type]
                 for entry in _string_list(data.get("fuzz_entries"))
             ),
+            coverage=tuple(
+                CoverageTarget.from_dict(target)
+                for target in _string_list(data.get("coverage"))
+                if isinstance(target, dict)
+            ),
         )
 
 
@@ -76,23 +90,34 @@ def _string_list(value: object) -> list[object]:
     return list(value) if isinstance(value, list) else []
 
 
-def write_report(plan: SummaryPlan, shown: list[Shown]) -> bool:
+def summary_coverage(plan: SummaryPlan, shown: list[Shown]) -> CoverageOutcome | None:
+    """The coverage of the shown results (cached ones too); None when no mode has it on."""
+    results = [item.result for item in shown]
+    return collect_coverage(Path(plan.project_root), plan.coverage, results)
+
+
+def write_report(
+    plan: SummaryPlan, shown: list[Shown], coverage: CoverageOutcome | None = None
+) -> bool:
     """Write the JSON report; True when nothing failed. Prints nothing (see ``print_summary``)."""
     root = Path(plan.project_root)
     results = [item.result for item in shown]
     report = root / plan.report_path
-    write_text_atomic(report, _report_json(shown))
+    if coverage is not None:
+        write_coverage_files(root, coverage)
+    write_text_atomic(report, _report_json(shown, coverage))
     # For CI: the same results as JUnit XML (beside report.json) and TAP (where as-test puts it).
     write_text_atomic(report.with_name(JUNIT_FILE), junit_xml(results))
     write_text_atomic(report.parent / TAP_FILE, tap_document(results))
     return all(item.result.status != Status.FAILED for item in shown)
 
 
-def print_summary(shown: list[Shown]) -> None:
-    """Print every spec's result, failures and totals; the last line is the tests count."""
+def print_summary(shown: list[Shown], coverage: CoverageOutcome | None = None) -> None:
+    """Print every spec's result, failures, coverage and totals; the last line is the tests
+    count."""
     stream = _output_stream()
     palette = Palette(enabled=use_colour(stream))
-    stream.write(render_summary(shown, palette))
+    stream.write(render_summary(shown, palette, coverage.total if coverage else None))
     stream.flush()
 
 
@@ -113,12 +138,14 @@ def load_fuzz(plan: SummaryPlan, session: str) -> list[ShownFuzz]:
     return load_fuzz_results(Path(plan.project_root), plan.fuzz_entries, session)
 
 
-def print_with_fuzz(shown: list[Shown], fuzz: list[ShownFuzz]) -> None:
+def print_with_fuzz(
+    shown: list[Shown], fuzz: list[ShownFuzz], coverage: CoverageOutcome | None = None
+) -> None:
     """The fuzz results first, so the specs' summary, with its tests line, stays last."""
     if fuzz:
         print_fuzz(fuzz)
         _output_stream().write("\n")
-    print_summary(shown)
+    print_summary(shown, coverage)
 
 
 def load_summary(plan: SummaryPlan, session: str) -> list[Shown]:
@@ -166,7 +193,7 @@ def _missing_result(entry: SummaryEntry, session: str) -> SpecResult:
     return failure_result(who, session, Stage.RUN, "no result", details, "")
 
 
-def _report_json(shown: list[Shown]) -> str:
+def _report_json(shown: list[Shown], coverage: CoverageOutcome | None = None) -> str:
     specs = []
     for item in shown:
         result = item.result
@@ -198,4 +225,7 @@ def _report_json(shown: list[Shown]) -> str:
         },
         "cached": sum(1 for s in shown if s.cached),
     }
-    return json.dumps({"format": REPORT_FORMAT, "totals": totals, "specs": specs}, indent=2) + "\n"
+    document: dict[str, object] = {"format": REPORT_FORMAT, "totals": totals, "specs": specs}
+    if coverage is not None:
+        document["coverage"] = coverage_report_json(coverage)
+    return json.dumps(document, indent=2) + "\n"

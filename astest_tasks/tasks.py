@@ -33,6 +33,8 @@ from astest_tasks.browser_session import find_chromium
 from astest_tasks.cache_keys import build_file_deps, build_key, run_key
 from astest_tasks.compiler import BuildRequest
 from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
+from astest_tasks.coverage_summary import CoverageTarget
+from astest_tasks.coverage_switch import parse_coverage_switch, with_coverage
 from astest_tasks.discovery import Spec, discover_specs
 from astest_tasks.errors import UserError
 from astest_tasks.fuzz_summary import FuzzEntry
@@ -195,6 +197,17 @@ TASK_PARAMS: list[dict[str, Any]] = [
         "help": "override each fuzzer's run count: 500 sets, 1.5x scales, +100000 or +10%% adds",
     },
     {
+        "name": "coverage",
+        "long": "coverage",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_COVERAGE",
+        "help": (
+            "`on` or `off` to build and run with or without coverage this time, over the "
+            'config\'s "coverage" (default: the config decides)'
+        ),
+    },
+    {
         "name": "config",
         "long": "config",
         "type": str,
@@ -232,6 +245,7 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
         fuzz_seed: str,
         fuzz_runs: str,
         config: str,
+        coverage: str = "",
     ) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
         root = (Path.cwd() / project_dir).resolve()
@@ -241,9 +255,18 @@ def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
             modes = _split_modes(mode)
             limits = RequestedLimits(timeout, memory_limit, output_limit)
             fuzzing = RequestedFuzz(fuzz, fuzz_seed, fuzz_runs)
+            coverage_switch = parse_coverage_switch(coverage)
             tasks = list(
                 create_tasks(
-                    root, config, modes, limits, update, *selection, headful=headful, fuzz=fuzzing
+                    root,
+                    config,
+                    modes,
+                    limits,
+                    update,
+                    *selection,
+                    headful=headful,
+                    fuzz=fuzzing,
+                    coverage=coverage_switch,
                 )
             )
         except UserError as exc:
@@ -268,12 +291,13 @@ def create_tasks(
     suite_selectors: Sequence[str] = (),
     headful: bool = False,
     fuzz: RequestedFuzz | None = None,
+    coverage: bool | None = None,
 ) -> Iterator[dict[str, Any]]:
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     config = load_config(project_root / config_path, project_root)
     for warning in config.warnings:
         warn_once(warning)
-    modes = select_modes(config, requested_modes)
+    modes = [with_coverage(mode, coverage) for mode in select_modes(config, requested_modes)]
     if not modes:
         raise UserError(
             f'{config_path}: every mode has "default": false, so a plain run selects none; '
@@ -330,8 +354,20 @@ def create_tasks(
         run_tasks += fuzzing.run_tasks
     fuzz_entries = fuzzing.entries if fuzz is not None and fuzz.with_tests else []
     scan_cache.save()
+    coverage_targets = [
+        CoverageTarget(mode.name, mode.coverage_dir, mode.coverage_rules)
+        for mode in modes
+        if mode.coverage_enabled
+    ]
     yield _summary_task(
-        project_root, config, entries, run_tasks, session, suite_selectors, fuzz_entries
+        project_root,
+        config,
+        entries,
+        run_tasks,
+        session,
+        suite_selectors,
+        fuzz_entries=fuzz_entries,
+        coverage_targets=coverage_targets,
     )
 
 
@@ -561,6 +597,7 @@ def _summary_task(
     session: str,
     suite_selectors: Sequence[str],
     fuzz_entries: Sequence[FuzzEntry] = (),
+    coverage_targets: Sequence[CoverageTarget] = (),
 ) -> dict[str, Any]:
     plan = SummaryPlan(
         project_root=str(root),
@@ -568,6 +605,7 @@ def _summary_task(
         entries=tuple(entries),
         suite_selectors=tuple(suite_selectors),
         fuzz_entries=tuple(fuzz_entries),
+        coverage=tuple(coverage_targets),
     )
     return {
         "name": "summary",

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
+from astest_tasks.coverage_rules import CoverageRules
 from astest_tasks.errors import ConfigError
 
 CONFIG_NAME = "as-test.config.json"
@@ -426,6 +427,54 @@ def test_mode_coverage_object_inherits_a_disabled_base(tmp_path: Path) -> None:
     mode = load(tmp_path, {"modes": {"m": {"coverage": {"include": ["a/*.ts"]}}}}).modes["m"]
 
     assert mode.coverage_enabled is False
+
+
+def test_coverage_rules_are_carried_into_the_mode(tmp_path: Path) -> None:
+    coverage = {
+        "enabled": True,
+        "includeSpecs": True,
+        "include": ["assembly/src/**/*.ts"],
+        "exclude": ["assembly/src/gen/**"],
+        "ignore": {"labels": ["Call"], "names": ["panic"], "locations": ["a.ts:1:*"]},
+    }
+
+    rules = load(tmp_path, {"coverage": coverage}).base.coverage_rules
+
+    assert rules == CoverageRules(
+        include_specs=True,
+        include=("assembly/src/**/*.ts",),
+        exclude=("assembly/src/gen/**",),
+        ignore_labels=("Call",),
+        ignore_names=("panic",),
+        ignore_locations=("a.ts:1:*",),
+    )
+
+
+def test_mode_coverage_rules_merge_key_by_key_and_ignore_list_by_list(tmp_path: Path) -> None:
+    data = {
+        "coverage": {
+            "enabled": True,
+            "include": ["base/**"],
+            "exclude": ["base-gen/**"],
+            "ignore": {"labels": ["Call"], "names": ["base"]},
+        },
+        "modes": {
+            "narrower": {"coverage": {"include": ["mode/**"], "ignore": {"names": ["mode"]}}},
+            "plain": {"coverage": True},
+        },
+    }
+
+    modes = load(tmp_path, data).modes
+
+    narrower = modes["narrower"].coverage_rules
+    assert narrower.include == ("mode/**",)
+    assert narrower.exclude == ("base-gen/**",)
+    assert (narrower.ignore_labels, narrower.ignore_names) == (("Call",), ("mode",))
+    assert modes["plain"].coverage_rules == CoverageRules()  # a boolean replaces the object
+
+
+def test_coverage_without_rules_keeps_every_point(tmp_path: Path) -> None:
+    assert load(tmp_path, {"coverage": True}).base.coverage_rules == CoverageRules()
 
 
 # --- build args and runtime ----------------------------------------------------------------------

@@ -7,6 +7,7 @@ import io
 import pytest
 
 from astest_tasks.console import Palette, Shown, live_line, render_summary, use_colour
+from astest_tasks.coverage import CoveragePoint, merge_points
 from astest_tasks.report import Counts, FailureDetail, count, failures, runtime_error_suite
 from astest_tasks.results import SpecResult, Stage, Status
 
@@ -281,3 +282,18 @@ def test_live_line_shows_progress_and_the_verdict_without_colour_in_a_pipe() -> 
     assert line.startswith("[3/40]  FAIL  wasi  math  ")
     assert ESC not in line
     assert ESC in live_line(result("math", Status.PASSED), 1, 2, Palette(enabled=True))
+
+
+def test_coverage_block_comes_before_the_totals_and_the_tests_line_stays_last() -> None:
+    points = [CoveragePoint("h", "assembly/src/a.ts", 1, 1, "Block", True)]
+    coverage = merge_points([points], lambda p: True)
+    lines = render_summary(mixed(), PLAIN, coverage).splitlines()
+    start = lines.index("Coverage")
+    assert lines[start + 1].startswith("  100.00% [============] (1/1 covered")
+    assert lines[start - 1] == ""
+    assert lines.index("files: 1 passed, 2 failed, 1 skipped (1 cached)") > start
+    assert lines[-1].startswith("tests: ")
+
+
+def test_no_coverage_block_without_coverage() -> None:
+    assert "Coverage" not in render_summary(mixed(), PLAIN)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from astest_tasks.coverage import CoveragePoint, ReportCoverage
 from astest_tasks.report import Counts, Expectation, FailureDetail, Suite, Verdict
 from astest_tasks.results import (
     RESULT_FORMAT,
@@ -64,6 +66,30 @@ def sample_result() -> SpecResult:
 def test_spec_result_json_round_trip() -> None:
     result = sample_result()
     assert SpecResult.from_json(result.to_json()) == result
+
+
+def test_coverage_points_survive_the_result_file() -> None:
+    coverage = ReportCoverage(
+        total=2,
+        covered=1,
+        uncovered=1,
+        percent=50.0,
+        points=(
+            CoveragePoint("a1", "assembly/src/a.ts", 3, 7, "Block", True),
+            CoveragePoint("b2", "assembly/src/a.ts", 9, 1, "Expression", False),
+        ),
+    )
+    result = replace(sample_result(), coverage=coverage)
+    restored = SpecResult.from_json(result.to_json())
+    assert restored.coverage == coverage
+
+
+def test_a_result_file_from_before_coverage_still_loads() -> None:
+    data = json.loads(sample_result().to_json())
+    del data["coverage"]
+    restored = SpecResult.from_json(json.dumps(data))
+    assert restored.coverage is None
+    assert restored == sample_result()
 
 
 def test_build_failure_result_round_trips_with_defaults() -> None:
