@@ -30,6 +30,9 @@ _BARE_IMPORT = re.compile(r"""\bimport\s*["']([^"'\n]+)["']""")
 class ImportScan:
     local_files: tuple[str, ...]  # posix paths relative to the project root, the spec included
     packages: tuple[str, ...]  # npm package names imported anywhere in those files
+    # Relative imports that resolve to no file yet, as the path asc would read first: a file
+    # another doit task generates (its target), or a broken import asc will report.
+    missing: tuple[str, ...] = ()
 
 
 class ImportScanCache:
@@ -102,6 +105,7 @@ def scan_imports(
     """Follow relative imports from ``spec_path`` (relative to ``project_root``)."""
     seen: set[str] = set()
     packages: set[str] = set()
+    missing: set[str] = set()
     pending = [posixpath.normpath(spec_path)]
     while pending:
         current = pending.pop()
@@ -112,11 +116,17 @@ def scan_imports(
         for specifier in found or ():
             if specifier.startswith("."):
                 resolved = _resolve_relative(project_root, posixpath.dirname(current), specifier)
-                if resolved is not None and resolved not in seen:
+                if resolved is None:
+                    missing.add(_first_candidate(posixpath.dirname(current), specifier))
+                elif resolved not in seen:
                     pending.append(resolved)
             elif not specifier.startswith("~lib/"):
                 packages.add(package_name(specifier))
-    return ImportScan(local_files=tuple(sorted(seen)), packages=tuple(sorted(packages)))
+    return ImportScan(
+        local_files=tuple(sorted(seen)),
+        packages=tuple(sorted(packages)),
+        missing=tuple(sorted(missing - seen)),
+    )
 
 
 def _file_specifiers(
@@ -145,13 +155,21 @@ def _specifiers(source: str) -> Iterable[str]:
             yield match.group(1).strip()
 
 
-def _resolve_relative(project_root: Path, directory: str, specifier: str) -> str | None:
+def _candidates(directory: str, specifier: str) -> list[str]:
     base = posixpath.normpath(posixpath.join(directory, specifier))
     # The order asc tries: the file itself with .ts, then a folder's index.ts.
     candidates = [base + ".ts", posixpath.join(base, "index.ts")]
     if base.endswith(".ts"):
         candidates.insert(0, base)
-    for candidate in candidates:
+    return candidates
+
+
+def _first_candidate(directory: str, specifier: str) -> str:
+    return _candidates(directory, specifier)[0]
+
+
+def _resolve_relative(project_root: Path, directory: str, specifier: str) -> str | None:
+    for candidate in _candidates(directory, specifier):
         if (project_root / candidate).is_file():
             return candidate
     return None
