@@ -4,7 +4,7 @@ doit            # build and run the specs under examples/, print the summary
 doit list --all # every build and run task
 """
 
-from astest_tasks.tasks import make_astest_tasks
+from astest_tasks import make_astest_tasks
 
 DOIT_CONFIG = {"backend": "sqlite3"}
 

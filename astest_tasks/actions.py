@@ -93,6 +93,10 @@ class RunRequest:
     external_tokens: tuple[str, ...] = ()  # or an external command, placeholders unsubstituted
     browser: str = ""  # web target: the browser asked for ("" = the default Chromium)
     headful: bool = False  # web target: show the window
+    task_basename: str = "astest"  # the task creator's name: <basename>:run:<mode>:<spec-id>
+
+    def task(self, kind: str) -> str:
+        return f"{self.task_basename}:{kind}:{self.mode}:{self.spec_id}"
 
 
 # -- build ---------------------------------------------------------------------------------------
@@ -140,7 +144,7 @@ def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
         result = _with_crash_record(run, root, result)
     if run.logs_dir is not None:
         try:
-            write_spec_log(root, run.logs_dir, result, f"doit astest:run:{run.mode}:{run.spec_id}")
+            write_spec_log(root, run.logs_dir, result, f"doit {run.task('run')}")
         except OSError as exc:
             note = f"could not write the readable log in {run.logs_dir}: {exc}"
             result = replace(result, warnings=(*result.warnings, note))
@@ -171,7 +175,7 @@ def _announce(result: SpecResult, run: RunRequest, session: str) -> None:
 
 def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecResult:
     """Leave the record of a spec that could not report, and point the summary at it."""
-    run_again = f"doit astest:run:{run.mode}:{run.spec_id}"
+    run_again = f"doit {run.task('run')}"
     commands = CrashCommands(
         cwd=str(root),
         build=result.build_command,
@@ -218,8 +222,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     record = read_build_record(root, run.build_record_path)
     if record is None:
         details = (
-            f"no build record at {run.build_record_path}; build it with "
-            f"`doit astest:build:{run.mode}:{run.spec_id}`"
+            f"no build record at {run.build_record_path}; build it with `doit {run.task('build')}`"
         )
         return _failure_result(run, session, Stage.BUILD, "not built", details, "")
     if not record.ok:
@@ -237,7 +240,10 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     guest = _run_guest(run, root, channel)
     basename = posixpath.basename(run.spec_path)
     verdict_input = RunVerdictInput(
-        spec_basename=basename, timeout_s=run.timeout_s, memory_limit_mib=run.memory_limit_mib
+        spec_basename=basename,
+        timeout_s=run.timeout_s,
+        memory_limit_mib=run.memory_limit_mib,
+        task_basename=run.task_basename,
     )
     suites, runtime_problem = decide_suites(guest, channel, verdict_input)
     warnings = list(channel.warnings)
@@ -245,7 +251,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     # Obsolete entries can be told only after a run that asked every assertion: no crash, and
     # no skipped test (a skipped test's snapshots are not asked for, yet still wanted).
     complete = not runtime_problem and counts.tests_skipped == 0
-    warnings += _snapshot_notes(snapshots, root, complete=complete)
+    warnings += _snapshot_notes(snapshots, root, run.task_basename, complete=complete)
     snapshots.save_if_updated()
     return SpecResult(
         spec=run.spec_path,
@@ -275,10 +281,12 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     )
 
 
-def _snapshot_notes(snapshots: SnapshotStore, root: Path, *, complete: bool) -> list[str]:
+def _snapshot_notes(
+    snapshots: SnapshotStore, root: Path, basename: str, *, complete: bool
+) -> list[str]:
     where = os.path.relpath(snapshots.file_path, root)
     notes = [
-        f"missing snapshot for {key}; create it with `doit astest --update-snapshots=create` "
+        f"missing snapshot for {key}; create it with `doit {basename} --update-snapshots=create` "
         "(or ASTEST_UPDATE_SNAPSHOTS=create doit)"
         for key in snapshots.missing_keys
     ]

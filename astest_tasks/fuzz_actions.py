@@ -45,10 +45,11 @@ class FuzzRunRequest:
     seed_is_random: bool
     override_kind: int = 0
     override_value: float = 0.0
+    group: str = "astest:fuzz"  # the fuzz tasks' group: <task creator>:fuzz
 
     @property
     def task_name(self) -> str:
-        return f"astest:fuzz:{self.mode}:{self.file_id}"
+        return f"{self.group}:{self.mode}:{self.file_id}"
 
     @property
     def campaign(self) -> FuzzCampaign:
@@ -80,7 +81,7 @@ def run_fuzz_file(request: dict[str, object], session: str) -> bool:
 def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
     record = read_build_record(root, run.build_record_path)
     if record is None:
-        build_task = f"astest:fuzz:build:{run.mode}:{run.file_id}"
+        build_task = f"{run.group}:build:{run.mode}:{run.file_id}"
         details = f"no build record at {run.build_record_path}; build it with `doit {build_task}`"
         return _failed(run, session, "build", details, "")
     if not record.ok:
@@ -114,6 +115,7 @@ def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
         file=run.file_path,
         file_id=run.file_id,
         mode=run.mode,
+        task=run.task_name,
         passed=not problem and all(fuzzer.ok for fuzzer in fuzzers),
         stage="run",
         seed=run.seed,
@@ -207,6 +209,7 @@ def _failed(
         file=run.file_path,
         file_id=run.file_id,
         mode=run.mode,
+        task=run.task_name,
         passed=False,
         stage=stage,
         seed=run.seed,

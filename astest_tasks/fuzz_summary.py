@@ -32,10 +32,11 @@ class FuzzEntry:
     file_id: str
     file: str
     result: str  # result file, relative to the project root
+    group: str = "astest:fuzz"
 
     @property
     def task_name(self) -> str:
-        return f"astest:fuzz:{self.mode}:{self.file_id}"
+        return f"{self.group}:{self.mode}:{self.file_id}"
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ def _missing(entry: FuzzEntry, session: str) -> FuzzResult:
         session=session,
         build_command="",
         error=f"no result at {entry.result}; run `doit {entry.task_name}`",
+        task=entry.task_name,
     )
 
 
@@ -112,7 +114,7 @@ def fuzz_totals(shown: Sequence[ShownFuzz]) -> str:
 
 
 def _failure_block(result: FuzzResult, palette: Palette) -> list[str]:
-    task = f"astest:fuzz:{result.mode}:{result.file_id}"
+    task = result.task or f"astest:fuzz:{result.mode}:{result.file_id}"
     header = f"{palette.badge(Status.FAILED)} {result.file} [{result.mode}]"
     lines = [header]
     if result.error:

@@ -17,8 +17,6 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from doit.tools import config_changed
-
 from astest_tasks.actions import build_spec
 from astest_tasks.cache_keys import build_file_deps, build_key
 from astest_tasks.compiler import BuildRequest
@@ -31,10 +29,17 @@ from astest_tasks.fuzz_runs import RunsOverride, parse_runs_override, parse_seed
 from astest_tasks.fuzz_summary import FuzzEntry, show_fuzz_summary_from_worker, summarize_fuzz
 from astest_tasks.imports import ImportScanCache, scan_imports
 from astest_tasks.layout import doit_paths
+from astest_tasks.pending_imports import drop_missing_imports
+from astest_tasks.task_checks import Always, InputsChanged
 from astest_tasks.toolchain import Toolchain, warn_once
 from astest_tasks.version import __version__
 
-FUZZ_GROUP = "astest:fuzz"
+
+def fuzz_group(basename: str) -> str:
+    """The fuzz tasks' group of a task creator: ``astest:fuzz``."""
+    return f"{basename}:fuzz"
+
+
 FUZZ_SUFFIX = ".fuzz.ts"
 FUZZ_FLAGS = ("--use", "AS_TEST_FUZZ=1")
 
@@ -73,7 +78,7 @@ class FuzzPlan:
     entries: list[FuzzEntry]
 
 
-def fuzz_tasks_wanted(with_tests: bool, arguments: Sequence[str]) -> bool:
+def fuzz_tasks_wanted(with_tests: bool, arguments: Sequence[str], group: str) -> bool:
     """Whether to create the fuzz tasks at all.
 
     doit runs every task when the command line names none and the dodo sets no
@@ -84,7 +89,7 @@ def fuzz_tasks_wanted(with_tests: bool, arguments: Sequence[str]) -> bool:
     """
     if with_tests or doit_command(arguments) != "run":
         return True
-    return names_tasks_under(arguments, FUZZ_GROUP, f"{FUZZ_GROUP}:summary")
+    return names_tasks_under(arguments, group, f"{group}:summary")
 
 
 def fuzz_mode(mode: ModeSettings) -> ModeSettings:
@@ -108,6 +113,8 @@ def fuzz_tasks(
     limits_of: dict[str, FuzzLimits],
     options: FuzzOptions,
     session: str,
+    group: str = "astest:fuzz",
+    task_dep: Sequence[str] = (),
 ) -> FuzzPlan:
     plan = FuzzPlan(tasks=[], run_tasks=[], entries=[])
     files = discover_specs(root, settings.input_patterns, FUZZ_SUFFIX)
@@ -119,13 +126,14 @@ def fuzz_tasks(
             )
         return plan
     plan.tasks.append(
-        {"basename": FUZZ_GROUP, "name": None, "doc": "run every fuzz target (as-test fuzz)"}
+        {"basename": group, "name": None, "doc": "run every fuzz target (as-test fuzz)"}
     )
     for mode in modes:
         built_as = fuzz_mode(mode)
         for target in files:
             paths = _fuzz_files(mode, target)
-            plan.tasks.append(_build_task(root, built_as, target, paths, toolchain, scan_cache))
+            build = _build_task(root, built_as, target, paths, toolchain, scan_cache, group)
+            plan.tasks.append({**build, "task_dep": list(task_dep)})
             request = FuzzRunRequest(
                 project_root=str(root),
                 file_path=target.path,
@@ -143,21 +151,24 @@ def fuzz_tasks(
                 seed_is_random=options.seed_is_random,
                 override_kind=int(options.override.kind),
                 override_value=options.override.value,
+                group=group,
             )
             plan.tasks.append(_run_task(root, request, session))
             plan.run_tasks.append(request.task_name)
-            plan.entries.append(FuzzEntry(mode.name, target.spec_id, target.path, paths["result"]))
+            entry = FuzzEntry(mode.name, target.spec_id, target.path, paths["result"], group)
+            plan.entries.append(entry)
     summary = {"project_root": str(root), "entries": [asdict(entry) for entry in plan.entries]}
     plan.tasks.append(
         {
-            "basename": FUZZ_GROUP,
+            "basename": group,
             "name": "summary",
             "doc": "print every fuzz campaign's result and fail if one failed",
             "actions": [(summarize_fuzz, [summary, session])],
             "teardown": [(show_fuzz_summary_from_worker, [summary, session])],
             "task_dep": list(plan.run_tasks),
-            "uptodate": [False],
+            "uptodate": [Always(False, "the fuzz summary always runs")],
             "verbosity": 2,
+            "meta": {"astest": {"kind": "fuzz-summary", "creator": group.rsplit(":", 1)[0]}},
         }
     )
     return plan
@@ -179,6 +190,7 @@ def _build_task(
     paths: dict[str, str],
     toolchain: Toolchain,
     scan_cache: ImportScanCache,
+    group: str,
 ) -> dict[str, Any]:
     request = BuildRequest(
         project_root=str(root),
@@ -197,33 +209,55 @@ def _build_task(
     stem = paths["wasm"].removesuffix(".wasm")
     targets = [paths["record"], paths["wasm"], f"{stem}.js", f"{stem}.d.ts"]
     return {
-        "basename": FUZZ_GROUP,
+        "basename": group,
         "name": f"build:{mode.name}:{target.spec_id}",
         "doc": f"compile fuzz target {target.path} for mode {mode.name} (bindings, AS_TEST_FUZZ)",
         "actions": [(build_spec, [asdict(request)])],
         "file_dep": doit_paths(root, build_file_deps(root, mode, scan, toolchain)),
         "targets": doit_paths(root, targets),
-        "uptodate": [config_changed(build_key(mode, target, toolchain))],
+        "uptodate": [
+            InputsChanged("build", build_key(mode, target, toolchain)),
+            (drop_missing_imports, [doit_paths(root, scan.missing)]),
+        ],
         "clean": True,
+        "meta": _meta("fuzz-build", group, mode.name, target),
     }
 
 
 def _run_task(root: Path, request: FuzzRunRequest, session: str) -> dict[str, Any]:
     seed_text = "a random seed" if request.seed_is_random else f"seed {request.seed}"
     return {
-        "basename": FUZZ_GROUP,
+        "basename": request.group,
         "name": f"{request.mode}:{request.file_id}",
         "doc": f"fuzz {request.file_path} in mode {request.mode} ({seed_text})",
         "actions": [(run_fuzz_file, [asdict(request), session])],
         "file_dep": doit_paths(root, [request.build_record_path]),
         "targets": doit_paths(root, [request.result_path]),
         "uptodate": [
-            config_changed(_run_key(request)),
+            InputsChanged("fuzz", _run_key(request)),
             (last_fuzz_passed, [str(root), request.result_path]),
-            not request.seed_is_random,
+            Always(
+                not request.seed_is_random,
+                "the seed is random: a campaign with a random seed always runs",
+            ),
         ],
         "clean": True,
+        "meta": {
+            "astest": {
+                "kind": "fuzz",
+                "creator": request.group.rsplit(":", 1)[0],
+                "mode": request.mode,
+                "spec": request.file_path,
+                "spec_id": request.file_id,
+            }
+        },
     }
+
+
+def _meta(kind: str, group: str, mode: str, target: Spec) -> dict[str, Any]:
+    creator = group.rsplit(":", 1)[0]
+    fields = {"mode": mode, "spec": target.path, "spec_id": target.spec_id}
+    return {"astest": {"kind": kind, "creator": creator, **fields}}
 
 
 def _run_key(request: FuzzRunRequest) -> dict[str, Any]:

@@ -44,6 +44,7 @@ class SummaryEntry:
     spec: str
     target: str
     result: str  # result file, relative to the project root
+    run_task: str = ""  # the run task's full name, for the hint when the result is missing
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class SummaryPlan:
     suite_selectors: tuple[str, ...] = ()
     fuzz_entries: tuple[FuzzEntry, ...] = ()  # campaigns the run includes (--fuzz)
     coverage: tuple[CoverageTarget, ...] = ()  # the selected modes that have coverage on
+    shard: tuple[int, int] | None = None  # (k, N) when this run is one shard of N
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -63,6 +65,7 @@ class SummaryPlan:
             "suite_selectors": list(self.suite_selectors),
             "fuzz_entries": [vars(entry) for entry in self.fuzz_entries],
             "coverage": [target.to_dict() for target in self.coverage],
+            "shard": list(self.shard) if self.shard else None,
         }
 
     @classmethod
@@ -83,7 +86,14 @@ class SummaryPlan:
                 for target in _string_list(data.get("coverage"))
                 if isinstance(target, dict)
             ),
+            shard=_shard(data.get("shard")),
         )
+
+
+def _shard(value: object) -> tuple[int, int] | None:
+    if isinstance(value, list) and len(value) == 2:
+        return int(value[0]), int(value[1])
+    return None
 
 
 def _string_list(value: object) -> list[object]:
@@ -101,12 +111,21 @@ def write_report(
 ) -> bool:
     """Write the JSON report; True when nothing failed. Prints nothing (see ``print_summary``)."""
     root = Path(plan.project_root)
-    results = [item.result for item in shown]
-    report = root / plan.report_path
     if coverage is not None:
         write_coverage_files(root, coverage)
-    write_text_atomic(report, _report_json(shown, coverage))
-    # For CI: the same results as JUnit XML (beside report.json) and TAP (where as-test puts it).
+    return write_reports(root / plan.report_path, shown, coverage, plan.shard)
+
+
+def write_reports(
+    report: Path,
+    shown: list[Shown],
+    coverage: CoverageOutcome | None = None,
+    shard: tuple[int, int] | None = None,
+) -> bool:
+    """report.json, and beside it the same results as JUnit XML and TAP (where as-test puts
+    it), for CI; True when nothing failed."""
+    results = [item.result for item in shown]
+    write_text_atomic(report, _report_json(shown, coverage, shard))
     write_text_atomic(report.with_name(JUNIT_FILE), junit_xml(results))
     write_text_atomic(report.parent / TAP_FILE, tap_document(results))
     return all(item.result.status != Status.FAILED for item in shown)
@@ -186,14 +205,18 @@ def _load(root: Path, entry: SummaryEntry, session: str) -> Shown:
 
 def _missing_result(entry: SummaryEntry, session: str) -> SpecResult:
     details = (
-        f"no result at {entry.result}; run `doit astest:run:{entry.mode}:{entry.spec_id}` "
-        "(or `doit forget astest` if the file was deleted behind doit's back)"
+        f"no result at {entry.result}; run `doit {entry.run_task}` (or `doit forget "
+        f"{entry.run_task}` if the file was deleted behind doit's back)"
     )
     who = SpecIdentity(spec=entry.spec, spec_id=entry.spec_id, mode=entry.mode, target=entry.target)
     return failure_result(who, session, Stage.RUN, "no result", details, "")
 
 
-def _report_json(shown: list[Shown], coverage: CoverageOutcome | None = None) -> str:
+def _report_json(
+    shown: list[Shown],
+    coverage: CoverageOutcome | None = None,
+    shard: tuple[int, int] | None = None,
+) -> str:
     specs = []
     for item in shown:
         result = item.result
@@ -212,6 +235,8 @@ def _report_json(shown: list[Shown], coverage: CoverageOutcome | None = None) ->
                 "error": result.error,
                 "warnings": list(result.warnings),
                 "build_command": result.build_command,
+                # Everything the summary shows, so that `astest merge` can show it again.
+                "result": json.loads(result.to_json()),
             }
         )
     totals = {
@@ -228,4 +253,6 @@ def _report_json(shown: list[Shown], coverage: CoverageOutcome | None = None) ->
     document: dict[str, object] = {"format": REPORT_FORMAT, "totals": totals, "specs": specs}
     if coverage is not None:
         document["coverage"] = coverage_report_json(coverage)
+    if shard is not None:
+        document["shard"] = {"index": shard[0], "count": shard[1]}
     return json.dumps(document, indent=2) + "\n"

@@ -11,30 +11,27 @@ import os
 import posixpath
 import sys
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from doit import task_params
-from doit.exceptions import InvalidDodoFile, InvalidTask
-from doit.tools import config_changed
+from doit.task import clean_targets
 
 from astest_tasks.actions import (
     RunRequest,
     build_spec,
-    last_run_passed,
     run_spec,
     show_summary_from_worker,
-    snapshots_unchanged,
     summarize,
 )
 from astest_tasks.browser_session import find_chromium
 from astest_tasks.cache_keys import build_file_deps, build_key, run_key
+from astest_tasks.cleaning import remove_files, run_leftovers, summary_leftovers
 from astest_tasks.compiler import BuildRequest
 from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
 from astest_tasks.coverage_summary import CoverageTarget
-from astest_tasks.coverage_switch import parse_coverage_switch, with_coverage
+from astest_tasks.coverage_switch import with_coverage
 from astest_tasks.discovery import Spec, discover_specs
 from astest_tasks.errors import UserError
 from astest_tasks.fuzz_summary import FuzzEntry
@@ -42,6 +39,7 @@ from astest_tasks.fuzz_tasks import (
     FuzzLimits,
     FuzzOptions,
     FuzzPlan,
+    fuzz_group,
     fuzz_tasks,
     fuzz_tasks_wanted,
 )
@@ -50,6 +48,7 @@ from astest_tasks.interrupts import unwind_on_sigterm
 from astest_tasks.layout import SpecFiles, doit_paths, output_root, spec_files
 from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, parse_per_mode
 from astest_tasks.output_folders import check_output_folders
+from astest_tasks.pending_imports import drop_missing_imports
 from astest_tasks.project_lock import lock_project
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
@@ -61,10 +60,11 @@ from astest_tasks.runtime_command import (
     default_runner_path,
     resolve_runtime,
 )
-from astest_tasks.selection import select_specs, split_selectors
+from astest_tasks.selection import select_specs
+from astest_tasks.shards import Shard, assign_shards, load_durations, pair_key
 from astest_tasks.snapshots import SnapshotUpdate, snapshot_candidates
-from astest_tasks.state_file import check_state_file, state_file_from_argv
 from astest_tasks.summary import SummaryEntry, SummaryPlan
+from astest_tasks.task_checks import Always, InputsChanged, LastResultPassed, SnapshotsUnchanged
 from astest_tasks.toolchain import (
     Toolchain,
     load_toolchain,
@@ -76,209 +76,40 @@ BASENAME = "astest"
 PROJECT_LOCK = "cache/project.lock"  # one doit run at a time (project_lock.py)
 PROGRESS_COUNTER = "cache/progress.json"  # finished specs, counted across doit's workers
 IMPORT_SCAN_CACHE = "cache/import-scan.json"  # under the output root (.as-test by default)
-DEFAULT_CONFIG = "as-test.config.json"
-
-# One definition drives the command line (`doit astest --timeout 30`), the environment
-# (`ASTEST_TIMEOUT=30 doit`), doit's config files ([tool.doit.tasks.astest]) and `doit help astest`.
-TASK_PARAMS: list[dict[str, Any]] = [
-    {
-        "name": "mode",
-        "long": "mode",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_MODE",
-        "help": "comma-separated modes to run (default: the config's default modes)",
-    },
-    {
-        "name": "timeout",
-        "long": "timeout",
-        "type": str,
-        "default": f"{TIMEOUT.default:g}",
-        "env_var": TIMEOUT.env_var,
-        "help": (
-            "wall-clock seconds a spec may run before it is stopped and failed; `mode=S` entries "
-            "set one mode's, e.g. `--timeout=10,web=30` [default: %(default)s]"
-        ),
-    },
-    {
-        "name": "memory_limit",
-        "long": "memory-limit",
-        "type": str,
-        "default": f"{MEMORY_LIMIT.default:g}",
-        "env_var": MEMORY_LIMIT.env_var,
-        "help": (
-            "MiB of memory a spec's wasm may grow to (wasi and bindings); `mode=MIB` entries set "
-            "one mode's [default: %(default)s]"
-        ),
-    },
-    {
-        "name": "output_limit",
-        "long": "output-limit",
-        "type": str,
-        "default": f"{OUTPUT_LIMIT.default:g}",
-        "env_var": OUTPUT_LIMIT.env_var,
-        "help": (
-            "MiB a spec may write to stdout, frames included, before it is stopped and failed; "
-            "`mode=MIB` entries set one mode's [default: %(default)s]"
-        ),
-    },
-    {
-        "name": "spec",
-        "long": "spec",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_SPEC",
-        "help": (
-            "comma-separated spec names (or parts of them) or globs to run, e.g. `math,nested/*` "
-            "(default: every spec of the selected modes)"
-        ),
-    },
-    {
-        "name": "suite",
-        "long": "suite",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_SUITE",
-        "help": (
-            "comma-separated suites to report, as as-test's --suite: a path of slugified "
-            "descriptions (`parent/child`) or a bare leaf name; specs still run whole"
-        ),
-    },
-    {
-        "name": "update_snapshots",
-        "long": "update-snapshots",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_UPDATE_SNAPSHOTS",
-        "help": (
-            "write snapshots while running: `create` stores missing ones, `overwrite` also "
-            "replaces mismatching ones (as-test's --create-snapshots / --overwrite-snapshots)"
-        ),
-    },
-    {
-        "name": "headful",
-        "long": "headful",
-        "type": bool,
-        "default": False,
-        "env_var": "ASTEST_HEADFUL",
-        "help": (
-            "show the browser window while web specs run (headless by default; without a "
-            "display they run headless and say so)"
-        ),
-    },
-    {
-        "name": "fuzz",
-        "long": "fuzz",
-        "type": bool,
-        "default": False,
-        "env_var": "ASTEST_FUZZ",
-        "help": (
-            "run the fuzz targets too (`doit astest:fuzz` runs only them); `fuzz = true` under "
-            "[tool.doit.tasks.astest] in pyproject.toml makes it the project's default"
-        ),
-    },
-    {
-        "name": "fuzz_seed",
-        "long": "fuzz-seed",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_FUZZ_SEED",
-        "help": (
-            "pin the fuzz seed to replay a campaign (default: the config's fuzz.seed, else a "
-            "random seed per doit call, which is never cached)"
-        ),
-    },
-    {
-        "name": "fuzz_runs",
-        "long": "fuzz-runs",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_FUZZ_RUNS",
-        "help": "override each fuzzer's run count: 500 sets, 1.5x scales, +100000 or +10%% adds",
-    },
-    {
-        "name": "coverage",
-        "long": "coverage",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_COVERAGE",
-        "help": (
-            "`on` or `off` to build and run with or without coverage this time, over the "
-            'config\'s "coverage" (default: the config decides)'
-        ),
-    },
-    {
-        "name": "config",
-        "long": "config",
-        "type": str,
-        "default": DEFAULT_CONFIG,
-        "env_var": "ASTEST_CONFIG",
-        "help": "path of the as-test config file [default: %(default)s]",
-    },
-]
 
 
-TaskCreator = Callable[..., Iterator[dict[str, Any]]]  # takes TASK_PARAMS by name
+@dataclass(frozen=True)
+class Pipeline:
+    """How one task creator sits in the user's doit pipeline (``make_astest_tasks``)."""
 
+    basename: str = BASENAME  # names the tasks: <basename>:run:<mode>:<spec-id>
+    task_dep: tuple[str, ...] = ()  # the user's tasks every build waits for
+    setup: tuple[str, ...] = ()  # the user's tasks every run sets up
+    shard: Shard | None = None
+    shard_durations: str = ""  # a report.json whose durations balance the shards
 
-def make_astest_tasks(project_dir: str | Path = ".") -> TaskCreator:
-    """A task creator for the as-test project in ``project_dir`` (relative to the dodo's folder).
+    def sharded(self, shard: str, durations: str) -> Pipeline:
+        parsed = Shard.parse(shard)
+        if durations and parsed is None:
+            raise UserError("--shard-durations needs --shard; fix: add --shard=k/N")
+        return replace(self, shard=parsed, shard_durations=durations)
 
-    Bind it to ``task_astest`` in a dodo.py: doit names the tasks after the variable.
-    """
-    try:
-        # Runs while doit imports the dodo file, just before doit opens its state file.
-        check_state_file(Path(state_file_from_argv(sys.argv[1:])))
-    except UserError as exc:
-        raise InvalidDodoFile(str(exc)) from None
+    def task(self, name: str) -> str:
+        return f"{self.basename}:{name}"
 
-    def task_astest(
-        mode: str,
-        timeout: str,
-        memory_limit: str,
-        output_limit: str,
-        spec: str,
-        suite: str,
-        update_snapshots: str,
-        headful: bool,
-        fuzz: bool,
-        fuzz_seed: str,
-        fuzz_runs: str,
-        config: str,
-        coverage: str = "",
-    ) -> Iterator[dict[str, Any]]:
-        """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
-        root = (Path.cwd() / project_dir).resolve()
-        try:
-            update = SnapshotUpdate.parse(update_snapshots)
-            selection = (split_selectors(spec), split_selectors(suite))
-            modes = _split_modes(mode)
-            limits = RequestedLimits(timeout, memory_limit, output_limit)
-            fuzzing = RequestedFuzz(fuzz, fuzz_seed, fuzz_runs)
-            coverage_switch = parse_coverage_switch(coverage)
-            tasks = list(
-                create_tasks(
-                    root,
-                    config,
-                    modes,
-                    limits,
-                    update,
-                    *selection,
-                    headful=headful,
-                    fuzz=fuzzing,
-                    coverage=coverage_switch,
-                )
-            )
-        except UserError as exc:
-            # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
-            raise InvalidTask(str(exc)) from None
-        yield from tasks
+    def meta(self, kind: str, **fields: str) -> dict[str, Any]:
+        """What users' reporters and scripts read instead of parsing task names."""
+        return {"astest": {"kind": kind, "creator": self.basename, **fields}}
 
-    # doit's decorator only attaches the parameter definitions; it is untyped, hence the cast.
-    return cast(TaskCreator, task_params(TASK_PARAMS)(task_astest))
-
-
-task_astest = make_astest_tasks()
+    def report_dir(self, config: ProjectConfig) -> str:
+        """report.json's folder: the output root, a folder per extra instance, and one per
+        shard, so that no two of them write the same report."""
+        folder = output_root(config)
+        if self.basename != BASENAME:
+            folder = posixpath.join(folder, self.basename)
+        if self.shard is not None:
+            folder = posixpath.join(folder, "shards", self.shard.label)
+        return folder
 
 
 def create_tasks(
@@ -292,6 +123,7 @@ def create_tasks(
     headful: bool = False,
     fuzz: RequestedFuzz | None = None,
     coverage: bool | None = None,
+    pipeline: Pipeline = Pipeline(),
 ) -> Iterator[dict[str, Any]]:
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     config = load_config(project_root / config_path, project_root)
@@ -301,7 +133,7 @@ def create_tasks(
     if not modes:
         raise UserError(
             f'{config_path}: every mode has "default": false, so a plain run selects none; '
-            "fix: choose modes with `doit astest --mode NAME` or ASTEST_MODE=NAME"
+            f"fix: choose modes with `doit {pipeline.basename} --mode NAME` or ASTEST_MODE=NAME"
         )
     toolchain = load_toolchain(project_root, need_wasi_shim=any(m.target == "wasi" for m in modes))
     combination = version_combination_warning(
@@ -318,27 +150,33 @@ def create_tasks(
     specs_by_mode = {
         name: select_specs(specs, spec_selectors, name) for name, specs in specs_by_mode.items()
     }
+    if pipeline.shard is not None:
+        specs_by_mode = _shard_of(project_root, specs_by_mode, pipeline)
     runtimes = {mode.name: _runtime_of(project_root, config_path, mode) for mode in modes}
-    yield from _runner_tasks(project_root, runtimes.values())
+    yield from _runner_tasks(project_root, runtimes.values(), pipeline)
     scan_cache = ImportScanCache(project_root / output_root(config) / IMPORT_SCAN_CACHE)
     entries: list[SummaryEntry] = []
     run_tasks: list[str] = []
     total = sum(len(specs) for specs in specs_by_mode.values())
+    counter = PROGRESS_COUNTER
+    if pipeline.basename != BASENAME:
+        counter = counter.replace(".json", f".{pipeline.basename}.json")
     invocation = _Invocation(
         limits=requested_limits.parse(config),
         session=session,
         update=update,
-        progress_file=f"{output_root(config).rstrip('/')}/{PROGRESS_COUNTER}",
+        progress_file=f"{output_root(config).rstrip('/')}/{counter}",
         headful=headful,
+        pipeline=pipeline,
     )
     for mode in modes:
         for spec in specs_by_mode[mode.name]:
             files = spec_files(mode, spec)
             runtime = runtimes[mode.name]
-            yield _build_task(project_root, mode, spec, files, toolchain, scan_cache)
+            yield _build_task(project_root, mode, spec, files, toolchain, scan_cache, pipeline)
             place = (len(run_tasks) + 1, total)
             yield _run_task(project_root, mode, spec, files, runtime, invocation, place)
-            run_tasks.append(f"{BASENAME}:run:{mode.name}:{spec.spec_id}")
+            run_tasks.append(pipeline.task(f"run:{mode.name}:{spec.spec_id}"))
             entries.append(
                 SummaryEntry(
                     mode=mode.name,
@@ -346,6 +184,7 @@ def create_tasks(
                     spec=spec.path,
                     target=mode.target,
                     result=files.result,
+                    run_task=run_tasks[-1],
                 )
             )
     fuzzing = _fuzz_plan(project_root, config, modes, toolchain, scan_cache, invocation, fuzz)
@@ -368,7 +207,24 @@ def create_tasks(
         suite_selectors,
         fuzz_entries=fuzz_entries,
         coverage_targets=coverage_targets,
+        pipeline=pipeline,
     )
+
+
+def _shard_of(
+    root: Path, specs_by_mode: dict[str, list[Spec]], pipeline: Pipeline
+) -> dict[str, list[Spec]]:
+    """Only the (mode, spec) pairs of this shard (shards.py)."""
+    assert pipeline.shard is not None
+    durations = {}
+    if pipeline.shard_durations:
+        durations = load_durations(root / pipeline.shard_durations)
+    keys = [pair_key(mode, spec.spec_id) for mode, specs in specs_by_mode.items() for spec in specs]
+    assigned = assign_shards(keys, pipeline.shard.count, durations)
+    return {
+        mode: [s for s in specs if assigned[pair_key(mode, s.spec_id)] == pipeline.shard.index]
+        for mode, specs in specs_by_mode.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -390,7 +246,8 @@ def _fuzz_plan(
     requested: RequestedFuzz | None,
 ) -> FuzzPlan:
     requested = requested or RequestedFuzz()
-    if not fuzz_tasks_wanted(requested.with_tests, sys.argv[1:]):
+    group = fuzz_group(invocation.pipeline.basename)
+    if not fuzz_tasks_wanted(requested.with_tests, sys.argv[1:], group):
         return FuzzPlan(tasks=[], run_tasks=[], entries=[])
     options = FuzzOptions.parse(requested.with_tests, requested.seed, requested.runs, config.fuzz)
     limits = invocation.limits
@@ -403,7 +260,16 @@ def _fuzz_plan(
         for mode in modes
     }
     return fuzz_tasks(
-        root, config.fuzz, modes, toolchain, scan_cache, limits_of, options, invocation.session
+        root,
+        config.fuzz,
+        modes,
+        toolchain,
+        scan_cache,
+        limits_of,
+        options,
+        invocation.session,
+        group=group,
+        task_dep=invocation.pipeline.task_dep,
     )
 
 
@@ -414,6 +280,7 @@ def _build_task(
     files: SpecFiles,
     toolchain: Toolchain,
     scan_cache: ImportScanCache,
+    pipeline: Pipeline,
 ) -> dict[str, Any]:
     request = BuildRequest(
         project_root=str(root),
@@ -434,13 +301,21 @@ def _build_task(
         stem = files.wasm.removesuffix(".wasm")
         targets += [f"{stem}.js", f"{stem}.d.ts"]
     return {
+        "basename": pipeline.basename,
         "name": f"build:{mode.name}:{spec.spec_id}",
         "doc": f"compile {spec.path} for mode {mode.name} ({mode.target})",
         "actions": [(build_spec, [asdict(request)])],
         "file_dep": doit_paths(root, build_file_deps(root, mode, scan, toolchain)),
         "targets": doit_paths(root, targets),
-        "uptodate": [config_changed(build_key(mode, spec, toolchain))],
+        "task_dep": list(pipeline.task_dep),
+        "uptodate": [
+            InputsChanged("build", build_key(mode, spec, toolchain)),
+            (drop_missing_imports, [doit_paths(root, scan.missing)]),
+        ],
         "clean": True,
+        "meta": pipeline.meta(
+            "build", mode=mode.name, spec=spec.path, spec_id=spec.spec_id, target=mode.target
+        ),
     }
 
 
@@ -470,7 +345,15 @@ def _runtime_of(root: Path, config_path: str, mode: ModeSettings) -> Runtime:
     return runtime
 
 
-def _runner_tasks(root: Path, runtimes: Iterable[Runtime]) -> Iterator[dict[str, Any]]:
+# Which task creator of this process makes each default runner: two instances for one project
+# would otherwise both target the same file, which doit refuses. The other instance's runs
+# still wait for it, through their file_dep on the runner.
+_RUNNER_MAKERS: dict[str, str] = {}
+
+
+def _runner_tasks(
+    root: Path, runtimes: Iterable[Runtime], pipeline: Pipeline
+) -> Iterator[dict[str, Any]]:
     """One task per default runner in use: creates it when missing, never touches it otherwise."""
     targets = sorted(
         {
@@ -481,7 +364,11 @@ def _runner_tasks(root: Path, runtimes: Iterable[Runtime]) -> Iterator[dict[str,
     )
     for target in targets:
         runner = default_runner_path(target)
+        maker = _RUNNER_MAKERS.setdefault(str(root / runner), pipeline.basename)
+        if maker != pipeline.basename:
+            continue
         yield {
+            "basename": pipeline.basename,
             "name": f"runner:{target}",
             "doc": f"create {runner} from its template if it is missing (never overwritten)",
             "actions": [(ensure_default_runner, [str(root), target])],
@@ -489,6 +376,7 @@ def _runner_tasks(root: Path, runtimes: Iterable[Runtime]) -> Iterator[dict[str,
             # Up to date whenever the file exists: doit runs a task whose target is missing.
             "uptodate": [True],
             # No "clean": the runner is the user's file from the moment it exists.
+            "meta": pipeline.meta("runner", target=target),
         }
 
 
@@ -534,23 +422,34 @@ def _run_task(
         if isinstance(runtime, BrowserRuntime)
         else "",
         headful=invocation.headful or (isinstance(runtime, BrowserRuntime) and runtime.headful),
+        task_basename=invocation.pipeline.basename,
     )
     file_dep = [files.build_record]  # also orders the run after its build
     file_dep += _runtime_files(root, runtime)
+    pipeline = invocation.pipeline
     return {
+        "basename": pipeline.basename,
         "name": f"run:{mode.name}:{spec.spec_id}",
         "doc": f"run {spec.path} in mode {mode.name} ({runtime.description})",
         "actions": [(run_spec, [asdict(request), invocation.session])],
         "file_dep": doit_paths(root, file_dep),
         "targets": doit_paths(root, [files.result]),
+        "setup": list(pipeline.setup),
         "uptodate": [
-            config_changed(run_key(mode, spec, (timeout_s, memory_mib, output_mib), runtime)),
-            (last_run_passed, [str(root), files.result]),
-            (snapshots_unchanged, [str(root), list(request.snapshot_files)]),
+            InputsChanged("run", run_key(mode, spec, (timeout_s, memory_mib, output_mib), runtime)),
+            LastResultPassed(str(root), files.result),
+            SnapshotsUnchanged(str(root), list(request.snapshot_files)),
             # An update run asks every spec again: only a run can tell what is missing.
-            update is SnapshotUpdate.NONE,
+            Always(
+                update is SnapshotUpdate.NONE,
+                f"--update-snapshots={update.value} asks every spec again",
+            ),
         ],
-        "clean": True,
+        # The result, and what the run left beside it: its crash record and readable log.
+        "clean": [clean_targets, (remove_files, [str(root), run_leftovers(request)])],
+        "meta": pipeline.meta(
+            "run", mode=mode.name, spec=spec.path, spec_id=spec.spec_id, target=mode.target
+        ),
     }
 
 
@@ -587,6 +486,7 @@ class _Invocation:
     update: SnapshotUpdate
     progress_file: str  # counts finished specs across doit's workers, for the live lines
     headful: bool  # show the browser window of web specs
+    pipeline: Pipeline
 
 
 def _summary_task(
@@ -598,23 +498,30 @@ def _summary_task(
     suite_selectors: Sequence[str],
     fuzz_entries: Sequence[FuzzEntry] = (),
     coverage_targets: Sequence[CoverageTarget] = (),
+    pipeline: Pipeline = Pipeline(),
 ) -> dict[str, Any]:
+    report_path = posixpath.join(pipeline.report_dir(config), "report.json")
     plan = SummaryPlan(
         project_root=str(root),
-        report_path=posixpath.join(output_root(config), "report.json"),
+        report_path=report_path,
         entries=tuple(entries),
         suite_selectors=tuple(suite_selectors),
         fuzz_entries=tuple(fuzz_entries),
         coverage=tuple(coverage_targets),
+        shard=(pipeline.shard.index, pipeline.shard.count) if pipeline.shard else None,
     )
+    coverage_dirs = [t.directory for t in coverage_targets if t.directory is not None]
     return {
+        "basename": pipeline.basename,
         "name": "summary",
         "doc": "print every spec's result (fresh or cached) and fail if any failed",
         "actions": [(summarize, [plan.to_dict(), session])],
         "teardown": [(show_summary_from_worker, [plan.to_dict(), session])],
         "task_dep": run_tasks,
-        "uptodate": [False],  # always shows results, cached ones included
+        "uptodate": [Always(False, "the summary always runs: it shows cached results too")],
         "verbosity": 2,  # our output is the point: never let doit capture it
+        "clean": [(remove_files, [str(root), summary_leftovers(report_path, coverage_dirs)])],
+        "meta": pipeline.meta("summary", report=report_path),
     }
 
 

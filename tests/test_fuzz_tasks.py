@@ -22,7 +22,7 @@ from astest_tasks.fuzz_tasks import FuzzOptions, fuzz_tasks_wanted
     ],
 )
 def test_fuzz_tasks_exist_only_when_wanted(with_tests: bool, argv: list[str], wanted: bool) -> None:
-    assert fuzz_tasks_wanted(with_tests, argv) is wanted
+    assert fuzz_tasks_wanted(with_tests, argv, "astest:fuzz") is wanted
 
 
 def test_the_seed_comes_from_the_parameter_then_the_config_then_chance() -> None:

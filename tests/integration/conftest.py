@@ -25,7 +25,7 @@ DODO = (
     'from astest_tasks import task_astest  # noqa: F401\n\nDOIT_CONFIG = {"backend": "sqlite3"}\n'
 )
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-EXECUTED = re.compile(r"^\.  (astest:\S+)$", re.MULTILINE)
+EXECUTED = re.compile(r"^\.  (\S+)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,8 @@ def copy_project(name: str, destination: Path) -> Project:
     root = destination / name
     shutil.copytree(FIXTURES / name, root, ignore=shutil.ignore_patterns("reference.json"))
     (root / "node_modules").symlink_to(NODE_MODULES)
-    (root / "dodo.py").write_text(DODO)
+    if not (root / "dodo.py").exists():  # a fixture pipeline brings its own
+        (root / "dodo.py").write_text(DODO)
     return Project(root)
 
 

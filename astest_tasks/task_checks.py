@@ -1,0 +1,115 @@
+"""The ``uptodate`` checks of our tasks, as objects that say in words why a task must run.
+
+``doit info <task>`` prints each check that evaluated to false with ``str(check)``: a plain
+function or doit's ``config_changed`` would print as a function address or a whole dict. These
+print the reason: which input changed from what to what, or that the last result failed.
+Module-level classes with plain attributes, so ``doit -n N`` can pickle them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from doit.tools import config_changed
+
+from astest_tasks.results import Status, read_result
+
+_SAVED_INPUTS = "_astest_inputs"  # beside config_changed's digest: what the digest was of
+
+
+class InputsChanged(config_changed):  # type: ignore[misc]  # doit is untyped
+    """``config_changed`` that also keeps the inputs themselves, to name what changed."""
+
+    def __init__(self, what: str, inputs: Mapping[str, Any]) -> None:
+        super().__init__(dict(inputs))
+        self.what = what
+        self.changes = ""
+
+    def configure_task(self, task: Any) -> None:
+        super().configure_task(task)
+        encoded = json.dumps(self.config, sort_keys=True)
+        task.value_savers.append(lambda: {_SAVED_INPUTS: encoded})
+
+    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+        unchanged = bool(super().__call__(task, values))
+        if not unchanged:
+            self.changes = _describe_changes(values.get(_SAVED_INPUTS), self.config)
+        return unchanged
+
+    def __str__(self) -> str:
+        return f"the {self.what} inputs changed: {self.changes or 'no earlier successful run'}"
+
+
+def _describe_changes(saved: object, current: Mapping[str, Any]) -> str:
+    if not isinstance(saved, str):
+        return ""
+    try:
+        before = json.loads(saved)
+    except ValueError:
+        return ""
+    if not isinstance(before, dict):
+        return ""
+    changed = [
+        f"{key} {json.dumps(before.get(key))} -> {json.dumps(current.get(key))}"
+        for key in sorted(set(before) | set(current))
+        if before.get(key) != current.get(key)
+    ]
+    return "; ".join(changed)
+
+
+class LastResultPassed:
+    """A failed or missing result always runs again."""
+
+    def __init__(self, project_root: str, result_path: str) -> None:
+        self.project_root = project_root
+        self.result_path = result_path
+        self.reason = ""
+
+    def __call__(self) -> bool:
+        result = read_result(Path(self.project_root) / self.result_path)
+        if result is None:
+            self.reason = f"there is no readable result at {self.result_path}"
+            return False
+        if result.status is Status.FAILED:
+            counts = result.counts
+            what = result.error or f"{counts.tests_failed} of its tests failed"
+            self.reason = f"the last result failed ({what}), and a failed spec always runs again"
+            return False
+        return True
+
+    def __str__(self) -> str:
+        return self.reason or f"the last result at {self.result_path} is checked"
+
+
+class Always:
+    """A fixed verdict with its reason (a random fuzz seed, a snapshot update)."""
+
+    def __init__(self, up_to_date: bool, reason: str) -> None:
+        self.up_to_date = up_to_date
+        self.reason = reason
+
+    def __call__(self) -> bool:
+        return self.up_to_date
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+class SnapshotsUnchanged:
+    """The snapshot files' contents, compared with those after the last run (by digest, since
+    a snapshot file may not exist yet and so cannot be a ``file_dep``)."""
+
+    def __init__(self, project_root: str, paths: list[str]) -> None:
+        self.project_root = project_root
+        self.paths = paths
+
+    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+        from astest_tasks.actions import snapshots_unchanged  # actions imports the summaries
+
+        return snapshots_unchanged(task, dict(values), self.project_root, self.paths)
+
+    def __str__(self) -> str:
+        return f"a snapshot file changed since the last run ({', '.join(self.paths)})"

@@ -1,0 +1,129 @@
+"""``make_astest_tasks``: the task creator a dodo.py binds, once or several times.
+
+doit finds a task creator either as a ``task_*`` function or as any object with a
+``create_doit_tasks`` attribute, whose ``basename`` attribute names the tasks. The factory
+returns such an object, so an instance is named by its ``basename`` argument whatever variable
+holds it: two instances (two configs, or two mode sets) live in one dodo.py side by side,
+``task_astest`` and ``web = make_astest_tasks(basename="web", ...)``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from doit import task_params
+from doit.exceptions import InvalidDodoFile, InvalidTask
+
+from astest_tasks.coverage_switch import parse_coverage_switch
+from astest_tasks.errors import UserError
+from astest_tasks.selection import split_selectors
+from astest_tasks.snapshots import SnapshotUpdate
+from astest_tasks.state_file import check_state_file, state_file_from_argv
+from astest_tasks.task_options import option_defaults, task_options
+from astest_tasks.tasks import (
+    BASENAME,
+    Pipeline,
+    RequestedFuzz,
+    RequestedLimits,
+    create_tasks,
+)
+
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+@dataclass(frozen=True)
+class AstestTasks:
+    """A task creator for doit. Call it with option values (``creator(mode="wasi")``) to get
+    the task dicts yourself; each carries its full name, so a wrapper may filter or extend
+    them and yield them on."""
+
+    create_doit_tasks: Any  # the creator function doit calls, with .basename
+    basename: str
+    options: tuple[dict[str, Any], ...]
+
+    def __call__(self, **options: Any) -> Iterator[dict[str, Any]]:
+        return self.create_doit_tasks(**options)  # type: ignore[no-any-return]
+
+
+def make_astest_tasks(
+    project_dir: str | Path = ".",
+    *,
+    config_path: str | None = None,
+    modes: Sequence[str] | None = None,
+    specs: Sequence[str] | None = None,
+    basename: str = BASENAME,
+    task_dep: Sequence[str] = (),
+    setup: Sequence[str] = (),
+) -> AstestTasks:
+    """Tasks for the as-test project in ``project_dir`` (relative to the dodo's folder).
+
+    ``config_path``, ``modes`` and ``specs`` pin the config file, the modes and the specs of
+    this instance (the matching options still override them on the command line);
+    ``basename`` names its tasks (``<basename>:run:<mode>:<spec>``); ``task_dep`` is added to
+    every build (a code generator that must run first) and ``setup`` to every run.
+    """
+    if not basename or not set(basename) <= _NAME_CHARACTERS:
+        raise InvalidDodoFile(
+            f"make_astest_tasks(basename={basename!r}): a basename is letters, digits, '_', '-' "
+            "or '.', and no ':' (doit uses it to separate names); fix: e.g. basename='unit'"
+        )
+    try:
+        # Runs while doit imports the dodo file, just before doit opens its state file.
+        check_state_file(Path(state_file_from_argv(sys.argv[1:])))
+    except UserError as exc:
+        raise InvalidDodoFile(str(exc)) from None
+    pinned = {
+        name: value
+        for name, value in (
+            ("config", config_path),
+            ("mode", ",".join(modes) if modes is not None else None),
+            ("spec", ",".join(specs) if specs is not None else None),
+        )
+        if value is not None
+    }
+    options = task_options(pinned)
+    defaults = option_defaults(options)
+    pipeline = Pipeline(basename=basename, task_dep=tuple(task_dep), setup=tuple(setup))
+
+    def create_doit_tasks(**given: Any) -> Iterator[dict[str, Any]]:
+        """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
+        values = {**defaults, **given}
+        root = (Path.cwd() / project_dir).resolve()
+        try:
+            tasks = list(
+                create_tasks(
+                    root,
+                    str(values["config"]),
+                    [name.strip() for name in str(values["mode"]).split(",") if name.strip()],
+                    RequestedLimits(
+                        values["timeout"], values["memory_limit"], values["output_limit"]
+                    ),
+                    SnapshotUpdate.parse(str(values["update_snapshots"])),
+                    split_selectors(str(values["spec"])),
+                    split_selectors(str(values["suite"])),
+                    headful=bool(values["headful"]),
+                    fuzz=RequestedFuzz(
+                        bool(values["fuzz"]), str(values["fuzz_seed"]), str(values["fuzz_runs"])
+                    ),
+                    coverage=parse_coverage_switch(str(values["coverage"])),
+                    pipeline=pipeline.sharded(str(values["shard"]), str(values["shard_durations"])),
+                )
+            )
+        except UserError as exc:
+            # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
+            raise InvalidTask(str(exc)) from None
+        yield from tasks
+
+    create_doit_tasks.basename = basename  # type: ignore[attr-defined]
+    return AstestTasks(
+        create_doit_tasks=task_params(options)(create_doit_tasks),
+        basename=basename,
+        options=tuple(options),
+    )
+
+
+task_astest = make_astest_tasks()
