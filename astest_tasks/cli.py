@@ -1,4 +1,9 @@
-"""The ``astest`` command (also ``python -m astest_tasks``): project scaffolding for now."""
+"""The ``astest`` command (also ``python -m astest_tasks``).
+
+``astest init`` scaffolds a project and ``astest merge`` combines shard reports; everything
+else is doit's command line with our tasks loaded (standalone.py): ``astest``, ``astest list``,
+``astest -n 2``, ``astest clean``, ``astest help``.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +12,22 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from astest_tasks.errors import UserError
 from astest_tasks.scaffold import scaffold_project
 from astest_tasks.version import __version__
 
+OWN_COMMANDS = ("init", "merge", "--version")
+
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if args.command != "init":
-        parser.print_help()
-        return 2
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if not arguments or arguments[0] not in OWN_COMMANDS:
+        from astest_tasks.standalone import run_doit  # doit's command line
+
+        return run_doit(arguments)
+    args = _parser().parse_args(arguments)
+    if args.command == "merge":
+        return _merge([Path(report) for report in args.reports], Path(args.output))
     return _init(Path(args.directory), args.target)
 
 
@@ -24,7 +35,11 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="astest",
         description="Run as-test AssemblyScript specs as incremental doit tasks.",
-        epilog="Run the specs with `doit` in the project folder.",
+        epilog=(
+            "Any other command is doit's, with this project's as-test tasks loaded: `astest` "
+            "runs them, `astest list`, `astest info TASK`, `astest -n 2`, `astest clean`; "
+            "`astest help` lists doit's commands and `astest help run` the options."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"astest-tasks {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -43,7 +58,31 @@ def _parser() -> argparse.ArgumentParser:
         default="wasi",
         help="build target of the generated config [default: wasi]",
     )
+    merge = commands.add_parser(
+        "merge",
+        help="combine the reports of CI shards (--shard=k/N) into one summary",
+        description=(
+            "Read each shard's report.json, print one summary (the same last line and exit code "
+            "as an unsharded run) and write the merged report.json, junit.xml and TAP."
+        ),
+    )
+    merge.add_argument("reports", nargs="+", help="the shards' report.json files")
+    merge.add_argument(
+        "--output",
+        default=".as-test/merged",
+        help="folder for the merged reports [default: .as-test/merged]",
+    )
     return parser
+
+
+def _merge(reports: list[Path], output: Path) -> int:
+    from astest_tasks.merge_reports import merge_reports
+
+    try:
+        return merge_reports(reports, output)
+    except UserError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 3
 
 
 def _init(directory: Path, target: str) -> int:

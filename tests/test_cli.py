@@ -23,9 +23,21 @@ def test_init_lists_created_then_skipped_files(
     assert "created" not in second
 
 
-def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([]) == 2
-    assert "init" in capsys.readouterr().out
+def test_outside_a_project_astest_says_how_to_start_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main([]) == 3
+    error = capsys.readouterr().err
+    assert error.startswith("ERROR: no as-test project in ") and "astest init" in error
+    assert not (tmp_path / ".doit.db").exists(), "nothing written"
+
+
+def test_merge_of_nothing_readable_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["merge", str(tmp_path / "absent.json")]) == 3
+    assert capsys.readouterr().err.startswith("ERROR: ")
 
 
 def test_python_dash_m_runs_the_same_command(tmp_path: Path) -> None:
