@@ -94,6 +94,8 @@ class RunRequest:
     browser: str = ""  # web target: the browser asked for ("" = the default Chromium)
     headful: bool = False  # web target: show the window
     task_basename: str = "astest"  # the task creator's name: <basename>:run:<mode>:<spec-id>
+    command: str = "doit"  # what runs these tasks, for the hints: doit, or the astest command
+    options_command: str = "doit astest"  # how a hint gives an option: `doit astest --timeout 5`
 
     def task(self, kind: str) -> str:
         return f"{self.task_basename}:{kind}:{self.mode}:{self.spec_id}"
@@ -144,7 +146,7 @@ def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
         result = _with_crash_record(run, root, result)
     if run.logs_dir is not None:
         try:
-            write_spec_log(root, run.logs_dir, result, f"doit {run.task('run')}")
+            write_spec_log(root, run.logs_dir, result, f"{run.command} {run.task('run')}")
         except OSError as exc:
             note = f"could not write the readable log in {run.logs_dir}: {exc}"
             result = replace(result, warnings=(*result.warnings, note))
@@ -175,7 +177,7 @@ def _announce(result: SpecResult, run: RunRequest, session: str) -> None:
 
 def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecResult:
     """Leave the record of a spec that could not report, and point the summary at it."""
-    run_again = f"doit {run.task('run')}"
+    run_again = f"{run.command} {run.task('run')}"
     commands = CrashCommands(
         cwd=str(root),
         build=result.build_command,
@@ -221,9 +223,8 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     root = Path(run.project_root)
     record = read_build_record(root, run.build_record_path)
     if record is None:
-        details = (
-            f"no build record at {run.build_record_path}; build it with `doit {run.task('build')}`"
-        )
+        build = f"{run.command} {run.task('build')}"
+        details = f"no build record at {run.build_record_path}; build it with `{build}`"
         return _failure_result(run, session, Stage.BUILD, "not built", details, "")
     if not record.ok:
         details = record.diagnostics
@@ -243,7 +244,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         spec_basename=basename,
         timeout_s=run.timeout_s,
         memory_limit_mib=run.memory_limit_mib,
-        task_basename=run.task_basename,
+        options_command=run.options_command,
     )
     suites, runtime_problem = decide_suites(guest, channel, verdict_input)
     warnings = list(channel.warnings)
@@ -251,7 +252,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     # Obsolete entries can be told only after a run that asked every assertion: no crash, and
     # no skipped test (a skipped test's snapshots are not asked for, yet still wanted).
     complete = not runtime_problem and counts.tests_skipped == 0
-    warnings += _snapshot_notes(snapshots, root, run.task_basename, complete=complete)
+    warnings += _snapshot_notes(snapshots, root, run.options_command, complete=complete)
     snapshots.save_if_updated()
     return SpecResult(
         spec=run.spec_path,
@@ -282,11 +283,12 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
 
 
 def _snapshot_notes(
-    snapshots: SnapshotStore, root: Path, basename: str, *, complete: bool
+    snapshots: SnapshotStore, root: Path, options_command: str, *, complete: bool
 ) -> list[str]:
     where = os.path.relpath(snapshots.file_path, root)
     notes = [
-        f"missing snapshot for {key}; create it with `doit {basename} --update-snapshots=create` "
+        f"missing snapshot for {key}; create it with "
+        f"`{options_command} --update-snapshots=create` "
         "(or ASTEST_UPDATE_SNAPSHOTS=create doit)"
         for key in snapshots.missing_keys
     ]

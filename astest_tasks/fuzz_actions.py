@@ -46,10 +46,16 @@ class FuzzRunRequest:
     override_kind: int = 0
     override_value: float = 0.0
     group: str = "astest:fuzz"  # the fuzz tasks' group: <task creator>:fuzz
+    command: str = "doit"  # what runs the tasks, for the hints: doit, or the astest command
+    options_command: str = "doit astest"  # how a hint gives an option: `doit astest --timeout 5`
 
     @property
     def task_name(self) -> str:
         return f"{self.group}:{self.mode}:{self.file_id}"
+
+    @property
+    def run_command(self) -> str:
+        return f"{self.command} {self.task_name}"
 
     @property
     def campaign(self) -> FuzzCampaign:
@@ -57,10 +63,11 @@ class FuzzRunRequest:
         return FuzzCampaign(self.runs, self.seed, self.seed_is_random, override)
 
 
-def replay_command(task_name: str, seed: int, runs: str = "1") -> str:
-    """One doit command that replays a campaign (a failing iteration: its seed, one run)."""
+def replay_command(run_command: str, seed: int, runs: str = "1") -> str:
+    """The command that replays a campaign (a failing iteration: its seed, one run). Options
+    go through the environment: doit reads task options only right after the creator's name."""
     runs_part = f"ASTEST_FUZZ_RUNS={runs} " if runs else ""
-    return f"ASTEST_FUZZ_SEED={seed} {runs_part}doit {task_name}"
+    return f"ASTEST_FUZZ_SEED={seed} {runs_part}{run_command}"
 
 
 def run_fuzz_file(request: dict[str, object], session: str) -> bool:
@@ -82,7 +89,8 @@ def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
     record = read_build_record(root, run.build_record_path)
     if record is None:
         build_task = f"{run.group}:build:{run.mode}:{run.file_id}"
-        details = f"no build record at {run.build_record_path}; build it with `doit {build_task}`"
+        build = f"{run.command} {build_task}"
+        details = f"no build record at {run.build_record_path}; build it with `{build}`"
         return _failed(run, session, "build", details, "")
     if not record.ok:
         details = record.diagnostics
@@ -108,14 +116,14 @@ def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
         stderr=guest.stderr,
         cwd=str(root),
         build_command=record.command,
-        repro_command=replay_command(run.task_name, run.seed, run.campaign.override.text),
+        repro_command=replay_command(run.run_command, run.seed, run.campaign.override.text),
     )
     crash_logs = _write_crash_records(run, root, crash, fuzzers)
     return FuzzResult(
         file=run.file_path,
         file_id=run.file_id,
         mode=run.mode,
-        task=run.task_name,
+        run_command=run.run_command,
         passed=not problem and all(fuzzer.ok for fuzzer in fuzzers),
         stage="run",
         seed=run.seed,
@@ -140,7 +148,8 @@ def _judge(
     if guest.timed_out:
         return (), (
             f"the campaign was stopped after {run.timeout_s:g} s of wall-clock time; if it is "
-            "merely long, raise the limit with `doit astest:fuzz --timeout SECONDS` or "
+            f"merely long, raise the limit with `{run.options_command} --timeout SECONDS "
+            f"{run.group}` or "
             "ASTEST_TIMEOUT, or run fewer iterations with ASTEST_FUZZ_RUNS"
         )
     if channel.over_limit:
@@ -193,7 +202,7 @@ def _write_crash_records(
                 **{
                     **vars(crash),
                     "error": message,
-                    "repro_command": replay_command(run.task_name, seed),
+                    "repro_command": replay_command(run.run_command, seed),
                 }
             )
             logs.append(write_fuzz_crash_record(root, run.crash_dir, own, fuzzer))
@@ -209,7 +218,7 @@ def _failed(
         file=run.file_path,
         file_id=run.file_id,
         mode=run.mode,
-        task=run.task_name,
+        run_command=run.run_command,
         passed=False,
         stage=stage,
         seed=run.seed,

@@ -32,7 +32,7 @@ class FuzzResult:
     error: str = ""  # the compiler's message, the crash, or why no report came
     output: str = ""  # the guest's plain stdout
     crash_records: tuple[str, ...] = ()  # .log files left in the crash folder
-    task: str = ""  # the fuzz task's full name, for the replay commands
+    run_command: str = ""  # the command that runs this campaign, for the replay commands
 
     @property
     def runs(self) -> int:
@@ -60,7 +60,7 @@ class FuzzResult:
             "error": self.error,
             "output": self.output,
             "crash_records": list(self.crash_records),
-            "task": self.task,
+            "run_command": self.run_command,
         }
         return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
@@ -85,7 +85,7 @@ class FuzzResult:
             error=str(data.get("error", "")),
             output=str(data.get("output", "")),
             crash_records=tuple(str(item) for item in data.get("crash_records", [])),
-            task=str(data.get("task", "")),
+            run_command=str(data.get("run_command", "")),
         )
 
 

@@ -33,10 +33,11 @@ class FuzzEntry:
     file: str
     result: str  # result file, relative to the project root
     group: str = "astest:fuzz"
+    command: str = "doit"
 
     @property
-    def task_name(self) -> str:
-        return f"{self.group}:{self.mode}:{self.file_id}"
+    def run_command(self) -> str:
+        return f"{self.command} {self.group}:{self.mode}:{self.file_id}"
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,8 @@ def _missing(entry: FuzzEntry, session: str) -> FuzzResult:
         duration_s=0.0,
         session=session,
         build_command="",
-        error=f"no result at {entry.result}; run `doit {entry.task_name}`",
-        task=entry.task_name,
+        error=f"no result at {entry.result}; run `{entry.run_command}`",
+        run_command=entry.run_command,
     )
 
 
@@ -114,14 +115,14 @@ def fuzz_totals(shown: Sequence[ShownFuzz]) -> str:
 
 
 def _failure_block(result: FuzzResult, palette: Palette) -> list[str]:
-    task = result.task or f"astest:fuzz:{result.mode}:{result.file_id}"
+    run = result.run_command or f"doit astest:fuzz:{result.mode}:{result.file_id}"
     header = f"{palette.badge(Status.FAILED)} {result.file} [{result.mode}]"
     lines = [header]
     if result.error:
         lines.extend(f"  {line}" for line in result.error.splitlines())
         if result.stage == "run":
             runs = result.runs_override
-            lines.append(f"  replay: {replay_command(task, result.seed, runs)}")
+            lines.append(f"  replay: {replay_command(run, result.seed, runs)}")
     for fuzzer in result.failed_fuzzers:
         lines.append(f"  {palette.paint(fuzzer.name, Fore.RED, Style.BRIGHT)}")
         assertion = fuzzer.assertion
@@ -144,7 +145,7 @@ def _failure_block(result: FuzzResult, palette: Palette) -> list[str]:
             first = fuzzer.failures[0]
             if first.input:
                 lines.append(f"    first failing input: {first.input}")
-            lines.append(f"    repro (one run): {replay_command(task, first.seed)}")
+            lines.append(f"    repro (one run): {replay_command(run, first.seed)}")
     for record in result.crash_records:
         lines.append(f"  crash record: {record}")
     return lines

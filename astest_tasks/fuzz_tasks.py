@@ -17,20 +17,22 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from doit.task import clean_targets
+
 from astest_tasks.actions import build_spec
 from astest_tasks.cache_keys import build_file_deps, build_key
+from astest_tasks.cleaning import fuzz_leftovers, remove_files
 from astest_tasks.compiler import BuildRequest
 from astest_tasks.config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
 from astest_tasks.discovery import Spec, discover_specs
-from astest_tasks.doit_argv import doit_command, names_tasks_under
+from astest_tasks.doit_argv import default_tasks, doit_command, names_tasks_under
 from astest_tasks.fuzz_actions import FuzzRunRequest, run_fuzz_file
-from astest_tasks.fuzz_results import read_fuzz_result
 from astest_tasks.fuzz_runs import RunsOverride, parse_runs_override, parse_seed, random_seed
 from astest_tasks.fuzz_summary import FuzzEntry, show_fuzz_summary_from_worker, summarize_fuzz
 from astest_tasks.imports import ImportScanCache, scan_imports
 from astest_tasks.layout import doit_paths
-from astest_tasks.pending_imports import drop_missing_imports
-from astest_tasks.task_checks import Always, InputsChanged
+from astest_tasks.pending_imports import PendingImports
+from astest_tasks.task_checks import Always, InputsChanged, LastFuzzPassed
 from astest_tasks.toolchain import Toolchain, warn_once
 from astest_tasks.version import __version__
 
@@ -84,12 +86,17 @@ def fuzz_tasks_wanted(with_tests: bool, arguments: Sequence[str], group: str) ->
     doit runs every task when the command line names none and the dodo sets no
     ``default_tasks``, so a fuzz group that merely exists would run on every plain ``doit``.
     The tasks are therefore made only when wanted: with ``--fuzz``, when the command line names
-    them (``doit astest:fuzz``, ``doit astest:fuzz:wasi:math``), and for every command that
-    does not run tasks (``list``, ``info``, ``clean``, ``forget``, …), so they stay visible.
+    them (``doit astest:fuzz``, ``doit astest:fuzz:wasi:math``) or the dodo's
+    ``default_tasks`` do, and for every command that does not run tasks (``list``, ``info``,
+    ``clean``, ``forget``, …), so they stay visible.
     """
     if with_tests or doit_command(arguments) != "run":
         return True
-    return names_tasks_under(arguments, group, f"{group}:summary")
+    example = f"{group}:summary"
+    # A plain `doit` runs the dodo's default_tasks, which may name the fuzz group.
+    return names_tasks_under(arguments, group, example) or names_tasks_under(
+        default_tasks(arguments), group, example
+    )
 
 
 def fuzz_mode(mode: ModeSettings) -> ModeSettings:
@@ -115,6 +122,9 @@ def fuzz_tasks(
     session: str,
     group: str = "astest:fuzz",
     task_dep: Sequence[str] = (),
+    setup: Sequence[str] = (),
+    command: str = "doit",
+    options_command: str = "doit astest",
 ) -> FuzzPlan:
     plan = FuzzPlan(tasks=[], run_tasks=[], entries=[])
     files = discover_specs(root, settings.input_patterns, FUZZ_SUFFIX)
@@ -152,10 +162,14 @@ def fuzz_tasks(
                 override_kind=int(options.override.kind),
                 override_value=options.override.value,
                 group=group,
+                command=command,
+                options_command=options_command,
             )
-            plan.tasks.append(_run_task(root, request, session))
+            plan.tasks.append({**_run_task(root, request, session), "setup": list(setup)})
             plan.run_tasks.append(request.task_name)
-            entry = FuzzEntry(mode.name, target.spec_id, target.path, paths["result"], group)
+            entry = FuzzEntry(
+                mode.name, target.spec_id, target.path, paths["result"], group, command
+            )
             plan.entries.append(entry)
     summary = {"project_root": str(root), "entries": [asdict(entry) for entry in plan.entries]}
     plan.tasks.append(
@@ -217,7 +231,7 @@ def _build_task(
         "targets": doit_paths(root, targets),
         "uptodate": [
             InputsChanged("build", build_key(mode, target, toolchain)),
-            (drop_missing_imports, [doit_paths(root, scan.missing)]),
+            PendingImports([doit_paths(root, candidates) for candidates in scan.missing]),
         ],
         "clean": True,
         "meta": _meta("fuzz-build", group, mode.name, target),
@@ -233,15 +247,22 @@ def _run_task(root: Path, request: FuzzRunRequest, session: str) -> dict[str, An
         "actions": [(run_fuzz_file, [asdict(request), session])],
         "file_dep": doit_paths(root, [request.build_record_path]),
         "targets": doit_paths(root, [request.result_path]),
+        # The result, and the crash records of the campaign and its failing fuzzers.
+        "clean": [
+            clean_targets,
+            (
+                remove_files,
+                [str(root), fuzz_leftovers(request.crash_dir, request.file_id, request.mode)],
+            ),
+        ],
         "uptodate": [
             InputsChanged("fuzz", _run_key(request)),
-            (last_fuzz_passed, [str(root), request.result_path]),
+            LastFuzzPassed(str(root), request.result_path),
             Always(
                 not request.seed_is_random,
                 "the seed is random: a campaign with a random seed always runs",
             ),
         ],
-        "clean": True,
         "meta": {
             "astest": {
                 "kind": "fuzz",
@@ -270,9 +291,3 @@ def _run_key(request: FuzzRunRequest) -> dict[str, Any]:
         "override": [request.override_kind, request.override_value],
         "limits": [request.timeout_s, request.memory_limit_mib, request.output_limit_mib],
     }
-
-
-def last_fuzz_passed(project_root: str, result_path: str) -> bool:
-    """doit ``uptodate`` check: a failed or missing campaign always runs again."""
-    result = read_fuzz_result(Path(project_root) / result_path)
-    return result is not None and result.passed

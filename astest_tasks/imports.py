@@ -30,9 +30,9 @@ _BARE_IMPORT = re.compile(r"""\bimport\s*["']([^"'\n]+)["']""")
 class ImportScan:
     local_files: tuple[str, ...]  # posix paths relative to the project root, the spec included
     packages: tuple[str, ...]  # npm package names imported anywhere in those files
-    # Relative imports that resolve to no file yet, as the path asc would read first: a file
-    # another doit task generates (its target), or a broken import asc will report.
-    missing: tuple[str, ...] = ()
+    # Relative imports that resolve to no file yet, each as the paths asc would try (x.ts,
+    # x/index.ts): a file another doit task generates (its target), or a broken import.
+    missing: tuple[tuple[str, ...], ...] = ()
 
 
 class ImportScanCache:
@@ -105,7 +105,7 @@ def scan_imports(
     """Follow relative imports from ``spec_path`` (relative to ``project_root``)."""
     seen: set[str] = set()
     packages: set[str] = set()
-    missing: set[str] = set()
+    missing: set[tuple[str, ...]] = set()
     pending = [posixpath.normpath(spec_path)]
     while pending:
         current = pending.pop()
@@ -117,7 +117,7 @@ def scan_imports(
             if specifier.startswith("."):
                 resolved = _resolve_relative(project_root, posixpath.dirname(current), specifier)
                 if resolved is None:
-                    missing.add(_first_candidate(posixpath.dirname(current), specifier))
+                    missing.add(tuple(_candidates(posixpath.dirname(current), specifier)))
                 elif resolved not in seen:
                     pending.append(resolved)
             elif not specifier.startswith("~lib/"):
@@ -125,7 +125,7 @@ def scan_imports(
     return ImportScan(
         local_files=tuple(sorted(seen)),
         packages=tuple(sorted(packages)),
-        missing=tuple(sorted(missing - seen)),
+        missing=tuple(sorted(missing)),
     )
 
 
@@ -162,10 +162,6 @@ def _candidates(directory: str, specifier: str) -> list[str]:
     if base.endswith(".ts"):
         candidates.insert(0, base)
     return candidates
-
-
-def _first_candidate(directory: str, specifier: str) -> str:
-    return _candidates(directory, specifier)[0]
 
 
 def _resolve_relative(project_root: Path, directory: str, specifier: str) -> str | None:

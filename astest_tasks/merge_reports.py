@@ -23,12 +23,12 @@ from astest_tasks.summary import print_summary, write_reports
 def merge_reports(reports: Sequence[Path], output_dir: Path) -> int:
     shown: list[Shown] = []
     owner: dict[tuple[str, str], Path] = {}
-    shards: dict[Path, tuple[int, int]] = {}
+    shards: dict[Path, tuple[int, int, int]] = {}
     for path in reports:
         document = _load(path)
         shard = document.get("shard")
         if isinstance(shard, dict):
-            shards[path] = (int(shard["index"]), int(shard["count"]))
+            shards[path] = (int(shard["index"]), int(shard["count"]), int(shard.get("pairs", -1)))
         for entry in document["specs"]:
             result = _result(path, entry)
             key = (result.mode, result.spec_id)
@@ -39,7 +39,7 @@ def merge_reports(reports: Sequence[Path], output_dir: Path) -> int:
                 )
             owner[key] = path
             shown.append(Shown(result=result, cached=bool(entry.get("cached"))))
-    _check_shards(reports, shards)
+    _check_shards(reports, shards, len(shown))
     passed = write_reports(output_dir / "report.json", shown)
     print_summary(shown)
     return 0 if passed else 1
@@ -68,22 +68,31 @@ def _result(path: Path, entry: object) -> SpecResult:
         ) from None
 
 
-def _shard_name(shard: tuple[int, int] | None) -> str:
+def _shard_name(shard: tuple[int, int, int] | None) -> str:
     return "not a shard" if shard is None else f"{shard[0]}/{shard[1]}"
 
 
-def _check_shards(reports: Sequence[Path], shards: dict[Path, tuple[int, int]]) -> None:
+def _check_shards(
+    reports: Sequence[Path], shards: dict[Path, tuple[int, int, int]], merged: int
+) -> None:
     if not shards:
         return
-    counts = {count for _, count in shards.values()}
+    counts = {count for _, count, _ in shards.values()}
     if len(counts) > 1 or len(shards) != len(reports):
         described = ", ".join(f"{path} ({_shard_name(shards.get(path))})" for path in reports)
         raise UserError(f"the reports are not shards of one split: {described}")
     (count,) = counts
-    missing = sorted(set(range(1, count + 1)) - {index for index, _ in shards.values()})
+    missing = sorted(set(range(1, count + 1)) - {index for index, _, _ in shards.values()})
     if missing:
         names = ", ".join(f"{index}/{count}" for index in missing)
         raise UserError(
             f"shard {names} is missing: the merged totals would leave its specs out; fix: give "
             f"the report.json of every shard 1/{count} to {count}/{count}"
+        )
+    pairs = {total for _, _, total in shards.values()}
+    if len(pairs) > 1 or merged not in pairs:
+        raise UserError(
+            f"the shards hold {merged} (mode, spec) pairs, but they were cut from selections of "
+            f"{' and '.join(str(p) for p in sorted(pairs))}: a shard ran with other modes, specs "
+            "or config; fix: run every shard with the same options but --shard"
         )

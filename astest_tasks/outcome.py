@@ -22,7 +22,7 @@ class RunVerdictInput:
     spec_basename: str
     timeout_s: float
     memory_limit_mib: float = 1024
-    task_basename: str = "astest"  # how the fixes name the task creator
+    options_command: str = "doit astest"  # how the fixes give an option: `doit astest --x`
 
 
 def decide_suites(
@@ -49,7 +49,7 @@ def decide_suites(
         title = f"test runtime timed out after {spec.timeout_s:g} s"
         details = _join(
             f"the spec was stopped after {spec.timeout_s:g} s of wall-clock time; if it is "
-            f"merely slow, raise the limit with `doit {spec.task_basename} --timeout SECONDS` or "
+            f"merely slow, raise the limit with `{spec.options_command} --timeout SECONDS` or "
             "ASTEST_TIMEOUT",
             _overrun_note(run, spec.timeout_s),
             progress,
@@ -61,7 +61,7 @@ def decide_suites(
         details = _join(
             f"it wrote more than {limit} MiB to stdout (frames and plain output) and was stopped "
             "there; if it really needs more, raise the limit with "
-            f"`doit {spec.task_basename} --output-limit MIB` or ASTEST_OUTPUT_LIMIT",
+            f"`{spec.options_command} --output-limit MIB` or ASTEST_OUTPUT_LIMIT",
             progress,
         )
         return _append(suites, spec, title, details, stdout, stderr), title
@@ -71,7 +71,7 @@ def decide_suites(
         details = _join(
             f"its memory could not grow past the limit of {limit} MiB, and it failed there; if "
             "it really needs more, raise the limit with "
-            f"`doit {spec.task_basename} --memory-limit MIB` or ASTEST_MEMORY_LIMIT",
+            f"`{spec.options_command} --memory-limit MIB` or ASTEST_MEMORY_LIMIT",
             _exit_note(run),
             progress,
         )

@@ -61,7 +61,7 @@ class AstestLoader(TaskLoader2):  # type: ignore[misc]  # doit is untyped
         return dict(DOIT_CONFIG)
 
     def load_tasks(self, cmd: Any, pos_args: list[str]) -> list[Any]:
-        creator = make_astest_tasks(".")
+        creator = make_astest_tasks(".", command="astest")
         task_opts = dict(self.task_opts or {})
         if self._options:
             task_opts[BASENAME] = {

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
 
+from astest_tasks.doit_argv import dodo_config
 from astest_tasks.errors import UserError
 
 DEFAULT_STATE_FILE = ".doit.db"  # doit's own default for --db-file
@@ -23,13 +24,14 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def state_file_from_argv(arguments: Sequence[str]) -> str:
-    """The state file doit will open: its ``--db-file`` option, else doit's default."""
+    """The state file doit will open: its ``--db-file`` option, else the dodo's ``dep_file``
+    (when DOIT_CONFIG is defined before the task creator is made), else doit's default."""
     for index, word in enumerate(arguments):
         if word == "--db-file" and index + 1 < len(arguments):
             return arguments[index + 1]
         if word.startswith("--db-file="):
             return word.removeprefix("--db-file=")
-    return DEFAULT_STATE_FILE
+    return str(dodo_config(arguments).get("dep_file") or DEFAULT_STATE_FILE)
 
 
 def check_state_file(path: Path) -> None:

@@ -45,6 +45,7 @@ class SummaryEntry:
     target: str
     result: str  # result file, relative to the project root
     run_task: str = ""  # the run task's full name, for the hint when the result is missing
+    command: str = "doit"  # what runs it
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,8 @@ class SummaryPlan:
     suite_selectors: tuple[str, ...] = ()
     fuzz_entries: tuple[FuzzEntry, ...] = ()  # campaigns the run includes (--fuzz)
     coverage: tuple[CoverageTarget, ...] = ()  # the selected modes that have coverage on
-    shard: tuple[int, int] | None = None  # (k, N) when this run is one shard of N
+    # (k, N, pairs) when this run is shard k of N, of a selection of `pairs` (mode, spec) pairs
+    shard: tuple[int, int, int] | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -90,9 +92,9 @@ class SummaryPlan:
         )
 
 
-def _shard(value: object) -> tuple[int, int] | None:
-    if isinstance(value, list) and len(value) == 2:
-        return int(value[0]), int(value[1])
+def _shard(value: object) -> tuple[int, int, int] | None:
+    if isinstance(value, list) and len(value) == 3:
+        return int(value[0]), int(value[1]), int(value[2])
     return None
 
 
@@ -120,7 +122,7 @@ def write_reports(
     report: Path,
     shown: list[Shown],
     coverage: CoverageOutcome | None = None,
-    shard: tuple[int, int] | None = None,
+    shard: tuple[int, int, int] | None = None,
 ) -> bool:
     """report.json, and beside it the same results as JUnit XML and TAP (where as-test puts
     it), for CI; True when nothing failed."""
@@ -205,8 +207,8 @@ def _load(root: Path, entry: SummaryEntry, session: str) -> Shown:
 
 def _missing_result(entry: SummaryEntry, session: str) -> SpecResult:
     details = (
-        f"no result at {entry.result}; run `doit {entry.run_task}` (or `doit forget "
-        f"{entry.run_task}` if the file was deleted behind doit's back)"
+        f"no result at {entry.result}; run `{entry.command} {entry.run_task}` (or "
+        f"`{entry.command} forget {entry.run_task}` if the file was deleted behind doit's back)"
     )
     who = SpecIdentity(spec=entry.spec, spec_id=entry.spec_id, mode=entry.mode, target=entry.target)
     return failure_result(who, session, Stage.RUN, "no result", details, "")
@@ -215,7 +217,7 @@ def _missing_result(entry: SummaryEntry, session: str) -> SpecResult:
 def _report_json(
     shown: list[Shown],
     coverage: CoverageOutcome | None = None,
-    shard: tuple[int, int] | None = None,
+    shard: tuple[int, int, int] | None = None,
 ) -> str:
     specs = []
     for item in shown:
@@ -254,5 +256,6 @@ def _report_json(
     if coverage is not None:
         document["coverage"] = coverage_report_json(coverage)
     if shard is not None:
-        document["shard"] = {"index": shard[0], "count": shard[1]}
+        # `pairs`: how many (mode, spec) pairs all N shards hold together; the merge checks it.
+        document["shard"] = {"index": shard[0], "count": shard[1], "pairs": shard[2]}
     return json.dumps(document, indent=2) + "\n"

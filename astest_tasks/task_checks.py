@@ -113,3 +113,28 @@ class SnapshotsUnchanged:
 
     def __str__(self) -> str:
         return f"a snapshot file changed since the last run ({', '.join(self.paths)})"
+
+
+class LastFuzzPassed:
+    """A failed or missing fuzz campaign always runs again (a pinned seed's cache)."""
+
+    def __init__(self, project_root: str, result_path: str) -> None:
+        self.project_root = project_root
+        self.result_path = result_path
+        self.reason = ""
+
+    def __call__(self) -> bool:
+        from astest_tasks.fuzz_results import read_fuzz_result
+
+        result = read_fuzz_result(Path(self.project_root) / self.result_path)
+        if result is None:
+            self.reason = f"there is no readable fuzz result at {self.result_path}"
+            return False
+        if not result.passed:
+            failed = ", ".join(f.name for f in result.failed_fuzzers) or result.error
+            self.reason = f"the last campaign failed ({failed}), and a failed one always runs again"
+            return False
+        return True
+
+    def __str__(self) -> str:
+        return self.reason or f"the last fuzz result at {self.result_path} is checked"

@@ -19,6 +19,7 @@ from doit import task_params
 from doit.exceptions import InvalidDodoFile, InvalidTask
 
 from astest_tasks.coverage_switch import parse_coverage_switch
+from astest_tasks.doit_argv import doit_command
 from astest_tasks.errors import UserError
 from astest_tasks.selection import split_selectors
 from astest_tasks.snapshots import SnapshotUpdate
@@ -58,13 +59,15 @@ def make_astest_tasks(
     basename: str = BASENAME,
     task_dep: Sequence[str] = (),
     setup: Sequence[str] = (),
+    command: str = "doit",
 ) -> AstestTasks:
     """Tasks for the as-test project in ``project_dir`` (relative to the dodo's folder).
 
     ``config_path``, ``modes`` and ``specs`` pin the config file, the modes and the specs of
     this instance (the matching options still override them on the command line);
     ``basename`` names its tasks (``<basename>:run:<mode>:<spec>``); ``task_dep`` is added to
-    every build (a code generator that must run first) and ``setup`` to every run.
+    every build (a code generator that must run first) and ``setup`` to every run. ``command``
+    is how hints and repro lines name the program that runs the tasks.
     """
     if not basename or not set(basename) <= _NAME_CHARACTERS:
         raise InvalidDodoFile(
@@ -87,13 +90,17 @@ def make_astest_tasks(
     }
     options = task_options(pinned)
     defaults = option_defaults(options)
-    pipeline = Pipeline(basename=basename, task_dep=tuple(task_dep), setup=tuple(setup))
+    pipeline = Pipeline(
+        basename=basename, task_dep=tuple(task_dep), setup=tuple(setup), command=command
+    )
+    longs = {f"--{option['long']}": option for option in options}
 
     def create_doit_tasks(**given: Any) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
         values = {**defaults, **given}
         root = (Path.cwd() / project_dir).resolve()
         try:
+            _check_option_placement(sys.argv[1:], pipeline, longs)
             tasks = list(
                 create_tasks(
                     root,
@@ -124,6 +131,32 @@ def make_astest_tasks(
         basename=basename,
         options=tuple(options),
     )
+
+
+def _check_option_placement(
+    arguments: Sequence[str], pipeline: Pipeline, longs: dict[str, dict[str, Any]]
+) -> None:
+    """doit hands options to a task creator only right after the creator's own name
+    (``doit astest --fuzz-seed 5 astest:fuzz``); after one of its tasks' names it parses and
+    drops them without a word, and the run would silently use the defaults."""
+    if pipeline.command != "doit" or doit_command(arguments) != "run":
+        return
+    for index in range(1, len(arguments)):
+        previous, word = arguments[index - 1], arguments[index]
+        option = longs.get(word.split("=", 1)[0])
+        if option is None or not previous.startswith(f"{pipeline.basename}:"):
+            continue
+        given = word
+        following = arguments[index + 1] if index + 1 < len(arguments) else ""
+        if "=" not in word and option["type"] is not bool and not following.startswith("-"):
+            given = f"{word} {following}".rstrip()
+        variable = option.get("env_var")
+        alternative = f", or set {variable}" if variable else ""
+        raise UserError(
+            f"{given} after {previous} is not read by doit: the options of these tasks go right "
+            f"after `{pipeline.basename}`; fix: `doit {pipeline.basename} {given} {previous}`"
+            f"{alternative}"
+        )
 
 
 task_astest = make_astest_tasks()

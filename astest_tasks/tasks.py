@@ -48,7 +48,7 @@ from astest_tasks.interrupts import unwind_on_sigterm
 from astest_tasks.layout import SpecFiles, doit_paths, output_root, spec_files
 from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, parse_per_mode
 from astest_tasks.output_folders import check_output_folders
-from astest_tasks.pending_imports import drop_missing_imports
+from astest_tasks.pending_imports import PendingImports
 from astest_tasks.project_lock import lock_project
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
@@ -87,6 +87,15 @@ class Pipeline:
     setup: tuple[str, ...] = ()  # the user's tasks every run sets up
     shard: Shard | None = None
     shard_durations: str = ""  # a report.json whose durations balance the shards
+    command: str = "doit"  # what runs the tasks, as the hints write it (or "astest")
+
+    @property
+    def options_command(self) -> str:
+        """How a hint gives one of our options: ``doit astest --timeout 30``; the astest
+        command takes them directly, ``astest --timeout 30``."""
+        if self.command != "doit" and self.basename == BASENAME:
+            return self.command
+        return f"{self.command} {self.basename}"
 
     def sharded(self, shard: str, durations: str) -> Pipeline:
         parsed = Shard.parse(shard)
@@ -133,7 +142,7 @@ def create_tasks(
     if not modes:
         raise UserError(
             f'{config_path}: every mode has "default": false, so a plain run selects none; '
-            f"fix: choose modes with `doit {pipeline.basename} --mode NAME` or ASTEST_MODE=NAME"
+            f"fix: choose modes with `{pipeline.options_command} --mode NAME` or ASTEST_MODE=NAME"
         )
     toolchain = load_toolchain(project_root, need_wasi_shim=any(m.target == "wasi" for m in modes))
     combination = version_combination_warning(
@@ -150,7 +159,13 @@ def create_tasks(
     specs_by_mode = {
         name: select_specs(specs, spec_selectors, name) for name, specs in specs_by_mode.items()
     }
+    suite_pairs = sum(len(specs) for specs in specs_by_mode.values())
     if pipeline.shard is not None:
+        if fuzz is not None and fuzz.with_tests:
+            raise UserError(
+                "--fuzz with --shard: fuzz campaigns are not split into shards, and every shard "
+                "would run them all; fix: run `doit astest:fuzz` in one CI job of its own"
+            )
         specs_by_mode = _shard_of(project_root, specs_by_mode, pipeline)
     runtimes = {mode.name: _runtime_of(project_root, config_path, mode) for mode in modes}
     yield from _runner_tasks(project_root, runtimes.values(), pipeline)
@@ -185,6 +200,7 @@ def create_tasks(
                     target=mode.target,
                     result=files.result,
                     run_task=run_tasks[-1],
+                    command=pipeline.command,
                 )
             )
     fuzzing = _fuzz_plan(project_root, config, modes, toolchain, scan_cache, invocation, fuzz)
@@ -208,6 +224,7 @@ def create_tasks(
         fuzz_entries=fuzz_entries,
         coverage_targets=coverage_targets,
         pipeline=pipeline,
+        suite_pairs=suite_pairs,
     )
 
 
@@ -270,6 +287,9 @@ def _fuzz_plan(
         invocation.session,
         group=group,
         task_dep=invocation.pipeline.task_dep,
+        setup=invocation.pipeline.setup,
+        command=invocation.pipeline.command,
+        options_command=invocation.pipeline.options_command,
     )
 
 
@@ -310,7 +330,7 @@ def _build_task(
         "task_dep": list(pipeline.task_dep),
         "uptodate": [
             InputsChanged("build", build_key(mode, spec, toolchain)),
-            (drop_missing_imports, [doit_paths(root, scan.missing)]),
+            PendingImports([doit_paths(root, candidates) for candidates in scan.missing]),
         ],
         "clean": True,
         "meta": pipeline.meta(
@@ -423,6 +443,8 @@ def _run_task(
         else "",
         headful=invocation.headful or (isinstance(runtime, BrowserRuntime) and runtime.headful),
         task_basename=invocation.pipeline.basename,
+        command=invocation.pipeline.command,
+        options_command=invocation.pipeline.options_command,
     )
     file_dep = [files.build_record]  # also orders the run after its build
     file_dep += _runtime_files(root, runtime)
@@ -499,8 +521,10 @@ def _summary_task(
     fuzz_entries: Sequence[FuzzEntry] = (),
     coverage_targets: Sequence[CoverageTarget] = (),
     pipeline: Pipeline = Pipeline(),
+    suite_pairs: int = 0,
 ) -> dict[str, Any]:
     report_path = posixpath.join(pipeline.report_dir(config), "report.json")
+    shard = pipeline.shard
     plan = SummaryPlan(
         project_root=str(root),
         report_path=report_path,
@@ -508,7 +532,7 @@ def _summary_task(
         suite_selectors=tuple(suite_selectors),
         fuzz_entries=tuple(fuzz_entries),
         coverage=tuple(coverage_targets),
-        shard=(pipeline.shard.index, pipeline.shard.count) if pipeline.shard else None,
+        shard=(shard.index, shard.count, suite_pairs) if shard else None,
     )
     coverage_dirs = [t.directory for t in coverage_targets if t.directory is not None]
     return {

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.actions import RunRequest
-from astest_tasks.cleaning import remove_files, run_leftovers, summary_leftovers
+from astest_tasks.cleaning import fuzz_leftovers, remove_files, run_leftovers, summary_leftovers
 
 
 def test_leftovers_of_a_run_and_of_the_summary() -> None:
@@ -53,3 +53,23 @@ def test_remove_files_takes_only_what_is_listed(
     left = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert left == ["cov/keep.txt", "cov/lcov.info"]
     assert "removing file 'report.json'" in capsys.readouterr().out
+
+
+def test_fuzz_leftovers_cover_the_campaign_and_its_fuzzers(tmp_path: Path) -> None:
+    crashes = tmp_path / "c"
+    crashes.mkdir()
+    for name in (
+        "deep__m.fuzz.wasi.json",
+        "deep__m.fuzz.wasi.add-works.log",
+        "other.fuzz.wasi.log",
+    ):
+        (crashes / name).write_text("x")
+    remove_files(str(tmp_path), fuzz_leftovers("c", "deep/m", "wasi"), dryrun=False)
+    assert [p.name for p in crashes.iterdir()] == ["other.fuzz.wasi.log"]
+
+
+def test_names_with_glob_characters_are_taken_literally(tmp_path: Path) -> None:
+    (tmp_path / "[x].json").write_text("x")
+    (tmp_path / "x.json").write_text("x")
+    remove_files(str(tmp_path), summary_leftovers("[x].json", []), dryrun=False)
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]

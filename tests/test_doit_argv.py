@@ -14,7 +14,10 @@ from astest_tasks.doit_argv import doit_command, names_tasks_under
         (["-n", "2"], "run"),
         (["astest:fuzz"], "run"),
         (["list", "--all"], "list"),
-        (["--db-file", "x", "clean", "astest"], "clean"),
+        (["clean", "--db-file", "x", "astest"], "clean"),
+        (["--db-file", "x", "clean"], "run"),  # doit itself reads the command first
+        (["astest", "--spec", "info"], "run"),  # a spec named "info" is not the command
+        (["verbose=1", "list"], "list"),  # doit drops its variables first
     ],
 )
 def test_the_command(argv: list[str], command: str) -> None:

@@ -71,10 +71,11 @@ def test_every_other_end_is_a_failure_that_says_why(
     assert fuzzers == () and says in problem
 
 
-def test_replay_commands() -> None:
-    assert replay_command("astest:fuzz:wasi:a", 5) == (
+def test_replay_commands_name_the_program_that_runs_the_tasks() -> None:
+    assert replay_command(REQUEST.run_command, 5) == (
         "ASTEST_FUZZ_SEED=5 ASTEST_FUZZ_RUNS=1 doit astest:fuzz:wasi:a"
     )
-    assert (
-        replay_command("astest:fuzz:wasi:a", 5, "") == "ASTEST_FUZZ_SEED=5 doit astest:fuzz:wasi:a"
+    standalone = FuzzRunRequest(**{**vars(REQUEST), "command": "astest", "group": "web:fuzz"})
+    assert replay_command(standalone.run_command, 5, "") == (
+        "ASTEST_FUZZ_SEED=5 astest web:fuzz:wasi:a"
     )

@@ -117,7 +117,10 @@ def test_missing_import_targets_are_kept_apart_as_the_path_asc_reads_first(
     assert scan_imports(tmp_path, SPEC) == ImportScan(
         local_files=(SPEC,),
         packages=(),
-        missing=("assembly/__tests__/gone.ts", "assembly/nowhere/index.ts"),
+        missing=(
+            ("assembly/__tests__/gone.ts", "assembly/__tests__/gone/index.ts"),
+            ("assembly/nowhere/index.ts", "assembly/nowhere/index/index.ts"),
+        ),
     )
 
 

@@ -14,7 +14,7 @@ from astest_tasks.results import SpecIdentity, Stage, failure_result
 from astest_tasks.summary import write_reports
 
 
-def shard_report(folder: Path, specs: list[str], shard: tuple[int, int] | None) -> Path:
+def shard_report(folder: Path, specs: list[str], shard: tuple[int, int, int] | None) -> Path:
     shown = [
         Shown(
             failure_result(
@@ -31,8 +31,8 @@ def shard_report(folder: Path, specs: list[str], shard: tuple[int, int] | None) 
 def test_merged_shards_print_one_summary_and_fail_like_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    first = shard_report(tmp_path / "1", ["a", "b"], (1, 2))
-    second = shard_report(tmp_path / "2", ["c"], (2, 2))
+    first = shard_report(tmp_path / "1", ["a", "b"], (1, 2, 3))
+    second = shard_report(tmp_path / "2", ["c"], (2, 2, 3))
     assert merge_reports([first, second], tmp_path / "merged") == 1
     out = capsys.readouterr().out
     assert out.rstrip().splitlines()[-1] == "tests: 0 passed, 3 failed, 0 skipped"
@@ -44,14 +44,17 @@ def test_merged_shards_print_one_summary_and_fail_like_the_run(
 @pytest.mark.parametrize(
     ("layout", "says"),
     [
-        ([(["a"], (1, 2))], "shard 2/2 is missing"),
-        ([(["a"], (1, 2)), (["a"], (2, 2))], "is in both"),
-        ([(["a"], (1, 2)), (["b"], (1, 3))], "not shards of one split"),
-        ([(["a"], (1, 2)), (["b"], None)], "not shards of one split"),
+        ([(["a"], (1, 2, 2))], "shard 2/2 is missing"),
+        ([(["a"], (1, 2, 2)), (["a"], (2, 2, 2))], "is in both"),
+        ([(["a"], (1, 2, 2)), (["b"], (1, 3, 2))], "not shards of one split"),
+        ([(["a"], (1, 2, 2)), (["b"], None)], "not shards of one split"),
+        # a shard run with a narrower --spec: the pairs do not add up
+        ([(["a", "b"], (1, 2, 3)), (["c"], (2, 2, 4))], "cut from selections of 3 and 4"),
+        ([(["a"], (1, 2, 3)), (["c"], (2, 2, 3))], "the shards hold 2"),
     ],
 )
 def test_reports_that_do_not_add_up_are_refused(
-    tmp_path: Path, layout: list[tuple[list[str], tuple[int, int] | None]], says: str
+    tmp_path: Path, layout: list[tuple[list[str], tuple[int, int, int] | None]], says: str
 ) -> None:
     reports = [
         shard_report(tmp_path / str(i), specs, shard) for i, (specs, shard) in enumerate(layout)

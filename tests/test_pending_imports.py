@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.pending_imports import drop_missing_imports
+from astest_tasks.pending_imports import PendingImports
 
 
 class FakeTask:
@@ -14,20 +14,24 @@ class FakeTask:
         self.file_dep = file_dep
 
 
-def test_a_generated_module_stays_a_dependency(
+def test_a_generated_module_stays_a_dependency_and_its_other_candidate_goes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "gen.ts").write_text("export const A = 1;\n")
-    task = FakeTask({"spec.ts", "gen.ts"})
-    assert drop_missing_imports(task, {}, ["gen.ts"]) is None  # no opinion: files decide
-    assert task.file_dep == {"spec.ts", "gen.ts"}
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen/index.ts").write_text("export const A = 1;\n")
+    task = FakeTask({"spec.ts", "gen.ts", "gen/index.ts"})
+    check = PendingImports([["gen.ts", "gen/index.ts"]])
+    assert check(task, {}) is None  # no opinion: the file checks decide
+    assert task.file_dep == {"spec.ts", "gen/index.ts"}
 
 
 def test_a_broken_import_is_dropped_and_the_build_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    task = FakeTask({"spec.ts", "gone.ts"})
-    assert drop_missing_imports(task, {}, ["gone.ts"]) is False
+    task = FakeTask({"spec.ts", "gone.ts", "gone/index.ts"})
+    check = PendingImports([["gone.ts", "gone/index.ts"]])
+    assert check(task, {}) is False
     assert task.file_dep == {"spec.ts"}
+    assert str(check) == "an import resolves to no file: gone.ts"

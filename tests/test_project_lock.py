@@ -58,7 +58,7 @@ def test_the_same_process_may_create_tasks_twice(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "argv", [["list"], ["info", "astest:summary"], ["--db-file", "x", "list"], ["help", "astest"]]
+    "argv", [["list"], ["info", "astest:summary"], ["list", "--db-file", "x"], ["help", "astest"]]
 )
 def test_commands_that_only_read_take_no_lock(tmp_path: Path, argv: list[str]) -> None:
     lock = tmp_path / "project.lock"

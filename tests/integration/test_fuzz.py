@@ -164,3 +164,45 @@ def test_fuzz_joins_the_plain_run_when_asked_and_the_tests_line_stays_last(
     assert "fuzz: 1 passed, 2 failed, 450 runs" in run.stdout
     assert run.last_line == "tests: 1 passed, 0 failed, 0 skipped"
     assert project.doit("astest", "--fuzz", env={"ASTEST_FUZZ_SEED": SEED}).exit_code == 1
+
+
+def test_clean_removes_the_campaigns_outputs_and_crash_records(
+    fuzzed: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(fuzzed[0], tmp_path)
+    crashes = project.root / ".as-test/crashes/default"
+    assert any(crashes.glob("buggy.fuzz.default.*"))
+    run = project.doit("clean", "astest:fuzz")
+    assert run.exit_code == 0, run.stderr
+    assert not list((project.root / ".as-test/build/default/fuzz").glob("*"))
+    assert not any(crashes.glob("*.fuzz.*")), "the fuzz crash records go too"
+    assert (project.root / "assembly/__fuzz__/buggy.fuzz.ts").is_file()
+
+
+def test_an_option_after_a_fuzz_task_name_is_an_error_not_a_silent_default(
+    fuzzed: tuple[Project, DoitRun],
+) -> None:
+    run = fuzzed[0].doit("astest:fuzz", "--fuzz-seed", "5")
+    assert run.exit_code == 3 and "Traceback" not in run.stderr
+    assert "fix: `doit astest --fuzz-seed 5 astest:fuzz`, or set ASTEST_FUZZ_SEED" in run.stderr
+
+
+def test_default_tasks_may_name_the_fuzz_group(tmp_path: Path) -> None:
+    project = copy_project("fuzz", tmp_path)
+    dodo = project.root / "dodo.py"
+    dodo.write_text(
+        dodo.read_text().replace(
+            '{"backend": "sqlite3"}',
+            '{"backend": "sqlite3", "default_tasks": ["astest", "astest:fuzz"]}',
+        )
+    )
+    run = project.doit(env={"ASTEST_FUZZ_SEED": SEED})
+    assert run.exit_code == 1, run.stdout + run.stderr  # the buggy campaign fails
+    assert "astest:fuzz:default:sound" in run.executed
+    assert run.last_line == "fuzz: 1 passed, 2 failed, 450 runs"
+
+
+def test_info_says_why_a_campaign_runs(fuzzed: tuple[Project, DoitRun]) -> None:
+    info = fuzzed[0].doit("info", BUGGY, env={"ASTEST_FUZZ_SEED": SEED}).stdout
+    assert "the last campaign failed (clamp keeps values under the limit)" in info
+    assert "the seed is random" in fuzzed[0].doit("info", BUGGY).stdout

@@ -86,3 +86,14 @@ def test_a_bad_option_is_one_error_line(standalone: tuple[Project, DoitRun]) -> 
     run = astest(standalone[0], "--shard=5/2")
     assert run.exit_code == 3 and run.stderr.startswith("ERROR: --shard '5/2'"), run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_hints_and_repro_lines_name_the_astest_command(tmp_path: Path) -> None:
+    project = copy_project("fuzz", tmp_path)
+    (project.root / "dodo.py").unlink()
+    run = astest(project, "astest:fuzz", env={"ASTEST_FUZZ_SEED": "790229808"})
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert "ASTEST_FUZZ_RUNS=1 astest astest:fuzz:default:buggy" in run.stdout
+    assert " doit " not in run.stdout
+    record = (project.root / ".as-test/crashes/default/crashing.fuzz.default.log").read_text()
+    assert "repro: ASTEST_FUZZ_SEED=790229808 astest astest:fuzz:default:crashing" in record
