@@ -40,7 +40,8 @@ def test_shards_partition_the_suite_and_merge_to_the_unsharded_totals(
         report = shard.root / f".as-test/shards/{index}-of-{count}/report.json"
         assert report.is_file(), run.stdout + run.stderr
         document = json.loads(report.read_text())
-        assert document["shard"] == {"index": index, "count": count}
+        pairs = len(whole["specs"])
+        assert document["shard"] == {"index": index, "count": count, "pairs": pairs}
         assert (report.parent / "junit.xml").is_file()
         seen += [(spec["mode"], spec["spec_id"]) for spec in document["specs"]]
         reports.append(str(report))
