@@ -169,3 +169,28 @@ def test_parallel_workers_keep_the_pipeline_order(
     # Each instance's summary is printed whole; under -n, whichever finishes last ends the output.
     lines = ("tests: 3 passed, 0 failed, 0 skipped", "tests: 1 passed, 0 failed, 0 skipped")
     assert all(line in run.stdout for line in lines) and run.last_line in lines
+
+
+WRAPPER_DODO = '''
+from astest_tasks import make_astest_tasks
+
+DOIT_CONFIG = {"backend": "sqlite3", "default_tasks": ["unit"]}
+
+
+def task_unit():
+    """Only the wasi mode's runs and builds, each doc marked."""
+    creator = make_astest_tasks(basename="unit", modes=["wasi"])
+    for task in creator():
+        task["doc"] = "[team] " + task.get("doc", "")
+        yield task
+'''
+
+
+def test_a_task_function_can_wrap_filter_and_extend_a_creator(tmp_path: Path) -> None:
+    project = copy_project("passing", tmp_path)
+    (project.root / "dodo.py").write_text(WRAPPER_DODO)
+    listed = project.doit("list", "--all")
+    assert listed.exit_code == 0, listed.stderr
+    names = {line.split()[0]: line for line in listed.stdout.splitlines() if line.strip()}
+    assert "unit:run:wasi:geometry" in names and "[team] run" in names["unit:run:wasi:geometry"]
+    assert not any(":bindings:" in name for name in names)
