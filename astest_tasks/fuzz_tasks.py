@@ -19,19 +19,16 @@ from typing import Any
 
 from doit.task import clean_targets
 
-from astest_tasks.actions import build_spec
-from astest_tasks.cache_keys import build_file_deps, build_key
+from astest_tasks.build_task import compile_task_fields
 from astest_tasks.cleaning import fuzz_leftovers, remove_files
-from astest_tasks.compiler import BuildRequest
 from astest_tasks.config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
 from astest_tasks.discovery import Spec, discover_specs
 from astest_tasks.doit_argv import default_tasks, doit_command, names_tasks_under
 from astest_tasks.fuzz_actions import FuzzRunRequest, run_fuzz_file
 from astest_tasks.fuzz_runs import RunsOverride, parse_runs_override, parse_seed, random_seed
 from astest_tasks.fuzz_summary import FuzzEntry, show_fuzz_summary_from_worker, summarize_fuzz
-from astest_tasks.imports import ImportScanCache, scan_imports
+from astest_tasks.imports import ImportScanCache
 from astest_tasks.layout import doit_paths
-from astest_tasks.pending_imports import PendingImports
 from astest_tasks.task_checks import Always, InputsChanged, LastFuzzPassed
 from astest_tasks.toolchain import Toolchain, warn_once
 from astest_tasks.version import __version__
@@ -206,34 +203,14 @@ def _build_task(
     scan_cache: ImportScanCache,
     group: str,
 ) -> dict[str, Any]:
-    request = BuildRequest(
-        project_root=str(root),
-        spec_path=target.path,
-        spec_id=target.spec_id,
-        mode=mode.name,
-        target=mode.target,
-        wasm_path=paths["wasm"],
-        record_path=paths["record"],
-        asconfig=mode.asconfig,
-        build_args=tuple(mode.build_args),
-        build_cmd=mode.build_cmd,
-        build_env=dict(mode.build_env),
+    fields = compile_task_fields(
+        root, mode, target, paths["wasm"], paths["record"], toolchain, scan_cache
     )
-    scan = scan_imports(root, target.path, scan_cache)
-    stem = paths["wasm"].removesuffix(".wasm")
-    targets = [paths["record"], paths["wasm"], f"{stem}.js", f"{stem}.d.ts"]
     return {
         "basename": group,
         "name": f"build:{mode.name}:{target.spec_id}",
         "doc": f"compile fuzz target {target.path} for mode {mode.name} (bindings, AS_TEST_FUZZ)",
-        "actions": [(build_spec, [asdict(request)])],
-        "file_dep": doit_paths(root, build_file_deps(root, mode, scan, toolchain)),
-        "targets": doit_paths(root, targets),
-        "uptodate": [
-            InputsChanged("build", build_key(mode, target, toolchain)),
-            PendingImports([doit_paths(root, candidates) for candidates in scan.missing]),
-        ],
-        "clean": True,
+        **fields,
         "meta": _meta("fuzz-build", group, mode.name, target),
     }
 

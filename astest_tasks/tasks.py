@@ -20,15 +20,14 @@ from doit.task import clean_targets
 
 from astest_tasks.actions import (
     RunRequest,
-    build_spec,
     run_spec,
     show_summary_from_worker,
     summarize,
 )
 from astest_tasks.browser_session import find_chromium
-from astest_tasks.cache_keys import build_file_deps, build_key, run_key
+from astest_tasks.build_task import compile_task_fields
+from astest_tasks.cache_keys import run_key
 from astest_tasks.cleaning import remove_files, run_leftovers, summary_leftovers
-from astest_tasks.compiler import BuildRequest
 from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
 from astest_tasks.coverage_summary import CoverageTarget
 from astest_tasks.coverage_switch import with_coverage
@@ -43,12 +42,11 @@ from astest_tasks.fuzz_tasks import (
     fuzz_tasks,
     fuzz_tasks_wanted,
 )
-from astest_tasks.imports import ImportScanCache, scan_imports
+from astest_tasks.imports import ImportScanCache
 from astest_tasks.interrupts import unwind_on_sigterm
 from astest_tasks.layout import SpecFiles, doit_paths, output_root, spec_files
 from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, parse_per_mode
 from astest_tasks.output_folders import check_output_folders
-from astest_tasks.pending_imports import PendingImports
 from astest_tasks.project_lock import lock_project
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
@@ -302,37 +300,15 @@ def _build_task(
     scan_cache: ImportScanCache,
     pipeline: Pipeline,
 ) -> dict[str, Any]:
-    request = BuildRequest(
-        project_root=str(root),
-        spec_path=spec.path,
-        spec_id=spec.spec_id,
-        mode=mode.name,
-        target=mode.target,
-        wasm_path=files.wasm,
-        record_path=files.build_record,
-        asconfig=mode.asconfig,
-        build_args=tuple(mode.build_args),
-        build_cmd=mode.build_cmd,
-        build_env=dict(mode.build_env),
+    fields = compile_task_fields(
+        root, mode, spec, files.wasm, files.build_record, toolchain, scan_cache
     )
-    scan = scan_imports(root, spec.path, scan_cache)
-    targets = [files.build_record, files.wasm]
-    if mode.target == "bindings":
-        stem = files.wasm.removesuffix(".wasm")
-        targets += [f"{stem}.js", f"{stem}.d.ts"]
     return {
         "basename": pipeline.basename,
         "name": f"build:{mode.name}:{spec.spec_id}",
         "doc": f"compile {spec.path} for mode {mode.name} ({mode.target})",
-        "actions": [(build_spec, [asdict(request)])],
-        "file_dep": doit_paths(root, build_file_deps(root, mode, scan, toolchain)),
-        "targets": doit_paths(root, targets),
+        **fields,
         "task_dep": list(pipeline.task_dep),
-        "uptodate": [
-            InputsChanged("build", build_key(mode, spec, toolchain)),
-            PendingImports([doit_paths(root, candidates) for candidates in scan.missing]),
-        ],
-        "clean": True,
         "meta": pipeline.meta(
             "build", mode=mode.name, spec=spec.path, spec_id=spec.spec_id, target=mode.target
         ),
