@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import multiprocessing
 import os
 import posixpath
 import shlex
@@ -30,7 +29,7 @@ from astest_tasks.compiler import (
     read_build_record,
     write_build_record,
 )
-from astest_tasks.console import Palette, live_line, use_colour
+from astest_tasks.console import Palette, in_doit_worker_process, live_line, use_colour
 from astest_tasks.coverage import coverage_from_payload
 from astest_tasks.crash_records import CrashCommands, write_crash_record
 from astest_tasks.errors import UserError
@@ -46,7 +45,6 @@ from astest_tasks.results import (
     Stage,
     Status,
     failure_result,
-    read_result,
     write_result,
 )
 from astest_tasks.runtime_command import command_argv
@@ -213,12 +211,6 @@ def snapshots_unchanged(
     return values.get(SNAPSHOT_STATE) == snapshot_state(Path(project_root), paths)
 
 
-def last_run_passed(project_root: str, result_path: str) -> bool:
-    """doit ``uptodate`` check: a failed (or missing) result always runs again."""
-    result = read_result(Path(project_root) / result_path)
-    return result is not None and result.status != Status.FAILED
-
-
 def _execute(run: RunRequest, session: str) -> SpecResult:
     root = Path(run.project_root)
     record = read_build_record(root, run.build_record_path)
@@ -380,7 +372,7 @@ def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
     shown = load_summary(summary_plan, session)  # read once, for the printout and the reports
     fuzz = load_fuzz(summary_plan, session)
     coverage = summary_coverage(summary_plan, shown)
-    if not _in_doit_worker_process():
+    if not in_doit_worker_process():
         print_with_fuzz(shown, fuzz, coverage)
     specs_passed = write_report(summary_plan, shown, coverage)
     if specs_passed and all(item.result.passed for item in fuzz):
@@ -398,12 +390,8 @@ def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
     every task, so printing there keeps the summary last. In one process (plain ``doit``, or
     ``-P thread``, which runs teardowns once per thread) the action has printed it already.
     """
-    if _in_doit_worker_process():
+    if in_doit_worker_process():
         summary_plan = SummaryPlan.from_dict(plan)
         shown = load_summary(summary_plan, session)
         coverage = summary_coverage(summary_plan, shown)
         print_with_fuzz(shown, load_fuzz(summary_plan, session), coverage)
-
-
-def _in_doit_worker_process() -> bool:
-    return multiprocessing.parent_process() is not None

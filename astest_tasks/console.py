@@ -6,8 +6,11 @@ Colour follows the usual conventions: ``NO_COLOR`` turns it off, ``FORCE_COLOR``
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
+import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
@@ -25,6 +28,24 @@ _ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 def strip_colour(text: str) -> str:
     """Text for a pipe: spec output and compiler messages may carry colours of their own."""
     return _ANSI_ESCAPE.sub("", text)
+
+
+def output_stream() -> TextIO:
+    """Where a summary goes: the process's real stdout when a ``doit -P thread`` worker runs it.
+
+    doit captures each action's output by swapping the process-wide ``sys.stdout``; tasks finishing
+    at once on several threads can restore each other's capture buffers, leaving ``sys.stdout``
+    pointing at a dead buffer, and the summary would vanish into it.
+    """
+    if threading.current_thread() is not threading.main_thread() and sys.__stdout__ is not None:
+        return sys.__stdout__
+    return sys.stdout
+
+
+def in_doit_worker_process() -> bool:
+    """Whether this is one of ``doit -n N``'s worker processes, where a summary is printed from
+    its teardown (see actions.show_summary_from_worker)."""
+    return multiprocessing.parent_process() is not None
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -103,7 +124,7 @@ def render_summary(
     text = "\n".join(lines) + "\n"
     # Compiler diagnostics and spec output may carry their own colours (asc colours its messages
     # when CI is set); a summary without colour must have none at all, whatever the source.
-    return text if palette.enabled else _ANSI_ESCAPE.sub("", text)
+    return text if palette.enabled else strip_colour(text)
 
 
 def live_line(result: SpecResult, position: int, total: int, palette: Palette) -> str:
@@ -111,7 +132,7 @@ def live_line(result: SpecResult, position: int, total: int, palette: Palette) -
     progress = palette.dim(f"[{position}/{total}]")
     line = _spec_line(Shown(result=result, cached=False), palette, 0, 0)
     text = f"{progress} {line}"
-    return text if palette.enabled else _ANSI_ESCAPE.sub("", text)
+    return text if palette.enabled else strip_colour(text)
 
 
 def _spec_line(item: Shown, palette: Palette, id_width: int, mode_width: int) -> str:
@@ -123,7 +144,7 @@ def _spec_line(item: Shown, palette: Palette, id_width: int, mode_width: int) ->
         else f"{counts.tests_passed} passed, {counts.tests_failed} failed, "
         f"{counts.tests_skipped} skipped"
     )
-    timing = _format_seconds(result.duration_s)
+    timing = format_seconds(result.duration_s)
     cached = palette.dim(" (cached)") if item.cached else ""
     return (
         f"{palette.badge(result.status)} {result.mode.ljust(mode_width)}  "
@@ -195,7 +216,7 @@ def _totals(shown: Sequence[Shown], palette: Palette) -> list[str]:
     ]
 
 
-def _format_seconds(seconds: float) -> str:
+def format_seconds(seconds: float) -> str:
     if seconds < 1.0:
         return f"{seconds * 1000:.0f} ms"
     return f"{seconds:.2f} s"

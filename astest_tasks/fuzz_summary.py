@@ -8,9 +8,6 @@ count that scripts read.
 
 from __future__ import annotations
 
-import multiprocessing
-import sys
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +15,14 @@ from pathlib import Path
 from colorama import Fore, Style
 from doit.exceptions import TaskFailed
 
-from astest_tasks.console import Palette, strip_colour, use_colour
+from astest_tasks.console import (
+    Palette,
+    format_seconds,
+    in_doit_worker_process,
+    output_stream,
+    strip_colour,
+    use_colour,
+)
 from astest_tasks.fuzz_actions import replay_command
 from astest_tasks.fuzz_results import FuzzResult, read_fuzz_result
 from astest_tasks.results import Status
@@ -85,9 +89,7 @@ def fuzz_line(result: FuzzResult, palette: Palette, *, cached: bool) -> str:
         fuzzers = len(result.fuzzers)
         detail = f"{fuzzers} fuzzer{'s' if fuzzers != 1 else ''}, {result.runs} runs"
     seed = f"seed {result.seed}" + (" (random)" if result.seed_is_random else "")
-    timing = f"{result.duration_s * 1000:.0f} ms"
-    if result.duration_s >= 1:
-        timing = f"{result.duration_s:.2f} s"
+    timing = format_seconds(result.duration_s)
     text = (
         f"{palette.badge(status)} fuzz {result.mode}  {result.file_id}  {detail}, {seed}  "
         f"{palette.dim(timing)}{palette.dim(' (cached)') if cached else ''}"
@@ -154,7 +156,7 @@ def _failure_block(result: FuzzResult, palette: Palette) -> list[str]:
 def summarize_fuzz(plan: Mapping[str, object], session: str) -> bool | TaskFailed:
     """The ``astest:fuzz:summary`` action: print every campaign; fail when one failed."""
     shown = _load_plan(plan, session)
-    if multiprocessing.parent_process() is None:
+    if not in_doit_worker_process():
         print_fuzz(shown)
     failed = [item.result.file_id for item in shown if not item.result.passed]
     if failed:
@@ -165,15 +167,12 @@ def summarize_fuzz(plan: Mapping[str, object], session: str) -> bool | TaskFaile
 
 def show_fuzz_summary_from_worker(plan: Mapping[str, object], session: str) -> None:
     """Teardown: under ``doit -n N`` a worker prints it last (actions.show_summary_from_worker)."""
-    if multiprocessing.parent_process() is not None:
+    if in_doit_worker_process():
         print_fuzz(_load_plan(plan, session))
 
 
 def print_fuzz(shown: Sequence[ShownFuzz]) -> None:
-    # The real stdout, as the spec summary does under -P thread (summary._output_stream).
-    stream = sys.stdout
-    if threading.current_thread() is not threading.main_thread() and sys.__stdout__ is not None:
-        stream = sys.__stdout__
+    stream = output_stream()
     stream.write(render_fuzz(shown, Palette(use_colour(stream))))
     stream.flush()
 

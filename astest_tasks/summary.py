@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
 
 from astest_tasks.atomic import write_text_atomic
 from astest_tasks.ci_reports import junit_xml, tap_document
-from astest_tasks.console import Palette, Shown, render_summary, use_colour
+from astest_tasks.console import Palette, Shown, output_stream, render_summary, use_colour
 from astest_tasks.coverage_summary import (
     CoverageOutcome,
     CoverageTarget,
@@ -136,22 +133,10 @@ def write_reports(
 def print_summary(shown: list[Shown], coverage: CoverageOutcome | None = None) -> None:
     """Print every spec's result, failures, coverage and totals; the last line is the tests
     count."""
-    stream = _output_stream()
+    stream = output_stream()
     palette = Palette(enabled=use_colour(stream))
     stream.write(render_summary(shown, palette, coverage.total if coverage else None))
     stream.flush()
-
-
-def _output_stream() -> TextIO:
-    """Where the summary goes: the process's real stdout when a ``doit -P thread`` worker runs it.
-
-    doit captures each action's output by swapping the process-wide ``sys.stdout``; tasks finishing
-    at once on several threads can restore each other's capture buffers, leaving ``sys.stdout``
-    pointing at a dead buffer, and the summary would vanish into it.
-    """
-    if threading.current_thread() is not threading.main_thread() and sys.__stdout__ is not None:
-        return sys.__stdout__
-    return sys.stdout
 
 
 def load_fuzz(plan: SummaryPlan, session: str) -> list[ShownFuzz]:
@@ -165,7 +150,7 @@ def print_with_fuzz(
     """The fuzz results first, so the specs' summary, with its tests line, stays last."""
     if fuzz:
         print_fuzz(fuzz)
-        _output_stream().write("\n")
+        output_stream().write("\n")
     print_summary(shown, coverage)
 
 
