@@ -12,7 +12,7 @@ import shlex
 import sys
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from astest_tasks.channel import ProtocolChannel
@@ -79,7 +79,7 @@ def run_fuzz_file(request: dict[str, object], session: str) -> bool:
     except Exception:  # a bug of ours must fail this file, not the whole doit run
         details = "internal error in astest-tasks:\n" + traceback.format_exc()
         result = _failed(run, session, "run", details, "")
-    result = _with_duration(result, time.perf_counter() - started)
+    result = replace(result, duration_s=time.perf_counter() - started)
     write_fuzz_result(root / run.result_path, result)
     _announce(result)
     return True
@@ -198,13 +198,8 @@ def _write_crash_records(
             message = fuzzer.assertion.message or (
                 f"fuzz failure in {fuzzer.name} after {fuzzer.runs} runs"
             )
-            own = FuzzCrash(
-                **{
-                    **vars(crash),
-                    "error": message,
-                    "repro_command": replay_command(run.run_command, seed),
-                }
-            )
+            repro = replay_command(run.run_command, seed)
+            own = replace(crash, error=message, repro_command=repro)
             logs.append(write_fuzz_crash_record(root, run.crash_dir, own, fuzzer))
     except OSError as exc:
         logs.append(f"(could not write the crash record in {run.crash_dir}: {exc})")
@@ -214,26 +209,19 @@ def _write_crash_records(
 def _failed(
     run: FuzzRunRequest, session: str, stage: str, error: str, build_command: str
 ) -> FuzzResult:
-    return FuzzResult(
+    return FuzzResult.without_outcomes(
         file=run.file_path,
         file_id=run.file_id,
         mode=run.mode,
         run_command=run.run_command,
-        passed=False,
+        session=session,
+        error=error,
         stage=stage,
         seed=run.seed,
         seed_is_random=run.seed_is_random,
         runs_override=run.campaign.override.text,
-        fuzzers=(),
-        duration_s=0.0,
-        session=session,
         build_command=build_command,
-        error=error,
     )
-
-
-def _with_duration(result: FuzzResult, seconds: float) -> FuzzResult:
-    return FuzzResult(**{**vars(result), "duration_s": seconds})
 
 
 def _announce(result: FuzzResult) -> None:

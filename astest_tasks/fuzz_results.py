@@ -34,6 +34,40 @@ class FuzzResult:
     crash_records: tuple[str, ...] = ()  # .log files left in the crash folder
     run_command: str = ""  # the command that runs this campaign, for the replay commands
 
+    @classmethod
+    def without_outcomes(
+        cls,
+        *,
+        file: str,
+        file_id: str,
+        mode: str,
+        run_command: str,
+        session: str,
+        error: str,
+        stage: str = "run",
+        seed: int = 0,
+        seed_is_random: bool = False,
+        runs_override: str = "",
+        build_command: str = "",
+    ) -> FuzzResult:
+        """A failed campaign with no fuzzer outcomes: not built, never ran, or no result."""
+        return cls(
+            file=file,
+            file_id=file_id,
+            mode=mode,
+            passed=False,
+            stage=stage,
+            seed=seed,
+            seed_is_random=seed_is_random,
+            runs_override=runs_override,
+            fuzzers=(),
+            duration_s=0.0,
+            session=session,
+            build_command=build_command,
+            error=error,
+            run_command=run_command,
+        )
+
     @property
     def runs(self) -> int:
         return sum(fuzzer.runs for fuzzer in self.fuzzers)

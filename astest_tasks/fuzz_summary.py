@@ -61,21 +61,13 @@ def load_fuzz_results(root: Path, entries: Sequence[FuzzEntry], session: str) ->
 
 
 def _missing(entry: FuzzEntry, session: str) -> FuzzResult:
-    return FuzzResult(
+    return FuzzResult.without_outcomes(
         file=entry.file,
         file_id=entry.file_id,
         mode=entry.mode,
-        passed=False,
-        stage="run",
-        seed=0,
-        seed_is_random=False,
-        runs_override="",
-        fuzzers=(),
-        duration_s=0.0,
-        session=session,
-        build_command="",
-        error=f"no result at {entry.result}; run `{entry.run_command}`",
         run_command=entry.run_command,
+        session=session,
+        error=f"no result at {entry.result}; run `{entry.run_command}`",
     )
 
 
