@@ -154,8 +154,28 @@ def _truthy(value: object) -> bool:
 
 
 # -- merged totals ---------------------------------------------------------------------------
+class _Counts:
+    """``uncovered`` and ``percent``, derived from ``total`` and ``covered``."""
+
+    @property
+    def total(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def covered(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def uncovered(self) -> int:
+        return self.total - self.covered
+
+    @property
+    def percent(self) -> float:
+        return percent_of(self.covered, self.total)
+
+
 @dataclass(frozen=True)
-class FileCoverage:
+class FileCoverage(_Counts):
     file: str
     points: tuple[CoveragePoint, ...]  # sorted by line, column, type, hash
 
@@ -167,17 +187,9 @@ class FileCoverage:
     def covered(self) -> int:
         return sum(1 for point in self.points if point.executed)
 
-    @property
-    def uncovered(self) -> int:
-        return self.total - self.covered
-
-    @property
-    def percent(self) -> float:
-        return percent_of(self.covered, self.total)
-
 
 @dataclass(frozen=True)
-class CoverageSummary:
+class CoverageSummary(_Counts):
     """Counted points per source file, files sorted by path."""
 
     files: tuple[FileCoverage, ...]
@@ -189,14 +201,6 @@ class CoverageSummary:
     @property
     def covered(self) -> int:
         return sum(file.covered for file in self.files)
-
-    @property
-    def uncovered(self) -> int:
-        return self.total - self.covered
-
-    @property
-    def percent(self) -> float:
-        return percent_of(self.covered, self.total)
 
 
 def percent_of(covered: int, total: int) -> float:
