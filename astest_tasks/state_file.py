@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dbm
 import json
+import os
 import sqlite3
 from collections.abc import Sequence
 from contextlib import closing
@@ -34,10 +35,20 @@ def state_file_from_argv(arguments: Sequence[str]) -> str:
     return str(dodo_config(arguments).get("dep_file") or DEFAULT_STATE_FILE)
 
 
+# Files found readable in this process. Every task creator a dodo makes checks when it is made
+# (and the astest command's loader too), all before doit opens the file once: read it once.
+_READABLE: set[str] = set()
+
+
 def check_state_file(path: Path) -> None:
     """Raise UserError when ``path`` exists but no doit backend can read it."""
+    key = os.path.abspath(path)
+    if key in _READABLE:
+        return
     problem = state_file_problem(path)
-    if problem:
+    if not problem:
+        _READABLE.add(key)
+    else:
         raise UserError(
             f"{path} (doit's record of which tasks are up to date) is corrupt: {problem}; fix: "
             f"delete it (rm {path}) and run again; every spec is then built and run once more, "
