@@ -29,6 +29,7 @@ from astest_tasks.fuzz_runs import RunsOverride, parse_runs_override, parse_seed
 from astest_tasks.fuzz_summary import FuzzEntry, show_fuzz_summary_from_worker, summarize_fuzz
 from astest_tasks.imports import ImportScanCache
 from astest_tasks.layout import doit_paths
+from astest_tasks.pipeline import Pipeline
 from astest_tasks.task_checks import Always, InputsChanged, LastFuzzPassed
 from astest_tasks.toolchain import Toolchain, warn_once
 from astest_tasks.version import __version__
@@ -117,13 +118,10 @@ def fuzz_tasks(
     limits_of: dict[str, FuzzLimits],
     options: FuzzOptions,
     session: str,
-    group: str = "astest:fuzz",
-    task_dep: Sequence[str] = (),
-    setup: Sequence[str] = (),
-    command: str = "doit",
-    options_command: str = "doit astest",
+    pipeline: Pipeline,
 ) -> FuzzPlan:
     plan = FuzzPlan(tasks=[], run_tasks=[], entries=[])
+    group = fuzz_group(pipeline.basename)
     files = discover_specs(root, settings.input_patterns, FUZZ_SUFFIX)
     if not files:
         if settings.explicit_input:
@@ -139,8 +137,9 @@ def fuzz_tasks(
         built_as = fuzz_mode(mode)
         for target in files:
             paths = _fuzz_files(mode, target)
-            build = _build_task(root, built_as, target, paths, toolchain, scan_cache, group)
-            plan.tasks.append({**build, "task_dep": list(task_dep)})
+            plan.tasks.append(
+                _build_task(root, built_as, target, paths, toolchain, scan_cache, pipeline)
+            )
             request = FuzzRunRequest(
                 project_root=str(root),
                 file_path=target.path,
@@ -159,13 +158,13 @@ def fuzz_tasks(
                 override_kind=int(options.override.kind),
                 override_value=options.override.value,
                 group=group,
-                command=command,
-                options_command=options_command,
+                command=pipeline.command,
+                options_command=pipeline.options_command,
             )
-            plan.tasks.append({**_run_task(root, request, session), "setup": list(setup)})
+            plan.tasks.append(_run_task(root, request, session, pipeline))
             plan.run_tasks.append(request.task_name)
             entry = FuzzEntry(
-                mode.name, target.spec_id, target.path, paths["result"], group, command
+                mode.name, target.spec_id, target.path, paths["result"], group, pipeline.command
             )
             plan.entries.append(entry)
     summary = {"project_root": str(root), "entries": [asdict(entry) for entry in plan.entries]}
@@ -179,7 +178,7 @@ def fuzz_tasks(
             "task_dep": list(plan.run_tasks),
             "uptodate": [Always(False, "the fuzz summary always runs")],
             "verbosity": 2,
-            "meta": {"astest": {"kind": "fuzz-summary", "creator": group.rsplit(":", 1)[0]}},
+            "meta": pipeline.meta("fuzz-summary"),
         }
     )
     return plan
@@ -201,21 +200,26 @@ def _build_task(
     paths: dict[str, str],
     toolchain: Toolchain,
     scan_cache: ImportScanCache,
-    group: str,
+    pipeline: Pipeline,
 ) -> dict[str, Any]:
     fields = compile_task_fields(
         root, mode, target, paths["wasm"], paths["record"], toolchain, scan_cache
     )
     return {
-        "basename": group,
+        "basename": fuzz_group(pipeline.basename),
         "name": f"build:{mode.name}:{target.spec_id}",
         "doc": f"compile fuzz target {target.path} for mode {mode.name} (bindings, AS_TEST_FUZZ)",
         **fields,
-        "meta": _meta("fuzz-build", group, mode.name, target),
+        "task_dep": list(pipeline.task_dep),
+        "meta": pipeline.meta(
+            "fuzz-build", mode=mode.name, spec=target.path, spec_id=target.spec_id
+        ),
     }
 
 
-def _run_task(root: Path, request: FuzzRunRequest, session: str) -> dict[str, Any]:
+def _run_task(
+    root: Path, request: FuzzRunRequest, session: str, pipeline: Pipeline
+) -> dict[str, Any]:
     seed_text = "a random seed" if request.seed_is_random else f"seed {request.seed}"
     return {
         "basename": request.group,
@@ -240,22 +244,11 @@ def _run_task(root: Path, request: FuzzRunRequest, session: str) -> dict[str, An
                 "the seed is random: a campaign with a random seed always runs",
             ),
         ],
-        "meta": {
-            "astest": {
-                "kind": "fuzz",
-                "creator": request.group.rsplit(":", 1)[0],
-                "mode": request.mode,
-                "spec": request.file_path,
-                "spec_id": request.file_id,
-            }
-        },
+        "setup": list(pipeline.setup),
+        "meta": pipeline.meta(
+            "fuzz", mode=request.mode, spec=request.file_path, spec_id=request.file_id
+        ),
     }
-
-
-def _meta(kind: str, group: str, mode: str, target: Spec) -> dict[str, Any]:
-    creator = group.rsplit(":", 1)[0]
-    fields = {"mode": mode, "spec": target.path, "spec_id": target.spec_id}
-    return {"astest": {"kind": kind, "creator": creator, **fields}}
 
 
 def _run_key(request: FuzzRunRequest) -> dict[str, Any]:

@@ -25,10 +25,10 @@ from doit.doit_cmd import DoitMain
 from doit.exceptions import InvalidDodoFile
 
 from astest_tasks.errors import UserError
+from astest_tasks.pipeline import BASENAME
 from astest_tasks.state_file import DEFAULT_STATE_FILE, check_state_file
 from astest_tasks.task_factory import make_astest_tasks
 from astest_tasks.task_options import DEFAULT_CONFIG, TASK_PARAMS
-from astest_tasks.tasks import BASENAME
 
 DOIT_CONFIG = {"backend": "sqlite3", "default_tasks": [BASENAME], "verbosity": 1}
 _OPTION_NAMES = frozenset(option["name"] for option in TASK_PARAMS)

@@ -21,13 +21,12 @@ from doit.exceptions import InvalidDodoFile, InvalidTask
 from astest_tasks.coverage_switch import parse_coverage_switch
 from astest_tasks.doit_argv import doit_command
 from astest_tasks.errors import UserError
+from astest_tasks.pipeline import BASENAME, Pipeline
 from astest_tasks.selection import split_selectors
 from astest_tasks.snapshots import SnapshotUpdate
 from astest_tasks.state_file import check_state_file, state_file_from_argv
 from astest_tasks.task_options import option_defaults, task_options
 from astest_tasks.tasks import (
-    BASENAME,
-    Pipeline,
     RequestedFuzz,
     RequestedLimits,
     create_tasks,

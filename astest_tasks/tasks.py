@@ -47,6 +47,7 @@ from astest_tasks.interrupts import unwind_on_sigterm
 from astest_tasks.layout import SpecFiles, doit_paths, output_root, spec_files
 from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, parse_per_mode
 from astest_tasks.output_folders import check_output_folders
+from astest_tasks.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
 from astest_tasks.project_lock import lock_project
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
@@ -59,7 +60,7 @@ from astest_tasks.runtime_command import (
     resolve_runtime,
 )
 from astest_tasks.selection import select_specs
-from astest_tasks.shards import Shard, assign_shards, load_durations, pair_key
+from astest_tasks.shards import assign_shards, load_durations, pair_key
 from astest_tasks.snapshots import SnapshotUpdate, snapshot_candidates
 from astest_tasks.summary import SummaryEntry, SummaryPlan
 from astest_tasks.task_checks import Always, InputsChanged, LastResultPassed, SnapshotsUnchanged
@@ -70,53 +71,9 @@ from astest_tasks.toolchain import (
     warn_once,
 )
 
-BASENAME = "astest"
 PROJECT_LOCK = "cache/project.lock"  # one doit run at a time (project_lock.py)
 PROGRESS_COUNTER = "cache/progress.json"  # finished specs, counted across doit's workers
 IMPORT_SCAN_CACHE = "cache/import-scan.json"  # under the output root (.as-test by default)
-
-
-@dataclass(frozen=True)
-class Pipeline:
-    """How one task creator sits in the user's doit pipeline (``make_astest_tasks``)."""
-
-    basename: str = BASENAME  # names the tasks: <basename>:run:<mode>:<spec-id>
-    task_dep: tuple[str, ...] = ()  # the user's tasks every build waits for
-    setup: tuple[str, ...] = ()  # the user's tasks every run sets up
-    shard: Shard | None = None
-    shard_durations: str = ""  # a report.json whose durations balance the shards
-    command: str = "doit"  # what runs the tasks, as the hints write it (or "astest")
-
-    @property
-    def options_command(self) -> str:
-        """How a hint gives one of our options: ``doit astest --timeout 30``; the astest
-        command takes them directly, ``astest --timeout 30``."""
-        if self.command != "doit" and self.basename == BASENAME:
-            return self.command
-        return f"{self.command} {self.basename}"
-
-    def sharded(self, shard: str, durations: str) -> Pipeline:
-        parsed = Shard.parse(shard)
-        if durations and parsed is None:
-            raise UserError("--shard-durations needs --shard; fix: add --shard=k/N")
-        return replace(self, shard=parsed, shard_durations=durations)
-
-    def task(self, name: str) -> str:
-        return f"{self.basename}:{name}"
-
-    def meta(self, kind: str, **fields: str) -> dict[str, Any]:
-        """What users' reporters and scripts read instead of parsing task names."""
-        return {"astest": {"kind": kind, "creator": self.basename, **fields}}
-
-    def report_dir(self, config: ProjectConfig) -> str:
-        """report.json's folder: the output root, a folder per extra instance, and one per
-        shard, so that no two of them write the same report."""
-        folder = output_root(config)
-        if self.basename != BASENAME:
-            folder = posixpath.join(folder, self.basename)
-        if self.shard is not None:
-            folder = posixpath.join(folder, "shards", self.shard.label)
-        return folder
 
 
 def create_tasks(
@@ -130,7 +87,7 @@ def create_tasks(
     headful: bool = False,
     fuzz: RequestedFuzz | None = None,
     coverage: bool | None = None,
-    pipeline: Pipeline = Pipeline(),
+    pipeline: Pipeline = DEFAULT_PIPELINE,
 ) -> Iterator[dict[str, Any]]:
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     config = load_config(project_root / config_path, project_root)
@@ -283,11 +240,7 @@ def _fuzz_plan(
         limits_of,
         options,
         invocation.session,
-        group=group,
-        task_dep=invocation.pipeline.task_dep,
-        setup=invocation.pipeline.setup,
-        command=invocation.pipeline.command,
-        options_command=invocation.pipeline.options_command,
+        invocation.pipeline,
     )
 
 
@@ -496,7 +449,7 @@ def _summary_task(
     suite_selectors: Sequence[str],
     fuzz_entries: Sequence[FuzzEntry] = (),
     coverage_targets: Sequence[CoverageTarget] = (),
-    pipeline: Pipeline = Pipeline(),
+    pipeline: Pipeline = DEFAULT_PIPELINE,
     suite_pairs: int = 0,
 ) -> dict[str, Any]:
     report_path = posixpath.join(pipeline.report_dir(config), "report.json")
