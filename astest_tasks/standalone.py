@@ -28,7 +28,7 @@ from astest_tasks.errors import UserError
 from astest_tasks.pipeline import BASENAME
 from astest_tasks.state_file import DEFAULT_STATE_FILE, check_state_file
 from astest_tasks.task_factory import make_astest_tasks
-from astest_tasks.task_options import DEFAULT_CONFIG, TASK_PARAMS
+from astest_tasks.task_options import DEFAULT_CONFIG, TASK_PARAMS, option_defaults
 
 DOIT_CONFIG = {"backend": "sqlite3", "default_tasks": [BASENAME], "verbosity": 1}
 _OPTION_NAMES = frozenset(option["name"] for option in TASK_PARAMS)
@@ -65,7 +65,7 @@ class AstestLoader(TaskLoader2):  # type: ignore[misc]  # doit is untyped
         task_opts = dict(self.task_opts or {})
         if self._options:
             task_opts[BASENAME] = {
-                **{option["name"]: option["default"] for option in creator.options},
+                **option_defaults(creator.options),
                 **self._options,
             }
         return loader.load_tasks(  # type: ignore[no-any-return]

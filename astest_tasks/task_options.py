@@ -10,7 +10,7 @@ takes them as its defaults, and those options lose their environment variable: o
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT
@@ -187,5 +187,5 @@ def task_options(pinned: Mapping[str, str] | None = None) -> list[dict[str, Any]
     return options
 
 
-def option_defaults(options: list[dict[str, Any]]) -> dict[str, Any]:
+def option_defaults(options: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {option["name"]: option["default"] for option in options}
