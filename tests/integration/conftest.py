@@ -18,9 +18,19 @@ from typing import Any
 
 import pytest
 
+from tests.integration.toolchains import (
+    AS_TEST_1_0,
+    BY_VERSION,
+    TOOLCHAINS,
+    Toolchain,
+    ToolchainUnavailable,
+    ensure_installed,
+)
+
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
-NODE_MODULES = REPO / "node_modules"
+NODE_MODULES = AS_TEST_1_0.node_modules
+TOOLCHAIN_18_NODE_MODULES = BY_VERSION["1.8.0"].node_modules
 DODO = (
     'from astest_tasks import task_astest  # noqa: F401\n\nDOIT_CONFIG = {"backend": "sqlite3"}\n'
 )
@@ -103,20 +113,52 @@ def _doit_environment(extra: dict[str, str] | None) -> dict[str, str]:
     return environment
 
 
-def _require_node_modules() -> None:
-    if not (NODE_MODULES / "as-test" / "package.json").is_file():
-        pytest.fail(
-            "node_modules is missing: run `npm ci` in the repository root first "
-            "(the README's test command does)",
-            pytrace=False,
-        )
+_unavailable: dict[str, str] = {}
 
 
-def copy_project(name: str, destination: Path) -> Project:
-    _require_node_modules()
+def require_toolchain(toolchain: Toolchain) -> None:
+    """Install the toolchain once per session; skip its half with one reason where it cannot be
+    had, except under CI, which must run both halves."""
+    if toolchain.as_test not in _unavailable:
+        try:
+            ensure_installed(toolchain)
+            _unavailable[toolchain.as_test] = ""
+        except ToolchainUnavailable as exc:
+            _unavailable[toolchain.as_test] = str(exc)
+    reason = _unavailable[toolchain.as_test]
+    if not reason:
+        return
+    if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+        pytest.fail(f"{toolchain.id} is required under CI: {reason}", pytrace=False)
+    pytest.skip(f"{toolchain.id} is not available here: {reason}")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test that uses a fixture project runs once per as-test toolchain; a module or test
+    marked ``@pytest.mark.toolchains("1.0.7")`` narrows that (for tests of our own machinery
+    whose outcome no as-test version can change)."""
+    if "toolchain" not in metafunc.fixturenames:
+        return
+    marker = metafunc.definition.get_closest_marker("toolchains")
+    chosen = [BY_VERSION[v] for v in marker.args] if marker else list(TOOLCHAINS)
+    metafunc.parametrize(
+        "toolchain", chosen, indirect=True, ids=[t.id for t in chosen], scope="session"
+    )
+
+
+@pytest.fixture(scope="session")
+def toolchain(request: pytest.FixtureRequest) -> Toolchain:
+    chosen = getattr(request, "param", AS_TEST_1_0)
+    assert isinstance(chosen, Toolchain)
+    require_toolchain(chosen)
+    return chosen
+
+
+def copy_project(name: str, destination: Path, toolchain: Toolchain = AS_TEST_1_0) -> Project:
+    require_toolchain(toolchain)
     root = destination / name
-    shutil.copytree(FIXTURES / name, root, ignore=shutil.ignore_patterns("reference.json"))
-    (root / "node_modules").symlink_to(NODE_MODULES)
+    shutil.copytree(FIXTURES / name, root)
+    (root / "node_modules").symlink_to(toolchain.node_modules)
     if not (root / "dodo.py").exists():  # a fixture pipeline brings its own
         (root / "dodo.py").write_text(DODO)
     return Project(root)
@@ -130,31 +172,28 @@ def clone_project(project: Project, destination: Path) -> Project:
 
 
 @pytest.fixture
-def fresh_project(tmp_path: Path) -> Callable[[str], Project]:
+def fresh_project(tmp_path: Path, toolchain: Toolchain) -> Callable[[str], Project]:
     def make(name: str) -> Project:
-        return copy_project(name, tmp_path)
+        return copy_project(name, tmp_path, toolchain)
 
     return make
 
 
 @pytest.fixture(scope="session")
-def built_passing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Project, DoitRun]]:
+def built_passing(
+    tmp_path_factory: pytest.TempPathFactory, toolchain: Toolchain
+) -> Iterator[tuple[Project, DoitRun]]:
     """The passing fixture, built and run once in both modes."""
-    project = copy_project("passing", tmp_path_factory.mktemp("built-passing"))
+    project = copy_project("passing", tmp_path_factory.mktemp("built-passing"), toolchain)
     run = project.doit()
     yield project, run
 
 
 @pytest.fixture(scope="session")
-def built_failing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Project, DoitRun]]:
+def built_failing(
+    tmp_path_factory: pytest.TempPathFactory, toolchain: Toolchain
+) -> Iterator[tuple[Project, DoitRun]]:
     """The failing fixture, built and run once in both modes, with a short spec timeout."""
-    project = copy_project("failing", tmp_path_factory.mktemp("built-failing"))
+    project = copy_project("failing", tmp_path_factory.mktemp("built-failing"), toolchain)
     run = project.doit(env={"ASTEST_TIMEOUT": "2"})
     yield project, run
-
-
-def reference_runs(name: str) -> list[dict[str, Any]]:
-    data = json.loads((FIXTURES / name / "reference.json").read_text())
-    runs = data["runs"]
-    assert isinstance(runs, list) and runs
-    return runs

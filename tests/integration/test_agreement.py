@@ -1,86 +1,79 @@
-"""Our verdicts and counts agree with as-test 1.0.7's own CLI on the same fixture specs.
-
-The reference numbers come from `npx ast test` (see tests/tools/record_reference.py, which
-records the exact command with each number in tests/fixtures/<name>/reference.json).
-"""
+"""Our verdicts and counts agree with as-test's own CLI of the same version, spec by spec and mode
+by mode, measured in the same test run (tests/integration/as_test_cli.py runs `ast test`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.integration.conftest import DoitRun, Project, reference_runs
+from tests.integration.as_test_cli import AsTestRun, run_as_test
+from tests.integration.conftest import DoitRun, Project
+from tests.integration.toolchains import Toolchain
 
 pytestmark = pytest.mark.integration
 
 
-def reference_verdict(reference: dict[str, Any]) -> str:
-    files = reference["files"]
-    if files["failed"]:
-        return "failed"
-    if files["passed"]:
-        return "passed"
-    return "skipped"
-
-
-def assert_counts_agree(ours: dict[str, Any], reference: dict[str, Any]) -> None:
-    where = f"{reference['spec']} [{reference['mode']}] (reference: {reference['command']})"
-    assert ours["verdict"] == reference_verdict(reference), where
+def assert_counts_agree(ours: dict[str, Any], theirs: AsTestRun) -> None:
+    where = theirs.where()
+    assert theirs.totals, f"{where} printed no totals:\n{theirs.output[-1500:]}"
+    assert ours["verdict"] == theirs.verdict, where
     counts = ours["counts"]
     for kind in ("suites", "tests"):
         for outcome in ("passed", "failed", "skipped"):
-            assert counts[f"{kind}_{outcome}"] == reference[kind][outcome], (
-                f"{where}: {kind} {outcome}"
+            assert counts[f"{kind}_{outcome}"] == getattr(theirs.totals[kind], outcome), (
+                f"{where}: {kind} {outcome}; ours {counts}, as-test's {theirs.totals}"
             )
 
 
 def test_passing_fixture_matches_as_test_spec_by_spec(
-    built_passing: tuple[Project, DoitRun],
+    built_passing: tuple[Project, DoitRun], toolchain: Toolchain, tmp_path: Path
 ) -> None:
     project, run = built_passing
     assert run.exit_code == 0, run.stdout + run.stderr
-    references = reference_runs("passing")
-    for reference in references:
-        assert_counts_agree(project.spec_report(reference["spec"], reference["mode"]), reference)
-    assert len(project.report()["specs"]) == len(references)
+    entries = project.report()["specs"]
+    assert len(entries) == 10  # five specs in two modes
+    for entry in entries:
+        theirs = run_as_test(project.root, entry["file"], entry["mode"], toolchain, tmp_path)
+        assert_counts_agree(entry, theirs)
 
 
 def test_failing_fixture_matches_as_test_where_as_test_finishes(
-    built_failing: tuple[Project, DoitRun],
+    built_failing: tuple[Project, DoitRun], toolchain: Toolchain, tmp_path: Path
 ) -> None:
     project, _ = built_failing
     compared = 0
-    for reference in reference_runs("failing"):
-        if reference.get("finished") and "tests" in reference:
-            assert_counts_agree(
-                project.spec_report(reference["spec"], reference["mode"]), reference
-            )
-            compared += 1
+    for entry in project.report()["specs"]:
+        if entry["file"].endswith(("hang.spec.ts", "broken.spec.ts")):
+            continue  # as-test never returns from the first; the second fails to compile
+        theirs = run_as_test(project.root, entry["file"], entry["mode"], toolchain, tmp_path)
+        assert theirs.exit_code == 1, theirs.where()
+        assert_counts_agree(entry, theirs)
+        compared += 1
     assert compared == 6  # abort, assertions and snapshots, in both modes
 
 
-def test_build_failure_is_reported_where_as_test_aborts_the_whole_run(
-    built_failing: tuple[Project, DoitRun],
+def test_a_build_failure_fails_its_spec_where_as_test_reports_a_compile_error(
+    built_failing: tuple[Project, DoitRun], toolchain: Toolchain, tmp_path: Path
 ) -> None:
     project, _ = built_failing
-    for reference in reference_runs("failing"):
-        if reference["spec"].endswith("broken.spec.ts"):
-            # as-test 1.0.7 stops everything at the first compile error.
-            assert reference["exit_code"] == 1 and "compile error" in reference["note"]
-            ours = project.spec_report(reference["spec"], reference["mode"])
-            assert ours["verdict"] == "failed"
-            assert ours["stage"] == "build"
-            assert ours["counts"]["tests_failed"] == 1
+    for mode in ("wasi", "bindings"):
+        spec = "assembly/__tests__/broken.spec.ts"
+        theirs = run_as_test(project.root, spec, mode, toolchain, tmp_path)
+        assert theirs.exit_code == 1 and "error" in theirs.output.lower(), theirs.where()
+        ours = project.spec_report(spec, mode)
+        assert ours["verdict"] == "failed"
+        assert ours["stage"] == "build"
+        assert ours["counts"]["tests_failed"] == 1
 
 
 def test_a_hanging_spec_is_timed_out_where_as_test_never_returns(
     built_failing: tuple[Project, DoitRun],
 ) -> None:
+    # as-test has no timeout: its own run of hang.spec.ts never ends, so only ours is checked.
     project, _ = built_failing
-    for reference in reference_runs("failing"):
-        if reference["spec"].endswith("hang.spec.ts"):
-            assert reference["finished"] is False
-            ours = project.spec_report(reference["spec"], reference["mode"])
-            assert ours["verdict"] == "failed"
-            assert "timed out after 2 s" in ours["error"]
+    for mode in ("wasi", "bindings"):
+        ours = project.spec_report("assembly/__tests__/hang.spec.ts", mode)
+        assert ours["verdict"] == "failed"
+        assert "timed out after 2 s" in ours["error"]

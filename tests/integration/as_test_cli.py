@@ -1,0 +1,109 @@
+"""Run as-test's own CLI (`ast test`) on one spec in one mode and read its totals, so the
+integration tests compare our verdicts and counts with the real as-test of the same version, in
+the same test run.
+
+Each spec runs alone, in a scratch copy of the project, so that one spec's numbers are not blurred
+by another's. as-test 1.0.7 runs every mode with the base runtime command and has no selectors, so
+its copy's config is narrowed to the spec and given the stock Node runner of the mode's target;
+1.8 selects with its own `ast test <spec> --mode <mode>` on the project's config as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.integration.toolchains import Toolchain
+
+COUNT_LINE = re.compile(r"^(Files|Suites|Tests):\s+(\d+) failed,\s+(\d+) skipped,\s+(\d+) total")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class Totals:
+    failed: int
+    skipped: int
+    passed: int
+
+
+@dataclass(frozen=True)
+class AsTestRun:
+    spec: str
+    mode: str
+    command: str
+    exit_code: int
+    totals: dict[str, Totals]  # "files", "suites", "tests"; empty when as-test printed none
+    output: str
+
+    @property
+    def verdict(self) -> str:
+        files = self.totals.get("files")
+        if files is None or files.failed or self.exit_code != 0:
+            return "failed"
+        return "passed" if files.passed else "skipped"
+
+    def where(self) -> str:
+        return f"{self.spec} [{self.mode}] (as-test: {self.command})"
+
+
+def run_as_test(
+    project_root: Path, spec: str, mode: str, toolchain: Toolchain, scratch: Path
+) -> AsTestRun:
+    """``ast test`` of ``toolchain`` on ``spec`` in ``mode``, in a copy of ``project_root`` made
+    under ``scratch`` (build outputs, snapshots written and doit state are left out of it)."""
+    copy = scratch / f"ast-{toolchain.id}-{mode}-{spec.replace('/', '_')}"
+    shutil.copytree(
+        project_root,
+        copy,
+        symlinks=True,
+        ignore=shutil.ignore_patterns(".doit.db*", "build", "results", "node_modules"),
+    )
+    (copy / "node_modules").symlink_to(toolchain.node_modules)
+    if toolchain.is_1_8:
+        args = ["test", spec, "--mode", mode]
+    else:
+        _narrow_config_for_1_0(copy, spec, mode)
+        args = ["test", "--mode", mode]
+    command = ["node", str(toolchain.node_modules / "as-test" / "bin" / "index.js"), *args]
+    proc = subprocess.run(
+        command,
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"},
+        check=False,
+    )
+    output = ANSI.sub("", proc.stdout + proc.stderr)
+    totals: dict[str, Totals] = {}
+    for line in output.splitlines():
+        match = COUNT_LINE.match(line.strip())
+        if match:
+            failed, skipped, total = (int(g) for g in match.groups()[1:])
+            totals[match.group(1).lower()] = Totals(failed, skipped, total - failed - skipped)
+    shown = (
+        "npx ast " + " ".join(args) + ("" if toolchain.is_1_8 else f" (input narrowed to {spec})")
+    )
+    return AsTestRun(spec, mode, shown, proc.returncode, totals, output)
+
+
+def _narrow_config_for_1_0(project: Path, spec: str, mode: str) -> None:
+    config_path = project / "as-test.config.json"
+    config = json.loads(config_path.read_text())
+    mode_config = dict(config.get("modes", {}).get(mode, {}))
+    build = {**config.get("buildOptions", {}), **mode_config.get("buildOptions", {})}
+    target = build.get("target", "wasi")
+    run_options = dict(mode_config.get("runOptions", {}))
+    run_options.setdefault(
+        "runtime", {"cmd": f"node ./.as-test/runners/default.{target}.js <file>"}
+    )
+    mode_config["runOptions"] = run_options
+    config["input"] = [spec]
+    config["modes"] = {mode: mode_config}
+    config_path.write_text(json.dumps(config))
