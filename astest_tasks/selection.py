@@ -2,13 +2,14 @@
 
 A selector with glob characters matches spec paths (from the project root) as a glob; any other
 selector is a name fragment: ``math`` and ``math.spec.ts`` select every spec whose id contains
-``math``. doit's own task selection (``doit 'astest:run:wasi:math*'``) keeps working as well.
+``math``; a path (``assembly/__tests__/math.spec.ts``, ``./nested/``) selects that file or folder. doit's own task selection (``doit 'astest:run:wasi:math*'``) keeps working as well.
 """
 
 from __future__ import annotations
 
 import difflib
 import fnmatch
+import posixpath
 from collections.abc import Sequence
 
 from astest_tasks.discovery import Spec
@@ -45,7 +46,22 @@ def _matches(spec: Spec, selector: str) -> bool:
         return fnmatch.fnmatchcase(spec.path, selector) or fnmatch.fnmatchcase(
             spec.spec_id, selector
         )
-    return _stem(selector) in spec.spec_id
+    return _stem(selector) in spec.spec_id or ("/" in selector and _names_path(spec, selector))
+
+
+def _names_path(spec: Spec, selector: str) -> bool:
+    """A selector written as a path (``assembly/__tests__/math.spec.ts``, ``./__tests__/math``,
+    ``nested/``) names that spec file, or every spec under that folder, however the config's
+    ``input`` spells its patterns (``./assembly/…`` or ``assembly/…``)."""
+    wanted = posixpath.normpath(selector.strip())
+    path = posixpath.normpath(spec.path)
+    if selector.rstrip().endswith("/"):
+        return path.startswith(wanted + "/") or f"/{wanted}/" in path
+    return any(
+        candidate == want or candidate.endswith("/" + want)
+        for candidate in (path, _stem(path))
+        for want in (wanted, _stem(wanted))
+    )
 
 
 def _stem(selector: str) -> str:

@@ -46,3 +46,26 @@ def test_selectors_are_comma_separated() -> None:
 def test_no_match_is_an_error_with_the_closest_names() -> None:
     with pytest.raises(UserError, match=r"no spec of mode 'wasi' matches --spec txet.*closest"):
         select_specs(SPECS, ["txet"], "wasi")
+
+
+@pytest.mark.parametrize(
+    ("selector", "expected"),
+    [
+        ("assembly/__tests__/math.spec.ts", ["math"]),
+        ("./assembly/__tests__/math.spec.ts", ["math"]),
+        ("__tests__/nested/array", ["nested/array"]),
+        ("nested/", ["nested/array", "nested/math_extra"]),
+        ("./assembly/__tests__/nested/", ["nested/array", "nested/math_extra"]),
+    ],
+)
+def test_a_selector_written_as_a_path_names_that_spec_or_folder(
+    selector: str, expected: list[str]
+) -> None:
+    assert [s.spec_id for s in select_specs(SPECS, [selector], "wasi")] == expected
+
+
+def test_a_path_selector_matches_specs_found_through_a_dot_slash_input_pattern() -> None:
+    # as-test projects often write "input": ["./assembly/__tests__/*.spec.ts"]
+    dotted = [Spec("./assembly/__tests__/string.spec.ts", "string")]
+    chosen = select_specs(dotted, ["assembly/__tests__/string.spec.ts"], "naive")
+    assert [s.spec_id for s in chosen] == ["string"]
