@@ -2,7 +2,8 @@
 
 A selector with glob characters matches spec paths (from the project root) as a glob; any other
 selector is a name fragment: ``math`` and ``math.spec.ts`` select every spec whose id contains
-``math``; a path (``assembly/__tests__/math.spec.ts``, ``./nested/``) selects that file or folder. doit's own task selection (``doit 'astest:run:wasi:math*'``) keeps working as well.
+``math``; a path (``assembly/__tests__/math.spec.ts``, ``./nested/``) selects that file or folder.
+doit's own task selection (``doit 'astest:run:wasi:math*'``) keeps working as well.
 """
 
 from __future__ import annotations
