@@ -1,8 +1,8 @@
 """The ``astest`` command (also ``python -m astest_tasks``).
 
-``astest init`` scaffolds a project and ``astest merge`` combines shard reports; everything
-else is doit's command line with our tasks loaded (standalone.py): ``astest``, ``astest list``,
-``astest -n 2``, ``astest clean``, ``astest help``.
+``astest init`` scaffolds a project, ``astest doctor`` checks its setup and ``astest merge``
+combines shard reports; everything else is doit's command line with our tasks loaded
+(standalone.py): ``astest``, ``astest list``, ``astest -n 2``, ``astest clean``, ``astest help``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from astest_tasks.errors import UserError
 from astest_tasks.scaffold import scaffold_project
 from astest_tasks.version import __version__
 
-OWN_COMMANDS = ("init", "merge", "--version")
+OWN_COMMANDS = ("init", "merge", "doctor", "--version")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -28,6 +28,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(arguments)
     if args.command == "merge":
         return _merge([Path(report) for report in args.reports], Path(args.output))
+    if args.command == "doctor":
+        from astest_tasks.doctor import run_doctor
+
+        modes = [name for value in args.mode for name in value.split(",") if name.strip()]
+        return run_doctor(Path.cwd(), args.config, modes, sys.stdout)
     return _init(Path(args.directory), args.target)
 
 
@@ -57,6 +62,27 @@ def _parser() -> argparse.ArgumentParser:
         choices=("wasi", "bindings"),
         default="wasi",
         help="build target of the generated config [default: wasi]",
+    )
+    doctor = commands.add_parser(
+        "doctor",
+        help="check the project's setup: config, Node.js, npm packages, runtimes, specs",
+        description=(
+            "One line per check with OK, WARN or ERROR, and a fix for each problem. Reads and "
+            "never writes. Exits 1 when any check is an ERROR."
+        ),
+    )
+    doctor.add_argument(
+        "-c",
+        "--config",
+        default="as-test.config.json",
+        help="the as-test config file [default: as-test.config.json]",
+    )
+    doctor.add_argument(
+        "-m",
+        "--mode",
+        action="append",
+        default=[],
+        help="check only these modes (comma-separated; repeatable) [default: the default modes]",
     )
     merge = commands.add_parser(
         "merge",
