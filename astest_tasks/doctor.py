@@ -18,15 +18,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from colorama import Fore, Style
 
 from astest_tasks.as_test_version import AsTestVersion, untested_version_warning
 from astest_tasks.browser_session import find_chromium
 from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
-from astest_tasks.console import Palette, use_colour
+from astest_tasks.console import Palette, output_stream, use_colour
 from astest_tasks.discovery import discover_specs
+from astest_tasks.doit_argv import default_tasks, doit_command, names_tasks_under
 from astest_tasks.errors import UserError
 from astest_tasks.runtime_command import (
     BrowserRuntime,
@@ -86,6 +87,33 @@ def run_doctor(
     checks = diagnose(project_root, config_path, requested_modes)
     stream.write(render(checks, Palette(use_colour(stream))))
     return 1 if any(check.level is Level.ERROR for check in checks) else 0
+
+
+def doctor_action(project_root: str, config_path: str, modes: list[str]) -> bool:
+    """The ``astest:doctor`` task's action: doit fails the task when it returns False."""
+    return run_doctor(Path(project_root), config_path, modes, output_stream()) == 0
+
+
+def doctor_task_wanted(arguments: Sequence[str], basename: str) -> bool:
+    """``<basename>:doctor`` exists for doit's listing commands and when named (also through
+    the dodo's ``default_tasks``), so that a plain ``doit`` never runs it."""
+    name = f"{basename}:doctor"
+    if doit_command(arguments) != "run":
+        return True
+    return names_tasks_under(arguments, name, name) or name in default_tasks(arguments)
+
+
+def doctor_task(
+    project_root: Path, config_path: str, modes: list[str], basename: str
+) -> dict[str, Any]:
+    return {
+        "basename": basename,
+        "name": "doctor",
+        "doc": "check the project's setup (astest doctor): config, Node.js, packages, runtimes",
+        "actions": [(doctor_action, [str(project_root), config_path, modes])],
+        "uptodate": [False],  # a check of the machine as it is now: never cached
+        "verbosity": 2,
+    }
 
 
 def render(checks: Sequence[Check], palette: Palette) -> str:

@@ -19,6 +19,7 @@ from doit import task_params
 from doit.exceptions import InvalidDodoFile, InvalidTask
 
 from astest_tasks.coverage_switch import parse_coverage_switch
+from astest_tasks.doctor import doctor_task, doctor_task_wanted
 from astest_tasks.doit_argv import doit_command
 from astest_tasks.errors import UserError
 from astest_tasks.pipeline import BASENAME, Pipeline
@@ -98,13 +99,17 @@ def make_astest_tasks(
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
         values = {**defaults, **given}
         root = (Path.cwd() / project_dir).resolve()
+        mode_names = [name.strip() for name in str(values["mode"]).split(",") if name.strip()]
+        with_doctor = doctor_task_wanted(sys.argv[1:], pipeline.basename)
+        if with_doctor:
+            yield doctor_task(root, str(values["config"]), mode_names, pipeline.basename)
         try:
             _check_option_placement(sys.argv[1:], pipeline, longs)
             tasks = list(
                 create_tasks(
                     root,
                     str(values["config"]),
-                    [name.strip() for name in str(values["mode"]).split(",") if name.strip()],
+                    mode_names,
                     RequestedLimits(
                         values["timeout"], values["memory_limit"], values["output_limit"]
                     ),
@@ -120,6 +125,8 @@ def make_astest_tasks(
                 )
             )
         except UserError as exc:
+            if with_doctor and doit_command(sys.argv[1:]) == "run":
+                return  # the doctor, which was asked for, names the problem with its fix
             # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
             raise InvalidTask(str(exc)) from None
         yield from tasks

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.integration.conftest import Project
+from tests.integration.conftest import DoitRun, Project
 from tests.integration.toolchains import Toolchain
 
 pytestmark = pytest.mark.integration
@@ -53,3 +53,27 @@ def test_doctor_fails_a_project_without_node_modules_naming_each_package_once(
     ]
     assert proc.stdout.count("fix: run `npm install --save-dev") == 3
     assert "mode bindings" not in proc.stdout  # only the mode asked for
+
+
+def test_the_doctor_task_is_listed_but_a_plain_run_never_executes_it(
+    built_passing: tuple[Project, DoitRun],
+) -> None:
+    project, run = built_passing
+    assert run.executed and "astest:doctor" not in run.executed
+    listed = project.doit("list", "--all")
+    assert listed.exit_code == 0, listed.stderr
+    assert any(line.split()[0] == "astest:doctor" for line in listed.stdout.splitlines())
+
+
+def test_doit_runs_the_doctor_task_when_named_even_where_tasks_cannot_be_made(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    project = fresh_project("passing")
+    healthy = project.doit("astest:doctor")
+    assert healthy.exit_code == 0, healthy.stdout + healthy.stderr
+    assert healthy.executed == ["astest:doctor"]
+    assert "doctor: 0 error(s)" in healthy.stdout
+    (project.root / "node_modules").unlink()
+    broken = project.doit("astest:doctor")
+    assert broken.exit_code == 1, broken.stdout + broken.stderr
+    assert "ERROR  npm" in broken.stdout and "fix: run `npm install --save-dev" in broken.stdout
