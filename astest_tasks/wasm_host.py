@@ -29,6 +29,7 @@ import wasmtime
 
 from astest_tasks.channel import ProtocolChannel
 from astest_tasks.guest_run import GuestRun, StderrBuffer
+from astest_tasks.guest_text import decode_guest_utf16
 from astest_tasks.interrupts import signals_end_the_process
 
 __all__ = [
@@ -520,7 +521,7 @@ def _array_buffer(caller: wasmtime.Caller, pointer: int) -> bytes:
 def _as_string(caller: wasmtime.Caller, pointer: int) -> str:
     if pointer == 0:
         return "null"
-    return _array_buffer(caller, pointer).decode("utf-16-le", errors="replace")
+    return decode_guest_utf16(_array_buffer(caller, pointer))
 
 
 def _one_line(exc: BaseException) -> str:
