@@ -55,12 +55,12 @@ def _keep_wtf8_surrogates(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error(_WTF8_ERRORS, _keep_wtf8_surrogates)
 
 
-def decode_guest_utf8(data: bytes) -> str:
+def decode_guest_utf8(data: bytes | bytearray | memoryview) -> str:
     """Bytes a spec wrote, as text: lone surrogates kept, any other invalid byte as U+FFFD."""
     return bytes(data).decode("utf-8", errors=_WTF8_ERRORS)
 
 
-def decode_guest_utf16(data: bytes) -> str:
+def decode_guest_utf16(data: bytes | bytearray | memoryview) -> str:
     """An AssemblyScript string's UTF-16LE bytes, as text: lone surrogates kept (an odd trailing
     byte, which no AssemblyScript string has, becomes U+FFFD)."""
     whole = len(data) - len(data) % 2
