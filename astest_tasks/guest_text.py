@@ -27,9 +27,10 @@ _WTF8_ERRORS: Final = "astest-tasks-wtf8"
 
 # XML 1.0's Char production: everything else cannot appear in a document, not even escaped.
 _NOT_XML_CHAR: Final = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-# YAML 1.1's printable set (what PyYAML's reader accepts); the rest must be escaped.
+# Outside YAML 1.1's printable set (what PyYAML's reader accepts), or one of its line breaks
+# (NEL, LS, PS), which a quoted scalar would fold into a space: these must be escaped.
 _NOT_YAML_PRINTABLE: Final = re.compile(
-    "[^\t\n\r\u0020-\u007e\u0085\u00a0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+    "[^\t\u0020-\u007e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
