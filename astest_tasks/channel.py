@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from astest_tasks.guest_text import decode_guest_utf8, encode_for_guest
+from astest_tasks.guest_text import decode_guest_utf8, encode_wtf8
 from astest_tasks.snapshots import SnapshotStore
 from astest_tasks.wipc import Frame, FrameDecoder, FrameType, Passthrough, encode_frame, parse_call
 
@@ -190,7 +190,7 @@ class ProtocolChannel:
         key = str(message.get("key", ""))
         actual = str(message.get("actual", ""))
         if self._snapshots is None:
-            self._reply(b"1\n" + encode_for_guest(actual))
+            self._reply(b"1\n" + encode_wtf8(actual))
             return
         answer = self._snapshots.assert_snapshot(key, actual)
         self._reply(SnapshotStore.reply_payload(answer))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import sys
 from typing import Final, TextIO
 
 # Codec error handler names are process-wide; this one is ours.
@@ -69,9 +70,10 @@ def decode_guest_utf16(data: bytes | bytearray | memoryview) -> str:
     return text + "\ufffd" if whole < len(data) else text
 
 
-def encode_for_guest(text: str) -> bytes:
-    """Text sent back to a spec (a snapshot reply), in the WTF-8 that ``String.UTF8.decode``
-    reads: a lone surrogate reaches the spec as the surrogate it sent."""
+def encode_wtf8(text: str) -> bytes:
+    """Text as the guest's own ``String.UTF8.encode`` writes it (WTF-8): a lone surrogate as its
+    three bytes. A snapshot reply so reaches the spec as the surrogate it sent, and guest text the
+    host puts into the spec's stdout or stderr reads back exactly through ``decode_guest_utf8``."""
     return text.encode("utf-8", errors="surrogatepass")
 
 
@@ -88,7 +90,7 @@ def for_stream(text: str, stream: TextIO) -> str:
     """``text`` reduced to what ``stream`` can encode: whatever its encoding (``LANG=C``,
     ``PYTHONIOENCODING=ascii``, a pipe) cannot hold is written as a backslash escape
     (``\\ud800``, ``\\xe9``, ``\\U0001f600``) instead of raising."""
-    encoding = getattr(stream, "encoding", None) or "utf-8"
+    encoding = _encoding_of(stream)
     try:
         text.encode(encoding)
     except UnicodeEncodeError:
@@ -96,6 +98,17 @@ def for_stream(text: str, stream: TextIO) -> str:
     except LookupError:  # a stream that names an encoding Python does not know
         return text.encode("ascii", errors="backslashreplace").decode("ascii")
     return text
+
+
+def _encoding_of(stream: TextIO) -> str:
+    """The encoding text written to ``stream`` ends up in. doit's ``Writer`` (what an action's
+    ``sys.stdout``/``sys.stderr`` is while doit captures it) has none of its own: its
+    ``orig_stream`` is the terminal or pipe; a bare buffer's text goes to the real stdout."""
+    for candidate in (stream, getattr(stream, "orig_stream", None), sys.__stdout__):
+        encoding = getattr(candidate, "encoding", None)
+        if isinstance(encoding, str) and encoding:
+            return encoding
+    return "utf-8"
 
 
 def _escaped_code(character: str) -> str:

@@ -23,7 +23,7 @@ from typing import Final
 
 from astest_tasks.atomic import write_text_atomic
 from astest_tasks.errors import UserError
-from astest_tasks.guest_text import as_node_writes, encode_for_guest
+from astest_tasks.guest_text import as_node_writes, encode_wtf8
 
 DEFAULT_PREAMBLE: Final = "\n".join(
     [
@@ -494,7 +494,7 @@ class SnapshotStore:
     @staticmethod
     def reply_payload(answer: SnapshotAnswer) -> bytes:
         """The CALL reply payload for the guest: ``"1\\n<expected>"`` or ``"0\\n<expected>"``."""
-        return encode_for_guest(f"{1 if answer.ok else 0}\n{answer.expected}")
+        return encode_wtf8(f"{1 if answer.ok else 0}\n{answer.expected}")
 
     @property
     def dirty(self) -> bool:

@@ -33,7 +33,7 @@ from astest_tasks.guest_text import (
     as_node_writes,
     decode_guest_utf8,
     decode_guest_utf16,
-    encode_for_guest,
+    encode_wtf8,
     for_stream,
     one_line_text,
     utf8_file_bytes,
@@ -130,7 +130,7 @@ def test_what_a_guest_encodes_decodes_to_the_same_text(text: str) -> None:
     # AssemblyScript's String.UTF8.encode is WTF-8: what surrogatepass writes.
     assert utf16_canonical(decode_guest_utf8(text.encode("utf-8", "surrogatepass"))) == text
     assert decode_guest_utf16(text.encode("utf-16-le", "surrogatepass")) == text
-    assert utf16_canonical(decode_guest_utf8(encode_for_guest(text))) == text
+    assert utf16_canonical(decode_guest_utf8(encode_wtf8(text))) == text
 
 
 def test_an_odd_utf16_byte_is_a_replacement_character() -> None:
@@ -161,6 +161,18 @@ def test_for_stream_escapes_only_what_the_encoding_cannot_hold() -> None:
     assert for_stream("a\ud800é😀", ascii_stream) == "a\\ud800\\xe9\\U0001f600"
     assert for_stream("a\ud800é😀", utf8_stream) == "a\\ud800é😀"
     assert for_stream("plain", io.StringIO()) == "plain"
+
+
+class DoitWriter:
+    """doit's action ``Writer``: no encoding of its own, the real stream as ``orig_stream``."""
+
+    def __init__(self, original: io.TextIOWrapper) -> None:
+        self.orig_stream = original
+
+
+def test_for_stream_sees_through_doits_capturing_writer() -> None:
+    original = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    assert for_stream("\ufffd", DoitWriter(original)) == "\\ufffd"  # type: ignore[arg-type]
 
 
 def test_sink_escapes_spell_the_character() -> None:
