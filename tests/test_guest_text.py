@@ -29,6 +29,10 @@ from astest_tasks.coverage import CoveragePoint, CoverageSummary, FileCoverage
 from astest_tasks.coverage_files import coverage_log_json, lcov_document
 from astest_tasks.coverage_points import SourceLines
 from astest_tasks.crash_records import CrashCommands, write_crash_record
+from astest_tasks.fuzz_crash_records import FuzzCrash, write_fuzz_crash_record
+from astest_tasks.fuzz_report import FuzzAssertion, FuzzerOutcome, FuzzFailure
+from astest_tasks.fuzz_results import FuzzResult, read_fuzz_result, write_fuzz_result
+from astest_tasks.fuzz_summary import ShownFuzz, render_fuzz
 from astest_tasks.guest_text import (
     as_node_writes,
     decode_guest_utf8,
@@ -362,3 +366,65 @@ def test_coverage_files_keep_file_names_and_point_types(names: list[str]) -> Non
         assert [f["points"][0]["type"] for f in document["files"]] == names
         write_text_atomic(folder / "lcov.info", lcov_document(summary, SourceLines(folder)))
         (folder / "lcov.info").read_bytes().decode("utf-8")
+
+
+def fuzz_result(texts: list[str]) -> FuzzResult:
+    name, instr, left, message, output = (texts * 5)[:5]
+    outcome = FuzzerOutcome(
+        name=name,
+        runs=3,
+        passed=2,
+        failed=1,
+        crashed=0,
+        skipped=0,
+        time_ms=1.5,
+        assertion=FuzzAssertion(instr=instr, left=left, right=name, message=message),
+        failures=(FuzzFailure(run=2, seed=7, input=json.dumps([left])),),
+    )
+    return FuzzResult(
+        file="assembly/__fuzz__/utf16.fuzz.ts",
+        file_id="utf16",
+        mode="default",
+        passed=False,
+        stage="run",
+        seed=5,
+        seed_is_random=False,
+        runs_override="",
+        fuzzers=(outcome,),
+        duration_s=0.1,
+        session="s1",
+        build_command="asc utf16.fuzz.ts",
+        error=message,
+        output=output,
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(text_sets)
+def test_fuzz_results_crash_records_and_summary(texts: list[str]) -> None:
+    result = fuzz_result(texts)
+    crash = FuzzCrash(
+        file=result.file,
+        file_id=result.file_id,
+        mode=result.mode,
+        seed=result.seed,
+        error=result.error,
+        stdout=result.output,
+        stderr=result.output,
+        cwd="/p",
+        build_command="asc",
+        repro_command="doit astest:fuzz",
+    )
+    with scratch_dir() as folder:
+        write_fuzz_result(folder / "utf16.fuzz.result.json", result)
+        assert read_fuzz_result(folder / "utf16.fuzz.result.json") == result
+        log = write_fuzz_crash_record(folder, ".as-test/crashes", crash, result.fuzzers[0])
+        (folder / log).read_bytes().decode("utf-8")
+        record = json.loads((folder / log).with_suffix(".json").read_text(encoding="utf-8"))
+        assert record["failure"]["left"] == result.fuzzers[0].assertion.left
+        assert record["failures"][0]["input"] == [result.fuzzers[0].assertion.left]
+    console = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="strict")
+    console.write(
+        for_stream(render_fuzz([ShownFuzz(result, cached=False)], Palette(True)), console)
+    )
+    console.flush()
