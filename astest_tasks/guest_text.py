@@ -2,13 +2,15 @@
 
 A spec's strings are UTF-16 and may hold anything, including lone surrogates
 (``String.fromCharCode(0xd800)``, which serialization tests use on purpose), NUL and other
-control characters. They reach Python in two ways, and keep their lone surrogates both ways:
+control characters. They reach Python in three ways, and keep their lone surrogates each way:
 
-- as JSON (WIPC CALL payloads and the report): as-test's serializer escapes a lone surrogate as
-  ``\\ud800``, which ``json.loads`` turns back into that surrogate;
-- as raw bytes (plain stdout, stderr, the bindings target's strings): AssemblyScript's
+- as JSON (WIPC CALL payloads and the report): as-test's serializer (1.0.7 and 1.8.0) escapes a
+  lone surrogate as ``\\ud800``, so these bytes are valid UTF-8 and ``json.loads`` turns the
+  escape back into that surrogate;
+- as raw bytes (plain stdout and stderr, wasi-shim's abort message): AssemblyScript's
   ``String.UTF8.encode`` writes a lone surrogate as its three-byte WTF-8 form (``ED A0 80``),
-  which strict UTF-8 rejects; ``decode_guest_utf8`` keeps it as that surrogate.
+  which strict UTF-8 rejects; ``decode_guest_utf8`` keeps it as that surrogate;
+- as UTF-16 (the bindings target's ``abort`` and ``console.log`` strings): ``decode_guest_utf16``.
 
 A Python ``str`` with a lone surrogate cannot be encoded as UTF-8, so every sink says here what it
 does with one (README, "Results and exit codes"): JSON keeps it exactly, as its ``\\uXXXX``
