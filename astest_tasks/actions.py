@@ -34,6 +34,7 @@ from astest_tasks.coverage import coverage_from_payload
 from astest_tasks.crash_records import CrashCommands, write_crash_record
 from astest_tasks.errors import UserError
 from astest_tasks.guest_run import GuestRun
+from astest_tasks.guest_text import for_stream
 from astest_tasks.outcome import RunVerdictInput, decide_suites
 from astest_tasks.process_env import base_environ
 from astest_tasks.progress import finished_count
@@ -169,7 +170,7 @@ def _announce(result: SpecResult, run: RunRequest, session: str) -> None:
     )
     with counting as finished:
         place = run.position if finished is None else finished
-        stream.write(live_line(result, place, run.total, palette) + "\n")
+        stream.write(for_stream(live_line(result, place, run.total, palette) + "\n", stream))
         stream.flush()  # inside the lock: the next spec's line cannot overtake this one
 
 

@@ -9,6 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from astest_tasks.guest_text import utf8_file_bytes
+
 
 def _current_umask() -> int:
     # os.umask can only be read by setting it; set it back at once (called once per process).
@@ -56,7 +58,9 @@ def _sweep_stale_temporaries(path: Path) -> None:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    write_bytes_atomic(path, text.encode("utf-8"))
+    """Write ``text`` as UTF-8; a lone surrogate (from a spec) is written as ``\\ud800``, which is
+    its escape inside a JSON string (guest_text.utf8_file_bytes)."""
+    write_bytes_atomic(path, utf8_file_bytes(text))
 
 
 def create_text_atomic(path: Path, text: str) -> bool:
@@ -71,7 +75,7 @@ def create_text_atomic(path: Path, text: str) -> bool:
     try:
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), _NEW_FILE_MODE)
-            handle.write(text.encode("utf-8"))
+            handle.write(utf8_file_bytes(text))
             handle.flush()
             os.fsync(handle.fileno())
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from astest_tasks.guest_text import decode_guest_utf8, encode_wtf8
 from astest_tasks.snapshots import SnapshotStore
 from astest_tasks.wipc import Frame, FrameDecoder, FrameType, Passthrough, encode_frame, parse_call
 
@@ -110,7 +111,7 @@ class ProtocolChannel:
     @property
     def output_text(self) -> str:
         """The spec's plain stdout (not frames), decoded; truncated past MAX_KEPT_OUTPUT."""
-        text = self._output.decode("utf-8", errors="replace")
+        text = decode_guest_utf8(self._output)
         dropped = self.output_bytes_total - len(self._output)
         if dropped > 0:
             text += f"\n… {dropped} more bytes of output not kept"
@@ -189,7 +190,7 @@ class ProtocolChannel:
         key = str(message.get("key", ""))
         actual = str(message.get("actual", ""))
         if self._snapshots is None:
-            self._reply(b"1\n" + actual.encode("utf-8"))
+            self._reply(b"1\n" + encode_wtf8(actual))
             return
         answer = self._snapshots.assert_snapshot(key, actual)
         self._reply(SnapshotStore.reply_payload(answer))

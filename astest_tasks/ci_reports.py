@@ -7,17 +7,15 @@ no expectations, and one for a spec that failed before it could report (a compil
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from astest_tasks.guest_text import one_line_text, xml_text, yaml_double_quoted
 from astest_tasks.report import Suite, Verdict
 from astest_tasks.results import SpecResult, Status
 
 _TEST_KINDS = frozenset({"test", "it", "xtest", "xit", "only", "xonly", "todo"})
-# Characters XML 1.0 cannot carry at all, even escaped: spec output may contain any byte.
-_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 @dataclass(frozen=True)
@@ -112,30 +110,29 @@ def junit_xml(results: Sequence[SpecResult]) -> str:
                 suite,
                 "testcase",
                 classname=f"{result.mode}.{result.spec_id}",
-                name=_xml_text(point.name),
+                name=xml_text(point.name),
                 file=result.spec,
                 time="0",
             )
             if point.status is Status.FAILED:
                 failure = ElementTree.SubElement(
-                    case, "failure", message=_xml_text(point.message), type=point.matcher or "error"
+                    case, "failure", message=xml_text(point.message), type=point.matcher or "error"
                 )
                 where = f"{result.spec}:{point.location}\n" if point.location else ""
-                failure.text = _xml_text(where + point.details)
+                failure.text = xml_text(where + point.details)
             elif point.status is Status.SKIPPED:
                 ElementTree.SubElement(case, "skipped")
         if result.output:
-            ElementTree.SubElement(suite, "system-out").text = _xml_text(result.output)
+            ElementTree.SubElement(suite, "system-out").text = xml_text(result.output)
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("errors", "0")
     root.set("time", f"{total_time:.6f}")
     ElementTree.indent(root)
-    return ElementTree.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
-
-
-def _xml_text(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
+    document = ElementTree.tostring(root, encoding="unicode", xml_declaration=True)
+    # A parser reads a raw CR in text as LF; ElementTree escapes it in attributes only, and markup
+    # has none, so every CR left is text that must stay a CR.
+    return document.replace("\r", "&#13;") + "\n"
 
 
 # -- TAP -------------------------------------------------------------------------------------------
@@ -168,7 +165,8 @@ def tap_document(results: Sequence[SpecResult]) -> str:
 
 
 def _tap_name(text: str) -> str:
-    return " ".join(text.split()).replace("#", "\\#")
+    # One line: line breaks (and other whitespace) become single spaces.
+    return one_line_text(" ".join(text.split()).replace("#", "\\#"))
 
 
 def _yaml_block(result: SpecResult, point: Point) -> list[str]:
@@ -183,13 +181,6 @@ def _yaml_block(result: SpecResult, point: Point) -> list[str]:
     block = ["  ---"]
     for key, value in fields.items():
         if value:
-            block.append(f"  {key}: {_yaml_scalar(value)}")
+            block.append(f"  {key}: {yaml_double_quoted(value)}")
     block.append("  ...")
     return block
-
-
-def _yaml_scalar(value: str) -> str:
-    # A double-quoted YAML scalar with JSON escapes is valid YAML and keeps every character.
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    escaped = escaped.replace("\r", "\\r").replace("\t", "\\t")
-    return f'"{_NOT_XML.sub(chr(0xFFFD), escaped)}"'

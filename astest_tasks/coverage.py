@@ -16,6 +16,8 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from astest_tasks.guest_text import decode_guest_utf8
+
 
 @dataclass(frozen=True)
 class CoveragePoint:
@@ -66,8 +68,8 @@ def coverage_from_payload(payload: bytes | None) -> ReportCoverage | None:
     if payload is None:
         return None
     try:
-        document = json.loads(bytes(payload).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        document = json.loads(decode_guest_utf8(payload))
+    except (ValueError, RecursionError):
         return None  # the suites reader reports the broken payload; coverage just stays empty
     if not isinstance(document, dict):
         return None

@@ -72,7 +72,7 @@ class SourceLines:
         if file not in self._files:
             try:
                 text = (self._root / file).read_text(encoding="utf-8", errors="replace")
-            except OSError:
+            except (OSError, ValueError):  # ValueError: a name no path can have (NUL, surrogate)
                 self._files[file] = None
             else:
                 self._files[file] = _LINE_BREAK.split(text)

@@ -23,6 +23,7 @@ from astest_tasks.fuzz_report import FuzzerOutcome, FuzzReportError, parse_fuzz_
 from astest_tasks.fuzz_results import FuzzResult, write_fuzz_result
 from astest_tasks.fuzz_runs import FuzzCampaign, OverrideKind, RunsOverride
 from astest_tasks.guest_run import GuestRun
+from astest_tasks.guest_text import for_stream
 
 MIB = 1024 * 1024
 
@@ -229,5 +230,7 @@ def _announce(result: FuzzResult) -> None:
     from astest_tasks.fuzz_summary import fuzz_line  # the summary's own wording
 
     stream = sys.stderr
-    stream.write(fuzz_line(result, Palette(use_colour(stream)), cached=False) + "\n")
+    stream.write(
+        for_stream(fuzz_line(result, Palette(use_colour(stream)), cached=False) + "\n", stream)
+    )
     stream.flush()

@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from astest_tasks.guest_text import decode_guest_utf8
+
 
 @dataclass(frozen=True)
 class FuzzFailure:
@@ -54,9 +56,7 @@ class FuzzReportError(ValueError):
 
 def parse_fuzz_report(payload: bytes) -> tuple[FuzzerOutcome, ...]:
     try:
-        document = json.loads(payload.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise FuzzReportError(f"the fuzz report is not UTF-8 ({exc.reason})") from None
+        document = json.loads(decode_guest_utf8(payload))
     except ValueError as exc:
         raise FuzzReportError(f"the fuzz report is not valid JSON ({exc})") from None
     if not isinstance(document, dict) or not isinstance(document.get("fuzzers"), list):

@@ -25,6 +25,7 @@ from astest_tasks.console import (
 )
 from astest_tasks.fuzz_actions import replay_command
 from astest_tasks.fuzz_results import FuzzResult, read_fuzz_result
+from astest_tasks.guest_text import for_stream
 from astest_tasks.results import Status
 
 MAX_SEEDS_SHOWN = 8  # a fuzzer failing on every run would otherwise print a thousand seeds
@@ -165,7 +166,7 @@ def show_fuzz_summary_from_worker(plan: Mapping[str, object], session: str) -> N
 
 def print_fuzz(shown: Sequence[ShownFuzz]) -> None:
     stream = output_stream()
-    stream.write(render_fuzz(shown, Palette(use_colour(stream))))
+    stream.write(for_stream(render_fuzz(shown, Palette(use_colour(stream))), stream))
     stream.flush()
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from astest_tasks.guest_text import decode_guest_utf8
+
 MAX_KEPT_STDERR = 256 * 1024
 
 
@@ -42,7 +44,7 @@ class StderrBuffer:
 
     @property
     def text(self) -> str:
-        text = self._data.decode("utf-8", errors="replace")
+        text = decode_guest_utf8(self._data)
         if self._total > len(self._data):
             text += f"\n… {self._total - len(self._data)} more bytes of stderr not kept"
         return text

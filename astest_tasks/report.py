@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 
+from astest_tasks.guest_text import decode_guest_utf8
+
 __all__ = [
     "Counts",
     "Expectation",
@@ -169,10 +171,9 @@ def parse_report(payload: bytes) -> tuple[Suite, ...]:
 
 
 def _decode_utf8(payload: bytes) -> str:
-    try:
-        return bytes(payload).decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ReportError(f"report payload is not valid UTF-8: {error}") from error
+    # Lenient, as the CLI's Buffer.toString("utf8"): a bad byte is U+FFFD, not a lost report; a
+    # WTF-8 lone surrogate is kept (guest_text).
+    return decode_guest_utf8(payload)
 
 
 def _reject_non_json_constant(name: str) -> object:

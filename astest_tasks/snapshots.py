@@ -23,6 +23,7 @@ from typing import Final
 
 from astest_tasks.atomic import write_text_atomic
 from astest_tasks.errors import UserError
+from astest_tasks.guest_text import as_node_writes, encode_wtf8
 
 DEFAULT_PREAMBLE: Final = "\n".join(
     [
@@ -170,7 +171,12 @@ def _canonicalize_local_key(local_key: str) -> str:
 
 
 def canonicalize_key(key: str) -> str:
-    """Canonical form of a snapshot key: the part after the first ``::`` loses legacy suffixes."""
+    """Canonical form of a snapshot key: the part after the first ``::`` loses legacy suffixes.
+
+    A lone surrogate (from a test name) becomes U+FFFD, as Node writes it into the file, so a key
+    read back from the file still matches the spec's.
+    """
+    key = as_node_writes(key)
     separator_at = key.find(KEY_SEPARATOR)
     if separator_at < 0:
         return _canonicalize_local_key(key)
@@ -460,6 +466,7 @@ class SnapshotStore:
 
     def assert_snapshot(self, key: str, actual: str) -> SnapshotAnswer:
         """Compare ``actual`` with the stored value (exact string comparison) and count it."""
+        actual = as_node_writes(actual)  # as it would read back from the file
         canonical = canonicalize_key(key)
         self.asserted.add(canonical)
         stored = self.entries.get(canonical)
@@ -487,7 +494,7 @@ class SnapshotStore:
     @staticmethod
     def reply_payload(answer: SnapshotAnswer) -> bytes:
         """The CALL reply payload for the guest: ``"1\\n<expected>"`` or ``"0\\n<expected>"``."""
-        return f"{1 if answer.ok else 0}\n{answer.expected}".encode()
+        return encode_wtf8(f"{1 if answer.ok else 0}\n{answer.expected}")
 
     @property
     def dirty(self) -> bool:

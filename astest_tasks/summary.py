@@ -18,6 +18,7 @@ from astest_tasks.coverage_summary import (
     write_coverage_files,
 )
 from astest_tasks.fuzz_summary import FuzzEntry, ShownFuzz, load_fuzz_results, print_fuzz
+from astest_tasks.guest_text import for_stream
 from astest_tasks.report import counts_to_dict, failure_to_dict
 from astest_tasks.results import (
     SpecIdentity,
@@ -135,7 +136,9 @@ def print_summary(shown: list[Shown], coverage: CoverageOutcome | None = None) -
     count."""
     stream = output_stream()
     palette = Palette(enabled=use_colour(stream))
-    stream.write(render_summary(shown, palette, coverage.total if coverage else None))
+    stream.write(
+        for_stream(render_summary(shown, palette, coverage.total if coverage else None), stream)
+    )
     stream.flush()
 
 

@@ -29,6 +29,7 @@ import wasmtime
 
 from astest_tasks.channel import ProtocolChannel
 from astest_tasks.guest_run import GuestRun, StderrBuffer
+from astest_tasks.guest_text import decode_guest_utf16, encode_wtf8
 from astest_tasks.interrupts import signals_end_the_process
 
 __all__ = [
@@ -259,17 +260,17 @@ class PreparedGuest:
             exit_code = 1
             trap = "timed out" if timed_out else _one_line(exc)
             if not timed_out:
-                self._stderr.write(f"wasm trap: {trap}\n".encode())
+                self._stderr.write(encode_wtf8(f"wasm trap: {trap}\n"))
         except (wasmtime.WasmtimeError, _LinkProblem) as exc:
             exit_code = 1
             trap = _one_line(exc)
-            self._stderr.write(f"wasm error: {trap}\n".encode())
+            self._stderr.write(encode_wtf8(f"wasm error: {trap}\n"))
         except (Exception, SystemExit) as exc:
             # A host function raised (or called sys.exit): a runner's own import, or a pointer
             # from the guest that does not fit its memory. It is this spec's failure, not doit's.
             exit_code = 1
             trap = f"a host function raised {type(exc).__name__}: {exc}"
-            self._stderr.write(f"{trap}\n{traceback.format_exc()}".encode())
+            self._stderr.write(encode_wtf8(f"{trap}\n{traceback.format_exc()}"))
         finally:
             self._channel.finish()
         self._result = GuestRun(
@@ -457,7 +458,7 @@ def _builtin_env(
 
     def abort(caller: wasmtime.Caller, message: int, file: int, line: int, column: int) -> None:
         text = f"abort: {_as_string(caller, message)} in {_as_string(caller, file)}"
-        stderr.write(f"{text}({line}:{column})\n".encode())
+        stderr.write(encode_wtf8(f"{text}({line}:{column})\n"))
         raise _GuestExit(1)
 
     def stdout_write(caller: wasmtime.Caller, buffer: int) -> None:
@@ -476,7 +477,7 @@ def _builtin_env(
 
     def console_line(stream: str) -> HostFunction:
         def write(caller: wasmtime.Caller, text: int) -> None:
-            line = (_as_string(caller, text) + "\n").encode()
+            line = encode_wtf8(_as_string(caller, text) + "\n")
             if stream == "stderr":
                 stderr.write(line)
             else:
@@ -486,7 +487,7 @@ def _builtin_env(
 
     def trace(caller: wasmtime.Caller, message: int, count: int, *values: float) -> None:
         shown = ", ".join(repr(v) for v in values[: max(0, count)])
-        stderr.write(f"trace: {_as_string(caller, message)} {shown}\n".encode())
+        stderr.write(encode_wtf8(f"trace: {_as_string(caller, message)} {shown}\n"))
 
     return {
         "abort": (abort, True),
@@ -520,7 +521,7 @@ def _array_buffer(caller: wasmtime.Caller, pointer: int) -> bytes:
 def _as_string(caller: wasmtime.Caller, pointer: int) -> str:
     if pointer == 0:
         return "null"
-    return _array_buffer(caller, pointer).decode("utf-16-le", errors="replace")
+    return decode_guest_utf16(_array_buffer(caller, pointer))
 
 
 def _one_line(exc: BaseException) -> str:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Final
 
+from astest_tasks.guest_text import decode_guest_utf8
+
 
 class FrameType(IntEnum):
     OPEN = 0
@@ -82,7 +84,7 @@ def parse_call(payload: bytes) -> dict[str, object]:
     deep for the parser).
     """
     try:
-        text = bytes(payload).decode("utf-8")
+        text = decode_guest_utf8(payload)
         value = json.loads(text, parse_constant=_reject_json_constant)
     except RecursionError as error:
         raise ValueError("CALL payload is nested too deeply") from error

@@ -175,6 +175,17 @@ def test_without_a_snapshot_store_the_actual_value_is_echoed_as_ok() -> None:
     assert all_replies(channel) == ['1\n"v é"'.encode()]
 
 
+def test_lone_surrogates_travel_both_ways_as_the_guest_encodes_them() -> None:
+    # A WTF-8 surrogate in plain output is kept; a reply carries one back as WTF-8, which the
+    # guest's String.UTF8.decode reads as the surrogate it sent.
+    channel = fed(b"raw \xed\xa0\x80\n", call("snapshot:assert", key="k", actual="v\ud800"))
+    assert channel.output_text == "raw \ud800\n"
+    assert all_replies(channel) == [b"1\nv\xed\xa0\x80"]
+    event = call("event:log", file="x.spec.ts", depth=0, text="line \udc00")  # JSON-escaped
+    channel.write_stdout(event)
+    assert channel.logs == ["line \udc00"]
+
+
 def test_read_stdin_hands_out_replies_in_pieces_and_then_nothing() -> None:
     channel = fed(call("snapshot:assert", key="k", actual="1"))
     expected = encode_frame(FrameType.CALL, b"1\n1")

@@ -1,0 +1,143 @@
+"""Text that came from a spec, made safe for each place it goes.
+
+A spec's strings are UTF-16 and may hold anything, including lone surrogates
+(``String.fromCharCode(0xd800)``, which serialization tests use on purpose), NUL and other
+control characters. They reach Python in three ways, and keep their lone surrogates each way:
+
+- as JSON (WIPC CALL payloads and the report): as-test's serializer (1.0.7 and 1.8.0) escapes a
+  lone surrogate as ``\\ud800``, so these bytes are valid UTF-8 and ``json.loads`` turns the
+  escape back into that surrogate;
+- as raw bytes (plain stdout and stderr, wasi-shim's abort message): AssemblyScript's
+  ``String.UTF8.encode`` writes a lone surrogate as its three-byte WTF-8 form (``ED A0 80``),
+  which strict UTF-8 rejects; ``decode_guest_utf8`` keeps it as that surrogate;
+- as UTF-16 (the bindings target's ``abort`` and ``console.log`` strings): ``decode_guest_utf16``.
+
+A Python ``str`` with a lone surrogate cannot be encoded as UTF-8, so every sink says here what it
+does with one (README, "Results and exit codes"): JSON keeps it exactly, as its ``\\uXXXX``
+escape; text files, the console, JUnit XML and TAP show it as the same six characters
+``\\ud800``; snapshot files write U+FFFD, as Node (and so as-test) does.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import sys
+from typing import Final, TextIO
+
+# Codec error handler names are process-wide; this one is ours.
+_WTF8_ERRORS: Final = "astest-tasks-wtf8"
+
+# XML 1.0's Char production: everything else cannot appear in a document, not even escaped.
+_NOT_XML_CHAR: Final = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Outside YAML 1.1's printable set (what PyYAML's reader accepts), or one of its line breaks
+# (NEL, LS, PS), which a quoted scalar would fold into a space: these must be escaped.
+_NOT_YAML_PRINTABLE: Final = re.compile(
+    "[^\t\u0020-\u007e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _keep_wtf8_surrogates(error: UnicodeError) -> tuple[str, int]:
+    """Decode a WTF-8 surrogate (``ED A0-BF 80-BF``) as itself; any other bad byte as U+FFFD."""
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    data = error.object
+    start = error.start
+    three = data[start : start + 3]
+    if (
+        len(three) == 3
+        and three[0] == 0xED
+        and 0xA0 <= three[1] <= 0xBF
+        and three[2] & 0xC0 == 0x80
+    ):
+        code = ((three[0] & 0x0F) << 12) | ((three[1] & 0x3F) << 6) | (three[2] & 0x3F)
+        return chr(code), start + 3
+    return "\ufffd", error.end
+
+
+codecs.register_error(_WTF8_ERRORS, _keep_wtf8_surrogates)
+
+
+def decode_guest_utf8(data: bytes | bytearray | memoryview) -> str:
+    """Bytes a spec wrote, as text: lone surrogates kept, any other invalid byte as U+FFFD."""
+    return bytes(data).decode("utf-8", errors=_WTF8_ERRORS)
+
+
+def decode_guest_utf16(data: bytes | bytearray | memoryview) -> str:
+    """An AssemblyScript string's UTF-16LE bytes, as text: lone surrogates kept (an odd trailing
+    byte, which no AssemblyScript string has, becomes U+FFFD)."""
+    whole = len(data) - len(data) % 2
+    text = bytes(data[:whole]).decode("utf-16-le", errors="surrogatepass")
+    return text + "\ufffd" if whole < len(data) else text
+
+
+def encode_wtf8(text: str) -> bytes:
+    """Text as the guest's own ``String.UTF8.encode`` writes it (WTF-8): a lone surrogate as its
+    three bytes. A snapshot reply so reaches the spec as the surrogate it sent, and guest text the
+    host puts into the spec's stdout or stderr reads back exactly through ``decode_guest_utf8``."""
+    return text.encode("utf-8", errors="surrogatepass")
+
+
+def utf8_file_bytes(text: str) -> bytes:
+    """Text for a UTF-8 file: each lone surrogate as ``\\ud800``, everything else as it is.
+
+    Inside a JSON string those six characters are the surrogate's own escape, so JSON dumped with
+    ``ensure_ascii=False`` and written through here stays exact.
+    """
+    return text.encode("utf-8", errors="backslashreplace")
+
+
+def for_stream(text: str, stream: TextIO) -> str:
+    """``text`` reduced to what ``stream`` can encode: whatever its encoding (``LANG=C``,
+    ``PYTHONIOENCODING=ascii``, a pipe) cannot hold is written as a backslash escape
+    (``\\ud800``, ``\\xe9``, ``\\U0001f600``) instead of raising."""
+    encoding = _encoding_of(stream)
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode(encoding, errors="backslashreplace").decode(encoding)
+    except LookupError:  # a stream that names an encoding Python does not know
+        return text.encode("ascii", errors="backslashreplace").decode("ascii")
+    return text
+
+
+def _encoding_of(stream: TextIO) -> str:
+    """The encoding text written to ``stream`` ends up in. doit's ``Writer`` (what an action's
+    ``sys.stdout``/``sys.stderr`` is while doit captures it) has none of its own: its
+    ``orig_stream`` is the terminal or pipe; a bare buffer's text goes to the real stdout."""
+    for candidate in (stream, getattr(stream, "orig_stream", None), sys.__stdout__):
+        encoding = getattr(candidate, "encoding", None)
+        if isinstance(encoding, str) and encoding:
+            return encoding
+    return "utf-8"
+
+
+def _escaped_code(character: str) -> str:
+    code = ord(character)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def xml_text(text: str) -> str:
+    """Text for an XML 1.0 document: characters XML cannot hold at all (NUL and other C0 controls,
+    lone surrogates, U+FFFE/U+FFFF) as backslash escapes (``\\x00``, ``\\ud800``), the rest as it is
+    (the XML writer escapes markup)."""
+    return _NOT_XML_CHAR.sub(lambda match: _escaped_code(match.group()), text)
+
+
+def yaml_double_quoted(text: str) -> str:
+    """A YAML double-quoted scalar that reads back as exactly ``text``: YAML's escapes cover every
+    character, lone surrogates included (``\\ud800``)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = escaped.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    return '"' + _NOT_YAML_PRINTABLE.sub(lambda match: _escaped_code(match.group()), escaped) + '"'
+
+
+def one_line_text(text: str) -> str:
+    """Text for a line-oriented format (a TAP test line): lone surrogates as ``\\ud800``."""
+    return _LONE_SURROGATE.sub(lambda match: _escaped_code(match.group()), text)
+
+
+def as_node_writes(text: str) -> str:
+    """What Node writes to a UTF-8 file for ``text``: each lone surrogate becomes U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
