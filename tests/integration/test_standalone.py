@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import EXECUTED, DoitRun, Project, copy_project
+from tests.integration.conftest import EXECUTED, DoitRun, Project, clone_project, copy_project
 
 pytestmark = pytest.mark.integration
 
@@ -68,6 +68,21 @@ def test_task_options_are_options_of_the_command(
     ran = EXECUTED.findall(run.stdout)
     assert any(":bindings:" in n for n in ran) and not any(":wasi:" in n for n in ran)
     assert run.last_line == "tests: 12 passed, 0 failed, 2 skipped"
+
+
+def test_task_options_may_stand_anywhere_on_the_line(
+    standalone: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(standalone[0], tmp_path)
+    listed = astest(project, "--mode=bindings", "list", "--all")
+    assert listed.exit_code == 0, listed.stdout + listed.stderr
+    assert "astest:run:bindings:geometry" in listed.stdout
+    assert "astest:run:wasi:geometry" not in listed.stdout
+    summary = astest(project, "astest:summary", "--mode", "bindings")
+    assert summary.exit_code == 0, summary.stdout + summary.stderr
+    assert summary.last_line == "tests: 12 passed, 0 failed, 2 skipped"
+    forgotten = astest(project, "forget", "astest:run:bindings:geometry", "--mode", "bindings")
+    assert forgotten.stdout.strip() == "forgetting astest:run:bindings:geometry", forgotten.stderr
 
 
 def test_clean_then_a_run_builds_again(standalone: tuple[Project, DoitRun], tmp_path: Path) -> None:
