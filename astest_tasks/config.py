@@ -26,6 +26,7 @@ from typing import Literal, TypeVar
 from astest_tasks.coverage_rules import CoverageRules
 from astest_tasks.envfile import DotenvError, parse_dotenv
 from astest_tasks.errors import ConfigError
+from astest_tasks.mode_hint import add_mode_fix
 
 Target = Literal["wasi", "bindings", "web"]
 
@@ -307,15 +308,11 @@ def _find_mode(config: ProjectConfig, name: str) -> ModeSettings:
         return config.base
     if name in config.modes:
         return config.modes[name]
-    available = [DEFAULT_MODE_NAME, *config.modes]
     suggestion = _closest(name, list(config.modes))
     hint = f' (did you mean "{suggestion}"?)' if suggestion else ""
-    raise ConfigError(
-        _display_path(config.path, Path.cwd()),
-        "mode",
-        f'unknown mode "{name}"{hint}',
-        f"choose one of the available modes: {', '.join(available)}",
-    )
+    where = _display_path(config.path, Path.cwd())
+    fix = add_mode_fix(name, where, list(config.modes), config.base.target)
+    raise ConfigError(where, "mode", f'unknown mode "{name}"{hint}', fix)
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,8 +21,16 @@ DOIT_COMMANDS = READ_ONLY_COMMANDS | {"run", "clean", "forget", "ignore", "auto"
 
 
 def doit_command(arguments: Sequence[str]) -> str:
-    words = [word for word in arguments if word.startswith("-") or "=" not in word]
-    return words[0] if words and words[0] in DOIT_COMMANDS else "run"
+    at = _command_index(arguments)
+    return "run" if at is None else arguments[at]
+
+
+def _command_index(arguments: Sequence[str]) -> int | None:
+    """Where the command word is; None when doit runs tasks without one being named."""
+    for index, word in enumerate(arguments):
+        if word.startswith("-") or "=" not in word:  # not one of doit's name=value variables
+            return index if word in DOIT_COMMANDS else None
+    return None
 
 
 def names_tasks_under(arguments: Sequence[str], group: str, example: str) -> bool:
@@ -54,3 +62,30 @@ def dodo_config(arguments: Sequence[str]) -> Mapping[str, Any]:
 def default_tasks(arguments: Sequence[str]) -> list[str]:
     tasks = dodo_config(arguments).get("default_tasks")
     return [str(task) for task in tasks] if isinstance(tasks, list | tuple) else []
+
+
+def task_options_first(arguments: Sequence[str], options: Sequence[Mapping[str, Any]]) -> list[str]:
+    """``arguments`` with the given task options moved to just after the doit command word (or to
+    the front for a run), where a command that carries them reads them: doit reads options after
+    a task name as that task's, and a first word that is an option hides the command after it.
+
+    ``options`` are doit option dicts (``long``, ``type``); a ``bool`` one takes no value. A
+    value is taken with its option, so ``--spec info`` stays a spec named "info".
+    """
+    flags = {f"--{option['long']}" for option in options if option.get("type") is bool}
+    valued = {f"--{option['long']}" for option in options} - flags
+    moved: list[str] = []
+    rest: list[str] = []
+    words = iter(arguments)
+    for word in words:
+        name = word.split("=", 1)[0]
+        if word in flags or (name in valued and "=" in word):
+            moved.append(word)
+        elif word in valued:
+            moved += [word, *(value for value in [next(words, None)] if value is not None)]
+        else:
+            rest.append(word)
+    at = _command_index(rest)
+    if at is None:
+        return moved + rest
+    return rest[: at + 1] + moved + rest[at + 1 :]

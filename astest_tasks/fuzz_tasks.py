@@ -30,7 +30,7 @@ from astest_tasks.fuzz_summary import FuzzEntry, show_fuzz_summary_from_worker, 
 from astest_tasks.imports import ImportScanCache
 from astest_tasks.layout import doit_paths
 from astest_tasks.pipeline import Pipeline
-from astest_tasks.task_checks import Always, InputsChanged, LastFuzzPassed
+from astest_tasks.task_checks import Always, BuildUpToDate, InputsChanged, LastFuzzPassed
 from astest_tasks.toolchain import Toolchain, warn_once
 from astest_tasks.version import __version__
 
@@ -239,6 +239,7 @@ def _run_task(
         "uptodate": [
             InputsChanged("fuzz", _run_key(request)),
             LastFuzzPassed(str(root), request.result_path),
+            BuildUpToDate(f"{request.group}:build:{request.mode}:{request.file_id}"),
             Always(
                 not request.seed_is_random,
                 "the seed is random: a campaign with a random seed always runs",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from astest_tasks.atomic import create_text_atomic
-from astest_tasks.runner_files import RUNNER_TARGETS, default_runner_source
+from astest_tasks.runner_files import default_runner_source
 from astest_tasks.runtime_command import default_runner_path
 from astest_tasks.templating import render
 
@@ -44,8 +44,9 @@ def scaffold_project(directory: Path, target: str = "wasi") -> ScaffoldReport:
         EXAMPLE_SPEC: render("init/example.spec.ts.j2"),
         ".gitignore": render("init/gitignore.j2"),
     }
-    for runner_target in RUNNER_TARGETS:
-        files[default_runner_path(runner_target)] = default_runner_source(runner_target)
+    # Only the runner of the config's one mode: a runner of a mode the config does not offer
+    # suggests `--mode bindings` works. A mode added later gets its runner on its first run.
+    files[default_runner_path(target)] = default_runner_source(target)
     report = ScaffoldReport()
     for relative, text in files.items():
         created = create_text_atomic(directory / relative, text)

@@ -4,8 +4,9 @@ It is doit's ``DoitMain`` with a task loader that yields the ``astest`` task cre
 project in the current folder, so every doit command works as in a dodo.py project
 (``astest``, ``astest list``, ``astest info astest:run:wasi:math``, ``astest -n 2``,
 ``astest clean``, ``astest forget``), with the sqlite backend and the summary as the default.
-The task options (``--timeout``, ``--mode``, …) are options of the commands themselves, so
-``astest --timeout=30 -n 2`` works without naming the task; ``astest help run`` lists them.
+The task options (``--timeout``, ``--mode``, …) are options of the commands that load tasks, and
+may stand anywhere on the line (``astest --mode wasi list``, ``astest astest:summary --mode
+wasi``): they are moved to where doit reads them. ``astest help run`` lists them.
 A dodo.py in the folder is not read: ``doit`` runs that.
 """
 
@@ -18,12 +19,17 @@ from typing import Any
 from doit import loader
 from doit.cmd_base import TaskLoader2
 from doit.cmd_clean import Clean
+from doit.cmd_forget import Forget
+from doit.cmd_ignore import Ignore
 from doit.cmd_info import Info
 from doit.cmd_list import List
+from doit.cmd_resetdep import ResetDep
 from doit.cmd_run import Run
+from doit.cmd_strace import Strace
 from doit.doit_cmd import DoitMain
 from doit.exceptions import InvalidDodoFile
 
+from astest_tasks.doit_argv import task_options_first
 from astest_tasks.errors import UserError
 from astest_tasks.pipeline import BASENAME
 from astest_tasks.state_file import DEFAULT_STATE_FILE, check_state_file
@@ -84,14 +90,19 @@ def _with_task_options(command: type[Any]) -> type[Any]:
     return type(command.__name__, (command,), {"cmd_options": command.cmd_options + options})
 
 
+# The commands that load the tasks, whose names and files the options decide.
+_TASK_LOADING_COMMANDS = (Run, List, Info, Clean, Forget, Ignore, ResetDep, Strace)
+
+
 class AstestMain(DoitMain):  # type: ignore[misc]
     BIN_NAME = "astest"
     DOIT_CMDS = tuple(
-        _with_task_options(command) if command in (Run, List, Info, Clean) else command
+        _with_task_options(command) if command in _TASK_LOADING_COMMANDS else command
         for command in DoitMain.DOIT_CMDS
     )
 
 
 def run_doit(arguments: Sequence[str]) -> int:
     # Some doit commands (clean) return None for success.
-    return int(AstestMain(AstestLoader()).run(list(arguments)) or 0)
+    arguments = task_options_first(arguments, TASK_PARAMS)
+    return int(AstestMain(AstestLoader()).run(arguments) or 0)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from doit.dependency import UptodateCalculator
 from doit.tools import config_changed
 
 from astest_tasks.results import Status, read_result
@@ -138,3 +139,71 @@ class LastFuzzPassed:
 
     def __str__(self) -> str:
         return self.reason or f"the last fuzz result at {self.result_path} is checked"
+
+
+class BuildUpToDate(UptodateCalculator):  # type: ignore[misc]  # doit is untyped
+    """A run task's check that its build is up to date, as doit would find it now.
+
+    A run depends on its build through the build record. When a module the spec imports changes,
+    only the build's own ``file_dep`` sees it, and the record changes once the build has run: so
+    ``doit info`` and ``doit list --status`` would call the run up to date while the next ``doit``
+    rebuilds and re-runs it. Asking doit for the build's status closes that gap. In a real run
+    doit checks a run only after its build was executed and saved (the record is the build's
+    target, so the build is an implicit task_dep), when this is true again: a rebuilt but
+    byte-identical wasm still does not re-run its test, and nothing runs twice.
+    """
+
+    MAX_NAMED = 3  # changed files named in the reason; a toolchain upgrade changes many
+
+    def __init__(self, build_task: str) -> None:
+        super().__init__()
+        self.build_task = build_task
+        self.dep_manager: Any = None
+        self.reason = ""
+
+    def setup(self, dep_manager: Any, tasks_dict: Mapping[str, Any]) -> None:
+        super().setup(dep_manager, tasks_dict)
+        self.dep_manager = dep_manager
+
+    def __call__(self) -> bool:
+        self.reason = ""
+        build = (self.tasks_dict or {}).get(self.build_task)
+        if build is None or self.dep_manager is None or self.dep_manager.status_is_ignore(build):
+            return True  # not loaded (a filtered load) or ignored: the record alone decides
+        if self.get_val(self.build_task, "checker:") is None:
+            self.reason = "its build has not run yet"
+            return False
+        # get_status leaves the build's changed files on the task, for its own actions: keep them.
+        changed_before = build.dep_changed
+        try:
+            status = self.dep_manager.get_status(build, self.tasks_dict, get_log=True)
+        finally:
+            build.dep_changed = changed_before
+        if status.status == "up-to-date":
+            return True
+        self.reason = f"its build is out of date: {self._describe(status)}"
+        return False
+
+    def _describe(self, status: Any) -> str:
+        reasons = status.reasons
+        parts = [self._files(reasons["changed_file_dep"], "changed")]
+        parts.append(self._files(reasons["missing_file_dep"], "is missing", "are missing"))
+        parts.append(self._files(reasons["added_file_dep"], "became an input"))
+        parts.append(self._files(reasons["removed_file_dep"], "is no longer an input"))
+        parts.append(self._files(reasons["missing_target"], "is missing", "are missing"))
+        parts.extend(str(check) for check, _, _ in reasons["uptodate_false"])
+        if reasons["checker_changed"]:
+            parts.append("doit's file checker changed")
+        return "; ".join(part for part in parts if part) or str(status.error_reason or "")
+
+    def _files(self, paths: list[str], verb: str, plural_verb: str = "") -> str:
+        if not paths:
+            return ""
+        named = ", ".join(sorted(paths)[: self.MAX_NAMED])
+        more = len(paths) - self.MAX_NAMED
+        if more > 0:
+            named += f" and {more} more"
+        return f"{named} {plural_verb if plural_verb and len(paths) > 1 else verb}"
+
+    def __str__(self) -> str:
+        return self.reason or f"the build {self.build_task} is checked"

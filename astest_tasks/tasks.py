@@ -63,7 +63,13 @@ from astest_tasks.selection import select_specs
 from astest_tasks.shards import assign_shards, load_durations, pair_key
 from astest_tasks.snapshots import SnapshotUpdate, snapshot_candidates
 from astest_tasks.summary import SummaryEntry, SummaryPlan
-from astest_tasks.task_checks import Always, InputsChanged, LastResultPassed, SnapshotsUnchanged
+from astest_tasks.task_checks import (
+    Always,
+    BuildUpToDate,
+    InputsChanged,
+    LastResultPassed,
+    SnapshotsUnchanged,
+)
 from astest_tasks.toolchain import (
     Toolchain,
     load_toolchain,
@@ -390,6 +396,8 @@ def _run_task(
             InputsChanged("run", run_key(mode, spec, (timeout_s, memory_mib, output_mib), runtime)),
             LastResultPassed(str(root), files.result),
             SnapshotsUnchanged(str(root), list(request.snapshot_files)),
+            # So that `doit info` and `doit list --status` see an imported module's edit too.
+            BuildUpToDate(f"{pipeline.basename}:build:{mode.name}:{spec.spec_id}"),
             # An update run asks every spec again: only a run can tell what is missing.
             Always(
                 update is SnapshotUpdate.NONE,

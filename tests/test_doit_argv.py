@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from astest_tasks.doit_argv import doit_command, names_tasks_under
+from astest_tasks.doit_argv import doit_command, names_tasks_under, task_options_first
 
 
 @pytest.mark.parametrize(
@@ -39,3 +39,28 @@ def test_the_command(argv: list[str], command: str) -> None:
 )
 def test_whether_a_group_is_named(argv: list[str], named: bool) -> None:
     assert names_tasks_under(argv, "astest:fuzz", "astest:fuzz:summary") is named
+
+
+@pytest.mark.parametrize(
+    ("argv", "ordered"),
+    [
+        (["--timeout", "30"], ["--timeout", "30"]),
+        (["astest:summary", "--timeout", "30"], ["--timeout", "30", "astest:summary"]),
+        (["--mode", "wasi", "list", "--all"], ["list", "--mode", "wasi", "--all"]),
+        (["forget", "astest", "--mode=wasi"], ["forget", "--mode=wasi", "astest"]),
+        (["-n", "2", "run", "--fuzz"], ["--fuzz", "-n", "2", "run"]),  # "run" is a task here
+        (["v=1", "info", "t", "--spec", "info"], ["v=1", "info", "--spec", "info", "t"]),
+        (["--spec", "list"], ["--spec", "list"]),  # a spec named "list" is not the command
+        (["astest", "--mode"], ["--mode", "astest"]),  # doit then says the value is missing
+    ],
+)
+def test_task_options_move_to_where_the_command_reads_them(
+    argv: list[str], ordered: list[str]
+) -> None:
+    options = [
+        {"long": "timeout", "type": str},
+        {"long": "mode", "type": str},
+        {"long": "spec", "type": str},
+        {"long": "fuzz", "type": bool},
+    ]
+    assert task_options_first(argv, options) == ordered

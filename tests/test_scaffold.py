@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from astest_tasks.config import load_config
+from astest_tasks.config import load_config, select_modes
 from astest_tasks.scaffold import EXAMPLE_SPEC, NPM_PACKAGES, npm_package_name, scaffold_project
 
 REPO = Path(__file__).resolve().parents[1]
@@ -17,7 +17,6 @@ def test_an_empty_folder_gets_a_whole_project(tmp_path: Path) -> None:
     assert report.skipped == []
     assert sorted(report.created) == sorted(
         [
-            ".as-test/runners/default.bindings.py",
             ".as-test/runners/default.wasi.py",
             ".gitignore",
             "as-test.config.json",
@@ -33,16 +32,26 @@ def test_an_empty_folder_gets_a_whole_project(tmp_path: Path) -> None:
     config = load_config(root / "as-test.config.json", root)
     assert config.base.target == "wasi"
     assert config.warnings == ()
+    assert config.modes == {}, "as-test 1.0.7 would run every declared mode in a plain run"
     compile((root / "dodo.py").read_text(), "dodo.py", "exec")
+
+
+def test_the_only_runner_written_is_the_one_the_config_runs(tmp_path: Path) -> None:
+    for target in ("wasi", "bindings"):
+        root = tmp_path / target
+        scaffold_project(root, target=target)
+        config = load_config(root / "as-test.config.json", root)
+        runners = sorted(path.name for path in (root / ".as-test/runners").iterdir())
+        assert runners == [f"default.{mode.target}.py" for mode in select_modes(config)]
 
 
 def test_existing_files_are_skipped_and_left_unchanged(tmp_path: Path) -> None:
     (tmp_path / "package.json").write_text('{"name": "mine"}')
-    runner = tmp_path / ".as-test/runners/default.wasi.py"
+    runner = tmp_path / ".as-test/runners/default.bindings.py"
     runner.parent.mkdir(parents=True)
     runner.write_text("# edited\n")
     report = scaffold_project(tmp_path, target="bindings")
-    assert sorted(report.skipped) == [".as-test/runners/default.wasi.py", "package.json"]
+    assert sorted(report.skipped) == [".as-test/runners/default.bindings.py", "package.json"]
     assert (tmp_path / "package.json").read_text() == '{"name": "mine"}'
     assert runner.read_text() == "# edited\n"
     assert json.loads((tmp_path / "as-test.config.json").read_text())["buildOptions"] == {

@@ -6,8 +6,11 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+from doit.dependency import Dependency, JsonDB
+from doit.task import Task
+
 from astest_tasks.results import SpecIdentity, Stage, failure_result, write_result
-from astest_tasks.task_checks import Always, InputsChanged, LastResultPassed
+from astest_tasks.task_checks import Always, BuildUpToDate, InputsChanged, LastResultPassed
 
 
 class FakeTask:
@@ -56,3 +59,62 @@ def test_checks_survive_pickling_for_doit_workers(tmp_path: Path) -> None:
     ):
         assert str(pickle.loads(pickle.dumps(check))) == str(check)
     assert Always(True, "x")() is True
+
+
+def doit_state(tmp_path: Path) -> Dependency:
+    return Dependency(JsonDB, str(tmp_path / "state.json"))
+
+
+def build_and_run(tmp_path: Path) -> tuple[Task, Task, dict[str, Task]]:
+    """A build task compiling spec.ts and helper.ts into out.wasm, and a run task depending on
+    the build through out.wasm, checked with ``BuildUpToDate``."""
+    for name in ("spec.ts", "helper.ts", "out.wasm"):
+        (tmp_path / name).write_text(name)
+    build = Task(
+        "t:build:m:spec",
+        None,
+        file_dep=[str(tmp_path / "spec.ts"), str(tmp_path / "helper.ts")],
+        targets=[str(tmp_path / "out.wasm")],
+    )
+    run = Task(
+        "t:run:m:spec",
+        None,
+        file_dep=[str(tmp_path / "out.wasm")],
+        uptodate=[BuildUpToDate("t:build:m:spec")],
+    )
+    return build, run, {task.name: task for task in (build, run)}
+
+
+def test_a_run_is_out_of_date_while_its_build_is_and_says_which_file_changed(
+    tmp_path: Path,
+) -> None:
+    build, run, tasks = build_and_run(tmp_path)
+    state = doit_state(tmp_path)
+    fresh = state.get_status(run, tasks, get_log=True)
+    assert fresh.status == "run"
+    assert "its build has not run yet" in [str(c) for c, _, _ in fresh.reasons["uptodate_false"]]
+    state.save_success(build)
+    state.save_success(run)
+    assert state.get_status(run, tasks).status == "up-to-date"
+
+    (tmp_path / "helper.ts").write_text("edited")
+    build.dep_changed = ["set by doit for the build's own actions"]
+    changed = state.get_status(run, tasks, get_log=True)
+    assert changed.status == "run"
+    [(check, _, _)] = changed.reasons["uptodate_false"]
+    assert str(check) == f"its build is out of date: {tmp_path / 'helper.ts'} changed"
+    assert build.dep_changed == ["set by doit for the build's own actions"]
+
+    state.save_success(build)  # what a doit run does before it checks the run
+    assert state.get_status(run, tasks).status == "up-to-date"
+
+
+def test_a_run_whose_build_is_not_loaded_or_ignored_goes_by_its_own_files(
+    tmp_path: Path,
+) -> None:
+    build, run, tasks = build_and_run(tmp_path)
+    state = doit_state(tmp_path)
+    state.save_success(run)
+    assert state.get_status(run, {run.name: run}).status == "up-to-date"
+    state.ignore(build)
+    assert state.get_status(run, tasks).status == "up-to-date"

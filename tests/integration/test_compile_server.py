@@ -283,9 +283,11 @@ def test_disabling_the_server_spawns_asc_for_each_build(
     assert record.command.startswith("AS_TEST_COVERAGE_ENABLED=0 node ")
 
 
-def doit_watching_servers(project: Project, *args: str) -> tuple[int, set[int]]:
+def doit_watching_servers(
+    project: Project, *args: str, env: dict[str, str] | None = None
+) -> tuple[int, set[int]]:
     """Run doit, noting every compile server of this project seen while it ran."""
-    proc = project.start_doit(*args)
+    proc = project.start_doit(*args, env=env)
     seen: set[int] = set()
     marker = f"asc_server.mjs {project.root}"
     while proc.poll() is None:
@@ -299,8 +301,10 @@ def test_doit_uses_servers_and_leaves_none_behind(
     fresh_project: Callable[[str], Project], args: tuple[str, ...]
 ) -> None:
     project = fresh_project("passing")
-    exit_code, seen = doit_watching_servers(project, *args)
+    # Two specs in two modes: four builds, enough for both workers and for reuse in each.
+    exit_code, seen = doit_watching_servers(project, *args, env={"ASTEST_SPEC": "shared"})
     assert exit_code == 0
+    assert len(list((project.root / ".as-test/build").rglob("*.spec.wasm"))) == 4
     assert seen, "no compile server ran during the builds"
     assert len(seen) <= 2  # one per worker process or thread, not one per spec
     assert processes_mentioning(f"asc_server.mjs {project.root}") == []

@@ -206,3 +206,17 @@ def test_info_says_why_a_campaign_runs(fuzzed: tuple[Project, DoitRun]) -> None:
     info = fuzzed[0].doit("info", BUGGY, env={"ASTEST_FUZZ_SEED": SEED}).stdout
     assert "the last campaign failed (clamp keeps values under the limit)" in info
     assert "the seed is random" in fuzzed[0].doit("info", BUGGY).stdout
+
+
+def test_info_sees_an_edited_fuzz_file_before_the_campaign_runs(
+    fuzzed: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(fuzzed[0], tmp_path)
+    sound = "astest:fuzz:default:sound"
+    pinned = {"ASTEST_FUZZ_SEED": SEED}
+    assert "status     : up-to-date" in project.doit("info", sound, env=pinned).stdout
+    target = project.root / "assembly/__fuzz__/sound.fuzz.ts"
+    target.write_text(target.read_text() + "\n// reviewed\n")
+    info = project.doit("info", sound, env=pinned)
+    assert "status     : run" in info.stdout, info.stdout + info.stderr
+    assert "its build is out of date: assembly/__fuzz__/sound.fuzz.ts changed" in info.stdout

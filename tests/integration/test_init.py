@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import Project
+from tests.integration.conftest import NODE_MODULES, Project
 
 pytestmark = pytest.mark.integration
 
@@ -52,3 +53,34 @@ def test_init_then_npm_install_then_doit_is_green(tmp_path: Path) -> None:
     )
     assert "skipped  .as-test/runners/default.wasi.py" in again.stdout
     assert runner.read_text() == edited
+
+
+def test_a_mode_init_did_not_declare_is_one_error_whose_fix_works(tmp_path: Path) -> None:
+    root = tmp_path / "newcomer"
+    init = subprocess.run(
+        [sys.executable, "-m", "astest_tasks", "init", str(root)], capture_output=True, text=True
+    )
+    assert init.returncode == 0, init.stderr
+    runners = root / ".as-test/runners"
+    assert sorted(path.name for path in runners.iterdir()) == ["default.wasi.py"]
+    (root / "node_modules").symlink_to(NODE_MODULES)  # the versions init pins
+    project = Project(root)
+
+    refused = project.doit("astest", "--mode", "bindings")
+    assert refused.exit_code == 3, refused.stdout + refused.stderr
+    [line] = refused.stderr.splitlines()
+    assert line.startswith('ERROR: as-test.config.json: mode: unknown mode "bindings"; fix: ')
+    marker = "declare it in as-test.config.json: "
+    assert marker in line
+    config_file = root / "as-test.config.json"
+    config = json.loads(config_file.read_text())
+    config.update(json.loads("{" + line.split(marker, 1)[1] + "}"))
+    config_file.write_text(json.dumps(config, indent=2))
+
+    bindings = project.doit("astest", "--mode", "bindings")
+    assert bindings.exit_code == 0, bindings.stdout + bindings.stderr
+    assert bindings.last_line == "tests: 3 passed, 0 failed, 0 skipped"
+    assert (runners / "default.bindings.py").is_file(), "its runner comes with its first run"
+    both = project.doit()
+    assert both.exit_code == 0, both.stdout + both.stderr
+    assert both.last_line == "tests: 6 passed, 0 failed, 0 skipped"  # wasi and bindings

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import EXECUTED, DoitRun, Project, copy_project
+from tests.integration.conftest import EXECUTED, DoitRun, Project, clone_project, copy_project
 
 pytestmark = pytest.mark.integration
 
@@ -61,19 +61,36 @@ def test_list_info_and_help(standalone: tuple[Project, DoitRun]) -> None:
 def test_task_options_are_options_of_the_command(
     standalone: tuple[Project, DoitRun], tmp_path: Path
 ) -> None:
-    project = copy_project("passing", tmp_path)
-    (project.root / "dodo.py").unlink()
+    # The built project, with one spec's results gone: only bindings runs may run again.
+    project = clone_project(standalone[0], tmp_path)
+    for mode in ("wasi", "bindings"):
+        (project.root / f".as-test/build/{mode}/geometry.result.json").unlink()
     run = astest(project, "--mode=bindings", "-n", "2")
     assert run.exit_code == 0, run.stdout + run.stderr
     ran = EXECUTED.findall(run.stdout)
-    assert any(":bindings:" in n for n in ran) and not any(":wasi:" in n for n in ran)
+    assert "astest:run:bindings:geometry" in ran and not any(":wasi:" in n for n in ran)
+    assert " wasi " not in run.stdout
     assert run.last_line == "tests: 12 passed, 0 failed, 2 skipped"
 
 
+def test_task_options_may_stand_anywhere_on_the_line(
+    standalone: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(standalone[0], tmp_path)
+    listed = astest(project, "--mode=bindings", "list", "--all")
+    assert listed.exit_code == 0, listed.stdout + listed.stderr
+    assert "astest:run:bindings:geometry" in listed.stdout
+    assert "astest:run:wasi:geometry" not in listed.stdout
+    summary = astest(project, "astest:summary", "--mode", "bindings")
+    assert summary.exit_code == 0, summary.stdout + summary.stderr
+    assert summary.last_line == "tests: 12 passed, 0 failed, 2 skipped"
+    forgotten = astest(project, "forget", "astest:run:bindings:geometry", "--mode", "bindings")
+    assert forgotten.stdout.strip() == "forgetting astest:run:bindings:geometry", forgotten.stderr
+
+
 def test_clean_then_a_run_builds_again(standalone: tuple[Project, DoitRun], tmp_path: Path) -> None:
-    project = copy_project("passing", tmp_path)
-    (project.root / "dodo.py").unlink()
-    assert astest(project).exit_code == 0
+    project = clone_project(standalone[0], tmp_path)
+    assert list((project.root / ".as-test/build").rglob("*.wasm"))
     cleaned = astest(project, "clean")
     assert cleaned.exit_code == 0, cleaned.stderr
     assert not list((project.root / ".as-test/build").rglob("*.wasm"))
