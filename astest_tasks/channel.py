@@ -30,6 +30,9 @@ class SuiteProgress:
     file_started: bool = False
     file_ended: bool = False
     file_verdict: str = ""
+    file_name: str = ""  # the "file" of event:file-start/-end, for a report rebuilt from events
+    suite_starts: int = 0
+    suite_ends: int = 0
     open_suites: list[str] = field(default_factory=list)
     finished: list[tuple[str, str]] = field(default_factory=list)  # (suite path, verdict)
     assert_failures: int = 0
@@ -71,6 +74,7 @@ class ProtocolChannel:
         self.report_problem: str | None = None
         self.closed = False
         self.frames_seen = 0
+        self.data_frames = 0
         self._chunks: list[bytes] | None = None
         self._chunk_header: dict[str, object] = {}
 
@@ -164,16 +168,20 @@ class ProtocolChannel:
 
     def _on_event(self, kind: str, message: dict[str, object]) -> None:
         progress = self.progress
+        if kind in ("event:file-start", "event:file-end") and message.get("file") is not None:
+            progress.file_name = str(message.get("file"))
         if kind == "event:file-start":
             progress.file_started = True
         elif kind == "event:file-end":
             progress.file_ended = True
             progress.file_verdict = str(message.get("verdict", ""))
         elif kind == "event:suite-start":
+            progress.suite_starts += 1
             depth = _int(message.get("depth"))
             del progress.open_suites[max(depth, 0) :]
             progress.open_suites.append(str(message.get("description", "")))
         elif kind == "event:suite-end":
+            progress.suite_ends += 1
             depth = _int(message.get("depth"))
             path = " > ".join(progress.open_suites[: depth + 1])
             progress.finished.append((path, str(message.get("verdict", ""))))
@@ -195,6 +203,7 @@ class ProtocolChannel:
         self._reply(SnapshotStore.reply_payload(answer))
 
     def _on_data(self, payload: bytes) -> None:
+        self.data_frames += 1
         if self._chunks is not None:
             self._chunks.append(payload)
         elif self.report_payload is None:
