@@ -30,7 +30,7 @@ from astest_tasks.compiler import (
     write_build_record,
 )
 from astest_tasks.console import Palette, in_doit_worker_process, live_line, use_colour
-from astest_tasks.coverage import coverage_from_payload
+from astest_tasks.coverage import coverage_from_dict, coverage_from_payload
 from astest_tasks.crash_records import CrashCommands, write_crash_record
 from astest_tasks.errors import UserError
 from astest_tasks.guest_run import GuestRun
@@ -304,7 +304,9 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
             created=snapshots.created,
             updated=snapshots.updated,
         ),
-        coverage=coverage_from_payload(channel.report_payload),
+        coverage=coverage_from_dict(channel.streamed_coverage)
+        if channel.streamed_coverage is not None
+        else coverage_from_payload(channel.report_payload),
         every_block_is_suite=every_block_is_suite,
     )
 

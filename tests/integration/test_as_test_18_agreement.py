@@ -141,3 +141,18 @@ def test_created_snapshots_are_byte_for_byte_what_as_test_1_8_writes(tmp_path: P
     written = (ours.root / snap).read_bytes()
     assert b"=== vowels > snapshot of counts [labelled] ===" in written
     assert written == (theirs.root / snap).read_bytes()
+
+
+_COVERAGE_TOTAL = re.compile(r"\((\d+)/(\d+) covered, (\d+) points missing, (\d+) files\)")
+
+
+def test_coverage_streamed_by_a_1_8_guest_totals_like_as_test_1_8(tmp_path: Path) -> None:
+    theirs = copy_18("coverage", tmp_path / "ast")
+    their_total = _COVERAGE_TOTAL.search(run_ast(theirs))
+    ours = copy_18("coverage", tmp_path / "ours")
+    run = ours.doit()
+    assert run.exit_code == 0, run.stdout + run.stderr
+    our_total = _COVERAGE_TOTAL.search(run.stdout)
+    assert their_total is not None and our_total is not None, run.stdout
+    assert our_total.groups() == their_total.groups()
+    assert int(our_total[2]) > 0  # as-test 1.8 sends points only as coverage:batch frames
