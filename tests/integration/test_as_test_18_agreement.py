@@ -8,6 +8,7 @@ with our report.json, file by file and mode by mode.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -156,3 +157,50 @@ def test_coverage_streamed_by_a_1_8_guest_totals_like_as_test_1_8(tmp_path: Path
     assert their_total is not None and our_total is not None, run.stdout
     assert our_total.groups() == their_total.groups()
     assert int(our_total[2]) > 0  # as-test 1.8 sends points only as coverage:batch frames
+
+
+def test_the_stock_node_runners_of_1_8_run_as_external_runtimes(tmp_path: Path) -> None:
+    """`ast init` of 1.8 writes single-file runners that import instantiate() from as-test/lib and
+    take the wasm from AS_TEST_WASM_PATH (its runtime cmd has no <file>): they must give the
+    verdicts and counts our in-process runners give."""
+    project = copy_18("passing", tmp_path)
+    scratch = tmp_path / "init"
+    scratch.mkdir()
+    (scratch / "node_modules").symlink_to(TOOLCHAIN_18_NODE_MODULES)
+    (scratch / "package.json").write_text('{"type": "module"}')
+    proc = subprocess.run(
+        ["npx", "--no-install", "ast", "init", "--yes", "--target", "wasi", "--example", "none"],
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runners = project.root / ".as-test" / "runners"
+    runners.mkdir(parents=True, exist_ok=True)
+    for target in ("wasi", "bindings"):
+        stock = (scratch / ".as-test" / "runners" / f"default.{target}.js").read_text()
+        assert 'import { instantiate } from "as-test/lib";' in stock
+        (runners / f"default.{target}.js").write_text(stock)
+    config = {
+        "input": ["assembly/__tests__/**/*.spec.ts"],
+        "output": ".as-test/",
+        "modes": {target: {"buildOptions": {"target": target}} for target in ("wasi", "bindings")}
+        | {
+            f"node{target}": {
+                "buildOptions": {"target": target},
+                "runOptions": {"runtime": {"cmd": f"node .as-test/runners/default.{target}.js"}},
+            }
+            for target in ("wasi", "bindings")
+        },
+    }
+    (project.root / "as-test.config.json").write_text(json.dumps(config, indent=2))
+    run = project.doit()
+    assert run.exit_code == 0, run.stdout + run.stderr
+    ours = our_specs(project)
+    for target in ("wasi", "bindings"):
+        in_process = {spec: v for (spec, mode), v in ours.items() if mode == target}
+        external = {spec: v for (spec, mode), v in ours.items() if mode == f"node{target}"}
+        assert len(in_process) == 5
+        assert external == in_process, target
