@@ -484,3 +484,10 @@ def test_detailed_points_keep_the_guests_hash() -> None:
 
 def test_a_1_0_7_guest_streams_no_coverage() -> None:
     assert fed(data(REPORT)).streamed_coverage is None
+
+
+def test_chunk_totals_the_guest_leaves_out_are_not_checked() -> None:
+    """as-test checks a chunked report's count and size only when the guest gave them."""
+    channel = fed(call("report:start"), data(b"ab"), data(b"cd"), call("report:end"))
+    assert channel.report_problem is None
+    assert channel.report_payload == b"abcd"
