@@ -30,12 +30,18 @@ from astest_tasks.compiler import (
     write_build_record,
 )
 from astest_tasks.console import Palette, in_doit_worker_process, live_line, use_colour
-from astest_tasks.coverage import coverage_from_payload
+from astest_tasks.coverage import coverage_from_dict, coverage_from_payload
 from astest_tasks.crash_records import CrashCommands, write_crash_record
 from astest_tasks.errors import UserError
 from astest_tasks.guest_run import GuestRun
 from astest_tasks.guest_text import for_stream
-from astest_tasks.outcome import RunVerdictInput, decide_suites
+from astest_tasks.outcome import (
+    RunVerdictInput,
+    decide_suites,
+    empty_spec_warning,
+    is_empty_spec,
+    rebuilt_report_warning,
+)
 from astest_tasks.process_env import base_environ
 from astest_tasks.progress import finished_count
 from astest_tasks.report import count, failures, file_verdict
@@ -48,6 +54,7 @@ from astest_tasks.results import (
     failure_result,
     write_result,
 )
+from astest_tasks.run_rules import RunRules
 from astest_tasks.runtime_command import command_argv
 from astest_tasks.runtime_env import runtime_variables
 from astest_tasks.snapshots import SnapshotStore, SnapshotUpdate
@@ -95,6 +102,19 @@ class RunRequest:
     task_basename: str = "astest"  # the task creator's name: <basename>:run:<mode>:<spec-id>
     command: str = "doit"  # what runs these tasks, for the hints: doit, or the astest command
     options_command: str = "doit astest"  # how a hint gives an option: `doit astest --timeout 5`
+    # The installed as-test, whose run-side rules apply (run_rules.py); "" means 1.0.7's.
+    as_test_version: str = ""
+    input_patterns: tuple[str, ...] = ()  # the mode's input globs: as-test 1.2.0+ snapshot paths
+
+    @property
+    def rules(self) -> RunRules:
+        return RunRules.for_version(self.as_test_version)
+
+    def snapshot_input_layout(self) -> tuple[Path, tuple[str, ...]] | None:
+        """(project root, input patterns) where as-test 1.2.0+ places snapshot files, else None."""
+        if not self.rules.snapshot_input_layout:
+            return None
+        return Path(self.project_root), self.input_patterns
 
     def task(self, kind: str) -> str:
         return f"{self.task_basename}:{kind}:{self.mode}:{self.spec_id}"
@@ -226,7 +246,14 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         return _failure_result(run, session, Stage.BUILD, "build failed", details, record.command)
 
     try:
-        snapshots = SnapshotStore.load(root, run.spec_path, run.snapshot_dir)
+        layout = run.snapshot_input_layout()
+        snapshots = SnapshotStore.load(
+            root,
+            run.spec_path,
+            run.snapshot_dir,
+            input_patterns=None if layout is None else layout[1],
+            normalize_prefix=run.rules.snapshot_prefix_normalized,
+        )
         snapshots.update = SnapshotUpdate.parse(run.update_snapshots)
     except UserError as exc:
         return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
@@ -238,13 +265,20 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         timeout_s=run.timeout_s,
         memory_limit_mib=run.memory_limit_mib,
         options_command=run.options_command,
+        rules=run.rules,
     )
     suites, runtime_problem = decide_suites(guest, channel, verdict_input)
     warnings = list(channel.warnings)
-    counts = count(suites)
+    if is_empty_spec(guest, channel, run.rules):
+        warnings.append(empty_spec_warning(run.spec_path))
+    if channel.report_payload is None and not runtime_problem and suites:
+        warnings.append(rebuilt_report_warning())
+    every_block_is_suite = run.rules.every_block_is_suite
+    counts = count(suites, every_block_is_suite)
     # Obsolete entries can be told only after a run that asked every assertion: no crash, and
-    # no skipped test (a skipped test's snapshots are not asked for, yet still wanted).
-    complete = not runtime_problem and counts.tests_skipped == 0
+    # nothing skipped (a skipped test's snapshots are not asked for, yet still wanted; from
+    # as-test 1.4.0 a skipped test is a skipped suite).
+    complete = not runtime_problem and counts.tests_skipped == 0 and counts.suites_skipped == 0
     warnings += _snapshot_notes(snapshots, root, run.options_command, complete=complete)
     snapshots.save_if_updated()
     return SpecResult(
@@ -271,7 +305,10 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
             created=snapshots.created,
             updated=snapshots.updated,
         ),
-        coverage=coverage_from_payload(channel.report_payload),
+        coverage=coverage_from_dict(channel.streamed_coverage)
+        if channel.streamed_coverage is not None
+        else coverage_from_payload(channel.report_payload),
+        every_block_is_suite=every_block_is_suite,
     )
 
 
@@ -359,7 +396,9 @@ def _failure_result(
     run: RunRequest, session: str, stage: Stage, title: str, details: str, build_command: str
 ) -> SpecResult:
     who = SpecIdentity(spec=run.spec_path, spec_id=run.spec_id, mode=run.mode, target=run.target)
-    return failure_result(who, session, stage, title, details, build_command)
+    return failure_result(
+        who, session, stage, title, details, build_command, run.rules.every_block_is_suite
+    )
 
 
 def _with_duration(result: SpecResult, seconds: float) -> SpecResult:

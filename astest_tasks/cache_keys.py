@@ -85,10 +85,16 @@ def asconfig_chain(project_root: Path, asconfig: str) -> list[str]:
 
 
 def run_key(
-    mode: ModeSettings, spec: Spec, limits: tuple[float, float, float], runtime: Runtime
+    mode: ModeSettings,
+    spec: Spec,
+    limits: tuple[float, float, float],
+    runtime: Runtime,
+    as_test_version: str = "",
 ) -> dict[str, Any]:
     """The snapshot files are checked apart, by content (``actions.snapshots_unchanged``)."""
     return {
+        # Its run-side rules (counting, snapshot keys, run_rules.py) decide the result.
+        "as_test": as_test_version,
         "format": KEY_FORMAT,
         "astest_tasks": __version__,
         "spec": spec.path,

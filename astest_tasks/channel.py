@@ -31,6 +31,9 @@ class SuiteProgress:
     file_started: bool = False
     file_ended: bool = False
     file_verdict: str = ""
+    file_name: str = ""  # the "file" of event:file-start/-end, for a report rebuilt from events
+    suite_starts: int = 0
+    suite_ends: int = 0
     open_suites: list[str] = field(default_factory=list)
     finished: list[tuple[str, str]] = field(default_factory=list)  # (suite path, verdict)
     assert_failures: int = 0
@@ -72,7 +75,11 @@ class ProtocolChannel:
         self.report_problem: str | None = None
         self.closed = False
         self.frames_seen = 0
+        self.data_frames = 0
         self._chunks: list[bytes] | None = None
+        # as-test 1.8 streams coverage beside the report (coverage:summary, then coverage:batch
+        # frames) instead of inside it: gathered here in the report's own "coverage" shape.
+        self.streamed_coverage: dict[str, object] | None = None
         self._chunk_header: dict[str, object] = {}
 
     # -- bytes in, bytes out -------------------------------------------------------------------
@@ -158,23 +165,31 @@ class ProtocolChannel:
             self._reply(self._fuzz_config)
         elif kind == "coverage:detail":
             self._reply(b"0")  # newer guests ask whether to stream detailed coverage points
+        elif kind == "coverage:summary":
+            self.streamed_coverage = _coverage_summary(message)
+        elif kind == "coverage:batch":
+            _add_coverage_batch(self._streamed_or_new(), message)
         elif kind.startswith("coverage:"):
-            pass  # coverage summaries and batches (as-test HEAD) need no answer
+            pass  # other coverage messages of a later as-test need no answer
         else:
             self._reply(GENERIC_REPLY)
 
     def _on_event(self, kind: str, message: dict[str, object]) -> None:
         progress = self.progress
+        if kind in ("event:file-start", "event:file-end") and message.get("file") is not None:
+            progress.file_name = str(message.get("file"))
         if kind == "event:file-start":
             progress.file_started = True
         elif kind == "event:file-end":
             progress.file_ended = True
             progress.file_verdict = str(message.get("verdict", ""))
         elif kind == "event:suite-start":
+            progress.suite_starts += 1
             depth = _int(message.get("depth"))
             del progress.open_suites[max(depth, 0) :]
             progress.open_suites.append(str(message.get("description", "")))
         elif kind == "event:suite-end":
+            progress.suite_ends += 1
             depth = _int(message.get("depth"))
             path = " > ".join(progress.open_suites[: depth + 1])
             progress.finished.append((path, str(message.get("verdict", ""))))
@@ -196,6 +211,7 @@ class ProtocolChannel:
         self._reply(SnapshotStore.reply_payload(answer))
 
     def _on_data(self, payload: bytes) -> None:
+        self.data_frames += 1
         if self._chunks is not None:
             self._chunks.append(payload)
         elif self.report_payload is None:
@@ -210,13 +226,20 @@ class ProtocolChannel:
         joined = b"".join(chunks)
         expected_bytes = _int(message.get("totalBytes", self._chunk_header.get("totalBytes")))
         expected_count = _int(message.get("chunkCount", self._chunk_header.get("chunkCount")))
-        if expected_bytes != len(joined) or expected_count != len(chunks):
+        # As as-test does, a count the guest left out (0) is not checked.
+        count_wrong = expected_count > 0 and expected_count != len(chunks)
+        if count_wrong or (expected_bytes > 0 and expected_bytes != len(joined)):
             self.report_problem = (
                 f"the chunked report does not add up: expected {expected_count} chunks of "
                 f"{expected_bytes} bytes in all, got {len(chunks)} chunks of {len(joined)} bytes"
             )
             return
         self.report_payload = joined
+
+    def _streamed_or_new(self) -> dict[str, object]:
+        if self.streamed_coverage is None:
+            self.streamed_coverage = _coverage_summary({})
+        return self.streamed_coverage
 
     def _reply(self, payload: bytes) -> None:
         self._replies += encode_frame(FrameType.CALL, payload)
@@ -227,3 +250,54 @@ def _int(value: object) -> int:
         return int(value)  # type: ignore[call-overload, no-any-return]
     except (TypeError, ValueError):
         return 0
+
+
+def _coverage_summary(message: dict[str, object]) -> dict[str, object]:
+    """``applyCoverageFrame`` for ``coverage:summary``: the totals, and whether points carry
+    detail (we always answer ``coverage:detail`` with 0; a guest with no points does not ask)."""
+    return {
+        "total": message.get("total", 0),
+        "covered": message.get("covered", 0),
+        "uncovered": message.get("uncovered", 0),
+        "percent": message.get("percent", 100),
+        "detail": _number(message.get("detail", 1)) == 1,
+        "points": [],
+    }
+
+
+def _add_coverage_batch(coverage: dict[str, object], message: dict[str, object]) -> None:
+    """``expandCompactCoveragePoints``: ``[line, col, type, executed, hash?, ...]`` per point;
+    without detail the point's identity is ``line:col:type``, as as-test makes it."""
+    file = message.get("file")
+    points = coverage["points"]
+    entries = message.get("points")
+    if file is None or file == "" or not isinstance(points, list) or not isinstance(entries, list):
+        return
+    for entry in entries:
+        if not isinstance(entry, list) or len(entry) < 4:
+            continue
+        line, column, kind = _number_text(entry[0]), _number_text(entry[1]), str(entry[2] or "")
+        points.append(
+            {
+                "file": str(file),
+                "line": entry[0],
+                "column": entry[1],
+                "type": kind,
+                "executed": _number(entry[3]) == 1,
+                "hash": str(entry[4])
+                if coverage["detail"] and len(entry) > 4
+                else f"{line}:{column}:{kind}",
+            }
+        )
+
+
+def _number(value: object) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def _number_text(value: object) -> str:
+    number = _number(value if value is not None else 0)
+    return str(int(number)) if number.is_integer() else str(value)

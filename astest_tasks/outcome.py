@@ -1,17 +1,28 @@
-"""Turn how a spec's run ended into the suites that are counted: as-test 1.0.7's rules.
+"""Turn how a spec's run ended into the suites that are counted, by the installed as-test's rules.
 
 A clean run contributes its report. Everything else adds a failing ``runtime-error`` suite with a
 single failing test, as as-test does, so totals agree with ``npx ast test``; the message keeps
 what the spec managed to say before it died (suites finished, where it stopped, its output).
+A runtime that sent no report is a failure under every version, except (``run_rules.RunRules``)
+from as-test 1.5.1 one that reached ``event:file-end`` (its report is rebuilt from the events),
+and from 1.5.3 one that sent nothing at all and exited cleanly (an empty spec: skipped).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from astest_tasks.channel import ProtocolChannel
 from astest_tasks.guest_run import GuestRun
-from astest_tasks.report import ReportError, Suite, parse_report, runtime_error_suite
+from astest_tasks.report import (
+    ReportError,
+    Suite,
+    Verdict,
+    normalize_verdict,
+    parse_report,
+    runtime_error_suite,
+)
+from astest_tasks.run_rules import RunRules
 
 # Node's WASI prints this on every run; as-test drops it before judging stderr (§4.8).
 _IGNORED_STDERR = ("ExperimentalWarning: WASI is an experimental feature", "--trace-warnings")
@@ -23,6 +34,7 @@ class RunVerdictInput:
     timeout_s: float
     memory_limit_mib: float = 1024
     options_command: str = "doit astest"  # how the fixes give an option: `doit astest --x`
+    rules: RunRules = field(default_factory=lambda: RunRules.for_version(""))
 
 
 def decide_suites(
@@ -80,6 +92,12 @@ def decide_suites(
         title = "runtime returned an invalid report payload"
         details = _join(f"could not parse report payload: {problem}", progress)
         return _only_failure(spec, title, details, stdout, stderr), title
+    if suites is None and spec.rules.events_rebuild_report:
+        rebuilt = _rebuilt_from_events(run, channel, spec)
+        if rebuilt is not None:
+            return rebuilt
+    if suites is None and is_empty_spec(run, channel, spec.rules):
+        return (), ""
     if suites is None:
         title = "test runtime exited without sending a report"
         details = _join("missing report payload from test runtime", _exit_note(run), progress)
@@ -93,6 +111,73 @@ def decide_suites(
         details = _join(f"child process exited with code {run.exit_code}", stderr)
         return _append(suites, spec, title, details, stdout, stderr), title
     return suites, ""
+
+
+def is_empty_spec(run: GuestRun, channel: ProtocolChannel, rules: RunRules) -> bool:
+    """as-test 1.5.3+: a spec with no suites never calls ``run()``; a clean exit that sent no
+    frame, no event and no stderr is an empty file, skipped with a warning, not a crash."""
+    progress = channel.progress
+    return (
+        rules.empty_file_skips
+        and run.start_failure is None
+        and run.exit_code == 0
+        and channel.report_payload is None
+        and channel.data_frames == 0
+        and not progress.file_started
+        and not progress.file_ended
+        and progress.suite_starts == 0
+        and not _meaningful_stderr(run.stderr)
+    )
+
+
+def rebuilt_report_warning() -> str:
+    return "runtime report payload missing; reconstructed result from streamed lifecycle events"
+
+
+def empty_spec_warning(spec_path: str) -> str:
+    return f"{spec_path} contains no tests; marked as skipped"
+
+
+def _rebuilt_from_events(
+    run: GuestRun, channel: ProtocolChannel, spec: RunVerdictInput
+) -> tuple[tuple[Suite, ...], str] | None:
+    """``synthesizeReportFromRuntimeEvents`` (as-test 1.5.1+): one "file" suite with the verdict
+    the events gave; a runtime that stopped before ``event:file-end``, exited non-zero or wrote
+    to stderr fails on top of it. None when no lifecycle event came at all."""
+    progress = channel.progress
+    if not progress.file_ended and progress.suite_starts <= 0 and progress.suite_ends <= 0:
+        return None
+    verdict = normalize_verdict(progress.file_verdict or None)
+    if verdict is Verdict.NONE and progress.assert_failures > 0:
+        verdict = Verdict.FAIL
+    elif verdict is Verdict.NONE and progress.file_ended:
+        verdict = Verdict.OK
+    rebuilt = Suite(
+        description=progress.file_name or spec.spec_basename,
+        kind="file",
+        depth=0,
+        verdict=verdict,
+        start_ms=0.0,
+        end_ms=0.0,
+        suites=(),
+        tests=(),
+        logs=(),
+    )
+    stdout = channel.output_text
+    stderr = _meaningful_stderr(run.stderr)
+    exited_early = not progress.file_ended
+    if not exited_early and run.exit_code == 0 and not stderr:
+        return (rebuilt,), ""
+    if run.exit_code != 0:
+        title = f"test runtime failed with exit code {run.exit_code}"
+        first = f"child process exited with code {run.exit_code}"
+    elif exited_early:
+        title = "test runtime exited before completing the test file"
+        first = "test runtime exited before reporting file completion"
+    else:
+        title, first = "test runtime wrote to stderr", ""
+    details = _join(first, stderr, _exit_note(run) if run.trap else "", progress.describe())
+    return _append((rebuilt,), spec, title, details, stdout, stderr), title
 
 
 def _only_failure(

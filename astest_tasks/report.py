@@ -1,10 +1,11 @@
-"""The JSON report an as-test spec sends, as typed data, with as-test 1.0.7's verdicts and counts.
+"""The JSON report an as-test spec sends, as typed data, with as-test's verdicts and counts.
 
 A compiled spec sends one DATA payload: ``{"suites": [Suite...], "coverage": {...}}`` (HEAD builds
 omit ``coverage``). The as-test CLI reads it loosely: every field goes through ``String(x ?? "")``
 or ``Number(x ?? 0)`` and a missing list is an empty one. This module reads it the same way, so a
 report that ``npx ast test`` accepts is accepted here and counts to the same totals
-(``collectRunStats``/``readSuite`` in ``bin/commands/run-core.js``). Small JavaScript conversions
+(``collectRunStats``/``readSuite`` in ``bin/commands/run-core.js``; 1.8.0 sends the same report
+shape and counts blocks differently, see ``count``). Small JavaScript conversions
 (``String``, ``Number``, ``JSON.stringify``) are reimplemented here because the numbers and texts
 the CLI shows come out of them: ``1.0`` from the guest shows as ``1``, not Python's ``1.0``.
 """
@@ -382,17 +383,17 @@ class _Tally:
         )
 
 
-def _read_suite(suite: Suite, tally: _Tally) -> Verdict:
+def _read_suite(suite: Suite, tally: _Tally, every_block_is_suite: bool) -> Verdict:
     """``readSuite``: count ``suite`` into ``tally`` and return its merged verdict."""
     # Time is summed before the children, as the CLI does, so float totals match to the bit.
     tally.time_ms += suite.end_ms - suite.start_ms
     verdict = suite.verdict
     for child in suite.suites:
-        verdict = merge_verdicts(verdict, _read_suite(child, tally))
+        verdict = merge_verdicts(verdict, _read_suite(child, tally, every_block_is_suite))
     for test in suite.tests:
         verdict = merge_verdicts(verdict, test.verdict)
         tally.add_test(test.verdict)
-    if suite.kind in _TEST_CASE_KINDS:
+    if not every_block_is_suite and suite.kind in _TEST_CASE_KINDS:
         # An empty test case stands for one test; a "none" one is not counted at all.
         if not suite.suites and not suite.tests and verdict is not Verdict.NONE:
             tally.add_test(verdict)
@@ -402,19 +403,26 @@ def _read_suite(suite: Suite, tally: _Tally) -> Verdict:
 
 
 def file_verdict(suites: Sequence[Suite]) -> Verdict:
-    """The file's verdict: the merge of its top-level suites' merged verdicts."""
+    """The file's verdict: the merge of its top-level suites' merged verdicts (every version)."""
     verdict = Verdict.NONE
     scratch = _Tally()
     for suite in suites:
-        verdict = merge_verdicts(verdict, _read_suite(suite, scratch))
+        verdict = merge_verdicts(verdict, _read_suite(suite, scratch, every_block_is_suite=False))
     return verdict
 
 
-def count(suites: Sequence[Suite]) -> Counts:
-    """Suite and test totals of one file's suites, exactly as ``readSuite`` counts them."""
+def count(suites: Sequence[Suite], every_block_is_suite: bool = False) -> Counts:
+    """Suite and test totals of one file's suites, exactly as ``readSuite`` counts them.
+
+    as-test before 1.4.0 counts a test case (``test``/``it``/``only``/skip variants/``todo``) as
+    one test when it has no expectations, else only its expectations, and never as a suite. From
+    1.4.0 (``every_block_is_suite``) every block is a suite (a "none" one counts as skipped) and
+    only expectations are tests, so a ``todo`` or ``xtest`` with no expectations is one skipped
+    suite and no test.
+    """
     tally = _Tally()
     for suite in suites:
-        _read_suite(suite, tally)
+        _read_suite(suite, tally, every_block_is_suite)
     return tally.counts()
 
 

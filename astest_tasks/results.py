@@ -74,6 +74,8 @@ class SpecResult:
     # The report's coverage points, unfiltered: the summary applies the config's rules, so a
     # cached result stays right when they change. None: no report (or a result from before).
     coverage: ReportCoverage | None = None
+    # How ``counts`` were made (report.count): as-test 1.4.0+ counts every block as a suite.
+    every_block_is_suite: bool = False
 
     def to_json(self) -> str:
         data = {
@@ -102,6 +104,7 @@ class SpecResult:
                 "updated": self.snapshots.updated,
             },
             "coverage": self.coverage.to_dict() if self.coverage is not None else None,
+            "every_block_is_suite": self.every_block_is_suite,
         }
         return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
@@ -136,6 +139,7 @@ class SpecResult:
                 updated=int(snapshots.get("updated", 0)),
             ),
             coverage=coverage_from_dict(data.get("coverage")),
+            every_block_is_suite=data.get("every_block_is_suite") is True,
         )
 
 
@@ -148,7 +152,13 @@ class SpecIdentity:
 
 
 def failure_result(
-    who: SpecIdentity, session: str, stage: Stage, title: str, details: str, build_command: str
+    who: SpecIdentity,
+    session: str,
+    stage: Stage,
+    title: str,
+    details: str,
+    build_command: str,
+    every_block_is_suite: bool = False,
 ) -> SpecResult:
     """A spec that failed before it could report: not built, build failed, no result, a bug.
 
@@ -163,13 +173,14 @@ def failure_result(
         target=who.target,
         status=Status.FAILED,
         stage=stage,
-        counts=count(suites),
+        counts=count(suites, every_block_is_suite),
         failures=tuple(failures(suites)),
         suites=suites,
         duration_s=0.0,
         session=session,
         build_command=build_command,
         error=title,
+        every_block_is_suite=every_block_is_suite,
     )
 
 

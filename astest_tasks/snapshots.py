@@ -2,8 +2,11 @@
 
 Everything mirrors as-test 1.1.0 (``SnapshotStore`` and helpers in ``cli/commands/run-core.ts``;
 AS-TEST-HOST.md section 6) so that files written by either tool are read identically by the
-other. The store is read-only for now; it already keeps what a writer needs (target path, source
-path, preamble, entry order, whether a rewrite is due) so writing can be added without reshaping.
+other. Two later rules are switched on by the installed version (``run_rules.RunRules``): from
+1.1.6 the guest's key prefix (its full relative path since then) is replaced by the spec's
+basename, so older ``.snap`` files still match; from 1.2.0 the file mirrors the spec's path under
+its input glob's static base (``spec_relative_path``) and the ``.snap.json`` fallbacks are gone
+(1.8.0's ``cli/commands/snapshot-store.ts``). The store writes only in update runs.
 
 Where as-test relies on JavaScript semantics (regex ``.``, ``String.prototype.trim``, number
 formatting) the helpers below reproduce them, rather than Python's slightly different ones.
@@ -15,7 +18,7 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -129,6 +132,55 @@ def snapshot_path(spec_path: str, snapshot_dir: str) -> str:
     return posixpath.normpath("/".join(segments)) if segments else "."
 
 
+_GLOB_META: Final = re.compile(r"[*?\[\](){}!|+@]")
+
+
+def _glob_base(pattern: str) -> str:
+    """``resolveGlobBase``: a pattern's path up to its first glob character's directory."""
+    normalized = pattern.replace("\\", "/")
+    meta = _GLOB_META.search(normalized)
+    if meta is None:
+        base = posixpath.dirname(normalized)
+        return "" if base == "." else base
+    head = normalized[: meta.start()]
+    return head[: head.rfind("/")] if "/" in head else ""
+
+
+def _components(path: str) -> list[str]:
+    return [part for index, part in enumerate(re.split(r"[\\/]+", path)) if part or index == 0]
+
+
+def spec_relative_path(project_root: Path, spec_path: str, input_patterns: Sequence[str]) -> str:
+    """``resolveSpecRelativePath`` (as-test 1.2.0+): the spec's path below the longest static base
+    of the input patterns that contains it, else its basename."""
+    absolute = os.path.normpath(os.path.join(project_root, spec_path))
+    file_parts = _components(absolute)
+    best: str | None = None
+    best_length = -1
+    for pattern in input_patterns:
+        base = _glob_base(pattern)
+        base_absolute = os.path.normpath(os.path.join(project_root, base))
+        base_parts = _components(base_absolute)
+        if len(base_parts) > len(file_parts) or file_parts[: len(base_parts)] != base_parts:
+            continue
+        if len(base_parts) > best_length:
+            best, best_length = base_absolute, len(base_parts)
+    if best is None:
+        return _js_basename(spec_path.replace("\\", "/"))
+    relative = Path(os.path.relpath(absolute, best)).as_posix()
+    return relative if relative not in ("", ".") else _js_basename(spec_path.replace("\\", "/"))
+
+
+def input_snapshot_path(
+    project_root: Path, spec_path: str, snapshot_dir: str, input_patterns: Sequence[str]
+) -> str:
+    """``resolveSnapshotPath`` (as-test 1.2.0+), relative to the project root."""
+    relative = re.sub(
+        r"\.ts$", ".snap", spec_relative_path(project_root, spec_path, input_patterns)
+    )
+    return posixpath.normpath(posixpath.join(snapshot_dir.replace("\\", "/") or ".", relative))
+
+
 def _legacy_disambiguator(spec_path: str, project_root: Path, duplicates: Collection[str]) -> str:
     """The ``<disamb>`` of ``<base>.<disamb>.snap.json``: the spec's directory, flattened."""
     if _js_basename(spec_path) not in duplicates:
@@ -186,6 +238,15 @@ def canonicalize_key(key: str) -> str:
 
 def qualify_key(spec_basename: str, local_key: str) -> str:
     return f"{spec_basename}{KEY_SEPARATOR}{local_key}"
+
+
+def normalize_key_prefix(key: str, spec_basename: str) -> str:
+    """``normalizeSnapshotKeyPrefix`` (as-test 1.1.6+): whatever the guest put before the first
+    ``::`` (its full relative path) becomes the spec's basename, the prefix stored files use."""
+    separator_at = key.find(KEY_SEPARATOR)
+    if separator_at < 0:
+        return key
+    return qualify_key(spec_basename, key[separator_at + len(KEY_SEPARATOR) :])
 
 
 def _localize_key(spec_basename: str, key: str) -> str:
@@ -388,9 +449,16 @@ def _parse_legacy_json(text: str, path: Path) -> SnapshotFile:
     return SnapshotFile(preamble="", entries=entries, normalized=normalized)
 
 
-def snapshot_candidates(spec_path: str, snapshot_dir: str) -> list[str]:
+def snapshot_candidates(
+    spec_path: str,
+    snapshot_dir: str,
+    input_layout: tuple[Path, Sequence[str]] | None = None,
+) -> list[str]:
     """Every file ``SnapshotStore.load`` may read for a spec (without duplicate basenames),
-    relative to the project root, preferred first: all of them are inputs of the spec's run."""
+    relative to the project root, preferred first: all of them are inputs of the spec's run.
+    ``input_layout`` (project root, input patterns): as-test 1.2.0+'s single location."""
+    if input_layout is not None:
+        return [input_snapshot_path(input_layout[0], spec_path, snapshot_dir, input_layout[1])]
     base = _js_basename(spec_path.replace("\\", "/")).removesuffix(".ts")
     legacy = posixpath.normpath(posixpath.join(snapshot_dir or ".", f"{base}.snap.json"))
     return [snapshot_path(spec_path, snapshot_dir), legacy]
@@ -423,6 +491,8 @@ class SnapshotStore:
     mismatched: int = 0
     missing_keys: list[str] = field(default_factory=list)  # distinct, first-seen order
     update: SnapshotUpdate = SnapshotUpdate.NONE
+    # as-test 1.1.6+: the guest's key prefix is replaced by the spec's basename before lookup.
+    normalize_prefix: bool = False
     created: int = 0
     updated: int = 0
     asserted: set[str] = field(default_factory=set)
@@ -434,14 +504,37 @@ class SnapshotStore:
         spec_path: str,
         snapshot_dir: str,
         duplicate_spec_basenames: Collection[str] = (),
+        *,
+        input_patterns: Sequence[str] | None = None,
+        normalize_prefix: bool = False,
     ) -> SnapshotStore:
         """Load a spec's snapshots; a missing file is an empty store.
 
         ``duplicate_spec_basenames`` (basenames shared by several selected specs) enables the
-        second legacy fallback, ``<base>.<spec dir flattened>.snap.json``.
+        second legacy fallback, ``<base>.<spec dir flattened>.snap.json``. ``input_patterns``
+        (as-test 1.2.0+) places the file below the input's static base, with no fallbacks;
+        ``normalize_prefix`` is as-test 1.1.6+'s key rule (``normalize_key_prefix``).
         Raises ``UserError`` if the file cannot be read or decoded.
         """
         spec_basename = _js_basename(spec_path.replace("\\", "/"))
+        if input_patterns is not None:
+            relative = input_snapshot_path(project_root, spec_path, snapshot_dir, input_patterns)
+            file_path = project_root / relative
+            source = file_path if file_path.exists() else None
+            if source is None:
+                return cls(
+                    spec_basename, file_path, None, "", {}, normalize_prefix=normalize_prefix
+                )
+            parsed = parse_snapshot_text(_read_text(source), spec_basename)
+            return cls(
+                spec_basename,
+                file_path,
+                source,
+                parsed.preamble,
+                parsed.entries,
+                parsed.normalized,
+                normalize_prefix=normalize_prefix,
+            )
         file_path = project_root / snapshot_path(spec_path, snapshot_dir)
         directory = project_root / (snapshot_dir or ".")
         base = spec_basename.removesuffix(".ts")
@@ -451,14 +544,22 @@ class SnapshotStore:
             legacy.append(directory / f"{base}.{disambiguator}.snap.json")
         source = _find_source(file_path, legacy)
         if source is None:
-            return cls(spec_basename, file_path, None, "", {})
+            return cls(spec_basename, file_path, None, "", {}, normalize_prefix=normalize_prefix)
         text = _read_text(source)
         if source == file_path:
             parsed = parse_snapshot_text(text, spec_basename)
         else:
             parsed = _parse_legacy_json(text, source)
         needs_rewrite = source != file_path or parsed.normalized
-        return cls(spec_basename, file_path, source, parsed.preamble, parsed.entries, needs_rewrite)
+        return cls(
+            spec_basename,
+            file_path,
+            source,
+            parsed.preamble,
+            parsed.entries,
+            needs_rewrite,
+            normalize_prefix=normalize_prefix,
+        )
 
     @property
     def failed(self) -> int:
@@ -468,6 +569,8 @@ class SnapshotStore:
         """Compare ``actual`` with the stored value (exact string comparison) and count it."""
         actual = as_node_writes(actual)  # as it would read back from the file
         canonical = canonicalize_key(key)
+        if self.normalize_prefix:
+            canonical = normalize_key_prefix(canonical, self.spec_basename)
         self.asserted.add(canonical)
         stored = self.entries.get(canonical)
         if stored is None and self.update is not SnapshotUpdate.NONE:

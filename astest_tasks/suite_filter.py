@@ -57,7 +57,7 @@ def filter_result(result: SpecResult, selectors: Sequence[str]) -> Filtered:
     filtered = replace(
         result,
         suites=kept,
-        counts=count(kept),
+        counts=count(kept, result.every_block_is_suite),
         failures=tuple(failures(kept)),
         status=Status.FAILED if result.status is Status.FAILED and errors else status,
     )

@@ -49,6 +49,7 @@ from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, pa
 from astest_tasks.output_folders import check_output_folders
 from astest_tasks.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
 from astest_tasks.project_lock import lock_project
+from astest_tasks.run_rules import RunRules
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
     RUNNERS_DIR,
@@ -144,6 +145,7 @@ def create_tasks(
         progress_file=f"{output_root(config).rstrip('/')}/{counter}",
         headful=headful,
         pipeline=pipeline,
+        as_test_version=toolchain.as_test.version,
     )
     for mode in modes:
         for spec in specs_by_mode[mode.name]:
@@ -348,6 +350,8 @@ def _run_task(
     timeout_s = invocation.limits.timeout_s.for_mode(mode.name)
     memory_mib = invocation.limits.memory_mib.for_mode(mode.name)
     output_mib = invocation.limits.output_mib.for_mode(mode.name)
+    rules = RunRules.for_version(invocation.as_test_version)
+    snapshot_layout = (root, mode.input_patterns) if rules.snapshot_input_layout else None
     request = RunRequest(
         project_root=str(root),
         spec_path=spec.path,
@@ -368,7 +372,7 @@ def _run_task(
         crash_dir=mode.crash_dir,
         logs_dir=mode.logs_dir,
         update_snapshots=update.value,
-        snapshot_files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir)),
+        snapshot_files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir, snapshot_layout)),
         runner_script=runtime.runner if isinstance(runtime, InProcessRuntime) else "",
         external_tokens=runtime.tokens if isinstance(runtime, ExternalRuntime) else (),
         # The executable found when the tasks were made, which is the one in the run key; the
@@ -380,6 +384,8 @@ def _run_task(
         task_basename=invocation.pipeline.basename,
         command=invocation.pipeline.command,
         options_command=invocation.pipeline.options_command,
+        as_test_version=invocation.as_test_version,
+        input_patterns=tuple(mode.input_patterns),
     )
     file_dep = [files.build_record]  # also orders the run after its build
     file_dep += _runtime_files(root, runtime)
@@ -393,7 +399,16 @@ def _run_task(
         "targets": doit_paths(root, [files.result]),
         "setup": list(pipeline.setup),
         "uptodate": [
-            InputsChanged("run", run_key(mode, spec, (timeout_s, memory_mib, output_mib), runtime)),
+            InputsChanged(
+                "run",
+                run_key(
+                    mode,
+                    spec,
+                    (timeout_s, memory_mib, output_mib),
+                    runtime,
+                    invocation.as_test_version,
+                ),
+            ),
             LastResultPassed(str(root), files.result),
             SnapshotsUnchanged(str(root), list(request.snapshot_files)),
             # So that `doit info` and `doit list --status` see an imported module's edit too.
@@ -446,6 +461,7 @@ class _Invocation:
     progress_file: str  # counts finished specs across doit's workers, for the live lines
     headful: bool  # show the browser window of web specs
     pipeline: Pipeline
+    as_test_version: str = ""  # the installed as-test: its run-side rules apply (run_rules.py)
 
 
 def _summary_task(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.channel import GENERIC_REPLY, MAX_KEPT_OUTPUT, ProtocolChannel
+from astest_tasks.coverage import coverage_from_dict
 from astest_tasks.report import count, parse_report
 from astest_tasks.snapshots import SnapshotStore
 from astest_tasks.wipc import HEADER_SIZE, MAGIC, FrameType, encode_frame
@@ -449,3 +450,55 @@ def test_a_fuzz_build_gets_its_campaign_and_a_test_build_the_generic_answer() ->
     testing = fed(call("fuzz:config"))
     assert not testing.fuzz_config_asked
     assert all_replies(testing) == [GENERIC_REPLY]
+
+
+# -- as-test 1.8 streams coverage beside the report ------------------------------------------------
+
+
+def test_streamed_coverage_is_gathered_in_the_reports_coverage_shape() -> None:
+    channel = fed(
+        call("coverage:detail"),
+        call("coverage:summary", total=3, covered=2, uncovered=1, percent=66.5, detail=0),
+        call("coverage:batch", file="assembly/src/calc.ts", points=[[4, 3, "Function", 1]]),
+        call(
+            "coverage:batch",
+            file="assembly/src/shapes.ts",
+            points=[[9, 10, "Block", 0], [12, 1, "Expression", 1], [1, 2], "junk"],
+        ),
+        call("coverage:batch", points=[[1, 1, "Block", 1]]),  # no file: dropped, as as-test does
+        data(REPORT),
+    )
+    assert all_replies(channel) == [b"0"]
+    coverage = coverage_from_dict(channel.streamed_coverage)
+    assert coverage is not None
+    assert (coverage.total, coverage.covered, coverage.uncovered, coverage.percent) == (
+        3,
+        2,
+        1,
+        66.5,
+    )
+    assert [(p.file, p.line, p.column, p.type, p.executed, p.hash) for p in coverage.points] == [
+        ("assembly/src/calc.ts", 4, 3, "Function", True, "4:3:Function"),
+        ("assembly/src/shapes.ts", 9, 10, "Block", False, "9:10:Block"),
+        ("assembly/src/shapes.ts", 12, 1, "Expression", True, "12:1:Expression"),
+    ]
+
+
+def test_detailed_points_keep_the_guests_hash() -> None:
+    channel = fed(
+        call("coverage:summary", total=1, covered=1, uncovered=0, percent=100, detail=1),
+        call("coverage:batch", file="a.ts", points=[[1, 2, "Block", 1, "h1", "", "fn", "f", 0]]),
+    )
+    coverage = coverage_from_dict(channel.streamed_coverage)
+    assert coverage is not None and coverage.points[0].hash == "h1"
+
+
+def test_a_1_0_7_guest_streams_no_coverage() -> None:
+    assert fed(data(REPORT)).streamed_coverage is None
+
+
+def test_chunk_totals_the_guest_leaves_out_are_not_checked() -> None:
+    """as-test checks a chunked report's count and size only when the guest gave them."""
+    channel = fed(call("report:start"), data(b"ab"), data(b"cd"), call("report:end"))
+    assert channel.report_problem is None
+    assert channel.report_payload == b"abcd"

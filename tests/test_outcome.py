@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from astest_tasks.channel import ProtocolChannel
 from astest_tasks.guest_run import GuestRun
-from astest_tasks.outcome import RunVerdictInput, decide_suites
+from astest_tasks.outcome import RunVerdictInput, decide_suites, is_empty_spec
 from astest_tasks.report import Suite, Verdict, count, file_verdict, parse_report
+from astest_tasks.run_rules import RunRules
 from astest_tasks.wipc import FrameType, encode_frame
 
 SPEC = RunVerdictInput(spec_basename="math.spec.ts", timeout_s=10.0)
@@ -327,3 +328,63 @@ def test_any_stdout_gives_a_verdict_and_never_an_exception(
     if channel.report_payload is None or timed_out or exit_code != 0:
         # Without a whole report and a clean exit, a spec can never pass.
         assert verdict is Verdict.FAIL and reason
+
+
+# ---- as-test 1.5.1+ / 1.5.3+: a runtime that sent no report -----------------------------------
+
+V18 = RunVerdictInput(
+    spec_basename="math.spec.ts", timeout_s=10.0, rules=RunRules.for_version("1.8.0")
+)
+
+
+def test_under_1_8_a_clean_exit_that_sent_nothing_is_an_empty_skipped_spec() -> None:
+    channel = channel_with()
+    suites, reason = decide_suites(guest(), channel, V18)
+    assert (suites, reason) == ((), "")
+    assert is_empty_spec(guest(), channel, V18.rules)
+    assert count(suites, every_block_is_suite=True) == count(())
+    assert file_verdict(suites) is Verdict.NONE  # a skipped file
+
+
+def test_under_1_0_a_clean_exit_that_sent_nothing_is_a_missing_report() -> None:
+    suites, reason = decide_suites(guest(), channel_with(), SPEC)
+    assert reason == "test runtime exited without sending a report"
+    only_runtime_error(suites)
+    assert not is_empty_spec(guest(), channel_with(), SPEC.rules)
+
+
+def test_under_1_8_silence_with_a_non_zero_exit_or_stderr_is_still_a_failure() -> None:
+    for run in (guest(exit_code=1), guest(stderr="boom\n")):
+        _, reason = decide_suites(run, channel_with(), V18)
+        assert reason == "test runtime exited without sending a report"
+
+
+def test_under_1_8_a_runtime_that_stops_before_file_end_fails_with_the_events_kept() -> None:
+    channel = channel_with(
+        call("event:file-start", file="assembly/__tests__/math.spec.ts"),
+        call("event:suite-start", depth=0, description="math", suiteKind="describe"),
+    )
+    suites, reason = decide_suites(guest(), channel, V18)
+    assert reason == "test runtime exited before completing the test file"
+    rebuilt, failure = suites
+    assert (rebuilt.kind, rebuilt.description) == ("file", "assembly/__tests__/math.spec.ts")
+    assert rebuilt.verdict is Verdict.NONE
+    assert failure.kind == "runtime-error"
+    assert "test runtime exited before reporting file completion" in failure.tests[0].message
+    assert file_verdict(suites) is Verdict.FAIL
+
+
+def test_under_1_8_a_runtime_that_reached_file_end_without_a_report_is_rebuilt() -> None:
+    channel = channel_with(
+        call("event:file-start", file="math.spec.ts"),
+        call("event:suite-start", depth=0, description="math", suiteKind="describe"),
+        call("event:suite-end", depth=0, description="math", verdict="ok"),
+        call("event:file-end", file="math.spec.ts", verdict="ok"),
+    )
+    suites, reason = decide_suites(guest(), channel, V18)
+    assert reason == ""
+    (rebuilt,) = suites
+    assert (rebuilt.kind, rebuilt.verdict) == ("file", Verdict.OK)
+    # 1.0.7 knows no rebuilding: the same run is a missing report there.
+    _, old_reason = decide_suites(guest(), channel, SPEC)
+    assert old_reason == "test runtime exited without sending a report"

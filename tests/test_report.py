@@ -704,3 +704,56 @@ def test_missing_stored_fields_raise_report_error() -> None:
         failure_from_dict(stored)
     with pytest.raises(ReportError, match="no 'suites_failed' field"):
         counts_from_dict({"suites_passed": 0})
+
+
+# ---- counting from as-test 1.4.0 (every block a suite, every expect() a test) -------------------
+
+
+def _skips_spec_report() -> tuple[Suite, ...]:
+    """What a spec with one passing test beside an xtest, an xit and a todo reports."""
+    return _parse(
+        _suite_json(
+            "parser",
+            "describe",
+            "ok",
+            suites=[
+                _suite_json("parses", "test", "ok", tests=[_test_json("ok")]),
+                _suite_json("later", "xtest", "skip"),
+                _suite_json("someday", "xit", "skip"),
+                _suite_json("streams", "todo", "skip"),
+            ],
+        )
+    )
+
+
+def test_skipped_test_cases_are_skipped_tests_before_1_4_and_skipped_suites_from_it() -> None:
+    suites = _skips_spec_report()
+    # as-test 1.0.7: "Suites: 1 total, Tests: 1 passed, 3 skipped".
+    assert count(suites) == Counts(1, 0, 0, 1, 0, 3, 0.0)
+    # as-test 1.8.0: "Suites: 1 skipped... 5 total, Tests: 0 skipped, 1 total" (3 skipped blocks).
+    assert count(suites, every_block_is_suite=True) == Counts(2, 0, 3, 1, 0, 0, 0.0)
+
+
+@pytest.mark.parametrize("kind", ["describe", "test", "it", "only", "xtest", "xit", "todo"])
+@pytest.mark.parametrize(
+    ("verdict", "suites"),
+    [("ok", (1, 0, 0)), ("fail", (0, 1, 0)), ("skip", (0, 0, 1)), ("none", (0, 0, 1))],
+)
+def test_from_1_4_an_empty_block_of_any_kind_is_one_suite_and_no_test(
+    kind: str, verdict: str, suites: tuple[int, int, int]
+) -> None:
+    counts = count(_parse(_suite_json("case", kind, verdict)), every_block_is_suite=True)
+    assert (counts.suites_passed, counts.suites_failed, counts.suites_skipped) == suites
+    assert (counts.tests_passed, counts.tests_failed, counts.tests_skipped) == (0, 0, 0)
+
+
+def test_from_1_4_a_test_case_with_expectations_is_a_suite_and_its_expectations_tests() -> None:
+    suites = _parse(_suite_json("adds", "it", "ok", tests=[_test_json("ok"), _test_json("fail")]))
+    assert count(suites, every_block_is_suite=True) == Counts(0, 1, 0, 1, 1, 0, 0.0)
+
+
+def test_the_runtime_error_suite_counts_the_same_under_both_rules() -> None:
+    suites = (runtime_error_suite("a.spec.ts", "boom", "", "", ""),)
+    assert (
+        count(suites) == count(suites, every_block_is_suite=True) == Counts(0, 1, 0, 0, 1, 0, 0.0)
+    )

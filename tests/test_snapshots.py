@@ -18,6 +18,7 @@ from astest_tasks.snapshots import (
     SnapshotVerdict,
     canonicalize_key,
     format_snapshot_file,
+    input_snapshot_path,
     parse_snapshot_text,
     snapshot_path,
 )
@@ -423,3 +424,87 @@ def test_an_update_interrupted_while_writing_leaves_the_old_file_whole(
         store.save_if_updated()
     assert path.read_bytes() == before
     assert sorted(p.name for p in path.parent.iterdir()) == ["snapshot.spec.snap"]
+
+
+# --- as-test 1.1.6+ key prefixes and 1.2.0+ locations (1.8.0's snapshot-store) ----------------
+
+INPUT = ("assembly/__tests__/**/*.spec.ts",)
+# A 1.0.7-era file: its keys carry no path, only the basename prefix as-test strips.
+OLD_ERA = '=== vowels > counts ===\n3\n\n=== vowels > counts [labelled] ===\n"count=2"\n'
+
+
+def load_18(root: Path, spec_path: str = SPEC_PATH) -> SnapshotStore:
+    return SnapshotStore.load(
+        root, spec_path, SNAPSHOT_DIR, input_patterns=INPUT, normalize_prefix=True
+    )
+
+
+def test_under_1_8_a_key_with_the_full_path_matches_an_older_basename_entry(
+    tmp_path: Path,
+) -> None:
+    write_snap(tmp_path, ".as-test/snapshots/snapshot.spec.snap", OLD_ERA)
+    store = load_18(tmp_path)
+    # The 1.8 guest's ENTRY_FILE is the spec's full relative path.
+    plain = store.assert_snapshot(f"{SPEC_PATH}::vowels > counts", "3")
+    labelled = store.assert_snapshot(f"{SPEC_PATH}::vowels > counts::labelled", '"count=2"')
+    assert (plain.verdict, labelled.verdict) == (SnapshotVerdict.MATCHED, SnapshotVerdict.MATCHED)
+    assert store.obsolete_keys() == []
+    assert store.missing_keys == []
+
+
+def test_without_the_1_1_6_rule_a_full_path_key_is_missing(tmp_path: Path) -> None:
+    write_snap(tmp_path, ".as-test/snapshots/snapshot.spec.snap", OLD_ERA)
+    store = SnapshotStore.load(tmp_path, SPEC_PATH, SNAPSHOT_DIR)
+    assert store.assert_snapshot(f"{SPEC_PATH}::vowels > counts", "3").verdict is (
+        SnapshotVerdict.MISSING
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec_path", "patterns", "expected"),
+    [
+        ("assembly/__tests__/a.spec.ts", ["./assembly/__tests__/*.spec.ts"], "a.spec.snap"),
+        ("assembly/__tests__/left/a.spec.ts", INPUT, "left/a.spec.snap"),
+        # No /__tests__/ marker: 1.1.x used the basename, 1.2.0+ the path below the glob base.
+        ("tests/unit/a.spec.ts", ["tests/**/*.spec.ts"], "unit/a.spec.snap"),
+        # The longest containing base wins; a "!" pattern's base is the project root.
+        ("tests/unit/a.spec.ts", ["**/*.spec.ts", "tests/unit/*.spec.ts"], "a.spec.snap"),
+        ("tests/unit/a.spec.ts", ["!x/*.spec.ts"], "tests/unit/a.spec.snap"),
+        # A literal file pattern's base is its directory; a spec under none is its basename.
+        ("lib/b.spec.ts", ["lib/b.spec.ts"], "b.spec.snap"),
+        ("other/c.spec.ts", ["lib/*.spec.ts"], "c.spec.snap"),
+    ],
+)
+def test_1_2_snapshot_files_mirror_the_path_below_the_input_base(
+    tmp_path: Path, spec_path: str, patterns: list[str], expected: str
+) -> None:
+    assert input_snapshot_path(tmp_path, spec_path, "snaps", patterns) == f"snaps/{expected}"
+    store = SnapshotStore.load(tmp_path, spec_path, "snaps", input_patterns=patterns)
+    assert store.file_path == tmp_path / "snaps" / expected
+
+
+def test_1_2_has_no_legacy_json_fallback(tmp_path: Path) -> None:
+    write_snap(
+        tmp_path, ".as-test/snapshots/snapshot.spec.snap.json", '{"snapshot.spec.ts::k": "1"}'
+    )
+    store = load_18(tmp_path)
+    assert store.source_path is None
+    assert store.entries == {}
+
+
+def test_1_2_a_file_with_legacy_keys_is_read_canonically_and_due_for_a_rewrite(
+    tmp_path: Path,
+) -> None:
+    write_snap(tmp_path, ".as-test/snapshots/snapshot.spec.snap", "=== s > t::0 ===\n1\n")
+    store = load_18(tmp_path)
+    assert store.needs_rewrite
+    assert store.assert_snapshot(f"{SPEC_PATH}::s > t", "1").verdict is SnapshotVerdict.MATCHED
+
+
+def test_1_8_create_writes_basename_keys_in_the_default_layout(tmp_path: Path) -> None:
+    store = load_18(tmp_path, "assembly/__tests__/left/snapshot.spec.ts")
+    store.update = SnapshotUpdate.CREATE
+    store.assert_snapshot("assembly/__tests__/left/snapshot.spec.ts::vowels > counts", "3")
+    assert store.save_if_updated()
+    written = (tmp_path / ".as-test/snapshots/left/snapshot.spec.snap").read_text()
+    assert written == DEFAULT_PREAMBLE + "\n\n=== vowels > counts ===\n3\n"

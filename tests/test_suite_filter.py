@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from astest_tasks.report import Counts, Expectation, Suite, Verdict, runtime_error_suite
 from astest_tasks.results import SpecResult, Stage, Status
 from astest_tasks.suite_filter import filter_result, slug
@@ -95,3 +97,23 @@ def test_a_spec_without_the_suite_is_left_out_but_runtime_errors_stay() -> None:
     crash = runtime_error_suite("p.spec.ts", "test runtime timed out", "details", "", "")
     kept = filter_result(result((*TREE, crash)), ["nothing"]).result
     assert kept is not None and kept.status is Status.FAILED
+
+
+def test_a_selection_is_recounted_by_the_rules_the_result_was_counted_with() -> None:
+    """A result counted by as-test 1.4+'s rules (every block a suite) keeps them when filtered."""
+    blocks = replace(result(), every_block_is_suite=True)
+    filtered = filter_result(blocks, ["parser"]).result
+    assert filtered is not None
+    # Parser, Reads numbers and Errors are three suites (one passed, two failed); their four
+    # expectations are the tests.
+    assert filtered.counts == Counts(1, 2, 0, 3, 1, 0, 3.0)
+    # Before 1.4 only the describe is a suite.
+    old = filter_result(result(), ["parser"]).result
+    assert old is not None
+    assert old.counts == Counts(0, 1, 0, 3, 1, 0, 3.0)
+
+
+def test_the_counting_rule_survives_the_result_file() -> None:
+    blocks = replace(result(), every_block_is_suite=True)
+    assert SpecResult.from_json(blocks.to_json()).every_block_is_suite
+    assert not SpecResult.from_json(result().to_json()).every_block_is_suite
