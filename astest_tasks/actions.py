@@ -52,6 +52,7 @@ from astest_tasks.results import (
     Stage,
     Status,
     failure_result,
+    read_result,
     write_result,
 )
 from astest_tasks.run_rules import RunRules
@@ -258,6 +259,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     except UserError as exc:
         return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
     channel = ProtocolChannel(snapshots, output_limit=int(run.output_limit_mib * MIB))
+    last_pass_s = _last_pass_seconds(root / run.result_path)  # read before this run replaces it
     guest = _run_guest(run, root, channel)
     basename = posixpath.basename(run.spec_path)
     verdict_input = RunVerdictInput(
@@ -266,6 +268,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         memory_limit_mib=run.memory_limit_mib,
         options_command=run.options_command,
         rules=run.rules,
+        last_pass_s=last_pass_s,
     )
     suites, runtime_problem = decide_suites(guest, channel, verdict_input)
     warnings = list(channel.warnings)
@@ -310,6 +313,14 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         else coverage_from_payload(channel.report_payload),
         every_block_is_suite=every_block_is_suite,
     )
+
+
+def _last_pass_seconds(result_path: Path) -> float | None:
+    """How long the spec's previous run took, when it passed (for a timeout's message)."""
+    previous = read_result(result_path)
+    if previous is None or previous.status is not Status.PASSED:
+        return None
+    return previous.duration_s
 
 
 def _snapshot_notes(

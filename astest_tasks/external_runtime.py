@@ -1,8 +1,17 @@
-"""Run a spec with an external command (``runOptions.runtime.cmd``), talking WIPC over its pipes.
+"""Run a spec with an external command (``runOptions.runtime.cmd``), talking WIPC over its stdio.
 
 The command gets the spec's frames on its stdout and our replies on its stdin, exactly like a
 runner spawned by as-test; the same wall-clock limit applies, and the whole process group is
 killed when it is exceeded, so a runner's own children (a browser, a node) do not linger.
+
+Its stdin, stdout and stderr are the ends of three Unix socket pairs, not OS pipes, because that
+is what as-test gives a runtime: Node's ``child_process.spawn`` with ``stdio: "pipe"`` makes
+socket pairs on Unix. The stock Node runners depend on it: once Node has touched
+``process.stdout`` the descriptor is non-blocking, and as-test 1.0.7's runner sends each frame
+with one ``fs.writeSync`` and drops whatever a short write leaves. A pipe takes 64 KiB at once,
+so a bigger report arrived cut short; a socket's send buffer is larger, and we ask for as large
+as the system allows (``net.core.wmem_max``), so a report that fits arrives whole however busy
+this process is when the runner writes it.
 """
 
 from __future__ import annotations
@@ -12,17 +21,45 @@ import os
 import selectors
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from astest_tasks.channel import ProtocolChannel
 from astest_tasks.guest_run import GuestRun, StderrBuffer
 
 READ_CHUNK = 64 * 1024
 KILL_GRACE_S = 2.0
+# Asked of the runtime's ends of its stdout and stderr; the kernel caps it at net.core.wmem_max
+# (and doubles what it grants). Only memory the runtime actually fills is used.
+RUNTIME_SEND_BUFFER = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class _Stdio:
+    """Our ends of the runtime's stdin, stdout and stderr socket pairs."""
+
+    stdin: socket.socket
+    stdout: socket.socket
+    stderr: socket.socket
+
+    def close(self) -> None:
+        for end in (self.stdin, self.stdout, self.stderr):
+            end.close()
+
+
+def _socket_stdio() -> tuple[_Stdio, _Stdio]:
+    """Three socket pairs, as Node's spawn makes them: (ours, the runtime's)."""
+    pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(3)]
+    ours = _Stdio(*(pair[0] for pair in pairs))
+    theirs = _Stdio(*(pair[1] for pair in pairs))
+    for end in (theirs.stdout, theirs.stderr):
+        with contextlib.suppress(OSError):  # a smaller buffer still works, as under as-test
+            end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, RUNTIME_SEND_BUFFER)
+    return ours, theirs
 
 
 def run_external(
@@ -42,30 +79,32 @@ def run_external(
             "runOptions.runtime.cmd in the config",
             started,
         )
+    ours, theirs = _socket_stdio()
     try:
         process = subprocess.Popen(
             [executable, *argv[1:]],
             cwd=cwd,
             env=dict(env),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdin=theirs.stdin.fileno(),
+            stdout=theirs.stdout.fileno(),
+            stderr=theirs.stderr.fileno(),
             start_new_session=True,  # its own process group, so a timeout kills all of it
         )
     except OSError as exc:
+        ours.close()
         channel.finish()
         return GuestRun.not_started(
             f"could not start the runtime command {argv[0]!r}: {exc}", started
         )
+    finally:
+        theirs.close()  # the runtime holds its own copies; ours would hide its end of output
     stderr = StderrBuffer()
     try:
-        timed_out = _converse(process, channel, stderr, started + timeout_s)
+        timed_out = _converse(process, ours, channel, stderr, started + timeout_s)
     finally:
         if process.poll() is None:
             _kill_group(process)
-        for stream in (process.stdin, process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+        ours.close()
     channel.finish()
     code = process.wait()
     trap = None
@@ -92,6 +131,7 @@ def resolve_executable(name: str, cwd: Path, env: Mapping[str, str]) -> str | No
 
 def _converse(
     process: subprocess.Popen[bytes],
+    stdio: _Stdio,
     channel: ProtocolChannel,
     stderr: StderrBuffer,
     deadline: float,
@@ -101,33 +141,31 @@ def _converse(
     Replies are written without blocking, when the runtime's stdin has room: a runtime that stops
     reading must not stall us past the deadline.
     """
-    assert process.stdout is not None and process.stderr is not None and process.stdin is not None
-    stdin_fd = process.stdin.fileno()
-    os.set_blocking(stdin_fd, False)
+    stdio.stdin.setblocking(False)
     pending = bytearray()
     with selectors.DefaultSelector() as selector:
-        selector.register(process.stdout, selectors.EVENT_READ)
-        selector.register(process.stderr, selectors.EVENT_READ)
+        selector.register(stdio.stdout, selectors.EVENT_READ)
+        selector.register(stdio.stderr, selectors.EVENT_READ)
         while any(key.events & selectors.EVENT_READ for key in selector.get_map().values()):
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 return True
             for key, _events in selector.select(timeout=min(remaining, 0.5)):
-                if key.fd == stdin_fd:
-                    _write_some(stdin_fd, pending)
+                if key.fileobj is stdio.stdin:
+                    _write_some(stdio.stdin, pending)
+                    continue
+                data = _read_some(stdio.stdout if key.fileobj is stdio.stdout else stdio.stderr)
+                if not data:
+                    selector.unregister(key.fileobj)
+                elif key.fileobj is stdio.stdout:
+                    channel.write_stdout(data)
+                    if channel.over_limit:
+                        return False  # the caller kills it; the verdict names the limit
+                    pending += channel.take_replies()
+                    _write_some(stdio.stdin, pending)
                 else:
-                    data = os.read(key.fd, READ_CHUNK)
-                    if not data:
-                        selector.unregister(key.fileobj)
-                    elif key.fileobj is process.stdout:
-                        channel.write_stdout(data)
-                        if channel.over_limit:
-                            return False  # the caller kills it; the verdict names the limit
-                        pending += channel.take_replies()
-                        _write_some(stdin_fd, pending)
-                    else:
-                        stderr.write(data)
-            _watch_stdin(selector, process.stdin, wanted=bool(pending))
+                    stderr.write(data)
+            _watch_stdin(selector, stdio.stdin, wanted=bool(pending))
     # Output closed; the process may still be finishing (or hanging without output).
     try:
         process.wait(timeout=max(0.0, deadline - time.perf_counter()))
@@ -136,20 +174,28 @@ def _converse(
     return False
 
 
-def _write_some(fd: int, pending: bytearray) -> None:
-    """Write what the pipe takes now; on a closed pipe, drop the rest (the runtime is gone)."""
+def _read_some(end: socket.socket) -> bytes:
+    """What the runtime wrote; empty at the end of its output (or when its end was reset)."""
+    try:
+        return end.recv(READ_CHUNK)
+    except ConnectionResetError:
+        return b""
+
+
+def _write_some(stdin: socket.socket, pending: bytearray) -> None:
+    """Write what the socket takes now; when it is closed, drop the rest (the runtime is gone)."""
     while pending:
         try:
-            written = os.write(fd, pending)
+            written = stdin.send(pending)
         except BlockingIOError:
             return
-        except (BrokenPipeError, OSError):
+        except OSError:
             pending.clear()  # it stopped listening; its exit code and output tell what happened
             return
         del pending[:written]
 
 
-def _watch_stdin(selector: selectors.BaseSelector, stdin: IO[bytes], *, wanted: bool) -> None:
+def _watch_stdin(selector: selectors.BaseSelector, stdin: socket.socket, *, wanted: bool) -> None:
     registered = stdin in {key.fileobj for key in selector.get_map().values()}
     if wanted and not registered:
         selector.register(stdin, selectors.EVENT_WRITE)

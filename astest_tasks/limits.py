@@ -68,6 +68,8 @@ def _number(value: str, entry: str, limit: LimitSpec) -> float:
     return number
 
 
-TIMEOUT = LimitSpec("--timeout", "ASTEST_TIMEOUT", "seconds", 10.0, 86_400.0)
+# Bazel's default ("medium") test size: far above any reasonable real spec (a key-stretching spec
+# takes 20 s), yet a hang still costs minutes, not the whole CI job. as-test has no limit at all.
+TIMEOUT = LimitSpec("--timeout", "ASTEST_TIMEOUT", "seconds", 300.0, 86_400.0)
 MEMORY_LIMIT = LimitSpec("--memory-limit", "ASTEST_MEMORY_LIMIT", "MiB", 1024.0, 4096.0)
 OUTPUT_LIMIT = LimitSpec("--output-limit", "ASTEST_OUTPUT_LIMIT", "MiB", 64.0, 4096.0)

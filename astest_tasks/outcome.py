@@ -35,6 +35,7 @@ class RunVerdictInput:
     memory_limit_mib: float = 1024
     options_command: str = "doit astest"  # how the fixes give an option: `doit astest --x`
     rules: RunRules = field(default_factory=lambda: RunRules.for_version(""))
+    last_pass_s: float | None = None  # how long its last run took, if that run passed
 
 
 def decide_suites(
@@ -58,7 +59,7 @@ def decide_suites(
             problem = str(exc)
 
     if run.timed_out:
-        title = f"test runtime timed out after {spec.timeout_s:g} s"
+        title = f"test runtime timed out after {spec.timeout_s:g} s ({_timeout_note(spec)})"
         details = _join(
             f"the spec was stopped after {spec.timeout_s:g} s of wall-clock time; if it is "
             f"merely slow, raise the limit with `{spec.options_command} --timeout SECONDS` or "
@@ -196,6 +197,15 @@ def _append(
 ) -> tuple[Suite, ...]:
     failure = runtime_error_suite(spec.spec_basename, title, details, stdout, stderr)
     return (*(suites or ()), failure)
+
+
+def _timeout_note(spec: RunVerdictInput) -> str:
+    """Where the limit comes from, and what it compares with: a spec that passed in 19 s last
+    time was probably slowed down, one that never passed probably hangs."""
+    note = "limit: --timeout / ASTEST_TIMEOUT"
+    if spec.last_pass_s is not None:
+        note += f"; it passed in {spec.last_pass_s:.1f} s last time"
+    return note
 
 
 def _overrun_note(run: GuestRun, timeout_s: float) -> str:

@@ -1,4 +1,4 @@
-"""External runtimes: WIPC relayed over a subprocess's pipes, with limits and clear failures."""
+"""External runtimes: WIPC relayed over a subprocess's stdio, with limits and clear failures."""
 
 from __future__ import annotations
 
@@ -187,3 +187,30 @@ def test_a_later_as_test_guests_coverage_request_is_answered(tmp_path: Path) -> 
     assert channel.closed
     assert channel.report_payload == b'{"suites": []}'
     assert channel.progress.file_ended
+
+
+# Does what a stock Node runner does once Node has touched process.stdout: stdout non-blocking,
+# then a whole report frame in a single write whose short count is ignored.
+ONE_WRITE_RUNTIME = textwrap.dedent(
+    f"""\
+    #!{sys.executable}
+    import json, os, stat, struct, sys
+    kinds = [stat.S_ISSOCK(os.fstat(fd).st_mode) for fd in (0, 1, 2)]
+    report = json.dumps({{"suites": [], "padding": "x" * 200_000}}).encode()
+    os.set_blocking(1, False)
+    written = os.write(1, struct.pack("<4sBI", b"WIPC", 3, len(report)) + report)
+    sys.stderr.write(json.dumps({{"sockets": kinds, "written": written}}))
+    """
+)
+
+
+def test_the_runtimes_stdio_are_sockets_so_one_big_write_arrives_whole(tmp_path: Path) -> None:
+    """As under as-test (Node's spawn): a pipe would take 64 KiB of this 200 KiB write."""
+    make_script(tmp_path, ONE_WRITE_RUNTIME)
+    channel = ProtocolChannel(None)
+    run = run_external(["./runtime"], tmp_path, dict(os.environ), channel, 30.0)
+    seen = json.loads(run.stderr)
+    assert seen["sockets"] == [True, True, True]
+    assert seen["written"] == 9 + 200_000 + len('{"suites": [], "padding": ""}')
+    assert channel.report_payload is not None
+    assert len(json.loads(channel.report_payload)["padding"]) == 200_000

@@ -193,7 +193,7 @@ def test_timeout_without_report_names_the_limit_and_how_to_raise_it() -> None:
     )
     run = guest(exit_code=1, timed_out=True, trap="timed out")
     suites, reason = decide_suites(run, channel, spec)
-    assert reason == "test runtime timed out after 0.5 s"
+    assert reason == "test runtime timed out after 0.5 s (limit: --timeout / ASTEST_TIMEOUT)"
     failure = only_runtime_error(suites).tests[0]
     assert failure.instr == reason
     assert "stopped after 0.5 s of wall-clock time" in failure.message
@@ -205,9 +205,20 @@ def test_timeout_without_report_names_the_limit_and_how_to_raise_it() -> None:
 def test_timeout_after_a_report_keeps_the_report_and_appends_the_failure() -> None:
     run = guest(exit_code=1, timed_out=True, trap="timed out")
     suites, reason = decide_suites(run, reported(), SPEC)
-    assert reason == "test runtime timed out after 10 s"
+    assert reason == "test runtime timed out after 10 s (limit: --timeout / ASTEST_TIMEOUT)"
     assert suites[:-1] == parse_report(REPORT)
     runtime_error(suites[-1])
+
+
+def test_a_timeout_says_how_long_the_spec_took_when_it_last_passed() -> None:
+    spec = RunVerdictInput(spec_basename="math.spec.ts", timeout_s=300, last_pass_s=19.24)
+    run = guest(exit_code=1, timed_out=True, trap="timed out")
+    suites, reason = decide_suites(run, channel_with(call("event:file-start")), spec)
+    assert reason == (
+        "test runtime timed out after 300 s "
+        "(limit: --timeout / ASTEST_TIMEOUT; it passed in 19.2 s last time)"
+    )
+    assert only_runtime_error(suites).tests[0].instr == reason
 
 
 def test_start_failure_is_failed_to_start_with_the_cause() -> None:

@@ -72,3 +72,25 @@ def test_a_mode_that_does_not_exist_in_a_limit_is_one_clear_error(tmp_path: Path
     assert "--timeout '10,wsai=30': there is no mode 'wsai' (modes: bindings, default, wasi)" in (
         run.stderr
     )
+
+
+@pytest.mark.slow
+def test_a_spec_that_runs_20_s_passes_under_the_default_timeout(tmp_path: Path) -> None:
+    """A real spec that stretches a key for about 20 s of CPU (more on a loaded machine) passes
+    with default settings, as under as-test; a lower limit then names its last passing time."""
+    project = copy_project("slow", tmp_path)
+    run = project.doit()
+    assert run.exit_code == 0, run.stdout + run.stderr
+    passed = project.spec_report("assembly/__tests__/stretch.spec.ts", "default")
+    assert passed["verdict"] == "passed"
+    assert passed["duration_s"] > 10, "the fixture no longer takes long: tune its rounds"
+    record = project.root / ".as-test/build/default/stretch.result.json"
+    last_pass_s = json.loads(record.read_text())["duration_s"]
+
+    cut_short = project.doit("astest", "--timeout=2")
+    assert cut_short.exit_code == 1
+    failed = project.spec_report("assembly/__tests__/stretch.spec.ts", "default")
+    assert failed["error"] == (
+        "test runtime timed out after 2 s (limit: --timeout / ASTEST_TIMEOUT; "
+        f"it passed in {last_pass_s:.1f} s last time)"
+    )

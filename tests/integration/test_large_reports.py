@@ -1,0 +1,88 @@
+"""A report bigger than a pipe holds (64 KiB) reaches us whole through as-test's stock Node
+runners, as it reaches `npx ast test`.
+
+The codec fixture (coverage on, 964 expectations) sends a report of about 130 KiB. as-test
+1.0.7's stock bindings runner writes it with one non-blocking `fs.writeSync` and drops what a
+short write leaves, so it only arrives whole when the runtime's stdout is a socket, as under
+as-test (Node's spawn). as-test 1.8.0's runner retries short writes and chunks the report.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import Project, copy_project
+from tests.integration.toolchains import Toolchain
+
+pytestmark = pytest.mark.integration
+
+SPEC = "assembly/__tests__/codec.spec.ts"
+AS_TEST_TESTS_LINE = re.compile(r"^Tests:\s+(\d+) failed, (\d+) skipped,\s+(\d+) total", re.M)
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def install_stock_runners(project: Project) -> None:
+    """The runner scripts the project's own as-test writes with `ast init` (bindings target)."""
+    scratch = project.root.parent / "ast-init"
+    scratch.mkdir()
+    (scratch / "node_modules").symlink_to((project.root / "node_modules").readlink())
+    (scratch / "package.json").write_text('{"type": "module"}')
+    proc = subprocess.run(
+        ["npx", "ast", "init", "--yes", "--target", "bindings", "--example", "none"],
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runner = scratch / ".as-test" / "runners" / "default.bindings.js"
+    assert runner.is_file(), proc.stdout
+    (project.root / ".as-test" / "runners").mkdir(parents=True)
+    shutil.copy(runner, project.root / ".as-test" / "runners" / runner.name)
+
+
+def ast_test(project: Project) -> tuple[int, int, int]:
+    """`npx ast test` on the project: (exit code, tests failed, tests in all)."""
+    proc = subprocess.run(
+        ["npx", "ast", "test"],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+    output = ANSI.sub("", proc.stdout + proc.stderr)
+    totals = AS_TEST_TESTS_LINE.search(output)
+    assert totals is not None, output
+    return proc.returncode, int(totals.group(1)), int(totals.group(3))
+
+
+def test_a_report_over_100_kib_arrives_whole_through_the_stock_node_runner(
+    tmp_path: Path, toolchain: Toolchain
+) -> None:
+    ours = copy_project("codec", tmp_path / "ours", toolchain)
+    install_stock_runners(ours)
+    theirs = copy_project("codec", tmp_path / "theirs", toolchain)
+    install_stock_runners(theirs)
+
+    run = ours.doit()
+    as_test_exit, as_test_failed, as_test_total = ast_test(theirs)
+
+    assert as_test_exit == 0 and as_test_failed == 0, "as-test itself should pass this spec"
+    assert run.exit_code == as_test_exit, run.stdout + run.stderr
+    assert "missing report payload" not in run.stdout
+    entry = ours.spec_report(SPEC, "default")
+    assert entry["verdict"] == "passed", json.dumps(entry)[:2000]
+    counts = entry["counts"]
+    assert counts["tests_passed"] + counts["tests_failed"] == as_test_total == 964
+    record = json.loads(
+        (ours.root / ".as-test" / "build" / "default" / "codec.result.json").read_text()
+    )
+    assert len(json.dumps(record["suites"])) > 100 * 1024, "the report no longer tests a big one"
