@@ -111,6 +111,9 @@ def _no_line_break(text: str) -> bool:
 
 # A snapshot key is one non-empty line of the .snap file (as-test's own format holds no more).
 one_line_guest_text = guest_text.filter(lambda text: text != "" and _no_line_break(text))
+# A test name holding "::" is read as a legacy key suffix by as-test itself ("x::0" is "x",
+# "x::1" is "x #2": snapshots.canonicalize_key), so only names without it can round-trip.
+snapshot_name_text = one_line_guest_text.filter(lambda text: "::" not in text)
 
 
 @contextmanager
@@ -316,7 +319,7 @@ def test_readable_logs_and_crash_records(texts: list[str]) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.lists(st.tuples(one_line_guest_text, guest_text), min_size=1, max_size=4),
+    st.lists(st.tuples(snapshot_name_text, guest_text), min_size=1, max_size=4),
     st.sampled_from([False, True]),
 )
 def test_snapshots_created_with_any_text_match_on_the_next_run(
