@@ -21,6 +21,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
 NODE_MODULES = REPO / "node_modules"
+# The real as-test 1.8.0 package with assemblyscript 0.28.20, for the newest tested rules.
+TOOLCHAIN_18_NODE_MODULES = REPO / "tests" / "toolchains" / "as-test-1.8.0" / "node_modules"
 DODO = (
     'from astest_tasks import task_astest  # noqa: F401\n\nDOIT_CONFIG = {"backend": "sqlite3"}\n'
 )
@@ -112,11 +114,12 @@ def _require_node_modules() -> None:
         )
 
 
-def copy_project(name: str, destination: Path) -> Project:
+def copy_project(name: str, destination: Path, node_modules: Path = NODE_MODULES) -> Project:
+    """A copy of a fixture whose node_modules is ``node_modules`` (as-test 1.0.7's by default)."""
     _require_node_modules()
     root = destination / name
     shutil.copytree(FIXTURES / name, root, ignore=shutil.ignore_patterns("reference.json"))
-    (root / "node_modules").symlink_to(NODE_MODULES)
+    (root / "node_modules").symlink_to(node_modules)
     if not (root / "dodo.py").exists():  # a fixture pipeline brings its own
         (root / "dodo.py").write_text(DODO)
     return Project(root)
