@@ -971,11 +971,14 @@ def _merge_mode(base: _Values, layer: _Layer, rules: AsTestRules) -> _Values:
 
     as-test 1.0.14 on: the mode's buildOptions.args, env maps and features replace the base's
     (1.0.14 and 1.0.15 still merged env maps key by key). Before 1.0.14: the mode's args are
-    appended to the base's, and its env maps merge into the base's key by key.
+    appended to the base's, its env maps merge into the base's key by key, and an empty
+    runtime command keeps the base's (later, it means the default runner).
     """
     merged = _overlay(base, layer, _merge_coverage(base.coverage, layer.coverage, rules))
     if not rules.modes_are_full_configs and layer.build_args is not None:
         merged = replace(merged, build_args=(*base.build_args, *layer.build_args))
+    if not rules.modes_are_full_configs and layer.runtime_cmd == "":
+        merged = replace(merged, runtime_cmd=base.runtime_cmd)  # 1.0.7 skips an empty cmd
     if not rules.mode_maps_replace:
         merged = replace(
             merged,

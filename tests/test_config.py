@@ -932,3 +932,14 @@ def test_cache_under_an_as_test_without_it_is_a_warning_naming_the_release(
 def test_the_reporter_removed_in_1_7_is_ignored_with_a_warning(tmp_path: Path) -> None:
     (warning,) = load(tmp_path, {"runOptions": {"reporter": "default"}}, "1.8.0").warnings
     assert "removed in as-test 1.7.0" in warning
+
+
+@pytest.mark.parametrize(("version", "expected"), [("1.0.7", "wasmtime run <file>"), ("1.8.0", "")])
+def test_an_empty_mode_runtime_keeps_the_base_one_only_in_1_0_7(
+    tmp_path: Path, version: str, expected: str
+) -> None:
+    data = {
+        "runOptions": {"runtime": {"cmd": "wasmtime run <file>"}},
+        "modes": {"m": {"runOptions": {"runtime": {"cmd": ""}}}},
+    }
+    assert load(tmp_path, data, version).modes["m"].runtime_cmd == expected
