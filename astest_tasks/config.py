@@ -269,6 +269,15 @@ class _Source:
             f"{fix}, or upgrade with `npm install --save-dev as-test@{NEWEST_AS_TEST}`",
         )
 
+    def warn_too_old(self, field: str, release: str, fix: str) -> None:
+        """A key the installed as-test rejects, but whose later meaning we can follow safely."""
+        self.warnings.append(
+            f"{self.display}: {field} needs as-test {release} or newer (this project has as-test "
+            f"{self.rules.version}, whose own CLI rejects this config); astest-tasks follows "
+            f"{release}'s meaning; fix: {fix}, or upgrade with "
+            f"`npm install --save-dev as-test@{NEWEST_AS_TEST}`"
+        )
+
     def warn_unknown_keys(self, obj: JsonObject, known: Sequence[str], prefix: str) -> None:
         for key in obj:
             if key not in known:
@@ -863,7 +872,11 @@ def _read_mode_layer(source: _Source, name: str, value: object, field: str) -> _
 
 
 # as-test 1.0.7 to 1.0.13 know these mode keys only: outDir, logs, coverageDir, snapshotDir,
-# config, coverage, buildOptions, runOptions, env. The others came with these releases.
+# config, coverage, buildOptions, runOptions, env. The others came with these releases. The 1.0.14
+# ones only say where a mode's own files are, with one meaning ever since: under an older as-test
+# they are honoured with a warning. "default" and "features" change which modes run and what asc
+# builds, so under an as-test without them they stop the run: the author must choose.
+_WARNED_MODE_KEYS = ("input", "output", "fuzz", "$schema")
 _LATER_MODE_KEYS = {
     "input": (as_test_rules.MODES_ARE_FULL_CONFIGS, 'set "input" in the base config'),
     "output": (as_test_rules.MODES_ARE_FULL_CONFIGS, 'use "outDir", "logs" or "coverageDir"'),
@@ -881,16 +894,20 @@ _LATER_MODE_KEYS = {
 
 
 def _check_mode_keys_exist(source: _Source, value: JsonObject, field: str) -> None:
-    """A mode key the installed as-test rejects is an error: ignoring it would change results."""
+    """A mode key the installed as-test rejects: a warning or an error (see _LATER_MODE_KEYS)."""
     for key, (release, fix) in _LATER_MODE_KEYS.items():
-        if key in value and not source.rules.at_least(release):
+        if key not in value or source.rules.at_least(release):
+            continue
+        if key in _WARNED_MODE_KEYS:
+            source.warn_too_old(f"{field}.{key}", release, fix)
+        else:
             raise source.too_old(f"{field}.{key}", release, fix)
 
 
 def _read_mode_file(source: _Source, name: str, value: str, field: str) -> _Layer:
     """A string mode: another config file, relative to this one's directory, without modes."""
     if not source.rules.modes_are_full_configs:
-        raise source.too_old(
+        source.warn_too_old(
             field,
             as_test_rules.MODES_ARE_FULL_CONFIGS,
             f'write the mode inline: "{name}": {{ "buildOptions": {{ ... }} }}',

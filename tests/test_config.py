@@ -888,9 +888,6 @@ def test_as_test_1_0_7_runs_every_declared_mode_and_not_the_base(tmp_path: Path)
         ({"features": ["simd"]}, "$.features", "1.3.0"),
         ({"modes": {"m": {"features": ["simd"]}}}, "$.modes.m.features", "1.3.0"),
         ({"modes": {"m": {"default": False}}}, "$.modes.m.default", "1.1.0"),
-        ({"modes": {"m": {"input": ["a.spec.ts"]}}}, "$.modes.m.input", "1.0.14"),
-        ({"modes": {"m": {"output": "out"}}}, "$.modes.m.output", "1.0.14"),
-        ({"modes": {"m": "./m.json"}}, "$.modes.m", "1.0.14"),
     ],
 )
 def test_a_key_the_installed_as_test_rejects_names_the_release_that_brought_it(
@@ -902,6 +899,25 @@ def test_a_key_the_installed_as_test_rejects_names_the_release_that_brought_it(
     assert "as-test 1.0.7" in error.problem
     assert "npm install --save-dev as-test@1.8.0" in error.fix
     assert str(error).count("\n") == 0
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"modes": {"m": {"input": ["a.spec.ts"]}}}, "$.modes.m.input"),
+        ({"modes": {"m": {"output": "out"}}}, "$.modes.m.output"),
+        ({"modes": {"m": "./m.json"}}, "$.modes.m"),
+    ],
+)
+def test_mode_file_keys_of_1_0_14_are_honoured_under_1_0_7_with_a_warning(
+    tmp_path: Path, data: dict[str, object], field: str
+) -> None:
+    write_json(tmp_path / "m.json", {"input": ["b.spec.ts"]})
+    config = load(tmp_path, data, "1.0.7")
+    (warning,) = config.warnings
+    assert warning.startswith(f"as-test.config.json: {field} needs as-test 1.0.14 or newer")
+    assert "follows 1.0.14's meaning; fix:" in warning
+    assert config.modes["m"].input_patterns != config.base.input_patterns or "output" in str(data)
 
 
 def test_features_are_normalised_like_as_test_and_replace_per_mode(tmp_path: Path) -> None:

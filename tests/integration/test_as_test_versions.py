@@ -129,8 +129,9 @@ def test_as_test_1_0_7_modes_append_their_args_to_the_base_args(tmp_path: Path) 
         *("--transform", "./transform/index.js", "--enable", "simd"),
     )
     # the SIMD path really ran in the simd mode only (more assertions there)
-    assert reference[("simd", "assembly/__tests__/simd.spec.ts")].tests[0] > (
-        reference[("naive", "assembly/__tests__/simd.spec.ts")].tests[0]
+    assert (
+        reference[("simd", "assembly/__tests__/simd.spec.ts")].tests[0]
+        > (reference[("naive", "assembly/__tests__/simd.spec.ts")].tests[0])
     )
 
 
