@@ -17,7 +17,6 @@ MODES_ARE_FULL_CONFIGS = "1.0.14"  # mergeRootConfig: a mode is a whole config (
 MODE_MAPS_REPLACE = "1.0.16"  # "modes inherit": env maps replace, coverage merges key by key
 MODE_DEFAULT_FLAG = "1.1.0"  # modes.*.default; a plain run is the base config + default modes
 BASE_SKIPPED_WITH_MODES = "1.1.7"  # a plain run is the default modes only
-TRY_AS_FEATURE = "1.2.0"  # try-as can be switched on (before, it never was)
 FEATURES = "1.3.0"  # "features": [...] and AS_TEST_MODE_NAME in the build env
 TRANSFORM_FIRST = "1.4.0"  # --transform as-test/transform comes before the user's args
 BINDINGS_RAW_UNLESS_DECLARED = "1.5.1"  # --bindings raw only when the project has no --bindings

@@ -1,10 +1,13 @@
 """Load ``as-test.config.json`` into one resolved settings object per mode.
 
-The format is as-test's (``AS-TEST-HOST.md`` §1): every key that as-test 1.1.0 or HEAD knows is
-accepted, values are checked with as-test's rules, and modes merge onto the base config the way
-``applyMode`` does. Where as-test collects every problem, we stop at the first one and raise a
-``ConfigError`` naming the file, the ``$.field`` and a fix. Unknown keys are not errors here: each
-becomes a warning line in ``ProjectConfig.warnings``.
+The format is as-test's (``AS-TEST-HOST.md`` §1), read with the rules of the as-test the project
+has installed (``as_test_rules.py``): which keys exist, and how a mode merges onto the base config
+(as that release's ``applyMode`` does). Values are checked with as-test's rules. Where as-test
+collects every problem, we stop at the first one and raise a ``ConfigError`` naming the file, the
+``$.field`` and a fix. Unknown keys are not errors here: each becomes a warning line in
+``ProjectConfig.warnings``; so does a key the installed as-test lacks but whose later meaning is
+safe to follow, while one that would change what is built or run (``features``,
+``modes.*.default``) is an error naming the release that brought it.
 
 Paths stay strings in posix form, as the user wrote them (normalised), relative to the project
 root unless absolute. The only paths resolved against the config file's directory are ``.env``
@@ -27,6 +30,7 @@ from astest_tasks import as_test_rules
 from astest_tasks.as_test_rules import MODE_NAME_ENV_VAR, AsTestRules
 from astest_tasks.as_test_version import NEWEST_TESTED as NEWEST_AS_TEST
 from astest_tasks.as_test_version import installed_version
+from astest_tasks.asc_flags import TRY_AS
 from astest_tasks.coverage_rules import CoverageRules
 from astest_tasks.envfile import DotenvError, parse_dotenv
 from astest_tasks.errors import ConfigError
@@ -39,8 +43,9 @@ COVERAGE_ENV_VAR = "AS_TEST_COVERAGE_ENABLED"
 _DISABLED = "none"  # "logs", "coverageDir" and "config" use this word to switch themselves off
 _MAX_SUGGESTION_DISTANCE = 3
 
-# Keys as-test 1.1.0 or HEAD accepts, per object. "reporter" is 1.1.0-only (removed at HEAD),
-# "cache" and "features" are HEAD-only; we accept the union so configs for either version load.
+# Keys some as-test release accepts, per object: the union, so no key is "unknown" for one
+# version and known for another. Which of them the installed version has is checked where
+# each is read ("features", "cache", "reporter", the later mode keys).
 _TOP_LEVEL_KEYS = (
     "$schema",
     "input",
@@ -71,7 +76,6 @@ _COVERAGE_IGNORE_KEYS = ("labels", "names", "locations", "snippets")
 _CACHE_KEYS = ("type", "maxTime")
 
 _CACHE_TYPES = ("build", "full", "reachable")
-TRY_AS_FEATURE = "try-as"
 _COVERAGE_FEATURE = "coverage"
 _COVERAGE_MODES = ("project", "all")
 _DURATION = re.compile(r"^\s*\d+(?:\.\d+)?\s*(?:ms|s|m|h|d)\s*$")
@@ -725,7 +729,7 @@ def _read_features(source: _Source, value: object, field: str) -> tuple[str, ...
 def normalise_feature(name: str) -> str:
     """as-test's ``normalizeFeatureName``: trimmed, lower case, ``try_as``/``tryas`` = try-as."""
     word = name.strip().lower()
-    return TRY_AS_FEATURE if word in ("try_as", "tryas") else word
+    return TRY_AS if word in ("try_as", "tryas") else word
 
 
 def _coverage_feature(source: _Source, coverage: _Coverage | None, field: str) -> _Coverage:
