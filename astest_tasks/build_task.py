@@ -43,6 +43,7 @@ def compile_task_fields(
         build_args=tuple(mode.build_args),
         build_cmd=mode.build_cmd,
         build_env=dict(mode.build_env),
+        features=mode.features,
     )
     scan = scan_imports(root, source.path, scan_cache)
     targets = [record_path, wasm_path]

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from astest_tasks.asc_flags import TRY_AS
 from astest_tasks.config import ModeSettings
 from astest_tasks.discovery import Spec
 from astest_tasks.imports import ImportScan
@@ -32,6 +33,7 @@ def build_key(mode: ModeSettings, spec: Spec, toolchain: Toolchain) -> dict[str,
         "target": mode.target,
         "asconfig": mode.asconfig,
         "args": list(mode.build_args),
+        "features": list(mode.features),
         "cmd": mode.build_cmd,
         "env": dict(mode.build_env),
         "coverage": mode.coverage_enabled,
@@ -57,7 +59,10 @@ def build_file_deps(
     if mode.target == "wasi" and toolchain.wasi_shim is not None:
         manifests.add(toolchain.wasi_shim.manifest)
         manifests.add(toolchain.wasi_shim.root / "asconfig.json")
-    for name in scan.packages:
+    packages = set(scan.packages)
+    if TRY_AS in mode.features:
+        packages.add(TRY_AS)  # its transform rewrites the spec
+    for name in sorted(packages):
         package = find_package(project_root, name)
         if package is not None:
             manifests.add(package.manifest)

@@ -23,6 +23,8 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from astest_tasks.as_test_rules import AsTestRules
+from astest_tasks.asc_flags import default_flags
 from astest_tasks.atomic import write_text_atomic
 from astest_tasks.compile_pool import compile_with_server
 from astest_tasks.compile_server import CompileOutput, time_limit_message
@@ -49,6 +51,7 @@ class BuildRequest:
     build_args: tuple[str, ...] = ()
     build_cmd: str = ""
     build_env: dict[str, str] = field(default_factory=dict)
+    features: tuple[str, ...] = ()  # as-test 1.3+ "features": try-as, or asc --enable NAME
 
 
 @dataclass(frozen=True)
@@ -81,34 +84,24 @@ class BuildRecord:
         return cls(**data)
 
 
-def target_flags(target: str, wasi_shim_config: str | None) -> list[str]:
-    if target == "wasi":
-        assert wasi_shim_config is not None
-        return ["--use", "AS_TEST_WASI=1", "--config", wasi_shim_config]
-    return [
-        "--use",
-        "AS_TEST_BINDINGS=1",
-        "--bindings",
-        "raw",
-        "--exportRuntime",
-        "--exportStart",
-        "_start",
-    ]
-
-
 def asc_arguments(request: BuildRequest, toolchain: Toolchain, out_file: str) -> list[str]:
-    """asc's argv after ``node asc.js``, in as-test 1.1.0's order (see AS-TEST-HOST.md §3.1)."""
+    """asc's argv after ``node asc.js``, in the installed as-test's order (asc_flags.py)."""
     if request.build_cmd:
         return _custom_command(request, out_file)
-    args = [request.spec_path, *request.build_args, "--transform", "as-test/transform"]
-    if request.asconfig:
-        args += ["--config", request.asconfig]
+    root = Path(request.project_root)
     shim = None
     if toolchain.wasi_shim is not None:
-        shim = _dot_relative(Path(request.project_root), toolchain.wasi_shim.root / "asconfig.json")
-    args += target_flags(request.target, shim)
-    args += ["-o", out_file]
-    return args
+        shim = _dot_relative(root, toolchain.wasi_shim.root / "asconfig.json")
+    before, after = default_flags(
+        AsTestRules.parse(toolchain.as_test.version),
+        request.target,
+        request.asconfig,
+        request.build_args,
+        request.features,
+        shim,
+        root,
+    )
+    return [request.spec_path, *before, *request.build_args, *after, "-o", out_file]
 
 
 def command_line(request: BuildRequest, toolchain: Toolchain) -> list[str]:

@@ -1,10 +1,13 @@
 """Load ``as-test.config.json`` into one resolved settings object per mode.
 
-The format is as-test's (``AS-TEST-HOST.md`` §1): every key that as-test 1.1.0 or HEAD knows is
-accepted, values are checked with as-test's rules, and modes merge onto the base config the way
-``applyMode`` does. Where as-test collects every problem, we stop at the first one and raise a
-``ConfigError`` naming the file, the ``$.field`` and a fix. Unknown keys are not errors here: each
-becomes a warning line in ``ProjectConfig.warnings``.
+The format is as-test's (``AS-TEST-HOST.md`` §1), read with the rules of the as-test the project
+has installed (``as_test_rules.py``): which keys exist, and how a mode merges onto the base config
+(as that release's ``applyMode`` does). Values are checked with as-test's rules. Where as-test
+collects every problem, we stop at the first one and raise a ``ConfigError`` naming the file, the
+``$.field`` and a fix. Unknown keys are not errors here: each becomes a warning line in
+``ProjectConfig.warnings``; so does a key the installed as-test lacks but whose later meaning is
+safe to follow, while one that would change what is built or run (``features``,
+``modes.*.default``) is an error naming the release that brought it.
 
 Paths stay strings in posix form, as the user wrote them (normalised), relative to the project
 root unless absolute. The only paths resolved against the config file's directory are ``.env``
@@ -19,10 +22,15 @@ import posixpath
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from astest_tasks import as_test_rules
+from astest_tasks.as_test_rules import MODE_NAME_ENV_VAR, AsTestRules
+from astest_tasks.as_test_version import NEWEST_TESTED as NEWEST_AS_TEST
+from astest_tasks.as_test_version import installed_version
+from astest_tasks.asc_flags import TRY_AS
 from astest_tasks.coverage_rules import CoverageRules
 from astest_tasks.envfile import DotenvError, parse_dotenv
 from astest_tasks.errors import ConfigError
@@ -36,8 +44,9 @@ COVERAGE_ENV_VAR = "AS_TEST_COVERAGE_ENABLED"
 _DISABLED = "none"  # "logs", "coverageDir" and "config" use this word to switch themselves off
 _MAX_SUGGESTION_DISTANCE = 3
 
-# Keys as-test 1.1.0 or HEAD accepts, per object. "reporter" is 1.1.0-only (removed at HEAD),
-# "cache" and "features" are HEAD-only; we accept the union so configs for either version load.
+# Keys some as-test release accepts, per object: the union, so no key is "unknown" for one
+# version and known for another. Which of them the installed version has is checked where
+# each is read ("features", "cache", "reporter", the later mode keys).
 _TOP_LEVEL_KEYS = (
     "$schema",
     "input",
@@ -68,6 +77,7 @@ _COVERAGE_IGNORE_KEYS = ("labels", "names", "locations", "snippets")
 _CACHE_KEYS = ("type", "maxTime")
 
 _CACHE_TYPES = ("build", "full", "reachable")
+_COVERAGE_FEATURE = "coverage"
 _COVERAGE_MODES = ("project", "all")
 _DURATION = re.compile(r"^\s*\d+(?:\.\d+)?\s*(?:ms|s|m|h|d)\s*$")
 _TARGET_FIX = 'set "target" to "wasi", "bindings" or "web"'
@@ -107,6 +117,8 @@ class ModeSettings:
     browser: str  # runOptions.runtime.browser: web modes only; "" = the default Chromium
     is_default: bool
     coverage_rules: CoverageRules = field(default_factory=CoverageRules)  # when coverage is on
+    # as-test 1.3+ "features": asc features (--enable NAME) and "try-as"; part of the build key.
+    features: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -131,6 +143,7 @@ class ProjectConfig:
     modes: Mapping[str, ModeSettings]
     warnings: tuple[str, ...]
     fuzz: FuzzSettings = FuzzSettings()
+    rules: AsTestRules = field(default_factory=lambda: AsTestRules.for_version(None))
 
 
 # --------------------------------------------------------------------------------------------
@@ -191,6 +204,7 @@ class _Layer:
     runtime_cmd: str | None = None  # "" = present but empty: the default runner for the target
     browser: str | None = None
     is_default: bool | None = None
+    features: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -214,6 +228,7 @@ class _Values:
     runtime_cmd: str
     browser: str
     is_default: bool
+    features: tuple[str, ...] = ()
 
 
 _DEFAULTS = _Values(
@@ -245,9 +260,28 @@ class _Source:
     directory: Path
     project_root: Path
     warnings: list[str]
+    rules: AsTestRules
 
     def error(self, field: str, problem: str, fix: str) -> ConfigError:
         return ConfigError(self.display, field, problem, fix)
+
+    def too_old(self, field: str, release: str, fix: str) -> ConfigError:
+        """A key the installed as-test rejects: it came with a later release."""
+        return self.error(
+            field,
+            f"needs as-test {release} or newer, and this project has as-test "
+            f"{self.rules.version}, which rejects the key",
+            f"{fix}, or upgrade with `npm install --save-dev as-test@{NEWEST_AS_TEST}`",
+        )
+
+    def warn_too_old(self, field: str, release: str, fix: str) -> None:
+        """A key the installed as-test rejects, but whose later meaning we can follow safely."""
+        self.warnings.append(
+            f"{self.display}: {field} needs as-test {release} or newer (this project has as-test "
+            f"{self.rules.version}, whose own CLI rejects this config); astest-tasks follows "
+            f"{release}'s meaning; fix: {fix}, or upgrade with "
+            f"`npm install --save-dev as-test@{NEWEST_AS_TEST}`"
+        )
 
     def warn_unknown_keys(self, obj: JsonObject, known: Sequence[str], prefix: str) -> None:
         for key in obj:
@@ -261,36 +295,47 @@ class _Source:
 # Public API
 
 
-def load_config(config_path: Path, project_root: Path) -> ProjectConfig:
-    """Read, check and resolve the config; a missing file means "all defaults"."""
+def load_config(
+    config_path: Path, project_root: Path, rules: AsTestRules | None = None
+) -> ProjectConfig:
+    """Read, check and resolve the config; a missing file means "all defaults".
+
+    ``rules`` are those of the as-test the project has installed (found when not given; the
+    newest tested when none is installed yet): they decide which keys exist and how modes merge.
+    """
     root = Path(os.path.abspath(project_root))
+    if rules is None:
+        rules = AsTestRules.for_version(installed_version(root))
     path = Path(os.path.abspath(root / config_path))
-    source = _Source(_display_path(path, root), path.parent, root, [])
+    source = _Source(_display_path(path, root), path.parent, root, [], rules)
     if not path.exists():
-        return ProjectConfig(path, False, _base_settings(_DEFAULTS), {}, ())
+        return ProjectConfig(path, False, _base_settings(_DEFAULTS, rules), {}, (), rules=rules)
     raw = _read_json_object(source, path)
     source.warn_unknown_keys(raw, _TOP_LEVEL_KEYS, "$")
     base_values = _resolve_base(_read_layer(source, raw, "$"))
     modes = _read_modes(source, raw.get("modes"), base_values)
-    base = _base_settings(base_values)
+    base = _base_settings(base_values, rules)
     fuzz = _fuzz_settings(raw.get("fuzz"))
-    return ProjectConfig(path, True, base, modes, tuple(source.warnings), fuzz)
+    return ProjectConfig(path, True, base, modes, tuple(source.warnings), fuzz, rules)
 
 
 def select_modes(config: ProjectConfig, requested: Sequence[str] = ()) -> list[ModeSettings]:
-    """The modes to run, following as-test HEAD.
+    """The modes to run, following the installed as-test.
 
-    With no names: the declared modes whose ``default`` is not false, or the base config when no
-    mode is declared. With names (each may be a comma list): exactly those, in order, where
-    ``"default"`` means the base config. When every declared mode has ``"default": false``, a
-    plain run selects nothing, as in as-test HEAD; the caller decides how to report that.
+    With names (each may be a comma list): exactly those, in order, where ``"default"`` means the
+    base config. With none, as-test's plain run: the base config when no mode is declared;
+    otherwise every declared mode before 1.1.0, the base config plus the modes whose
+    ``default`` is not false in 1.1.0 to 1.1.6, and only those modes from 1.1.7 on. When every
+    declared mode has ``"default": false`` that selects nothing, as in as-test; the caller
+    decides how to report it.
     """
     names = _split_mode_names(requested)
-    if not names:
-        if not config.modes:
-            return [config.base]
-        return [mode for mode in config.modes.values() if mode.is_default]
-    return [_find_mode(config, name) for name in names]
+    if names:
+        return [_find_mode(config, name) for name in names]
+    if not config.modes:
+        return [config.base]
+    chosen = [mode for mode in config.modes.values() if mode.is_default]
+    return [config.base, *chosen] if config.rules.base_runs_with_modes else chosen
 
 
 def _split_mode_names(requested: Sequence[str]) -> list[str]:
@@ -365,7 +410,10 @@ def _read_layer(source: _Source, raw: JsonObject, prefix: str) -> _Layer:
     layer.asconfig = _read_path(source, raw.get("config"), f"{prefix}.config")
     _check_cache(source, raw.get("cache"), f"{prefix}.cache")
     layer.coverage = _read_coverage(source, raw.get("coverage"), f"{prefix}.coverage")
-    _check_features(source, raw.get("features"), f"{prefix}.features")
+    layer.features = _read_features(source, raw.get("features"), f"{prefix}.features")
+    if layer.features is not None and _COVERAGE_FEATURE in layer.features:
+        layer.features = tuple(name for name in layer.features if name != _COVERAGE_FEATURE)
+        layer.coverage = _coverage_feature(source, layer.coverage, f"{prefix}.features")
     layer.env = _read_env(source, raw.get("env"), f"{prefix}.env")
     _read_build_options(source, raw.get("buildOptions"), f"{prefix}.buildOptions", layer)
     layer.crash_dir = _read_fuzz(source, raw.get("fuzz"), f"{prefix}.fuzz")
@@ -562,7 +610,15 @@ def _read_runtime(
 
 def _check_reporter(source: _Source, value: object, field: str) -> None:
     """as-test 1.1.0's reporter setting: accepted so 1.1.0 configs load, otherwise ignored."""
-    if value is None or isinstance(value, str):
+    if value is None:
+        return
+    if not source.rules.reporter:
+        source.warnings.append(
+            f"{source.display}: {field} was removed in as-test {as_test_rules.REPORTER_REMOVED} "
+            f"(this project has {source.rules.version}, which rejects it) and is ignored; fix: "
+            'remove "reporter"'
+        )
+    if isinstance(value, str):
         return
     reporter = _expect_object(source, value, field, '"default"')
     source.warn_unknown_keys(reporter, _REPORTER_KEYS, field)
@@ -601,8 +657,21 @@ def _fuzz_settings(value: object) -> FuzzSettings:
 
 
 def _check_cache(source: _Source, value: object, field: str) -> None:
-    """HEAD's ``cache`` setting; checked so typos surface, not used by us."""
-    if value is None or isinstance(value, bool) or value in _CACHE_TYPES:
+    """as-test 1.6's ``cache`` setting: checked so typos surface; doit does our caching."""
+    if value is None:
+        return
+    if source.rules.cache:
+        source.warnings.append(
+            f"{source.display}: {field} is as-test's own build cache; astest-tasks caches every "
+            "build and run with doit whatever it says, so it changes nothing here"
+        )
+    else:
+        source.warnings.append(
+            f"{source.display}: {field} needs as-test {as_test_rules.CACHE} or newer (this "
+            f"project has as-test {source.rules.version}, which rejects it); astest-tasks "
+            'caches with doit anyway; fix: remove "cache"'
+        )
+    if isinstance(value, bool) or value in _CACHE_TYPES:
         return
     if not isinstance(value, dict):
         raise source.error(
@@ -621,10 +690,19 @@ def _check_cache(source: _Source, value: object, field: str) -> None:
         )
 
 
-def _check_features(source: _Source, value: object, field: str) -> None:
-    """HEAD's ``features`` list; checked, not used by us."""
+def _read_features(source: _Source, value: object, field: str) -> tuple[str, ...] | None:
+    """as-test 1.3's ``features``: names as as-test normalises them, in order, without repeats.
+
+    ``try-as`` wires up the try-as transform; any other name becomes ``asc --enable NAME``.
+    """
     if value is None:
-        return
+        return None
+    if not source.rules.features:
+        raise source.too_old(
+            field,
+            as_test_rules.FEATURES,
+            'list asc features in "buildOptions": { "args": ["--enable simd"] } instead',
+        )
     if not isinstance(value, list):
         raise source.error(
             field,
@@ -638,6 +716,32 @@ def _check_features(source: _Source, value: object, field: str) -> None:
                 f"must be a non-empty string, got {_describe(item)}",
                 'use a feature name such as "simd"',
             )
+    names: dict[str, None] = {}
+    for item in value:
+        if isinstance(item, str):
+            names.setdefault(normalise_feature(item))
+    return tuple(names)
+
+
+def normalise_feature(name: str) -> str:
+    """as-test's ``normalizeFeatureName``: trimmed, lower case, ``try_as``/``tryas`` = try-as."""
+    word = name.strip().lower()
+    return TRY_AS if word in ("try_as", "tryas") else word
+
+
+def _coverage_feature(source: _Source, coverage: _Coverage | None, field: str) -> _Coverage:
+    """``"features": ["coverage"]`` means coverage on, as ``--enable coverage`` does.
+
+    as-test 1.8 would pass it to asc as ``--enable coverage``, which asc rejects, failing every
+    build; the intent is plain, so we follow it and say how to write it.
+    """
+    source.warnings.append(
+        f'{source.display}: {field} "coverage" turns coverage on here, but as-test passes it to '
+        'asc as --enable coverage, which fails every build; fix: write "coverage": true instead'
+    )
+    if coverage is not None and coverage.is_object:
+        return replace(coverage, enabled=True)
+    return _Coverage(is_object=False, enabled=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -724,7 +828,7 @@ def _read_modes(source: _Source, value: object, base: _Values) -> dict[str, Mode
         field = f"$.modes.{name}"
         _check_mode_name(source, name, field)
         layer = _read_mode_layer(source, name, mode_raw, field)
-        modes[name] = _mode_settings(name, base, layer)
+        modes[name] = _mode_settings(name, base, layer, source.rules)
     return modes
 
 
@@ -760,6 +864,7 @@ def _read_mode_layer(source: _Source, name: str, value: object, field: str) -> _
         raise source.error(
             f"{field}.modes", "a mode cannot declare nested modes", "move these modes to $.modes"
         )
+    _check_mode_keys_exist(source, value, field)
     source.warn_unknown_keys(value, _MODE_KEYS, field)
     is_default = _read_bool(source, value.get("default"), f"{field}.default")
     layer = _read_layer(source, value, field)
@@ -767,15 +872,58 @@ def _read_mode_layer(source: _Source, name: str, value: object, field: str) -> _
     return layer
 
 
+# as-test 1.0.7 to 1.0.13 know these mode keys only: outDir, logs, coverageDir, snapshotDir,
+# config, coverage, buildOptions, runOptions, env. The others came with these releases. The 1.0.14
+# ones only say where a mode's own files are, with one meaning ever since: under an older as-test
+# they are honoured with a warning. "default" and "features" change which modes run and what asc
+# builds, so under an as-test without them they stop the run: the author must choose.
+_WARNED_MODE_KEYS = ("input", "output", "fuzz", "$schema")
+_LATER_MODE_KEYS = {
+    "input": (as_test_rules.MODES_ARE_FULL_CONFIGS, 'set "input" in the base config'),
+    "output": (as_test_rules.MODES_ARE_FULL_CONFIGS, 'use "outDir", "logs" or "coverageDir"'),
+    "fuzz": (as_test_rules.MODES_ARE_FULL_CONFIGS, 'set "fuzz" in the base config'),
+    "$schema": (as_test_rules.MODES_ARE_FULL_CONFIGS, 'remove "$schema" from the mode'),
+    "default": (
+        as_test_rules.MODE_DEFAULT_FLAG,
+        'remove "default" (every mode runs), or move the mode to a config of its own',
+    ),
+    "features": (
+        as_test_rules.FEATURES,
+        'add the features to the mode\'s "buildOptions": { "args": ["--enable simd"] }',
+    ),
+}
+
+
+def _check_mode_keys_exist(source: _Source, value: JsonObject, field: str) -> None:
+    """A mode key the installed as-test rejects: a warning or an error (see _LATER_MODE_KEYS)."""
+    for key, (release, fix) in _LATER_MODE_KEYS.items():
+        if key not in value or source.rules.at_least(release):
+            continue
+        if key in _WARNED_MODE_KEYS:
+            source.warn_too_old(f"{field}.{key}", release, fix)
+        else:
+            raise source.too_old(f"{field}.{key}", release, fix)
+
+
 def _read_mode_file(source: _Source, name: str, value: str, field: str) -> _Layer:
     """A string mode: another config file, relative to this one's directory, without modes."""
+    if not source.rules.modes_are_full_configs:
+        source.warn_too_old(
+            field,
+            as_test_rules.MODES_ARE_FULL_CONFIGS,
+            f'write the mode inline: "{name}": {{ "buildOptions": {{ ... }} }}',
+        )
     if not value:
         raise source.error(
             field, "must not be empty", 'name a config file, e.g. "./as-test.ci.json"'
         )
     path = Path(os.path.abspath(source.directory / value))
     mode_source = _Source(
-        _display_path(path, source.project_root), path.parent, source.project_root, source.warnings
+        _display_path(path, source.project_root),
+        path.parent,
+        source.project_root,
+        source.warnings,
+        source.rules,
     )
     if not path.is_file():
         raise source.error(
@@ -807,6 +955,7 @@ def _resolve_base(layer: _Layer) -> _Values:
 def _overlay(values: _Values, layer: _Layer, coverage: _Coverage) -> _Values:
     """``values`` with every field the layer sets taken from the layer."""
     return _Values(
+        features=_pick(layer.features, values.features),
         input_patterns=_pick(layer.input_patterns, values.input_patterns),
         out_dir=_pick(layer.out_dir, values.out_dir),
         logs=_pick(layer.logs, values.logs),
@@ -835,11 +984,42 @@ def _pick(own: _T | None, inherited: _T) -> _T:
     return inherited if own is None else own
 
 
-def _merge_coverage(base: _Coverage, mode: _Coverage | None) -> _Coverage:
-    """A mode's boolean replaces; a mode's object overrides only the keys it has."""
+def _merge_mode(base: _Values, layer: _Layer, rules: AsTestRules) -> _Values:
+    """A named mode's values: what it sets over the base config's, as the installed as-test does.
+
+    as-test 1.0.14 on: the mode's buildOptions.args, env maps and features replace the base's
+    (1.0.14 and 1.0.15 still merged env maps key by key). Before 1.0.14: the mode's args are
+    appended to the base's, its env maps merge into the base's key by key, and an empty
+    runtime command keeps the base's (later, it means the default runner).
+    """
+    merged = _overlay(base, layer, _merge_coverage(base.coverage, layer.coverage, rules))
+    if not rules.modes_are_full_configs and layer.build_args is not None:
+        merged = replace(merged, build_args=(*base.build_args, *layer.build_args))
+    if not rules.modes_are_full_configs and layer.runtime_cmd == "":
+        merged = replace(merged, runtime_cmd=base.runtime_cmd)  # 1.0.7 skips an empty cmd
+    if not rules.mode_maps_replace:
+        merged = replace(
+            merged,
+            env={**base.env, **(layer.env or {})},
+            build_env={**base.build_env, **(layer.build_env or {})},
+            run_env={**base.run_env, **(layer.run_env or {})},
+        )
+    return merged
+
+
+def _merge_coverage(base: _Coverage, mode: _Coverage | None, rules: AsTestRules) -> _Coverage:
+    """A mode's boolean replaces; a mode's object overrides only the keys it has (1.0.16 on).
+
+    Before 1.0.16 a mode's object replaced the base's whole; before 1.0.14 with "enabled"
+    false unless it says otherwise (1.0.7 fills the mode's object in from its defaults).
+    """
     if mode is None:
         return base
     if not mode.is_object:
+        return mode
+    if not rules.modes_are_full_configs:
+        return replace(mode, enabled=bool(mode.enabled))
+    if not rules.mode_maps_replace:
         return mode
     # as-test 1.1.0 merges an object key by key and ignore.* list by list (1.0.7 replaced the
     # whole object; merging keeps a mode that only says "enabled" from losing the base filters).
@@ -854,11 +1034,12 @@ def _merge_coverage(base: _Coverage, mode: _Coverage | None) -> _Coverage:
     )
 
 
-def _base_settings(values: _Values) -> ModeSettings:
+def _base_settings(values: _Values, rules: AsTestRules) -> ModeSettings:
     """The base config runs as mode "default", its directories suffixed with /default."""
     return _settings(
         DEFAULT_MODE_NAME,
         values,
+        rules,
         out_dir=_join(values.out_dir, DEFAULT_MODE_NAME),
         logs=_suffix_unless_disabled(values.logs, DEFAULT_MODE_NAME),
         coverage_dir=_suffix_unless_disabled(values.coverage_dir, DEFAULT_MODE_NAME),
@@ -866,16 +1047,17 @@ def _base_settings(values: _Values) -> ModeSettings:
     )
 
 
-def _mode_settings(name: str, base: _Values, layer: _Layer) -> ModeSettings:
+def _mode_settings(name: str, base: _Values, layer: _Layer, rules: AsTestRules) -> ModeSettings:
     """A named mode: the base config's values, overridden by what the mode sets.
 
     Directories the mode does not set itself go under the base config's ones (``<outDir>/M``);
     snapshots and crash records stay shared with the base config.
     """
-    merged = _overlay(base, layer, _merge_coverage(base.coverage, layer.coverage))
+    merged = _merge_mode(base, layer, rules)
     return _settings(
         name,
         merged,
+        rules,
         out_dir=layer.out_dir or _join(base.out_dir, name),
         logs=layer.logs or _suffix_unless_disabled(base.logs, name),
         coverage_dir=layer.coverage_dir or _suffix_unless_disabled(base.coverage_dir, name),
@@ -886,6 +1068,7 @@ def _mode_settings(name: str, base: _Values, layer: _Layer) -> ModeSettings:
 def _settings(
     name: str,
     values: _Values,
+    rules: AsTestRules,
     *,
     out_dir: str,
     logs: str,
@@ -893,7 +1076,10 @@ def _settings(
     crash_dir: str,
 ) -> ModeSettings:
     coverage_enabled = values.coverage.enabled_for_build
-    coverage_flag = {COVERAGE_ENV_VAR: "1" if coverage_enabled else "0"}
+    as_test_flags = {COVERAGE_ENV_VAR: "1" if coverage_enabled else "0"}
+    if rules.mode_name_env:
+        # as-test 1.3+: the transform bakes the mode's name in for the runtime's mode() helper.
+        as_test_flags[MODE_NAME_ENV_VAR] = name
     return ModeSettings(
         name=name,
         target=values.target,
@@ -908,13 +1094,14 @@ def _settings(
         build_cmd=values.build_cmd,
         coverage_enabled=coverage_enabled,
         env=_sorted(values.env),
-        build_env=_sorted({**values.env, **values.build_env, **coverage_flag}),
+        build_env=_sorted({**values.env, **values.build_env, **as_test_flags}),
         run_env=_sorted({**values.env, **values.run_env}),
         # "" means none configured: the in-process default runner (see runtime_command.py).
         runtime_cmd=values.runtime_cmd,
         browser=values.browser,
         is_default=values.is_default,
         coverage_rules=values.coverage.rules,
+        features=values.features,
     )
 
 

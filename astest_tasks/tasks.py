@@ -24,6 +24,9 @@ from astest_tasks.actions import (
     show_summary_from_worker,
     summarize,
 )
+from astest_tasks.as_test_rules import AsTestRules
+from astest_tasks.as_test_version import installed_version, untested_version_warning
+from astest_tasks.asc_flags import TRY_AS
 from astest_tasks.browser_session import find_chromium
 from astest_tasks.build_task import compile_task_fields
 from astest_tasks.cache_keys import run_key
@@ -74,6 +77,7 @@ from astest_tasks.task_checks import (
 from astest_tasks.toolchain import (
     Toolchain,
     load_toolchain,
+    require_package,
     version_combination_warning,
     warn_once,
 )
@@ -97,7 +101,11 @@ def create_tasks(
     pipeline: Pipeline = DEFAULT_PIPELINE,
 ) -> Iterator[dict[str, Any]]:
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
-    config = load_config(project_root / config_path, project_root)
+    version = installed_version(project_root)
+    untested = untested_version_warning(version) if version else None
+    if untested:
+        warn_once(untested)
+    config = load_config(project_root / config_path, project_root, AsTestRules.for_version(version))
     for warning in config.warnings:
         warn_once(warning)
     modes = [with_coverage(mode, coverage) for mode in select_modes(config, requested_modes)]
@@ -107,6 +115,8 @@ def create_tasks(
             f"fix: choose modes with `{pipeline.options_command} --mode NAME` or ASTEST_MODE=NAME"
         )
     toolchain = load_toolchain(project_root, need_wasi_shim=any(m.target == "wasi" for m in modes))
+    if any(TRY_AS in mode.features for mode in modes):
+        require_package(project_root, TRY_AS)  # as-test: "try-as ... is not installed"
     combination = version_combination_warning(
         toolchain.as_test.version, toolchain.assemblyscript.version
     )

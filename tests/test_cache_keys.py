@@ -1,11 +1,16 @@
-"""Cache-key inputs that are computed from files: the asconfig ``extends`` chain."""
+"""Cache-key inputs: the asconfig ``extends`` chain, and what goes into a build key."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
-from astest_tasks.cache_keys import asconfig_chain
+from astest_tasks.as_test_rules import AsTestRules
+from astest_tasks.cache_keys import asconfig_chain, build_key
+from astest_tasks.config import load_config
+from astest_tasks.discovery import Spec
+from astest_tasks.toolchain import Package, Toolchain
 
 
 def test_asconfig_chain_follows_extends_transitively(tmp_path: Path) -> None:
@@ -31,3 +36,17 @@ def test_asconfig_chain_stops_at_cycles_missing_files_and_bad_json(tmp_path: Pat
     assert asconfig_chain(tmp_path, "missing.json") == []
     (tmp_path / "bad.json").write_text("{")
     assert asconfig_chain(tmp_path, "bad.json") == [str(tmp_path / "bad.json")]
+
+
+def test_features_are_part_of_the_build_key(tmp_path: Path) -> None:
+    (tmp_path / "as-test.config.json").write_text('{"features": ["simd"]}', encoding="utf-8")
+    mode = load_config(Path("as-test.config.json"), tmp_path, AsTestRules.parse("1.8.0")).base
+    spec = Spec(path="assembly/__tests__/a.spec.ts", spec_id="a")
+    package = Package(name="x", root=tmp_path, version="1")
+    tools = Toolchain(node="node", assemblyscript=package, as_test=package, wasi_shim=None)
+
+    with_simd = build_key(mode, spec, tools)
+    without = build_key(replace(mode, features=()), spec, tools)
+
+    assert with_simd["features"] == ["simd"]
+    assert with_simd != without

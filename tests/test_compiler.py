@@ -17,7 +17,6 @@ from astest_tasks.compiler import (
     command_line,
     read_build_record,
     repro_command,
-    target_flags,
     write_build_record,
 )
 from astest_tasks.errors import UserError
@@ -38,7 +37,7 @@ BINDINGS_FLAGS = [
 ]
 
 
-def toolchain(root: Path, modules: Path | None = None) -> Toolchain:
+def toolchain(root: Path, modules: Path | None = None, as_test: str = "1.0.7") -> Toolchain:
     modules = modules or root / "node_modules"
 
     def package(name: str, version: str) -> Package:
@@ -47,7 +46,7 @@ def toolchain(root: Path, modules: Path | None = None) -> Toolchain:
     return Toolchain(
         node="/usr/local/bin/node",
         assemblyscript=package("assemblyscript", "0.28.14"),
-        as_test=package("as-test", "1.0.7"),
+        as_test=package("as-test", as_test),
         wasi_shim=package("@assemblyscript/wasi-shim", "0.1.0"),
     )
 
@@ -122,14 +121,78 @@ def test_bindings_arguments_use_raw_bindings_and_export_start(tmp_path: Path) ->
     ]
 
 
-def test_target_flags_for_each_target() -> None:
-    assert target_flags("wasi", "./shim.json") == [
-        "--use",
-        "AS_TEST_WASI=1",
+def test_as_test_1_8_puts_its_transform_first_and_features_before_the_target_flags(
+    tmp_path: Path,
+) -> None:
+    req = request(
+        tmp_path,
+        build_args=("--transform", "./transform", "-O3"),
+        asconfig="asconfig.json",
+        features=("simd", "threads"),
+    )
+    args = asc_arguments(req, toolchain(tmp_path, as_test="1.8.0"), "out.wasm")
+    assert args == [
+        SPEC,
+        "--transform",
+        "as-test/transform",
+        "--transform",
+        "./transform",
+        "-O3",
         "--config",
-        "./shim.json",
+        "asconfig.json",
+        "--enable",
+        "simd",
+        "--enable",
+        "threads",
+        *WASI_FLAGS,
+        "-o",
+        "out.wasm",
     ]
-    assert target_flags("bindings", None) == BINDINGS_FLAGS
+
+
+def test_as_test_1_3_has_features_but_keeps_its_transform_after_the_user_args(
+    tmp_path: Path,
+) -> None:
+    req = request(tmp_path, build_args=("-O3",), features=("simd",))
+    args = asc_arguments(req, toolchain(tmp_path, as_test="1.3.0"), "out.wasm")
+    assert args[:4] == [SPEC, "-O3", "--transform", "as-test/transform"]
+    assert args[4:6] == ["--enable", "simd"]
+
+
+def test_try_as_feature_adds_its_transform_and_flag_once(tmp_path: Path) -> None:
+    tools = toolchain(tmp_path, as_test="1.8.0")
+    args = asc_arguments(request(tmp_path, features=("try-as",)), tools, "o.wasm")
+    assert args[1:7] == [
+        *("--transform", "as-test/transform"),
+        *("--transform", "try-as/transform"),
+        *("--use", "AS_TEST_TRY_AS=1"),
+    ]
+    assert "--enable" not in args  # try-as is as-test's own feature, not asc's
+
+    declared = request(tmp_path, features=("try-as",), build_args=("-t", "try-as/transform"))
+    assert asc_arguments(declared, tools, "o.wasm").count("try-as/transform") == 1
+
+
+def test_bindings_raw_is_always_forced_before_1_5_1(tmp_path: Path) -> None:
+    req = request(tmp_path, target="bindings", mode="b", build_args=("--bindings", "esm"))
+    args = asc_arguments(req, toolchain(tmp_path, as_test="1.5.0"), "b.wasm")
+    assert args.count("--bindings") == 2
+
+
+def test_bindings_raw_only_when_the_project_declares_none_from_1_5_1(tmp_path: Path) -> None:
+    tools = toolchain(tmp_path, as_test="1.8.0")
+    plain = asc_arguments(request(tmp_path, target="bindings", mode="b"), tools, "b.wasm")
+    assert plain[3:] == [
+        *("--use", "AS_TEST_BINDINGS=1", "--exportRuntime", "--exportStart", "_start"),
+        *("--bindings", "raw", "-o", "b.wasm"),
+    ]
+    in_args = request(tmp_path, target="bindings", mode="b", build_args=("--bindings=esm",))
+    assert "raw" not in asc_arguments(in_args, tools, "b.wasm")
+
+    (tmp_path / "base.json").write_text('{"options": {"bindings": "esm"}}', encoding="utf-8")
+    (tmp_path / "asconfig.json").write_text('{"extends": "./base.json"}', encoding="utf-8")
+    in_asconfig = request(tmp_path, target="bindings", mode="b", asconfig="asconfig.json")
+    assert "raw" not in asc_arguments(in_asconfig, tools, "b.wasm")
 
 
 def test_shim_in_a_parent_node_modules_is_referenced_relatively(tmp_path: Path) -> None:

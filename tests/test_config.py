@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from astest_tasks.as_test_rules import AsTestRules
 from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
 from astest_tasks.coverage_rules import CoverageRules
 from astest_tasks.errors import ConfigError
@@ -18,14 +19,16 @@ def write_json(path: Path, data: object) -> Path:
     return path
 
 
-def load(root: Path, data: object) -> ProjectConfig:
+def load(root: Path, data: object, version: str | None = None) -> ProjectConfig:
+    """The config under the rules of ``version``; None: no as-test installed (newest rules)."""
     write_json(root / CONFIG_NAME, data)
-    return load_config(Path(CONFIG_NAME), root)
+    rules = AsTestRules.parse(version) if version else None
+    return load_config(Path(CONFIG_NAME), root, rules)
 
 
-def load_error(root: Path, data: object) -> ConfigError:
+def load_error(root: Path, data: object, version: str | None = None) -> ConfigError:
     with pytest.raises(ConfigError) as caught:
-        load(root, data)
+        load(root, data, version)
     return caught.value
 
 
@@ -53,7 +56,7 @@ def test_missing_file_gives_defaults(tmp_path: Path) -> None:
         build_cmd="",
         coverage_enabled=False,
         env={},
-        build_env={"AS_TEST_COVERAGE_ENABLED": "0"},
+        build_env={"AS_TEST_COVERAGE_ENABLED": "0", "AS_TEST_MODE_NAME": "default"},
         run_env={},
         runtime_cmd="",
         browser="",
@@ -160,7 +163,12 @@ def test_mode_inherits_fields_it_does_not_set(tmp_path: Path) -> None:
     assert mode.runtime_cmd == "wasmtime run <file>"
     assert mode.coverage_enabled is True
     assert mode.run_env == {"RUN": "base", "SHARED": "mode"}
-    assert mode.build_env == {"AS_TEST_COVERAGE_ENABLED": "1", "BUILD": "base", "SHARED": "mode"}
+    assert mode.build_env == {
+        "AS_TEST_COVERAGE_ENABLED": "1",
+        "AS_TEST_MODE_NAME": "node:wasi",
+        "BUILD": "base",
+        "SHARED": "mode",
+    }
 
 
 def test_mode_env_replaces_base_env_instead_of_merging(tmp_path: Path) -> None:
@@ -371,7 +379,7 @@ def test_env_mappings_are_sorted_by_key(tmp_path: Path) -> None:
 
     assert list(base.env) == ["A", "Z"]
     assert list(base.run_env) == ["A", "M", "Z"]
-    assert list(base.build_env) == ["A", "AS_TEST_COVERAGE_ENABLED", "Z"]
+    assert list(base.build_env) == ["A", "AS_TEST_COVERAGE_ENABLED", "AS_TEST_MODE_NAME", "Z"]
 
 
 def test_build_env_layers_build_options_env_over_env(tmp_path: Path) -> None:
@@ -379,7 +387,12 @@ def test_build_env_layers_build_options_env_over_env(tmp_path: Path) -> None:
 
     base = load(tmp_path, data).base
 
-    assert base.build_env == {"AS_TEST_COVERAGE_ENABLED": "0", "X": "build", "Y": "env"}
+    assert base.build_env == {
+        "AS_TEST_COVERAGE_ENABLED": "0",
+        "AS_TEST_MODE_NAME": "default",
+        "X": "build",
+        "Y": "env",
+    }
     assert base.run_env == {"X": "env", "Y": "env"}
 
 
@@ -700,7 +713,8 @@ def test_unknown_key_in_a_mode_file_names_that_file(tmp_path: Path) -> None:
     assert warnings == ("modes/ci.json: unknown key $.default ignored",)
 
 
-def test_legal_but_unused_keys_produce_no_warnings(tmp_path: Path) -> None:
+def test_legal_keys_warn_only_about_as_tests_own_cache(tmp_path: Path) -> None:
+    # 1.6.0 knows every key here: "cache" and "features" as well as the reporter (gone in 1.7).
     data = {
         "$schema": "./as-test.config.schema.json",
         "cache": {"type": "full", "maxTime": "1h"},
@@ -740,8 +754,13 @@ def test_legal_but_unused_keys_produce_no_warnings(tmp_path: Path) -> None:
         },
     }
 
-    assert load(tmp_path, data).warnings == ()
-    assert load(tmp_path, {"runOptions": {"reporter": "default"}}).warnings == ()
+    warnings = load(tmp_path, data, "1.6.0").warnings
+    assert [w.split(" is ")[0] for w in warnings] == [
+        "as-test.config.json: $.cache",
+        "as-test.config.json: $.modes.m.cache",
+    ]
+    assert all("caches every build and run with doit" in w for w in warnings)
+    assert load(tmp_path, {"runOptions": {"reporter": "default"}}, "1.6.0").warnings == ()
 
 
 # --- fuzz ------------------------------------------------------------------------------------
@@ -757,3 +776,186 @@ def test_fuzz_settings_come_from_the_fuzz_block(tmp_path: Path) -> None:
     fuzz = load(tmp_path, {"fuzz": {"input": "fz/*.fuzz.ts", "runs": 250, "seed": 0}}).fuzz
     assert fuzz.input_patterns == ("fz/*.fuzz.ts",)
     assert (fuzz.runs, fuzz.seed, fuzz.explicit_input) == (250, 0, True)
+
+
+# --- rules per installed as-test version -----------------------------------------------------
+
+VERSIONED_MODES = {
+    "env": {"SHARED": "base", "BASE_ONLY": "1"},
+    "coverage": {"enabled": True, "exclude": ["assembly/gen/**"]},
+    "buildOptions": {
+        "args": ["--transform ./transform"],
+        "env": {"B": "base"},
+    },
+    "runOptions": {"env": {"R": "base"}},
+    "modes": {
+        "simd": {
+            "env": {"SHARED": "mode"},
+            "coverage": {"include": ["assembly/**"]},
+            "buildOptions": {"args": ["--enable simd"], "env": {"B2": "mode"}},
+            "runOptions": {"env": {"R2": "mode"}},
+        }
+    },
+}
+
+
+def test_as_test_1_0_7_appends_a_modes_args_to_the_base_args(tmp_path: Path) -> None:
+    mode = load(tmp_path, VERSIONED_MODES, "1.0.7").modes["simd"]
+    assert mode.build_args == ("--transform", "./transform", "--enable", "simd")
+
+
+@pytest.mark.parametrize("version", ["1.0.14", "1.0.16", "1.8.0"])
+def test_from_1_0_14_a_modes_args_replace_the_base_args(tmp_path: Path, version: str) -> None:
+    mode = load(tmp_path, VERSIONED_MODES, version).modes["simd"]
+    assert mode.build_args == ("--enable", "simd")
+
+
+@pytest.mark.parametrize("version", ["1.0.7", "1.0.15"])
+def test_before_1_0_16_a_modes_env_maps_merge_key_by_key(tmp_path: Path, version: str) -> None:
+    mode = load(tmp_path, VERSIONED_MODES, version).modes["simd"]
+    assert mode.env == {"BASE_ONLY": "1", "SHARED": "mode"}
+    assert mode.run_env == {"BASE_ONLY": "1", "R": "base", "R2": "mode", "SHARED": "mode"}
+    assert {k: v for k, v in mode.build_env.items() if not k.startswith("AS_TEST_")} == {
+        "B": "base",
+        "B2": "mode",
+        "BASE_ONLY": "1",
+        "SHARED": "mode",
+    }
+
+
+def test_from_1_0_16_a_modes_env_maps_replace_the_base_ones(tmp_path: Path) -> None:
+    mode = load(tmp_path, VERSIONED_MODES, "1.0.16").modes["simd"]
+    assert mode.env == {"SHARED": "mode"}
+    assert mode.run_env == {"R2": "mode", "SHARED": "mode"}
+    assert {k: v for k, v in mode.build_env.items() if not k.startswith("AS_TEST_")} == {
+        "B2": "mode",
+        "SHARED": "mode",
+    }
+
+
+def test_as_test_1_0_7_replaces_the_coverage_object_whole_and_off_unless_enabled(
+    tmp_path: Path,
+) -> None:
+    mode = load(tmp_path, VERSIONED_MODES, "1.0.7").modes["simd"]
+    assert mode.coverage_enabled is False  # 1.0.7 fills the mode's object from its defaults
+    assert mode.coverage_rules.exclude == ()
+    assert mode.coverage_rules.include == ("assembly/**",)
+
+
+def test_from_1_0_16_a_modes_coverage_object_merges_key_by_key(tmp_path: Path) -> None:
+    mode = load(tmp_path, VERSIONED_MODES, "1.0.16").modes["simd"]
+    assert mode.coverage_enabled is True
+    assert mode.coverage_rules.exclude == ("assembly/gen/**",)
+    assert mode.coverage_rules.include == ("assembly/**",)
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [("1.0.7", {}), ("1.2.0", {}), ("1.3.0", {"AS_TEST_MODE_NAME": "simd"})],
+)
+def test_the_build_env_names_the_mode_from_1_3_0(
+    tmp_path: Path, version: str, expected: dict[str, str]
+) -> None:
+    mode = load(tmp_path, VERSIONED_MODES, version).modes["simd"]
+    assert {k: v for k, v in mode.build_env.items() if k == "AS_TEST_MODE_NAME"} == expected
+
+
+SELECTION = {
+    "modes": {"a": {"default": True}, "b": {"default": False}, "c": {}},
+}
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [("1.1.0", ["default", "a", "c"]), ("1.1.6", ["default", "a", "c"]), ("1.1.7", ["a", "c"])],
+)
+def test_a_plain_run_selects_modes_as_the_installed_as_test_does(
+    tmp_path: Path, version: str, expected: list[str]
+) -> None:
+    config = load(tmp_path, SELECTION, version)
+    assert [mode.name for mode in select_modes(config)] == expected
+    assert [mode.name for mode in select_modes(config, ["b"])] == ["b"]
+
+
+def test_as_test_1_0_7_runs_every_declared_mode_and_not_the_base(tmp_path: Path) -> None:
+    config = load(tmp_path, VERSIONED_MODES | {"modes": {"x": {}, "y": {}}}, "1.0.7")
+    assert [mode.name for mode in select_modes(config)] == ["x", "y"]
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "release"),
+    [
+        ({"features": ["simd"]}, "$.features", "1.3.0"),
+        ({"modes": {"m": {"features": ["simd"]}}}, "$.modes.m.features", "1.3.0"),
+        ({"modes": {"m": {"default": False}}}, "$.modes.m.default", "1.1.0"),
+    ],
+)
+def test_a_key_the_installed_as_test_rejects_names_the_release_that_brought_it(
+    tmp_path: Path, data: dict[str, object], field: str, release: str
+) -> None:
+    error = load_error(tmp_path, data, "1.0.7")
+    assert error.field == field
+    assert f"needs as-test {release} or newer" in error.problem
+    assert "as-test 1.0.7" in error.problem
+    assert "npm install --save-dev as-test@1.8.0" in error.fix
+    assert str(error).count("\n") == 0
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"modes": {"m": {"input": ["a.spec.ts"]}}}, "$.modes.m.input"),
+        ({"modes": {"m": {"output": "out"}}}, "$.modes.m.output"),
+        ({"modes": {"m": "./m.json"}}, "$.modes.m"),
+    ],
+)
+def test_mode_file_keys_of_1_0_14_are_honoured_under_1_0_7_with_a_warning(
+    tmp_path: Path, data: dict[str, object], field: str
+) -> None:
+    write_json(tmp_path / "m.json", {"input": ["b.spec.ts"]})
+    config = load(tmp_path, data, "1.0.7")
+    (warning,) = config.warnings
+    assert warning.startswith(f"as-test.config.json: {field} needs as-test 1.0.14 or newer")
+    assert "follows 1.0.14's meaning; fix:" in warning
+    assert config.modes["m"].input_patterns != config.base.input_patterns or "output" in str(data)
+
+
+def test_features_are_normalised_like_as_test_and_replace_per_mode(tmp_path: Path) -> None:
+    data = {
+        "features": [" SIMD ", "try_as", "simd"],
+        "modes": {"plain": {"features": []}, "same": {}},
+    }
+    config = load(tmp_path, data, "1.8.0")
+    assert config.base.features == ("simd", "try-as")
+    assert config.modes["plain"].features == ()
+    assert config.modes["same"].features == ("simd", "try-as")
+
+
+def test_a_coverage_feature_turns_coverage_on_and_says_how_to_write_it(tmp_path: Path) -> None:
+    config = load(tmp_path, {"features": ["coverage", "simd"]}, "1.8.0")
+    assert config.base.features == ("simd",)
+    assert config.base.coverage_enabled is True
+    assert any('"coverage": true' in warning for warning in config.warnings)
+
+
+def test_cache_under_an_as_test_without_it_is_a_warning_naming_the_release(
+    tmp_path: Path,
+) -> None:
+    (warning,) = load(tmp_path, {"cache": True}, "1.0.7").warnings
+    assert "$.cache needs as-test 1.6.0 or newer" in warning and "fix:" in warning
+
+
+def test_the_reporter_removed_in_1_7_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    (warning,) = load(tmp_path, {"runOptions": {"reporter": "default"}}, "1.8.0").warnings
+    assert "removed in as-test 1.7.0" in warning
+
+
+@pytest.mark.parametrize(("version", "expected"), [("1.0.7", "wasmtime run <file>"), ("1.8.0", "")])
+def test_an_empty_mode_runtime_keeps_the_base_one_only_in_1_0_7(
+    tmp_path: Path, version: str, expected: str
+) -> None:
+    data = {
+        "runOptions": {"runtime": {"cmd": "wasmtime run <file>"}},
+        "modes": {"m": {"runOptions": {"runtime": {"cmd": ""}}}},
+    }
+    assert load(tmp_path, data, version).modes["m"].runtime_cmd == expected

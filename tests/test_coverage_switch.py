@@ -49,7 +49,11 @@ def test_forcing_coverage_changes_the_build_env_and_keeps_the_rules(tmp_path: Pa
 
     on = with_coverage(mode, True)
     assert on.coverage_enabled is True
-    assert on.build_env == {"A": "1", "AS_TEST_COVERAGE_ENABLED": "1"}
+    assert on.build_env == {
+        "A": "1",
+        "AS_TEST_COVERAGE_ENABLED": "1",
+        "AS_TEST_MODE_NAME": "default",  # no as-test installed here: 1.8's rules
+    }
     assert on.coverage_rules.include == ("src/**",)
     off = with_coverage(on, False)
     assert off.build_env["AS_TEST_COVERAGE_ENABLED"] == "0" and off.coverage_enabled is False

@@ -1,0 +1,76 @@
+"""create_tasks asks the installed as-test for its rules: the version warning and try-as."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from astest_tasks import project_lock, toolchain
+from astest_tasks.errors import UserError
+from astest_tasks.tasks import RequestedLimits, create_tasks
+
+SPEC = "assembly/__tests__/math.spec.ts"
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(toolchain, "_warned", set())
+    monkeypatch.setattr(project_lock, "_held", {})
+
+
+def project(root: Path, as_test: str, config: dict[str, object]) -> Path:
+    """A project with the packages' manifests (nothing is compiled) and one spec."""
+    versions = {
+        "as-test": as_test,
+        "assemblyscript": "0.28.20",
+        "@assemblyscript/wasi-shim": "0.1.0",
+    }
+    for name, version in versions.items():
+        package = root / "node_modules" / name
+        package.mkdir(parents=True)
+        (package / "package.json").write_text(json.dumps({"name": name, "version": version}))
+    (root / SPEC).parent.mkdir(parents=True)
+    (root / SPEC).write_text('import { expect } from "as-test";\nexpect(1).toBe(1);\n')
+    (root / "as-test.config.json").write_text(json.dumps(config))
+    return root
+
+
+def make(root: Path) -> list[dict[str, object]]:
+    return list(create_tasks(root, "as-test.config.json", [], RequestedLimits()))
+
+
+def test_an_untested_as_test_is_named_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, "1.9.0", {})
+    make(root)
+    make(root)
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "1.9.0" in line]
+    assert warnings == [
+        "WARNING: as-test 1.9.0 is newer than the versions astest-tasks is tested with "
+        "(1.0.7 to 1.8.0); its rules may differ from what we follow; fix: "
+        "`npm install --save-dev as-test@1.8.0` (or 1.0.7)"
+    ]
+
+
+def test_a_tested_as_test_gets_no_version_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make(project(tmp_path, "1.8.0", {}))
+    assert "tested with" not in capsys.readouterr().err
+
+
+def test_the_try_as_feature_needs_the_try_as_package(tmp_path: Path) -> None:
+    root = project(tmp_path, "1.8.0", {"features": ["try-as"]})
+    with pytest.raises(UserError, match=r"npm package try-as is not installed.*fix: run"):
+        make(root)
+
+
+def test_the_build_task_of_a_1_8_project_carries_its_features(tmp_path: Path) -> None:
+    root = project(tmp_path, "1.8.0", {"features": ["simd"]})
+    build = next(task for task in make(root) if str(task["name"]).startswith("build:"))
+    _action, (request,) = build["actions"][0]  # type: ignore[index]
+    assert request["features"] == ("simd",)
+    assert request["build_env"]["AS_TEST_MODE_NAME"] == "default"
