@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import Project, copy_project
+from tests.integration.pausing import PausePoint, start_paused, stop
 
 pytestmark = pytest.mark.integration
 
@@ -120,8 +121,7 @@ BIG_SNAP = ".as-test/snapshots/big.spec.snap"
 
 
 def big_snapshot_spec(letter: str) -> str:
-    # A 100 KB snapshot (with fsync) makes the write long enough to be caught in the middle;
-    # much larger ones make as-test's own serialization in the guest slow.
+    # A 100 KB snapshot: big enough to matter, small enough for as-test's serialization.
     return (
         'import { describe, expect, test } from "as-test";\n'
         'describe("big", () => {\n'
@@ -130,25 +130,6 @@ def big_snapshot_spec(letter: str) -> str:
         "  });\n"
         "});\n"
     )
-
-
-def signal_mid_write(project: Project, sig: signal.Signals) -> bool:
-    """Start an overwrite run and send ``sig`` while the new snapshot's temporary file exists.
-    False when the run finished before the write could be caught."""
-    folder = (project.root / BIG_SNAP).parent
-    before = {entry.name for entry in os.scandir(folder)}
-    proc = project.start_doit("astest", "--update-snapshots=overwrite")
-    try:
-        while proc.poll() is None:
-            if {entry.name for entry in os.scandir(folder)} - before:
-                proc.send_signal(sig)
-                proc.wait(60)
-                return True
-        return False
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM])
@@ -168,8 +149,16 @@ def test_a_run_interrupted_while_writing_a_snapshot_leaves_the_old_one(
 
     (project.root / BIG_SPEC).write_text(big_snapshot_spec("b"))
     assert project.doit().exit_code == 1  # builds the new spec; its snapshot now mismatches
-    caught = any(signal_mid_write(project, sig) for _ in range(5))
-    assert caught, "the snapshot write was never caught in the middle"
+    # Stopped mid-write: the new snapshot is complete in its temporary file, not yet renamed.
+    proc = start_paused(
+        project,
+        PausePoint("fsync", "*/.big.spec.snap.*.tmp"),
+        "astest",
+        "--update-snapshots=overwrite",
+    )
+    assert list(snap.parent.glob(".big.spec.snap.*.tmp")), "the write is under way"
+    stop(proc, sig)
+    assert proc.returncode != 0
 
     assert snap.read_bytes() == old, "an interrupted write must leave the old snapshot whole"
     if sig is not signal.SIGKILL:  # Ctrl-C and SIGTERM unwind the write, removing its temp file

@@ -1,0 +1,70 @@
+"""Start doit so that it stops at an exact point of its run, for tests that signal it there.
+
+Sending a signal some seconds into a run hits whatever the process happens to be doing on the
+machine of the day; these tests instead name the point and wait for the process to report that it
+is there (pause_hook/sitecustomize.py does the stopping).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.integration.conftest import Project
+
+HOOK = Path(__file__).resolve().parent / "pause_hook"
+REACH_LIMIT_S = 600.0  # a ceiling for a broken test, not a timing the test relies on
+
+
+@dataclass(frozen=True)
+class PausePoint:
+    """``kind`` "fsync": mid-write of the ``nth`` file whose path matches the glob ``target``
+    (after its data is synced to the temporary file, before the rename); ``kind`` "call": on
+    entering the ``nth`` call of ``target``, "module:Class.method"."""
+
+    kind: str
+    target: str
+    nth: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.target} #{self.nth}"
+
+
+def start_paused(
+    project: Project, point: PausePoint, *args: str, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """doit in the background, returned once it waits at ``point``; fails the test if the run
+    ends without reaching it."""
+    marker = project.root.parent / f".paused-{project.root.name}"
+    marker.unlink(missing_ok=True)
+    description = {"kind": point.kind, "target": point.target, "nth": point.nth}
+    hooked = {
+        "ASTEST_TEST_PAUSE": json.dumps({**description, "marker": str(marker)}),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(HOOK), os.environ.get("PYTHONPATH")])),
+    }
+    proc = project.start_doit(*args, env={**(env or {}), **hooked})
+    deadline = time.monotonic() + REACH_LIMIT_S
+    while not marker.exists():
+        if proc.poll() is not None:
+            raise AssertionError(f"doit ended (exit {proc.returncode}) before reaching {point}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise AssertionError(f"doit did not reach {point} in {REACH_LIMIT_S:.0f} s")
+        time.sleep(0.05)
+    return proc
+
+
+def stop(proc: subprocess.Popen[str], sig: int) -> None:
+    """Send ``sig`` and wait for the process to end (killing it if it does not)."""
+    proc.send_signal(sig)
+    try:
+        proc.wait(120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
