@@ -245,6 +245,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     # no skipped test (a skipped test's snapshots are not asked for, yet still wanted).
     complete = not runtime_problem and counts.tests_skipped == 0
     warnings += _snapshot_notes(snapshots, root, run.options_command, complete=complete)
+    written = _snapshots_written(snapshots, root)
     snapshots.save_if_updated()
     return SpecResult(
         spec=run.spec_path,
@@ -261,6 +262,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         build_command=record.command,
         error=runtime_problem,
         warnings=tuple(warnings),
+        written=written,
         output=channel.output_text,
         snapshots=SnapshotCounts(
             matched=snapshots.matched,
@@ -284,10 +286,6 @@ def _snapshot_notes(
         "(or ASTEST_UPDATE_SNAPSHOTS=create doit)"
         for key in snapshots.missing_keys
     ]
-    if snapshots.created or snapshots.updated:
-        notes.append(
-            f"wrote {where}: {snapshots.created} snapshot(s) created, {snapshots.updated} updated"
-        )
     if complete:
         notes += [
             f"obsolete snapshot {key} in {where}: no assertion asked for it; delete the entry "
@@ -295,6 +293,13 @@ def _snapshot_notes(
             for key in snapshots.obsolete_keys()
         ]
     return notes
+
+
+def _snapshots_written(snapshots: SnapshotStore, root: Path) -> tuple[str, ...]:
+    if not (snapshots.created or snapshots.updated):
+        return ()
+    where = os.path.relpath(snapshots.file_path, root)
+    return (f"wrote {where}: {snapshots.created} snapshot(s) created, {snapshots.updated} updated",)
 
 
 def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:

@@ -169,3 +169,23 @@ def test_a_run_interrupted_while_writing_a_snapshot_leaves_the_old_one(
     assert project.doit("astest", "--update-snapshots=overwrite").exit_code == 0
     assert snap.read_bytes() != old and b"bbbb" in snap.read_bytes()
     assert project.doit().exit_code == 0
+
+
+def test_wrote_snapshot_is_said_on_the_run_that_wrote_and_not_on_the_cached_ones(
+    tmp_path: Path,
+) -> None:
+    project = copy_project("passing", tmp_path)
+    snap_only(project)
+    snap = project.root / SNAP_FILE
+    snap.write_text(snap.read_text().replace('"count=2"', '"count=99"'))
+    wrote = f"wrote {SNAP_FILE}: 0 snapshot(s) created, 1 updated"
+
+    overwrite = project.doit("astest", "--update-snapshots=overwrite")
+    assert overwrite.exit_code == 0, overwrite.stdout
+    assert wrote in overwrite.stdout
+
+    cached = project.doit()
+    assert cached.exit_code == 0
+    assert not [task for task in cached.executed if task.startswith("astest:run:")]
+    assert "(cached)" in cached.stdout
+    assert "wrote" not in cached.stdout, "only the run that wrote the file says so"
