@@ -31,7 +31,7 @@ from astest_tasks.compiler import (
 )
 from astest_tasks.console import Palette, in_doit_worker_process, live_line, use_colour
 from astest_tasks.coverage import coverage_from_payload
-from astest_tasks.crash_records import CrashCommands, write_crash_record
+from astest_tasks.crash_records import CrashCommands, remove_crash_record, write_crash_record
 from astest_tasks.errors import UserError
 from astest_tasks.guest_run import GuestRun
 from astest_tasks.outcome import RunVerdictInput, decide_suites
@@ -142,6 +142,8 @@ def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
     root = Path(run.project_root)
     if result.status is Status.FAILED and (result.error or result.stage is Stage.BUILD):
         result = _with_crash_record(run, root, result)
+    else:  # a record describes the last run: this one needed none
+        remove_crash_record(root, run.crash_dir, run.spec_id, run.mode)
     if run.logs_dir is not None:
         try:
             write_spec_log(root, run.logs_dir, result, f"{run.command} {run.task('run')}")
