@@ -246,7 +246,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     # Obsolete entries can be told only after a run that asked every assertion: no crash, and
     # no skipped test (a skipped test's snapshots are not asked for, yet still wanted).
     complete = not runtime_problem and counts.tests_skipped == 0
-    warnings += _snapshot_notes(snapshots, root, run.options_command, complete=complete)
+    warnings += _snapshot_notes(snapshots, root, run, complete=complete)
     written = _snapshots_written(snapshots, root)
     snapshots.save_if_updated()
     return SpecResult(
@@ -279,13 +279,13 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
 
 
 def _snapshot_notes(
-    snapshots: SnapshotStore, root: Path, options_command: str, *, complete: bool
+    snapshots: SnapshotStore, root: Path, run: RunRequest, *, complete: bool
 ) -> list[str]:
     where = os.path.relpath(snapshots.file_path, root)
     notes = [
         f"missing snapshot for {key}; create it with "
-        f"`{options_command} --update-snapshots=create` "
-        "(or ASTEST_UPDATE_SNAPSHOTS=create doit)"
+        f"`{run.options_command} --update-snapshots=create` "
+        f"(or ASTEST_UPDATE_SNAPSHOTS=create {run.command})"
         for key in snapshots.missing_keys
     ]
     if complete:
