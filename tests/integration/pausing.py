@@ -7,8 +7,10 @@ is there (pause_hook/sitecustomize.py does the stopping).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -17,7 +19,9 @@ from pathlib import Path
 from tests.integration.conftest import Project
 
 HOOK = Path(__file__).resolve().parent / "pause_hook"
-REACH_LIMIT_S = 600.0  # a ceiling for a broken test, not a timing the test relies on
+# Ceilings for a broken test, not timings a test relies on.
+REACH_LIMIT_S = 600.0
+END_LIMIT_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -34,9 +38,15 @@ class PausePoint:
         return f"{self.kind} {self.target} #{self.nth}"
 
 
+@dataclass(frozen=True)
+class Paused:
+    proc: subprocess.Popen[str]
+    output: Path  # doit's stdout and stderr
+
+
 def start_paused(
     project: Project, point: PausePoint, *args: str, env: dict[str, str] | None = None
-) -> subprocess.Popen[str]:
+) -> Paused:
     """doit in the background, returned once it waits at ``point``; fails the test if the run
     ends without reaching it."""
     marker = project.root.parent / f".paused-{project.root.name}"
@@ -46,24 +56,39 @@ def start_paused(
         "ASTEST_TEST_PAUSE": json.dumps({**description, "marker": str(marker)}),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(HOOK), os.environ.get("PYTHONPATH")])),
     }
-    proc = project.start_doit(*args, env={**(env or {}), **hooked})
+    output = project.root.parent / f"paused-{project.root.name}.out"
+    with output.open("w") as sink:
+        proc = project.start_doit(*args, env={**(env or {}), **hooked}, stdout=sink, stderr=sink)
     deadline = time.monotonic() + REACH_LIMIT_S
     while not marker.exists():
         if proc.poll() is not None:
-            raise AssertionError(f"doit ended (exit {proc.returncode}) before reaching {point}")
+            raise AssertionError(
+                f"doit ended (exit {proc.returncode}) before reaching {point}:\n"
+                + output.read_text()
+            )
         if time.monotonic() > deadline:
             proc.kill()
             proc.wait()
             raise AssertionError(f"doit did not reach {point} in {REACH_LIMIT_S:.0f} s")
         time.sleep(0.05)
-    return proc
+    return Paused(proc, output)
 
 
-def stop(proc: subprocess.Popen[str], sig: int) -> None:
-    """Send ``sig`` and wait for the process to end (killing it if it does not)."""
+def stop(paused: Paused, sig: int) -> int:
+    """Send ``sig`` and wait for the process to end; returns its exit code. One that does not
+    end is asked for its threads' stacks (pause_hook registers them on SIGUSR1), then killed."""
+    proc = paused.proc
     proc.send_signal(sig)
     try:
-        proc.wait(120)
+        return proc.wait(END_LIMIT_S)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(5)
+        raise AssertionError(
+            f"doit did not end within {END_LIMIT_S:.0f} s of {signal.Signals(sig).name}:\n"
+            + paused.output.read_text()
+        ) from None
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -52,9 +52,8 @@ def test_a_run_stopped_at_any_point_loses_nothing_and_serves_nothing_stale(
     project = clone_project(built_passing[0], tmp_path)
     snapshots = {p: p.read_bytes() for p in (project.root / ".as-test/snapshots").iterdir()}
     break_the_helper(project)
-    proc = start_paused(project, STOP_POINTS[stop_at])
-    stop(proc, signal.SIGTERM)
-    assert proc.returncode != 0, "a stopped run never reports success"
+    paused = start_paused(project, STOP_POINTS[stop_at])
+    assert stop(paused, signal.SIGTERM) != 0, "a stopped run never reports success"
 
     assert_every_json_file_is_whole(project)
     assert {p: p.read_bytes() for p in snapshots} == snapshots, "snapshots are never touched"

@@ -150,15 +150,14 @@ def test_a_run_interrupted_while_writing_a_snapshot_leaves_the_old_one(
     (project.root / BIG_SPEC).write_text(big_snapshot_spec("b"))
     assert project.doit().exit_code == 1  # builds the new spec; its snapshot now mismatches
     # Stopped mid-write: the new snapshot is complete in its temporary file, not yet renamed.
-    proc = start_paused(
+    paused = start_paused(
         project,
         PausePoint("fsync", "*/.big.spec.snap.*.tmp"),
         "astest",
         "--update-snapshots=overwrite",
     )
     assert list(snap.parent.glob(".big.spec.snap.*.tmp")), "the write is under way"
-    stop(proc, sig)
-    assert proc.returncode != 0
+    assert stop(paused, sig) != 0
 
     assert snap.read_bytes() == old, "an interrupted write must leave the old snapshot whole"
     if sig is not signal.SIGKILL:  # Ctrl-C and SIGTERM unwind the write, removing its temp file

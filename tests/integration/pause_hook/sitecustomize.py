@@ -8,12 +8,14 @@ handlers raise KeyboardInterrupt there, a default disposition ends the process.
 
 from __future__ import annotations
 
+import faulthandler
 import fnmatch
 import functools
 import importlib.abc
 import importlib.util
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -83,6 +85,8 @@ class _WrapOnImport(importlib.abc.MetaPathFinder):
 
 
 if _POINT is not None:
+    # A process that does not end when signalled says where it is stuck (pausing.stop asks).
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     if _POINT["kind"] == "fsync":
         os.fsync = _counted(os.fsync, _fsyncs_a_match)
     else:
