@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import pytest
 
@@ -98,7 +99,7 @@ def _interrupted_at(instant: int, write: Callable[[], object]) -> bool:
     write was interrupted, False if it finished first."""
     executed = 0
 
-    def count(frame: FrameType, event: str, _arg: object) -> Callable[..., object]:
+    def count(frame: FrameType, event: str, _arg: Any) -> Any:  # sys.settrace's TraceFunction
         nonlocal executed
         frame.f_trace_opcodes = True
         if event == "opcode":
