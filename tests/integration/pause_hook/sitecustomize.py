@@ -85,6 +85,11 @@ class _WrapOnImport(importlib.abc.MetaPathFinder):
 
 
 if _POINT is not None:
+    # A shell without job control starts background commands with Ctrl-C ignored, and Python
+    # then installs no handler: a test suite started that way (`pytest ... &`) would send its
+    # SIGINT to a doit that ignores it. Give doit the handler it has when started from a terminal.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     # A process that does not end when signalled says where it is stuck (pausing.stop asks).
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     if _POINT["kind"] == "fsync":
