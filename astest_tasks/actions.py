@@ -31,7 +31,7 @@ from astest_tasks.compiler import (
 )
 from astest_tasks.console import Palette, in_doit_worker_process, live_line, use_colour
 from astest_tasks.coverage import coverage_from_dict, coverage_from_payload
-from astest_tasks.crash_records import CrashCommands, write_crash_record
+from astest_tasks.crash_records import CrashCommands, remove_crash_record, write_crash_record
 from astest_tasks.errors import UserError
 from astest_tasks.guest_run import GuestRun
 from astest_tasks.guest_text import for_stream
@@ -164,6 +164,8 @@ def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
     root = Path(run.project_root)
     if result.status is Status.FAILED and (result.error or result.stage is Stage.BUILD):
         result = _with_crash_record(run, root, result)
+    else:  # a record describes the last run: this one needed none
+        remove_crash_record(root, run.crash_dir, run.spec_id, run.mode)
     if run.logs_dir is not None:
         try:
             write_spec_log(root, run.logs_dir, result, f"{run.command} {run.task('run')}")
@@ -282,7 +284,8 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     # nothing skipped (a skipped test's snapshots are not asked for, yet still wanted; from
     # as-test 1.4.0 a skipped test is a skipped suite).
     complete = not runtime_problem and counts.tests_skipped == 0 and counts.suites_skipped == 0
-    warnings += _snapshot_notes(snapshots, root, run.options_command, complete=complete)
+    warnings += _snapshot_notes(snapshots, root, run, complete=complete)
+    written = _snapshots_written(snapshots, root)
     snapshots.save_if_updated()
     return SpecResult(
         spec=run.spec_path,
@@ -299,6 +302,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         build_command=record.command,
         error=runtime_problem,
         warnings=tuple(warnings),
+        written=written,
         output=channel.output_text,
         snapshots=SnapshotCounts(
             matched=snapshots.matched,
@@ -324,19 +328,15 @@ def _last_pass_seconds(result_path: Path) -> float | None:
 
 
 def _snapshot_notes(
-    snapshots: SnapshotStore, root: Path, options_command: str, *, complete: bool
+    snapshots: SnapshotStore, root: Path, run: RunRequest, *, complete: bool
 ) -> list[str]:
     where = os.path.relpath(snapshots.file_path, root)
     notes = [
         f"missing snapshot for {key}; create it with "
-        f"`{options_command} --update-snapshots=create` "
-        "(or ASTEST_UPDATE_SNAPSHOTS=create doit)"
+        f"`{run.options_command} --update-snapshots=create` "
+        f"(or ASTEST_UPDATE_SNAPSHOTS=create {run.command})"
         for key in snapshots.missing_keys
     ]
-    if snapshots.created or snapshots.updated:
-        notes.append(
-            f"wrote {where}: {snapshots.created} snapshot(s) created, {snapshots.updated} updated"
-        )
     if complete:
         notes += [
             f"obsolete snapshot {key} in {where}: no assertion asked for it; delete the entry "
@@ -344,6 +344,13 @@ def _snapshot_notes(
             for key in snapshots.obsolete_keys()
         ]
     return notes
+
+
+def _snapshots_written(snapshots: SnapshotStore, root: Path) -> tuple[str, ...]:
+    if not (snapshots.created or snapshots.updated):
+        return ()
+    where = os.path.relpath(snapshots.file_path, root)
+    return (f"wrote {where}: {snapshots.created} snapshot(s) created, {snapshots.updated} updated",)
 
 
 def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:

@@ -3,7 +3,8 @@
 doit's ``clean: True`` removes a task's targets: the artifacts, build records and results. A
 run also leaves its crash record and readable log beside them, a fuzz campaign its crash
 records, and the summary writes the reports and coverage files; those are ours too and go with
-them. Snapshots, runner scripts and configs are the user's and are never listed here.
+them. The crash records of specs that no longer exist have no task to clean them: the summary's
+clean removes them. Snapshots, runner scripts and configs are the user's and are never listed here.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from astest_tasks.actions import RunRequest
-from astest_tasks.crash_records import crash_entry
+from astest_tasks.crash_records import crash_entry, orphaned_crash_records
 from astest_tasks.fuzz_crash_records import entry_stem
 from astest_tasks.spec_logs import spec_log_path
 from astest_tasks.summary import JUNIT_FILE, TAP_FILE
@@ -31,6 +32,15 @@ def remove_files(project_root: str, patterns: Sequence[str], dryrun: bool) -> No
                 print(f"removing file '{relative}'")
                 if not dryrun:
                     path.unlink()
+
+
+def remove_orphaned_crash_records(
+    project_root: str, crash_dirs: Sequence[str], dryrun: bool
+) -> None:
+    """A doit clean action: the crash records whose spec file is gone."""
+    root = Path(project_root)
+    orphans = [path for folder in crash_dirs for path in orphaned_crash_records(root, folder)]
+    remove_files(project_root, [glob.escape(path) for path in orphans], dryrun)
 
 
 def run_leftovers(request: RunRequest) -> list[str]:

@@ -8,6 +8,7 @@ combines shard reports; everything else is doit's command line with our tasks lo
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -122,5 +123,13 @@ def _init(directory: Path, target: str) -> int:
     for path in report.skipped:
         print(f"skipped  {path} (exists; left unchanged)")
     print()
-    print("next: npm install, then doit")
+    print(f"next: {next_steps(directory)}")
     return 0
+
+
+def next_steps(directory: Path) -> str:
+    """What to type after ``astest init DIR``: into the project first, unless already there."""
+    steps = "npm install, then doit"
+    if directory.resolve() == Path.cwd().resolve():
+        return steps
+    return f"cd {shlex.quote(str(directory))}, {steps}"

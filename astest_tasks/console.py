@@ -111,7 +111,7 @@ def render_summary(
         f"{palette.paint(' WARN ', Back.YELLOW, Fore.BLACK)} {s.result.spec_id} [{s.result.mode}]: "
         f"{warning}"
         for s in shown
-        for warning in s.result.warnings
+        for warning in (*s.result.warnings, *(() if s.cached else s.result.written))
     ]
     if warning_lines:
         lines.append("")

@@ -3,19 +3,38 @@
 A build failure, a crash, a trap, a timeout or an unreadable report leaves ``<entry>.json``
 (as-test's fields) and ``<entry>.log`` (the same, readable) in the mode's crash folder, with the
 commands that reproduce it, so a CI failure can be read after the run. Assertion failures are
-ordinary results and leave none.
+ordinary results and leave none. A record describes the last run of its spec and mode: the next
+run that needs none removes it, and ``doit clean`` removes those whose spec file is gone.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import posixpath
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from astest_tasks.atomic import write_text_atomic
 from astest_tasks.results import SpecResult, Stage
+
+_RECORD_FIELDS = frozenset(
+    (
+        "timestamp",
+        "kind",
+        "stage",
+        "file",
+        "mode",
+        "cwd",
+        "buildCommand",
+        "runCommand",
+        "reproCommand",
+        "error",
+        "stdout",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -55,6 +74,45 @@ def write_crash_record(
     write_text_atomic(project_root / f"{entry}.json", json.dumps(record, indent=2) + "\n")
     write_text_atomic(project_root / f"{entry}.log", _readable(record))
     return f"{entry}.log"
+
+
+def remove_crash_record(project_root: Path, crash_dir: str, spec_id: str, mode: str) -> None:
+    """Drop the record of this spec and mode (if any): a run that needed none replaced it."""
+    entry = crash_entry(crash_dir, spec_id, mode)
+    for suffix in (".json", ".log"):
+        with contextlib.suppress(OSError):  # absent, or not ours to remove: never fail the spec
+            (project_root / f"{entry}{suffix}").unlink()
+
+
+def orphaned_crash_records(project_root: Path, crash_dir: str) -> Iterator[str]:
+    """Our records in ``crash_dir`` whose spec file no longer exists, as paths relative to the
+    project root. Ours means: a ``.json`` with exactly our fields, ``kind`` "test", named as
+    ``crash_entry`` names its mode's record; its ``.log`` only if it opens with the same record.
+    Anything else in the folder (fuzz records, a user's notes) is left alone."""
+    folder = project_root / crash_dir
+    for path in sorted(folder.rglob("*.json")):
+        record = _test_record(path)
+        if record is None or (project_root / record["file"]).exists():
+            continue
+        yield path.relative_to(project_root).as_posix()
+        log = path.with_suffix(".log")
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            if log.read_text("utf-8").startswith(_readable(record).split("\n[error]", 1)[0]):
+                yield log.relative_to(project_root).as_posix()
+
+
+def _test_record(path: Path) -> dict[str, str] | None:
+    try:
+        record = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(record, dict) or set(record) != _RECORD_FIELDS:
+        return None
+    if not all(isinstance(value, str) for value in record.values()) or record["kind"] != "test":
+        return None
+    mode = record["mode"]
+    expected_suffix = ".spec.json" if mode == "default" else f".spec.{mode}.json"
+    return record if path.name.endswith(expected_suffix) else None
 
 
 def _readable(record: dict[str, str]) -> str:

@@ -69,6 +69,9 @@ class SpecResult:
     build_command: str
     error: str = ""  # compiler diagnostics, or why the runtime failed
     warnings: tuple[str, ...] = ()
+    # What the run wrote into the project (snapshot files): news for the run that wrote them,
+    # so the summary does not repeat it while the result is shown cached.
+    written: tuple[str, ...] = ()
     output: str = ""  # the spec's plain stdout
     snapshots: SnapshotCounts = field(default_factory=SnapshotCounts)
     # The report's coverage points, unfiltered: the summary applies the config's rules, so a
@@ -94,6 +97,7 @@ class SpecResult:
             "build_command": self.build_command,
             "error": self.error,
             "warnings": list(self.warnings),
+            "written": list(self.written),
             "output": self.output,
             "snapshots": {
                 "matched": self.snapshots.matched,
@@ -129,6 +133,7 @@ class SpecResult:
             build_command=str(data["build_command"]),
             error=str(data.get("error", "")),
             warnings=tuple(str(w) for w in data.get("warnings", [])),
+            written=tuple(str(w) for w in data.get("written", [])),
             output=str(data.get("output", "")),
             snapshots=SnapshotCounts(
                 matched=int(snapshots.get("matched", 0)),

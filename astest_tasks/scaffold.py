@@ -13,6 +13,7 @@ from pathlib import Path
 from astest_tasks.atomic import create_text_atomic
 from astest_tasks.runner_files import default_runner_source
 from astest_tasks.runtime_command import default_runner_path
+from astest_tasks.task_options import TASK_PARAMS
 from astest_tasks.templating import render
 
 # The npm packages a project needs, at the versions astest-tasks is tested with (the repository's
@@ -35,7 +36,7 @@ def scaffold_project(directory: Path, target: str = "wasi") -> ScaffoldReport:
     directory.mkdir(parents=True, exist_ok=True)
     files = {
         "as-test.config.json": render("init/as-test.config.json.j2", target=target),
-        "dodo.py": render("init/dodo.py.j2"),
+        "dodo.py": render("init/dodo.py.j2", option_lines=option_lines()),
         "package.json": render(
             "init/package.json.j2",
             package_name=npm_package_name(directory.resolve().name),
@@ -52,6 +53,17 @@ def scaffold_project(directory: Path, target: str = "wasi") -> ScaffoldReport:
         created = create_text_atomic(directory / relative, text)
         (report.created if created else report.skipped).append(relative)
     return report
+
+
+def option_lines() -> list[str]:
+    """Every option of the astest task creator and its environment variable, from their one
+    declaration (task_options.py), so the generated dodo.py lists them all, always."""
+    flags = [f"--{option['long']}" for option in TASK_PARAMS]
+    width = max(len(flag) for flag in flags)
+    return [
+        f"{flag.ljust(width)}  {option['env_var']}".rstrip()
+        for flag, option in zip(flags, TASK_PARAMS, strict=True)
+    ]
 
 
 def npm_package_name(folder_name: str) -> str:

@@ -30,7 +30,12 @@ from astest_tasks.asc_flags import TRY_AS
 from astest_tasks.browser_session import find_chromium
 from astest_tasks.build_task import compile_task_fields
 from astest_tasks.cache_keys import run_key
-from astest_tasks.cleaning import remove_files, run_leftovers, summary_leftovers
+from astest_tasks.cleaning import (
+    remove_files,
+    remove_orphaned_crash_records,
+    run_leftovers,
+    summary_leftovers,
+)
 from astest_tasks.config import ModeSettings, ProjectConfig, load_config, select_modes
 from astest_tasks.coverage_summary import CoverageTarget
 from astest_tasks.coverage_switch import with_coverage
@@ -498,6 +503,7 @@ def _summary_task(
         shard=(shard.index, shard.count, suite_pairs) if shard else None,
     )
     coverage_dirs = [t.directory for t in coverage_targets if t.directory is not None]
+    crash_dirs = sorted({mode.crash_dir for mode in (config.base, *config.modes.values())})
     return {
         "basename": pipeline.basename,
         "name": "summary",
@@ -507,7 +513,10 @@ def _summary_task(
         "task_dep": run_tasks,
         "uptodate": [Always(False, "the summary always runs: it shows cached results too")],
         "verbosity": 2,  # our output is the point: never let doit capture it
-        "clean": [(remove_files, [str(root), summary_leftovers(report_path, coverage_dirs)])],
+        "clean": [
+            (remove_files, [str(root), summary_leftovers(report_path, coverage_dirs)]),
+            (remove_orphaned_crash_records, [str(root), crash_dirs]),
+        ],
         "meta": pipeline.meta("summary", report=report_path),
     }
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import pytest
 
@@ -86,3 +91,79 @@ def test_a_write_sweeps_old_temporaries_that_a_killed_write_left_and_keeps_recen
     assert not stale.exists(), "an hour-old temporary of this file is a killed write's"
     assert recent.exists(), "a recent one may be a write in progress"
     assert other.exists(), "another file's temporaries are not ours to judge here"
+
+
+def _interrupted_at(instant: int, write: Callable[[], object]) -> bool:
+    """Run ``write`` with a KeyboardInterrupt raised at its ``instant``-th bytecode, in whatever
+    function it is (as Ctrl-C does: Python raises it between any two bytecodes); True if the
+    write was interrupted, False if it finished first."""
+    executed = 0
+
+    def count(frame: FrameType, event: str, _arg: Any) -> Any:  # sys.settrace's TraceFunction
+        nonlocal executed
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            executed += 1
+            if executed == instant:
+                raise KeyboardInterrupt
+        return count
+
+    sys.settrace(count)
+    try:
+        write()
+    except KeyboardInterrupt:
+        return True
+    finally:
+        sys.settrace(None)
+    return False
+
+
+def _every_instant_of(write: Callable[[], object], check: Callable[[bool], None]) -> int:
+    """Interrupt ``write`` at each of its bytecodes in turn, calling ``check(interrupted)`` after
+    each; returns how many instants were interrupted."""
+    write()  # warm the caches (compiled glob patterns) so the instants repeat run after run
+    for instant in itertools.count(1):
+        if not _interrupted_at(instant, write):
+            check(False)
+            return instant - 1
+        check(True)
+    raise AssertionError("unreachable")
+
+
+def test_ctrl_c_at_any_instant_of_a_write_leaves_the_old_or_the_new_file_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "fsync", lambda _fd: None)  # thousands of writes: keep them fast
+    target = tmp_path / "big.spec.snap"
+    outcomes: set[str] = set()
+
+    def check(interrupted: bool) -> None:
+        left = sorted(p.name for p in tmp_path.iterdir())
+        assert left == ["big.spec.snap"], f"a temporary file outlived the write: {left}"
+        outcomes.add(target.read_text())
+        assert interrupted or target.read_text() == "new"
+        target.write_text("old")
+
+    target.write_text("old")
+    interrupted = _every_instant_of(lambda: write_text_atomic(target, "new"), check)
+    assert interrupted > 100, "the write must have been interrupted at its every bytecode"
+    assert outcomes == {"old", "new"}, "interrupts landed both before and after the rename"
+
+
+def test_ctrl_c_at_any_instant_of_a_create_leaves_no_file_or_the_whole_one_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "fsync", lambda _fd: None)
+    target = tmp_path / "default.wasi.py"
+    outcomes: set[str | None] = set()
+
+    def check(interrupted: bool) -> None:
+        left = sorted(p.name for p in tmp_path.iterdir())
+        assert set(left) <= {"default.wasi.py"}, f"a temporary file outlived the write: {left}"
+        outcomes.add(target.read_text() if target.exists() else None)
+        assert interrupted or target.read_text() == "runner"
+        target.unlink(missing_ok=True)
+
+    interrupted = _every_instant_of(lambda: create_text_atomic(target, "runner"), check)
+    assert interrupted > 100
+    assert outcomes == {None, "runner"}

@@ -20,7 +20,7 @@ def test_init_lists_created_then_skipped_files(
     assert main(["init", str(tmp_path)]) == 0
     second = capsys.readouterr().out
     assert "skipped  dodo.py (exists; left unchanged)" in second
-    assert "created" not in second
+    assert "created  " not in second
 
 
 def test_outside_a_project_astest_says_how_to_start_one(
@@ -49,3 +49,15 @@ def test_python_dash_m_runs_the_same_command(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "p" / "as-test.config.json").is_file()
+
+
+def test_init_of_another_folder_says_to_go_there_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "my app"]) == 0
+    assert capsys.readouterr().out.endswith("\nnext: cd 'my app', npm install, then doit\n")
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    assert main(["init", "."]) == 0
+    assert capsys.readouterr().out.endswith("\nnext: npm install, then doit\n")

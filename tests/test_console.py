@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import pytest
 
@@ -183,6 +184,13 @@ def test_passing_specs_have_no_failure_section() -> None:
 def test_warnings_are_listed_with_spec_and_mode() -> None:
     shown = [Shown(result("warned", warnings=("toThrow() is disabled",)), cached=False)]
     assert " WARN  warned [wasi]: toThrow() is disabled" in render_summary(shown, PLAIN)
+
+
+def test_what_a_run_wrote_is_said_by_that_run_and_not_again_while_cached() -> None:
+    note = "wrote .as-test/snapshots/snap.spec.snap: 0 snapshot(s) created, 1 updated"
+    written = replace(result("snap"), written=(note,))
+    assert f" WARN  snap [wasi]: {note}" in render_summary([Shown(written, cached=False)], PLAIN)
+    assert "wrote" not in render_summary([Shown(written, cached=True)], PLAIN)
 
 
 def test_empty_summary_still_ends_with_zero_totals() -> None:

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
-from astest_tasks.crash_records import CrashCommands, crash_entry, write_crash_record
+from astest_tasks.crash_records import (
+    CrashCommands,
+    crash_entry,
+    orphaned_crash_records,
+    remove_crash_record,
+    write_crash_record,
+)
 from astest_tasks.report import Counts, FailureDetail
 from astest_tasks.results import SpecResult, Stage, Status
 
@@ -58,3 +65,35 @@ def test_a_record_has_as_tests_fields_and_a_readable_log(tmp_path: Path) -> None
 def test_a_build_failure_is_a_build_stage_record(tmp_path: Path) -> None:
     write_crash_record(tmp_path, "crashes", crashed(Stage.BUILD), COMMANDS)
     assert json.loads((tmp_path / "crashes/x.spec.wasi.json").read_text())["stage"] == "build"
+
+
+def test_a_run_that_needs_no_record_removes_the_old_one(tmp_path: Path) -> None:
+    write_crash_record(tmp_path, ".as-test/crashes", crashed(Stage.RUN), COMMANDS)
+    other = replace(crashed(Stage.RUN), mode="bindings")
+    write_crash_record(tmp_path, ".as-test/crashes", other, COMMANDS)
+    remove_crash_record(tmp_path, ".as-test/crashes", "x", "wasi")
+    remove_crash_record(tmp_path, ".as-test/crashes", "x", "wasi")  # nothing left: no error
+    left = sorted(p.name for p in (tmp_path / ".as-test/crashes").iterdir())
+    assert left == ["x.spec.bindings.json", "x.spec.bindings.log"], "other modes keep theirs"
+
+
+def test_orphaned_records_are_ours_whose_spec_file_is_gone(tmp_path: Path) -> None:
+    crashes = tmp_path / ".as-test/crashes"
+    (tmp_path / "assembly/__tests__").mkdir(parents=True)
+    (tmp_path / "assembly/__tests__/kept.spec.ts").write_text("// still here")
+    gone = replace(crashed(Stage.RUN), spec="assembly/__tests__/nested/gone.spec.ts")
+    kept = replace(crashed(Stage.RUN), spec="assembly/__tests__/kept.spec.ts", spec_id="kept")
+    write_crash_record(tmp_path, ".as-test/crashes", replace(gone, spec_id="nested/gone"), COMMANDS)
+    write_crash_record(tmp_path, ".as-test/crashes", kept, COMMANDS)
+    record = json.loads((crashes / "nested/gone.spec.wasi.json").read_text())
+    # Not ours, though alike: a user's notes, a record renamed by hand, a log of another record.
+    (crashes / "notes.json").write_text(json.dumps({**record, "note": "keep"}))
+    (crashes / "renamed.json").write_text(json.dumps(record))
+    (crashes / "renamed.log").write_text("my own log")
+    (crashes / "notes.log").write_text("my own log")
+    (crashes / "broken.json").write_text("{not json")
+    assert list(orphaned_crash_records(tmp_path, ".as-test/crashes")) == [
+        ".as-test/crashes/nested/gone.spec.wasi.json",
+        ".as-test/crashes/nested/gone.spec.wasi.log",
+    ]
+    assert list(orphaned_crash_records(tmp_path, ".as-test/no-such-folder")) == []

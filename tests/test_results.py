@@ -58,6 +58,7 @@ def sample_result() -> SpecResult:
         build_command="node asc.js math.spec.ts",
         error="",
         warnings=("toThrow() is disabled",),
+        written=("wrote .as-test/snapshots/a.spec.snap: 1 snapshot(s) created, 0 updated",),
         output="hello ünïcode\n",
         snapshots=SnapshotCounts(matched=2, missing=1, mismatched=0, missing_keys=("k [x]",)),
     )

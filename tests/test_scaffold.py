@@ -7,6 +7,7 @@ from pathlib import Path
 
 from astest_tasks.config import load_config, select_modes
 from astest_tasks.scaffold import EXAMPLE_SPEC, NPM_PACKAGES, npm_package_name, scaffold_project
+from astest_tasks.task_options import TASK_PARAMS
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -77,3 +78,12 @@ def test_npm_package_names_are_valid() -> None:
     assert npm_package_name("My Project") == "my-project"
     assert npm_package_name(".hidden") == "hidden"
     assert npm_package_name("!!!") == "as-test-project"
+
+
+def test_the_dodo_py_lists_every_option_with_its_environment_variable(tmp_path: Path) -> None:
+    scaffold_project(tmp_path)
+    dodo = (tmp_path / "dodo.py").read_text()
+    for option in TASK_PARAMS:
+        line = next(line for line in dodo.splitlines() if f"--{option['long']} " in line)
+        assert line.split() == [f"--{option['long']}", option["env_var"]]
+    compile(dodo, "dodo.py", "exec")

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -75,16 +75,17 @@ class Project:
         self,
         *args: str,
         env: dict[str, str] | None = None,
-        stderr: int = subprocess.DEVNULL,
+        stderr: int | IO[str] = subprocess.DEVNULL,
         new_session: bool = False,
+        stdout: int | IO[str] = subprocess.DEVNULL,
     ) -> subprocess.Popen[str]:
         """doit in the background, for tests that signal or race it; output is discarded
-        unless ``stderr=subprocess.PIPE``. ``new_session`` gives it its own process group."""
+        unless ``stderr``/``stdout`` say where. ``new_session`` gives it its own process group."""
         return subprocess.Popen(
             [sys.executable, "-m", "doit", *args],
             cwd=self.root,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            stdout=stdout,
             stderr=stderr,
             text=True,
             env=_doit_environment(env),

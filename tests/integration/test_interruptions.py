@@ -6,17 +6,29 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.integration.conftest import DoitRun, Project, clone_project
+from tests.integration.pausing import PausePoint, start_paused, stop
 
 pytestmark = pytest.mark.integration
 
-# Seconds into the run at which doit is stopped: while loading, compiling, running, summarising.
-STOP_POINTS = (0.3, 0.8, 1.3, 1.8, 2.5, 3.2, 4.0, 5.0)
+# Where doit is stopped: while loading, compiling, running, summarising. Named points, reached
+# whatever the machine's load (seconds into the run all landed in the first compile on a busy one).
+STOP_POINTS = {
+    "loading, mid-write of the import scan": PausePoint("fsync", "*/.import-scan.json.*.tmp"),
+    "waiting for asc": PausePoint("call", "astest_tasks.compile_server:CompileServer._read_line"),
+    "mid-write of a build record": PausePoint("fsync", "*/.shared.build.json.*.tmp"),
+    "while a spec's wasm runs": PausePoint(
+        "call", "astest_tasks.channel:ProtocolChannel.write_stdout"
+    ),
+    "mid-write of a spec log": PausePoint("fsync", "*/.*.spec.log.*.tmp"),
+    "mid-write of a result": PausePoint("fsync", "*/.*.result.json.*.tmp"),
+    "mid-write of the last result": PausePoint("fsync", "*/.*.result.json.*.tmp", nth=4),
+    "summarising, mid-write of the report": PausePoint("fsync", "*/.report.json.*.tmp"),
+}
 BROKEN = ("snap", "right/shared")  # the specs that import lib/counter.ts
 
 
@@ -33,22 +45,15 @@ def assert_every_json_file_is_whole(project: Project) -> None:
             raise AssertionError(f"{path} is torn: {exc}") from None
 
 
-@pytest.mark.parametrize("stop_after", STOP_POINTS)
+@pytest.mark.parametrize("stop_at", STOP_POINTS)
 def test_a_run_stopped_at_any_point_loses_nothing_and_serves_nothing_stale(
-    built_passing: tuple[Project, DoitRun], tmp_path: Path, stop_after: float
+    built_passing: tuple[Project, DoitRun], tmp_path: Path, stop_at: str
 ) -> None:
     project = clone_project(built_passing[0], tmp_path)
     snapshots = {p: p.read_bytes() for p in (project.root / ".as-test/snapshots").iterdir()}
     break_the_helper(project)
-    proc = project.start_doit()
-    time.sleep(stop_after)
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    paused = start_paused(project, STOP_POINTS[stop_at])
+    assert stop(paused, signal.SIGTERM) != 0, "a stopped run never reports success"
 
     assert_every_json_file_is_whole(project)
     assert {p: p.read_bytes() for p in snapshots} == snapshots, "snapshots are never touched"
@@ -59,7 +64,7 @@ def test_a_run_stopped_at_any_point_loses_nothing_and_serves_nothing_stale(
     verdicts = {(e["spec_id"], e["mode"]): e["verdict"] for e in project.report()["specs"]}
     for (spec_id, mode), verdict in verdicts.items():
         expected = "failed" if spec_id in BROKEN else "passed"
-        assert verdict == expected, f"{spec_id} [{mode}] after a stop at {stop_after} s"
+        assert verdict == expected, f"{spec_id} [{mode}] after a stop {stop_at}"
     assert len(verdicts) == 10
     # and the run after that has nothing left to do, apart from re-running the failing specs
     again = project.doit()

@@ -114,3 +114,16 @@ def test_hints_and_repro_lines_name_the_astest_command(tmp_path: Path) -> None:
     assert " doit " not in run.stdout
     record = (project.root / ".as-test/crashes/default/crashing.fuzz.default.log").read_text()
     assert "repro: ASTEST_FUZZ_SEED=790229808 astest astest:fuzz:default:crashing" in record
+
+
+def test_the_missing_snapshot_hint_names_the_astest_command_both_ways(tmp_path: Path) -> None:
+    project = copy_project("passing", tmp_path)
+    (project.root / "dodo.py").unlink()
+    (project.root / ".as-test/snapshots/snap.spec.snap").unlink()
+    run = astest(project, "--spec", "snap", "--mode", "wasi")
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert (
+        "create it with `astest --update-snapshots=create` "
+        "(or ASTEST_UPDATE_SNAPSHOTS=create astest)" in run.stdout
+    )
+    assert " doit" not in run.stdout
