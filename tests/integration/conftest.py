@@ -165,6 +165,14 @@ def copy_project(name: str, destination: Path, toolchain: Toolchain = AS_TEST_1_
     return Project(root)
 
 
+def passing_tests_line(toolchain: Toolchain, modes: int = 2) -> str:
+    """The passing fixture's totals line over ``modes`` modes. Its skips.spec.ts has two
+    ``xtest``/``xit`` blocks: skipped tests under as-test 1.0.x, skipped suites (and no tests)
+    from 1.4.0 on, as the agreement tests check against each version's own CLI."""
+    skipped = 0 if toolchain.is_1_8 else 2 * modes
+    return f"tests: {12 * modes} passed, 0 failed, {skipped} skipped"
+
+
 def clone_project(project: Project, destination: Path) -> Project:
     """A copy that keeps mtimes and doit's state, so it is as up to date as the original."""
     root = destination / project.root.name
