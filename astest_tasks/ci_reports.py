@@ -1,8 +1,14 @@
 """JUnit XML and TAP reports, built from the same result files as the summary (cached ones too).
 
-Both list the same points, after as-test's TAP reporter (AS-TEST-HOST.md §8.3): one per
-expectation, named by its suite path (with ` #k` when the suite has several), one for a test with
-no expectations, and one for a spec that failed before it could report (a compile error, a crash).
+Both list the same points: one per test case, that is per block that holds expectations (a
+``test``/``it``, or a ``describe`` with expectations of its own), named by its suite path; one for
+a test with no expectations; and one for a spec that failed before it could report (a compile
+error, a crash). as-test counts every expectation as a test, and a spec that loops over a table
+holds tens of thousands: a ``<testcase>`` per expectation would make reports of hundreds of
+thousands of lines that no CI page shows usefully. So a point carries its expectation counts, a
+failing point lists every failing expectation with all its details, and the expectation totals
+(which are the summary's ``tests:`` counts) are in each JUnit ``<testsuite>``'s properties and in
+TAP's closing comments.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from astest_tasks.report import Suite, Verdict
+from astest_tasks.report import Expectation, Suite, Verdict
 from astest_tasks.results import SpecResult, Status
 
 _TEST_KINDS = frozenset({"test", "it", "xtest", "xit", "only", "xonly", "todo"})
@@ -22,14 +28,45 @@ _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-
 
 @dataclass(frozen=True)
 class Point:
-    """One reported test: as-test counts every expectation as a test."""
+    """One reported test case, with how many of its expectations passed, failed and skipped."""
 
     name: str
     status: Status
     message: str = ""
-    details: str = ""
-    location: str = ""
-    matcher: str = ""
+    details: str = ""  # every failing expectation, when the point failed
+    location: str = ""  # the first failing expectation's
+    matcher: str = ""  # the first failing expectation's
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+    def to_list(self) -> list[object]:
+        return [
+            self.name,
+            self.status.value,
+            self.message,
+            self.details,
+            self.location,
+            self.matcher,
+            self.passed,
+            self.failed,
+            self.skipped,
+        ]
+
+    @classmethod
+    def from_list(cls, data: Sequence[object]) -> Point:
+        name, status, message, details, location, matcher, passed, failed, skipped = data
+        return cls(
+            name=str(name),
+            status=Status(str(status)),
+            message=str(message),
+            details=str(details),
+            location=str(location),
+            matcher=str(matcher),
+            passed=int(passed),  # type: ignore[call-overload]
+            failed=int(failed),  # type: ignore[call-overload]
+            skipped=int(skipped),  # type: ignore[call-overload]
+        )
 
 
 def points(result: SpecResult) -> list[Point]:
@@ -37,7 +74,9 @@ def points(result: SpecResult) -> list[Point]:
     if not found and result.status is Status.FAILED:
         # No report to list (a build failure): the spec itself is the failing point.
         detail = result.failures[0].message if result.failures else result.error
-        found.append(Point(name=result.error or "failed", status=Status.FAILED, details=detail))
+        found.append(
+            Point(name=result.error or "failed", status=Status.FAILED, details=detail, failed=1)
+        )
     return found
 
 
@@ -45,26 +84,57 @@ def _suite_points(suites: Sequence[Suite], path: tuple[str, ...]) -> Iterator[Po
     for suite in suites:
         suite_path = (*path, suite.description)
         name = " > ".join(suite_path)
-        several = len(suite.tests) > 1
-        for index, test in enumerate(suite.tests, start=1):
-            point_name = f"{name} #{index}" if several else name
-            status = _status(test.verdict)
-            message = ""
-            if status is Status.FAILED:
-                message = (
-                    test.message or f"{test.instr} expected {test.right} but received {test.left}"
-                )
+        if suite.tests:
+            yield _block_point(name, suite.tests)
+        elif not suite.suites and suite.kind in _TEST_KINDS:
+            status = _status(suite.verdict)
             yield Point(
-                name=point_name,
+                name=name,
                 status=status,
-                message=message,
-                details=_failure_text(test.instr, test.right, test.left, test.message),
-                location=test.location,
-                matcher=test.instr,
+                passed=status is Status.PASSED,
+                failed=status is Status.FAILED,
+                # as-test does not count an empty test with no verdict at all
+                skipped=status is Status.SKIPPED and suite.verdict is not Verdict.NONE,
             )
-        if not suite.tests and not suite.suites and suite.kind in _TEST_KINDS:
-            yield Point(name=name, status=_status(suite.verdict))
         yield from _suite_points(suite.suites, suite_path)
+
+
+def _block_point(name: str, tests: Sequence[Expectation]) -> Point:
+    passed = failed = 0
+    failing: list[tuple[int, Expectation]] = []
+    for index, test in enumerate(tests, start=1):
+        verdict = test.verdict
+        if verdict is Verdict.OK:
+            passed += 1
+        elif verdict is Verdict.FAIL:
+            failed += 1
+            failing.append((index, test))
+    skipped = len(tests) - passed - failed
+    if not failing:
+        status = Status.PASSED if passed else Status.SKIPPED
+        return Point(name=name, status=status, passed=passed, skipped=skipped)
+    first = failing[0][1]
+    message = first.message or f"{first.instr} expected {first.right} but received {first.left}"
+    if len(failing) > 1:
+        message = f"{len(failing)} of {len(tests)} expectations failed; #{failing[0][0]}: {message}"
+        details = "\n\n".join(
+            f"expectation #{index}{f' at {test.location}' if test.location else ''}\n"
+            + _failure_text(test.instr, test.right, test.left, test.message)
+            for index, test in failing
+        )
+    else:
+        details = _failure_text(first.instr, first.right, first.left, first.message)
+    return Point(
+        name=name,
+        status=Status.FAILED,
+        message=message,
+        details=details,
+        location=first.location,
+        matcher=first.instr,
+        passed=passed,
+        failed=failed,
+        skipped=skipped,
+    )
 
 
 def _status(verdict: Verdict) -> Status:
@@ -83,13 +153,16 @@ def _failure_text(matcher: str, expected: str | None, actual: str | None, messag
 
 
 # -- JUnit -----------------------------------------------------------------------------------------
-def junit_xml(results: Sequence[SpecResult]) -> str:
-    """One <testsuite> per spec and mode, one <testcase> per point."""
+def junit_xml(
+    results: Sequence[SpecResult], known_points: Sequence[Sequence[Point]] | None = None
+) -> str:
+    """One <testsuite> per spec and mode, one <testcase> per point; ``known_points`` are the
+    results' points when the caller has them already (the summary keeps them between runs)."""
     root = ElementTree.Element("testsuites", name="astest")
     totals = {"tests": 0, "failures": 0, "skipped": 0}
     total_time = 0.0
-    for result in results:
-        spec_points = points(result)
+    for position, result in enumerate(results):
+        spec_points = points(result) if known_points is None else known_points[position]
         failed = sum(1 for p in spec_points if p.status is Status.FAILED)
         skipped = sum(1 for p in spec_points if p.status is Status.SKIPPED)
         suite = ElementTree.SubElement(
@@ -103,6 +176,9 @@ def junit_xml(results: Sequence[SpecResult]) -> str:
             time=f"{result.duration_s:.6f}",
             file=result.spec,
         )
+        properties = ElementTree.SubElement(suite, "properties")
+        for key, value in _expectation_totals(spec_points).items():
+            ElementTree.SubElement(properties, "property", name=key, value=str(value))
         totals["tests"] += len(spec_points)
         totals["failures"] += failed
         totals["skipped"] += skipped
@@ -134,21 +210,37 @@ def junit_xml(results: Sequence[SpecResult]) -> str:
     return ElementTree.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
+def _expectation_totals(spec_points: Sequence[Point]) -> dict[str, int]:
+    """The spec's expectations by outcome: the summary's per-spec test counts."""
+    return {
+        "expectations.passed": sum(p.passed for p in spec_points),
+        "expectations.failed": sum(p.failed for p in spec_points),
+        "expectations.skipped": sum(p.skipped for p in spec_points),
+    }
+
+
 def _xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
 # -- TAP -------------------------------------------------------------------------------------------
-def tap_document(results: Sequence[SpecResult]) -> str:
-    """A TAP 13 stream, as as-test's TAP reporter writes it (names prefixed with mode and file)."""
+def tap_document(
+    results: Sequence[SpecResult], known_points: Sequence[Sequence[Point]] | None = None
+) -> str:
+    """A TAP 13 stream, a point per test case (names prefixed with mode and file, as as-test's
+    TAP reporter does), closed by comments with the expectation totals."""
     lines = ["TAP version 13"]
     body: list[str] = []
     counts = {Status.PASSED: 0, Status.FAILED: 0, Status.SKIPPED: 0}
+    expectations = {Status.PASSED: 0, Status.FAILED: 0, Status.SKIPPED: 0}
     number = 0
-    for result in results:
-        for point in points(result):
+    for position, result in enumerate(results):
+        for point in points(result) if known_points is None else known_points[position]:
             number += 1
             counts[point.status] += 1
+            expectations[Status.PASSED] += point.passed
+            expectations[Status.FAILED] += point.failed
+            expectations[Status.SKIPPED] += point.skipped
             name = _tap_name(f"{result.mode} {result.spec} > {point.name}")
             if point.status is Status.FAILED:
                 body.append(f"not ok {number} - {name}")
@@ -164,6 +256,10 @@ def tap_document(results: Sequence[SpecResult]) -> str:
     if counts[Status.SKIPPED]:
         lines.append(f"# skip {counts[Status.SKIPPED]}")
     lines.append(f"# fail {counts[Status.FAILED]}")
+    lines.append(
+        f"# expectations {expectations[Status.PASSED]} passed, "
+        f"{expectations[Status.FAILED]} failed, {expectations[Status.SKIPPED]} skipped"
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -179,6 +275,7 @@ def _yaml_block(result: SpecResult, point: Point) -> list[str]:
         "line": line,
         "column": column,
         "matcher": point.matcher,
+        "failures": point.details if point.failed > 1 else "",  # each failing expectation
     }
     block = ["  ---"]
     for key, value in fields.items():

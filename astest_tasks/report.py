@@ -504,7 +504,12 @@ def _expectation_from_dict(d: Mapping[str, object]) -> Expectation:
     # A big spec stores tens of thousands of these: check the usual shape in one go, and fall
     # back to the field-by-field checks (which name the wrong field) only when it is not met.
     order, verdict, left, right = d.get("order"), d.get("verdict"), d.get("left"), d.get("right")
-    instr, message, location, kind = d.get("instr"), d.get("message"), d.get("location"), d.get("kind")
+    instr, message, location, kind = (
+        d.get("instr"),
+        d.get("message"),
+        d.get("location"),
+        d.get("kind"),
+    )
     if (
         type(order) is int
         and isinstance(verdict, str)

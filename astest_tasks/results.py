@@ -141,8 +141,8 @@ class SpecResult:
             spec_id=str(data["spec_id"]),
             mode=str(data["mode"]),
             target=str(data["target"]),
-            status=Status(data["status"]),
-            stage=Stage(data["stage"]),
+            status=Status(str(data["status"])),
+            stage=Stage(str(data["stage"])),
             counts=counts_from_dict(counts),
             failures=tuple(failure_from_dict(f) for f in failures_data),
             suites=tuple(suite_from_dict(s) for s in suites),
@@ -255,12 +255,19 @@ def read_result(path: Path) -> SpecResult | None:
 def read_stored(path: Path) -> StoredResult | None:
     """The result's head parsed and its suites as text, or None when missing or unreadable."""
     try:
-        with path.open(encoding="utf-8") as file:
-            head_json = file.readline().rstrip("\n")
-            suites_json = file.readline().rstrip("\n")
+        return parse_stored(path.read_bytes())
+    except OSError:
+        return None
+
+
+def parse_stored(data: bytes) -> StoredResult | None:
+    """A result file's bytes as a StoredResult, or None when they are not one."""
+    try:
+        head, _, suites = data.decode("utf-8").partition("\n")
+        suites_json = suites.rstrip("\n")
         if not (suites_json.startswith("[") and suites_json.endswith("]")):
             raise ValueError("the result file has no suites line")
-        return StoredResult(_parse_head(head_json), head_json, suites_json)
+        return StoredResult(_parse_head(head), head, suites_json)
     except _READ_ERRORS:
         return None
 
