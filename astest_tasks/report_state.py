@@ -2,10 +2,8 @@
 
 The reports (report.json, junit.xml, TAP, coverage files) are a function of the result files and
 of the options that shape them (the summary plan, our version). The state file, beside
-report.json, holds a digest of all of those, the modification time of every file written from
-them, and each result file's CI-report points keyed by the digest of that file. When the digest
-and the files are as they were, the reports are left alone; when one spec's result changed, only
-its points are computed again (its suites parsed), the others come from here.
+report.json, holds a digest of all of those and the modification time of every file written from
+them. When the digest and the files are as they were, the reports are left alone.
 """
 
 from __future__ import annotations
@@ -13,11 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.atomic import write_text_atomic
-from astest_tasks.ci_reports import Point
 
 STATE_FILE = "report-state.json"
 _FORMAT = 1
@@ -27,7 +24,6 @@ _FORMAT = 1
 class ReportState:
     digest: str
     outputs: Mapping[str, int]  # path (relative to the project root) -> mtime in ns when written
-    points: Mapping[str, tuple[Point, ...]] = field(default_factory=dict)  # by result digest
 
 
 def file_digest(data: bytes) -> str:
@@ -49,10 +45,6 @@ def load_state(path: Path) -> ReportState | None:
         return ReportState(
             digest=str(data["digest"]),
             outputs={str(k): int(v) for k, v in data["outputs"].items()},
-            points={
-                str(key): tuple(Point.from_list(item) for item in items)
-                for key, items in data["points"].items()
-            },
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
@@ -63,7 +55,6 @@ def save_state(path: Path, state: ReportState) -> None:
         "format": _FORMAT,
         "digest": state.digest,
         "outputs": dict(state.outputs),
-        "points": {key: [p.to_list() for p in items] for key, items in state.points.items()},
     }
     write_text_atomic(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
 

@@ -28,8 +28,9 @@ from astest_tasks.report import (
     suite_from_dict,
     suite_to_dict,
 )
+from astest_tasks.test_cases import TestCase, test_cases
 
-# 2: two lines (head, suites), compact JSON
+# 2: three lines (head, suites, test cases), compact JSON
 RESULT_FORMAT = 2
 
 
@@ -213,12 +214,13 @@ def failure_result(
 class StoredResult:
     """A result file as the summary reads it: the parsed head, the suites still as JSON text.
 
-    ``result`` has no suites (``()``); ``full()`` parses them when a report needs them.
+    ``result`` has no suites (``()``); ``full()`` parses them when something needs them.
     """
 
     result: SpecResult
     head_json: str
     suites_json: str
+    cases_json: str
 
     def full(self) -> SpecResult:
         return SpecResult.from_head(json.loads(self.head_json), json.loads(self.suites_json))
@@ -227,11 +229,19 @@ class StoredResult:
         """The single-document form of ``SpecResult.to_json``, spliced from the file's text."""
         return _splice_suites(self.head_json, self.suites_json)
 
+    def test_cases(self) -> list[TestCase]:
+        rows = json.loads(self.cases_json)
+        if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
+            raise ValueError("the result file's test cases are not a list of rows")
+        return [TestCase.from_row(row) for row in rows]
+
 
 def result_file_text(result: SpecResult) -> str:
-    """Two lines: the head, then the suites, so a reader that needs only the head (the summary,
-    the run task's up-to-date check) stops after the first line of a file of many megabytes."""
-    return f"{result.head_json()}\n{result.suites_json()}\n"
+    """Three lines: the head, the suites, the test cases. A reader that needs only the head (the
+    summary, the run task's up-to-date check) stops after the first line of a file of many
+    megabytes; the CI reports need only the test cases, computed here once."""
+    cases = json.dumps([case.to_row() for case in test_cases(result.suites)], ensure_ascii=False)
+    return f"{result.head_json()}\n{result.suites_json()}\n{cases}\n"
 
 
 def write_result(path: Path, result: SpecResult) -> None:
@@ -263,11 +273,13 @@ def read_stored(path: Path) -> StoredResult | None:
 def parse_stored(data: bytes) -> StoredResult | None:
     """A result file's bytes as a StoredResult, or None when they are not one."""
     try:
-        head, _, suites = data.decode("utf-8").partition("\n")
-        suites_json = suites.rstrip("\n")
-        if not (suites_json.startswith("[") and suites_json.endswith("]")):
-            raise ValueError("the result file has no suites line")
-        return StoredResult(_parse_head(head), head, suites_json)
+        head, _, rest = data.decode("utf-8").partition("\n")
+        suites_json, _, rest = rest.partition("\n")
+        cases_json = rest.rstrip("\n")
+        for line in (suites_json, cases_json):
+            if not (line.startswith("[") and line.endswith("]")):
+                raise ValueError("the result file has no suites or test cases line")
+        return StoredResult(_parse_head(head), head, suites_json, cases_json)
     except _READ_ERRORS:
         return None
 

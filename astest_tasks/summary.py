@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.atomic import write_text_atomic
-from astest_tasks.ci_reports import Point, junit_xml, points, tap_document
+from astest_tasks.ci_reports import junit_xml, points, tap_document
 from astest_tasks.console import Palette, Shown, output_stream, render_summary, use_colour
 from astest_tasks.coverage_summary import (
     CoverageOutcome,
@@ -18,7 +18,7 @@ from astest_tasks.coverage_summary import (
     write_coverage_files,
 )
 from astest_tasks.fuzz_summary import FuzzEntry, ShownFuzz, load_fuzz_results, print_fuzz
-from astest_tasks.report import counts_to_dict, failure_to_dict
+from astest_tasks.report import Verdict, counts_to_dict, failure_to_dict
 from astest_tasks.report_state import (
     STATE_FILE,
     ReportState,
@@ -40,6 +40,7 @@ from astest_tasks.results import (
     read_result,
 )
 from astest_tasks.suite_filter import filter_result
+from astest_tasks.test_cases import TestCase as Point
 from astest_tasks.version import __version__
 
 REPORT_FORMAT = 1
@@ -141,26 +142,31 @@ def write_report(
     state = load_state(state_path)
     if state is not None and state.digest == digest and outputs_untouched(root, state.outputs):
         return passed  # the reports on disk are the ones these results make
-    known = state.points if state is not None else {}
-    spec_points = tuple(_points_of(item, known) for item in loaded)
+    spec_points = [_points_of(item) for item in loaded]
     shown = [item.shown for item in loaded]
     files = _write_files(report, shown, [item.whole_json() for item in loaded], spec_points)
     written = [str(path.relative_to(root)) for path in files]
     written += write_coverage_files(root, coverage) if coverage is not None else []
-    points_by_digest = {
-        str(item.digest): found for item, found in zip(loaded, spec_points, strict=True)
-    }
-    save_state(state_path, ReportState(digest, modification_times(root, written), points_by_digest))
+    save_state(state_path, ReportState(digest, modification_times(root, written)))
     return passed
 
 
-def _points_of(item: LoadedSpec, known: Mapping[str, tuple[Point, ...]]) -> tuple[Point, ...]:
-    cached = known.get(str(item.digest))
-    if cached is not None:
-        return cached
+def _points_of(item: LoadedSpec) -> list[Point]:
     if item.stored is None:  # a result made up here (missing file): it has its suites
-        return tuple(points(item.shown.result))
-    return tuple(points(item.stored.full()))
+        return points(item.shown.result)
+    try:
+        return item.stored.test_cases() or points(item.shown.result)
+    except (ValueError, TypeError):
+        # The file's head was readable but the rest is not (edited by hand?): say so, in red.
+        return [
+            Point(
+                name="unreadable result",
+                verdict=Verdict.FAIL,
+                details=f"the result file of {item.shown.result.spec} [{item.shown.result.mode}] "
+                "is damaged; fix: run `doit forget` on its run task",
+                failed=1,
+            )
+        ]
 
 
 def write_reports(

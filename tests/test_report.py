@@ -677,7 +677,9 @@ def test_failure_round_trips_through_json_text() -> None:
         ({"depth": True}, "'depth' should be an integer"),
         ({"start_ms": None}, "'start_ms' should be a number"),
         ({"suites": {}}, "'suites' should be a list"),
-        ({"tests": [1]}, "'tests' should hold only objects"),
+        ({"tests": [1]}, "'tests' should hold only lists"),
+        ({"tests": [[0, "ok", "toBe", "", "", 5, None, ""]]}, "'left' should be a string or null"),
+        ({"tests": [[0, "ok"]]}, "no 'instr' field"),
         ({"logs": [None]}, "'logs' should hold only strings"),
     ],
 )
