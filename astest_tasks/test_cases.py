@@ -84,10 +84,10 @@ def _cases(suites: Sequence[Suite], path: tuple[str, ...]) -> Iterator[TestCase]
             yield TestCase(
                 name=name,
                 verdict=verdict,
-                passed=verdict is Verdict.OK,
-                failed=verdict is Verdict.FAIL,
+                passed=int(verdict is Verdict.OK),
+                failed=int(verdict is Verdict.FAIL),
                 # as-test does not count an empty test with no verdict at all
-                skipped=verdict is Verdict.SKIP and suite.verdict is not Verdict.NONE,
+                skipped=int(verdict is Verdict.SKIP and suite.verdict is not Verdict.NONE),
             )
         yield from _cases(suite.suites, suite_path)
 
