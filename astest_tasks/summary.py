@@ -144,7 +144,8 @@ def write_report(
         return passed  # the reports on disk are the ones these results make
     spec_points = [_points_of(item) for item in loaded]
     shown = [item.shown for item in loaded]
-    files = _write_files(report, shown, [item.whole_json() for item in loaded], spec_points)
+    whole = [item.whole_json() for item in loaded]
+    files = _write_files(report, shown, whole, spec_points, coverage, plan.shard)
     written = [str(path.relative_to(root)) for path in files]
     written += write_coverage_files(root, coverage) if coverage is not None else []
     save_state(state_path, ReportState(digest, modification_times(root, written)))
@@ -188,8 +189,8 @@ def _write_files(
     shown: Sequence[Shown],
     whole_results: Sequence[str],
     spec_points: Sequence[Sequence[Point]],
-    coverage: CoverageOutcome | None = None,
-    shard: tuple[int, int, int] | None = None,
+    coverage: CoverageOutcome | None,
+    shard: tuple[int, int, int] | None,
 ) -> list[Path]:
     results = [item.result for item in shown]
     written = [report, report.with_name(JUNIT_FILE), report.parent / TAP_FILE]
