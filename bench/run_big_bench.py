@@ -14,9 +14,10 @@ generated under ``bench/.work/`` twice, one copy per tool, with ``node_modules``
 - no-change: the same commands again;
 - one-changed: one spec rewritten with a new revision constant, then the same commands.
 
-Each run's wall time is measured here (``time.perf_counter``), and the peak resident memory of the
-largest process of the run from ``os.wait4``'s resource usage (the largest of the command and the
-descendants it waited for): no external timing tool is needed. Every run must exit 0 with every
+Each run's wall time (``time.perf_counter``) and the peak resident memory of the largest process
+of the run (``os.wait4``'s resource usage: the largest of the command and the descendants it
+waited for) are taken by a small Python launcher around the command: no external timing tool is
+needed. Every run must exit 0 with every
 test passing, and both tools must count the same tests; otherwise the benchmark stops.
 """
 
@@ -33,7 +34,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -75,12 +75,26 @@ def their_argv() -> list[str]:
     return ["node", "node_modules/as-test/bin/index.js", "test", "--cache"]
 
 
+# Runs the command and reports its wall time and the peak RSS of the largest process of its tree.
+# A small process of its own: a child forked from the benchmark (which holds big reports in
+# memory) would start out with the benchmark's resident pages counted as its own.
+_LAUNCHER = """
+import os, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(proc.pid, 0)
+seconds = time.perf_counter() - start
+with open(sys.argv[1], "w") as out:
+    out.write(f"{seconds} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
+"""
+
+
 def timed_run(project: Project, argv: Sequence[str]) -> tuple[float, float, str, int]:
     """Run argv in the project: (seconds, peak RSS of its largest process in MiB, output, code)."""
-    with tempfile.TemporaryFile(mode="w+") as out:
-        start = time.perf_counter()
+    with tempfile.TemporaryFile(mode="w+") as out, tempfile.TemporaryDirectory() as scratch:
+        figures = Path(scratch) / "figures"
         proc = subprocess.Popen(
-            list(argv),
+            [sys.executable, "-c", _LAUNCHER, str(figures), *argv],
             cwd=project.path,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -89,17 +103,19 @@ def timed_run(project: Project, argv: Sequence[str]) -> tuple[float, float, str,
             start_new_session=True,
         )
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         except BaseException:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             raise
-        seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         text = ANSI.sub("", out.read())
-    return seconds, usage.ru_maxrss / 1024, text, proc.returncode
+        try:
+            seconds, rss_kib, code = figures.read_text().split()
+        except (OSError, ValueError):
+            raise BenchError(f"`{shlex.join(argv)}` left no figures:\n{tail(text)}") from None
+    return float(seconds), int(rss_kib) / 1024, text, int(code)
 
 
 def measure(
