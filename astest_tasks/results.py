@@ -30,8 +30,8 @@ from astest_tasks.report import (
 )
 from astest_tasks.test_cases import TestCase, test_cases
 
-# 2: three lines (head, suites, test cases), compact JSON
-RESULT_FORMAT = 2
+# 3: three lines (head, suites, test cases), compact JSON (1 was one indented document)
+RESULT_FORMAT = 3
 
 
 class Status(StrEnum):
