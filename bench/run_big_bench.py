@@ -150,7 +150,7 @@ def prepare(tool: str, specs: int, rows: int) -> Project:
     return Project(tool, path, specs)
 
 
-def run(specs: int, rows: int, repeat: int, results: Results) -> None:
+def run(specs: int, rows: int, repeat: int, results: Results, our_argv: list[str]) -> None:
     theirs, ours = prepare("as-test", specs, rows), prepare("doit", specs, rows)
     doit = run_bench.doit_executable()
     tests = 2 * generate_big_suite.expected_tests(specs, rows)  # two modes
@@ -160,7 +160,7 @@ def run(specs: int, rows: int, repeat: int, results: Results) -> None:
     clean(ours)
     timed_run(ours, [doit, "list"])
     for rep in range(repeat):
-        order = [(theirs, their_argv()), (ours, [doit])]
+        order = [(theirs, their_argv()), (ours, [doit, *our_argv])]
         if rep % 2:
             order.reverse()
         print(f"\nrepetition {rep + 1}/{repeat} ({order[0][0].tool} first)", flush=True)
@@ -239,6 +239,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="head",
         help="measure astest_tasks as committed (HEAD) or as installed [head]",
     )
+    parser.add_argument(
+        "--our-args",
+        default="",
+        help="extra doit arguments, one shell-quoted string (e.g. '-n 2') ['']",
+    )
     parser.add_argument("--json", type=Path, default=WORK / "big-results.json")
     args = parser.parse_args(argv)
     if not (NODE_MODULES / "as-test").is_dir():
@@ -255,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = Results()
     status = 0
     try:
-        run(args.specs, args.rows, args.repeat, results)
+        run(args.specs, args.rows, args.repeat, results, shlex.split(args.our_args))
     except BenchError as exc:
         print(f"\nBENCHMARK INVALID: {exc}", file=sys.stderr)
         status = 1
