@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,7 +147,7 @@ def write_report(
     shown = [item.shown for item in loaded]
     whole = [item.whole_json() for item in loaded]
     files = _write_files(report, shown, whole, spec_points, coverage, plan.shard)
-    written = [str(path.relative_to(root)) for path in files]
+    written = [os.path.relpath(path, root) for path in files]  # the output may be outside
     written += write_coverage_files(root, coverage) if coverage is not None else []
     save_state(state_path, ReportState(digest, modification_times(root, written)))
     return passed
