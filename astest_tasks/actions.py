@@ -63,6 +63,7 @@ from astest_tasks.spec_logs import write_spec_log
 from astest_tasks.summary import (
     SummaryPlan,
     load_fuzz,
+    load_specs,
     load_summary,
     print_with_fuzz,
     summary_coverage,
@@ -427,12 +428,13 @@ def _with_duration(result: SpecResult, seconds: float) -> SpecResult:
 def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
     """The summary task's action: print the summary, write the report, fail if anything failed."""
     summary_plan = SummaryPlan.from_dict(plan)
-    shown = load_summary(summary_plan, session)  # read once, for the printout and the reports
+    loaded = load_specs(summary_plan, session)  # read once, for the printout and the reports
+    shown = [item.shown for item in loaded]
     fuzz = load_fuzz(summary_plan, session)
     coverage = summary_coverage(summary_plan, shown)
     if not in_doit_worker_process():
         print_with_fuzz(shown, fuzz, coverage)
-    specs_passed = write_report(summary_plan, shown, coverage)
+    specs_passed = write_report(summary_plan, loaded, coverage)
     if specs_passed and all(item.result.passed for item in fuzz):
         return True
     # report=False: our summary says what failed, and doit's own failure banner would push it off

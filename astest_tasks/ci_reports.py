@@ -1,95 +1,57 @@
 """JUnit XML and TAP reports, built from the same result files as the summary (cached ones too).
 
-Both list the same points, after as-test's TAP reporter (AS-TEST-HOST.md §8.3): one per
-expectation, named by its suite path (with ` #k` when the suite has several), one for a test with
-no expectations, and one for a spec that failed before it could report (a compile error, a crash).
+Both list the same points: the spec's test cases (see test_cases.py: a block of expectations
+each, carrying its expectation counts and every failing expectation's details), or one failing
+point for a spec that failed before it could report (a compile error, a crash). The expectation
+totals, which are the summary's ``tests:`` counts, are in each JUnit ``<testsuite>``'s properties
+and in TAP's closing comment.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from astest_tasks.guest_text import one_line_text, xml_text, yaml_double_quoted
-from astest_tasks.report import Suite, Verdict
+from astest_tasks.report import Verdict
 from astest_tasks.results import SpecResult, Status
-
-_TEST_KINDS = frozenset({"test", "it", "xtest", "xit", "only", "xonly", "todo"})
-
-
-@dataclass(frozen=True)
-class Point:
-    """One reported test: as-test counts every expectation as a test."""
-
-    name: str
-    status: Status
-    message: str = ""
-    details: str = ""
-    location: str = ""
-    matcher: str = ""
+from astest_tasks.test_cases import TestCase as Point
+from astest_tasks.test_cases import test_cases
 
 
 def points(result: SpecResult) -> list[Point]:
-    found = list(_suite_points(result.suites, ()))
+    """The result's test cases; a spec that failed before it could report is one failing point."""
+    found = test_cases(result.suites)
     if not found and result.status is Status.FAILED:
         # No report to list (a build failure): the spec itself is the failing point.
         detail = result.failures[0].message if result.failures else result.error
-        found.append(Point(name=result.error or "failed", status=Status.FAILED, details=detail))
+        found.append(
+            Point(name=result.error or "failed", verdict=Verdict.FAIL, details=detail, failed=1)
+        )
     return found
 
 
-def _suite_points(suites: Sequence[Suite], path: tuple[str, ...]) -> Iterator[Point]:
-    for suite in suites:
-        suite_path = (*path, suite.description)
-        name = " > ".join(suite_path)
-        several = len(suite.tests) > 1
-        for index, test in enumerate(suite.tests, start=1):
-            point_name = f"{name} #{index}" if several else name
-            status = _status(test.verdict)
-            message = ""
-            if status is Status.FAILED:
-                message = (
-                    test.message or f"{test.instr} expected {test.right} but received {test.left}"
-                )
-            yield Point(
-                name=point_name,
-                status=status,
-                message=message,
-                details=_failure_text(test.instr, test.right, test.left, test.message),
-                location=test.location,
-                matcher=test.instr,
-            )
-        if not suite.tests and not suite.suites and suite.kind in _TEST_KINDS:
-            yield Point(name=name, status=_status(suite.verdict))
-        yield from _suite_points(suite.suites, suite_path)
-
-
-def _status(verdict: Verdict) -> Status:
-    if verdict is Verdict.FAIL:
+def _status(point: Point) -> Status:
+    if point.verdict is Verdict.FAIL:
         return Status.FAILED
-    if verdict is Verdict.OK:
+    if point.verdict is Verdict.OK:
         return Status.PASSED
     return Status.SKIPPED
 
 
-def _failure_text(matcher: str, expected: str | None, actual: str | None, message: str) -> str:
-    lines = [f"matcher: {matcher}", f"expected: {expected}", f"received: {actual}"]
-    if message:
-        lines.append(f"message: {message}")
-    return "\n".join(lines)
-
-
 # -- JUnit -----------------------------------------------------------------------------------------
-def junit_xml(results: Sequence[SpecResult]) -> str:
-    """One <testsuite> per spec and mode, one <testcase> per point."""
+def junit_xml(
+    results: Sequence[SpecResult], known_points: Sequence[Sequence[Point]] | None = None
+) -> str:
+    """One <testsuite> per spec and mode, one <testcase> per point; ``known_points`` are the
+    results' points when the caller has them already (the summary keeps them between runs)."""
     root = ElementTree.Element("testsuites", name="astest")
     totals = {"tests": 0, "failures": 0, "skipped": 0}
     total_time = 0.0
-    for result in results:
-        spec_points = points(result)
-        failed = sum(1 for p in spec_points if p.status is Status.FAILED)
-        skipped = sum(1 for p in spec_points if p.status is Status.SKIPPED)
+    for position, result in enumerate(results):
+        spec_points = points(result) if known_points is None else known_points[position]
+        failed = sum(1 for p in spec_points if p.verdict is Verdict.FAIL)
+        skipped = sum(1 for p in spec_points if _status(p) is Status.SKIPPED)
         suite = ElementTree.SubElement(
             root,
             "testsuite",
@@ -101,6 +63,9 @@ def junit_xml(results: Sequence[SpecResult]) -> str:
             time=f"{result.duration_s:.6f}",
             file=result.spec,
         )
+        properties = ElementTree.SubElement(suite, "properties")
+        for key, value in _expectation_totals(spec_points).items():
+            ElementTree.SubElement(properties, "property", name=key, value=str(value))
         totals["tests"] += len(spec_points)
         totals["failures"] += failed
         totals["skipped"] += skipped
@@ -114,13 +79,13 @@ def junit_xml(results: Sequence[SpecResult]) -> str:
                 file=result.spec,
                 time="0",
             )
-            if point.status is Status.FAILED:
+            if point.verdict is Verdict.FAIL:
                 failure = ElementTree.SubElement(
                     case, "failure", message=xml_text(point.message), type=point.matcher or "error"
                 )
                 where = f"{result.spec}:{point.location}\n" if point.location else ""
                 failure.text = xml_text(where + point.details)
-            elif point.status is Status.SKIPPED:
+            elif _status(point) is Status.SKIPPED:
                 ElementTree.SubElement(case, "skipped")
         if result.output:
             ElementTree.SubElement(suite, "system-out").text = xml_text(result.output)
@@ -135,22 +100,38 @@ def junit_xml(results: Sequence[SpecResult]) -> str:
     return document.replace("\r", "&#13;") + "\n"
 
 
+def _expectation_totals(spec_points: Sequence[Point]) -> dict[str, int]:
+    """The spec's expectations by outcome: the summary's per-spec test counts."""
+    return {
+        "expectations.passed": sum(p.passed for p in spec_points),
+        "expectations.failed": sum(p.failed for p in spec_points),
+        "expectations.skipped": sum(p.skipped for p in spec_points),
+    }
+
+
 # -- TAP -------------------------------------------------------------------------------------------
-def tap_document(results: Sequence[SpecResult]) -> str:
-    """A TAP 13 stream, as as-test's TAP reporter writes it (names prefixed with mode and file)."""
+def tap_document(
+    results: Sequence[SpecResult], known_points: Sequence[Sequence[Point]] | None = None
+) -> str:
+    """A TAP 13 stream, a point per test case (names prefixed with mode and file, as as-test's
+    TAP reporter does), closed by comments with the expectation totals."""
     lines = ["TAP version 13"]
     body: list[str] = []
     counts = {Status.PASSED: 0, Status.FAILED: 0, Status.SKIPPED: 0}
+    expectations = {Status.PASSED: 0, Status.FAILED: 0, Status.SKIPPED: 0}
     number = 0
-    for result in results:
-        for point in points(result):
+    for position, result in enumerate(results):
+        for point in points(result) if known_points is None else known_points[position]:
             number += 1
-            counts[point.status] += 1
+            counts[_status(point)] += 1
+            expectations[Status.PASSED] += point.passed
+            expectations[Status.FAILED] += point.failed
+            expectations[Status.SKIPPED] += point.skipped
             name = _tap_name(f"{result.mode} {result.spec} > {point.name}")
-            if point.status is Status.FAILED:
+            if point.verdict is Verdict.FAIL:
                 body.append(f"not ok {number} - {name}")
                 body.extend(_yaml_block(result, point))
-            elif point.status is Status.SKIPPED:
+            elif _status(point) is Status.SKIPPED:
                 body.append(f"ok {number} - {name} # SKIP")
             else:
                 body.append(f"ok {number} - {name}")
@@ -161,6 +142,10 @@ def tap_document(results: Sequence[SpecResult]) -> str:
     if counts[Status.SKIPPED]:
         lines.append(f"# skip {counts[Status.SKIPPED]}")
     lines.append(f"# fail {counts[Status.FAILED]}")
+    lines.append(
+        f"# expectations {expectations[Status.PASSED]} passed, "
+        f"{expectations[Status.FAILED]} failed, {expectations[Status.SKIPPED]} skipped"
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -177,6 +162,7 @@ def _yaml_block(result: SpecResult, point: Point) -> list[str]:
         "line": line,
         "column": column,
         "matcher": point.matcher,
+        "failures": point.details if point.failed > 1 else "",  # each failing expectation
     }
     block = ["  ---"]
     for key, value in fields.items():

@@ -17,6 +17,7 @@ from pathlib import Path
 from astest_tasks.actions import RunRequest
 from astest_tasks.crash_records import crash_entry, orphaned_crash_records
 from astest_tasks.fuzz_crash_records import entry_stem
+from astest_tasks.report_state import STATE_FILE
 from astest_tasks.spec_logs import spec_log_path
 from astest_tasks.summary import JUNIT_FILE, TAP_FILE
 
@@ -59,7 +60,12 @@ def fuzz_leftovers(crash_dir: str, file_id: str, mode: str) -> list[str]:
 
 def summary_leftovers(report_path: str, coverage_dirs: Sequence[str]) -> list[str]:
     folder = posixpath.dirname(report_path)
-    reports = [report_path, posixpath.join(folder, JUNIT_FILE), posixpath.join(folder, TAP_FILE)]
+    reports = [
+        report_path,
+        posixpath.join(folder, JUNIT_FILE),
+        posixpath.join(folder, TAP_FILE),
+        posixpath.join(folder, STATE_FILE),
+    ]
     patterns = [glob.escape(path) for path in reports]
     for directory in coverage_dirs:
         escaped = glob.escape(directory)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.atomic import write_text_atomic
-from astest_tasks.ci_reports import junit_xml, tap_document
+from astest_tasks.ci_reports import junit_xml, points, tap_document
 from astest_tasks.console import Palette, Shown, output_stream, render_summary, use_colour
 from astest_tasks.coverage_summary import (
     CoverageOutcome,
@@ -19,16 +20,30 @@ from astest_tasks.coverage_summary import (
 )
 from astest_tasks.fuzz_summary import FuzzEntry, ShownFuzz, load_fuzz_results, print_fuzz
 from astest_tasks.guest_text import for_stream
-from astest_tasks.report import counts_to_dict, failure_to_dict
+from astest_tasks.report import Verdict, counts_to_dict, failure_to_dict
+from astest_tasks.report_state import (
+    STATE_FILE,
+    ReportState,
+    file_digest,
+    load_state,
+    modification_times,
+    outputs_untouched,
+    reports_digest,
+    save_state,
+)
 from astest_tasks.results import (
     SpecIdentity,
     SpecResult,
     Stage,
     Status,
+    StoredResult,
     failure_result,
+    parse_stored,
     read_result,
 )
 from astest_tasks.suite_filter import filter_result
+from astest_tasks.test_cases import TestCase as Point
+from astest_tasks.version import __version__
 
 REPORT_FORMAT = 1
 JUNIT_FILE = "junit.xml"
@@ -107,13 +122,54 @@ def summary_coverage(plan: SummaryPlan, shown: list[Shown]) -> CoverageOutcome |
 
 
 def write_report(
-    plan: SummaryPlan, shown: list[Shown], coverage: CoverageOutcome | None = None
+    plan: SummaryPlan, loaded: Sequence[LoadedSpec], coverage: CoverageOutcome | None = None
 ) -> bool:
-    """Write the JSON report; True when nothing failed. Prints nothing (see ``print_summary``)."""
+    """Write the reports unless nothing that shapes them changed since they were written; True
+    when nothing failed. Prints nothing (see ``print_summary``)."""
     root = Path(plan.project_root)
-    if coverage is not None:
-        write_coverage_files(root, coverage)
-    return write_reports(root / plan.report_path, shown, coverage, plan.shard)
+    report = root / plan.report_path
+    state_path = report.with_name(STATE_FILE)
+    passed = all(item.shown.result.status != Status.FAILED for item in loaded)
+    digests = [item.digest for item in loaded]
+    if any(digest is None for digest in digests):
+        # A --suite run reports a cut-down selection: write it all, and forget the state, which
+        # describes the reports of another selection.
+        state_path.unlink(missing_ok=True)
+        if coverage is not None:
+            write_coverage_files(root, coverage)
+        write_reports(report, [item.shown for item in loaded], coverage, plan.shard)
+        return passed
+    options = {"plan": plan.to_dict(), "format": REPORT_FORMAT, "version": __version__}
+    digest = reports_digest(options, [str(d) for d in digests])
+    state = load_state(state_path)
+    if state is not None and state.digest == digest and outputs_untouched(root, state.outputs):
+        return passed  # the reports on disk are the ones these results make
+    spec_points = [_points_of(item) for item in loaded]
+    shown = [item.shown for item in loaded]
+    whole = [item.whole_json() for item in loaded]
+    files = _write_files(report, shown, whole, spec_points, coverage, plan.shard)
+    written = [os.path.relpath(path, root) for path in files]  # the output may be outside
+    written += write_coverage_files(root, coverage) if coverage is not None else []
+    save_state(state_path, ReportState(digest, modification_times(root, written)))
+    return passed
+
+
+def _points_of(item: LoadedSpec) -> list[Point]:
+    if item.stored is None:  # a result made up here (missing file): it has its suites
+        return points(item.shown.result)
+    try:
+        return item.stored.test_cases() or points(item.shown.result)
+    except (ValueError, TypeError):
+        # The file's head was readable but the rest is not (edited by hand?): say so, in red.
+        return [
+            Point(
+                name="unreadable result",
+                verdict=Verdict.FAIL,
+                details=f"the result file of {item.shown.result.spec} [{item.shown.result.mode}] "
+                "is damaged; fix: run `doit forget` on its run task",
+                failed=1,
+            )
+        ]
 
 
 def write_reports(
@@ -123,12 +179,27 @@ def write_reports(
     shard: tuple[int, int, int] | None = None,
 ) -> bool:
     """report.json, and beside it the same results as JUnit XML and TAP (where as-test puts
-    it), for CI; True when nothing failed."""
-    results = [item.result for item in shown]
-    write_text_atomic(report, _report_json(shown, coverage, shard))
-    write_text_atomic(report.with_name(JUNIT_FILE), junit_xml(results))
-    write_text_atomic(report.parent / TAP_FILE, tap_document(results))
+    it), for CI; True when nothing failed. The results must have their suites."""
+    spec_points = [points(item.result) for item in shown]
+    whole = [item.result.to_json() for item in shown]
+    _write_files(report, shown, whole, spec_points, coverage, shard)
     return all(item.result.status != Status.FAILED for item in shown)
+
+
+def _write_files(
+    report: Path,
+    shown: Sequence[Shown],
+    whole_results: Sequence[str],
+    spec_points: Sequence[Sequence[Point]],
+    coverage: CoverageOutcome | None,
+    shard: tuple[int, int, int] | None,
+) -> list[Path]:
+    results = [item.result for item in shown]
+    written = [report, report.with_name(JUNIT_FILE), report.parent / TAP_FILE]
+    write_text_atomic(written[0], _report_json(shown, whole_results, coverage, shard))
+    write_text_atomic(written[1], junit_xml(results, spec_points))
+    write_text_atomic(written[2], tap_document(results, spec_points))
+    return written
 
 
 def print_summary(shown: list[Shown], coverage: CoverageOutcome | None = None) -> None:
@@ -157,20 +228,46 @@ def print_with_fuzz(
     print_summary(shown, coverage)
 
 
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A spec's result as the summary shows it, and where it came from.
+
+    ``shown.result`` has no suites when it was read from a file (``stored``): the summary prints
+    from the file's head, and the reports parse the suites only for a result they do not know.
+    ``digest`` is the result file's; None for a ``--suite`` selection's cut-down result.
+    """
+
+    shown: Shown
+    stored: StoredResult | None
+    digest: str | None
+
+    def whole_json(self) -> str:
+        if self.stored is not None:
+            return self.stored.whole_json()
+        return self.shown.result.to_json()
+
+
 def load_summary(plan: SummaryPlan, session: str) -> list[Shown]:
+    """Every spec's result (without its suites unless a ``--suite`` selection needs them)."""
+    return [item.shown for item in load_specs(plan, session)]
+
+
+def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
     """Every spec's result, cut down to the ``--suite`` selection when there is one."""
     root = Path(plan.project_root)
-    shown: list[Shown] = []
+    if not plan.suite_selectors:
+        return [_load_stored(root, entry, session) for entry in plan.entries]
+    loaded: list[LoadedSpec] = []
     for entry in plan.entries:
         item = _load(root, entry, session)
         filtered = filter_result(item.result, plan.suite_selectors)
         if filtered.problem:
             who = SpecIdentity(entry.spec, entry.spec_id, entry.mode, entry.target)
             problem = failure_result(who, session, Stage.RUN, filtered.problem, "", "")
-            shown.append(Shown(result=problem, cached=item.cached))
+            loaded.append(LoadedSpec(Shown(result=problem, cached=item.cached), None, None))
         elif filtered.result is not None:
-            shown.append(Shown(result=filtered.result, cached=item.cached))
-    if plan.suite_selectors and not shown:
+            loaded.append(LoadedSpec(Shown(result=filtered.result, cached=item.cached), None, None))
+    if not loaded:
         wanted = ", ".join(plan.suite_selectors)
         who = SpecIdentity("(all specs)", "--suite", "-", "-")
         problem = failure_result(
@@ -182,8 +279,22 @@ def load_summary(plan: SummaryPlan, session: str) -> list[Shown]:
             "a bare one matches the last part of a path",
             "",
         )
-        shown.append(Shown(result=problem, cached=False))
-    return shown
+        loaded.append(LoadedSpec(Shown(result=problem, cached=False), None, None))
+    return loaded
+
+
+def _load_stored(root: Path, entry: SummaryEntry, session: str) -> LoadedSpec:
+    path = root / entry.result
+    try:
+        data = path.read_bytes()
+    except OSError:
+        data = b""
+    stored = parse_stored(data) if data else None
+    if stored is None:
+        missing = Shown(result=_missing_result(entry, session), cached=False)
+        return LoadedSpec(missing, None, "missing")
+    shown = Shown(result=stored.result, cached=stored.result.session != session)
+    return LoadedSpec(shown, stored, file_digest(data))
 
 
 def _load(root: Path, entry: SummaryEntry, session: str) -> Shown:
@@ -203,14 +314,17 @@ def _missing_result(entry: SummaryEntry, session: str) -> SpecResult:
 
 
 def _report_json(
-    shown: list[Shown],
+    shown: Sequence[Shown],
+    whole_results: Sequence[str],
     coverage: CoverageOutcome | None = None,
     shard: tuple[int, int, int] | None = None,
 ) -> str:
+    """Compact JSON (read by programs: ``astest merge``, CI scripts, jq), each spec's whole
+    result spliced in as the text it is stored as, so no expectation is parsed or encoded."""
     specs = []
-    for item in shown:
+    for item, whole in zip(shown, whole_results, strict=True):
         result = item.result
-        specs.append(
+        entry = _compact(
             {
                 "file": result.spec,
                 "spec_id": result.spec_id,
@@ -225,10 +339,10 @@ def _report_json(
                 "error": result.error,
                 "warnings": list(result.warnings),
                 "build_command": result.build_command,
-                # Everything the summary shows, so that `astest merge` can show it again.
-                "result": json.loads(result.to_json()),
             }
         )
+        # Everything the summary shows, so that `astest merge` can show it again.
+        specs.append(f'{entry[:-1]},"result":{whole}}}')
     totals = {
         "files": {
             status.value: sum(1 for s in shown if s.result.status == status) for status in Status
@@ -240,10 +354,15 @@ def _report_json(
         },
         "cached": sum(1 for s in shown if s.cached),
     }
-    document: dict[str, object] = {"format": REPORT_FORMAT, "totals": totals, "specs": specs}
+    document: dict[str, object] = {"format": REPORT_FORMAT, "totals": totals, "specs": []}
     if coverage is not None:
         document["coverage"] = coverage_report_json(coverage)
     if shard is not None:
         # `pairs`: how many (mode, spec) pairs all N shards hold together; the merge checks it.
         document["shard"] = {"index": shard[0], "count": shard[1], "pairs": shard[2]}
-    return json.dumps(document, indent=2) + "\n"
+    head, _, rest = _compact(document).partition('"specs":[]')
+    return f'{head}"specs":[{",".join(specs)}]{rest}\n'
+
+
+def _compact(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

@@ -84,14 +84,10 @@ BROKEN = result(
 PASSING = result("text", Status.PASSED, (suite("text", "test", expectation(Verdict.OK)),))
 
 
-def test_points_follow_as_tests_tap_naming() -> None:
-    names = [(p.name, p.status) for p in points(MATH)]
-    assert names == [
-        ("math > adds #1", Status.PASSED),
-        ("math > adds #2", Status.FAILED),
-        ("math > later", Status.SKIPPED),
-    ]
-    assert [p.name for p in points(BROKEN)] == ["build failed"]
+def test_a_spec_that_could_not_report_is_one_failing_point() -> None:
+    (point,) = points(BROKEN)
+    assert (point.name, point.verdict, point.failed) == ("build failed", Verdict.FAIL, 1)
+    assert [p.name for p in points(MATH)] == ["math > adds", "math > later"]
 
 
 def test_junit_parses_with_junitparser_and_counts_agree(tmp_path: Path) -> None:
@@ -100,32 +96,51 @@ def test_junit_parses_with_junitparser_and_counts_agree(tmp_path: Path) -> None:
     xml = junitparser.JUnitXml.fromfile(str(path))
     suites = list(xml)
     assert [s.name for s in suites] == ["wasi:math", "wasi:broken", "wasi:text"]
-    assert (suites[0].tests, suites[0].failures, suites[0].skipped) == (3, 1, 1)
+    assert (suites[0].tests, suites[0].failures, suites[0].skipped) == (2, 1, 1)
+    expectations = {p.name: p.value for p in suites[0].properties()}  # type: ignore[no-untyped-call]
+    assert expectations == {
+        "expectations.passed": "1",
+        "expectations.failed": "1",
+        "expectations.skipped": "1",
+    }
     cases = list(suites[0])
-    failed = cases[1]
-    assert failed.name == "math > adds #2"
+    failed = cases[0]
+    assert failed.name == "math > adds"
     assert not failed.is_passed
     assert "off by one" in failed.result[0].message
     assert "4:7" in (failed.result[0].text or "")
-    assert cases[2].is_skipped
+    assert cases[1].is_skipped
     broken_case = next(iter(suites[1]))
     assert "ERROR TS2322: <bad> & worse" in (broken_case.result[0].text or "")
-    assert (xml.tests, xml.failures, xml.skipped) == (5, 2, 1)
+    assert (xml.tests, xml.failures, xml.skipped) == (4, 2, 1)
 
 
 def test_tap_parses_with_tap_py(tmp_path: Path) -> None:
-    lines = list(TapParser().parse_text(tap_document([MATH, BROKEN, PASSING])))
+    text = tap_document([MATH, BROKEN, PASSING])
+    lines = list(TapParser().parse_text(text))
     plans = [line for line in lines if line.category == "plan"]
     tests = [line for line in lines if line.category == "test"]
-    assert plans[0].expected_tests == len(tests) == 5
-    assert [t.ok for t in tests] == [True, False, True, False, True]
-    assert tests[2].skip
-    assert tests[1].yaml_block is not None
-    assert tests[1].yaml_block["message"] == "off by one # really\x00"  # YAML's escapes hold it
-    assert tests[1].yaml_block["line"] == "4"
+    assert plans[0].expected_tests == len(tests) == 4
+    assert [t.ok for t in tests] == [False, True, False, True]
+    assert tests[1].skip
+    assert tests[0].yaml_block is not None
+    assert tests[0].yaml_block["message"] == "off by one # really\x00"  # YAML's escapes hold it
+    assert tests[0].yaml_block["line"] == "4"
     assert not [line for line in lines if line.category == "unknown" and line.text.strip()], [
         line.text for line in lines if line.category == "unknown"
     ]
+    assert "# expectations 2 passed, 2 failed, 1 skipped" in text.splitlines()
     # as-test escapes "#" in names (TAP 13's "\#"), so no name can turn into a SKIP or TODO.
-    assert not tests[1].skip and not tests[1].todo
-    assert "adds \\#2" in tap_document([MATH])
+    assert not tests[0].skip and not tests[0].todo
+    hashed = result("hash", Status.PASSED, (suite("adds #2", "test", expectation(Verdict.OK)),))
+    assert "adds \\#2" in tap_document([hashed])
+
+
+def test_a_tap_point_with_several_failures_carries_them_all() -> None:
+    failing = suite(
+        "table", "test", expectation(Verdict.FAIL, "row 1"), expectation(Verdict.FAIL, "row 2")
+    )
+    lines = list(TapParser().parse_text(tap_document([result("t", Status.FAILED, (failing,))])))
+    (test,) = [line for line in lines if line.category == "test"]
+    assert test.yaml_block is not None
+    assert "message: row 2" in test.yaml_block["failures"]

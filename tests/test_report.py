@@ -685,7 +685,9 @@ def test_failure_round_trips_through_json_text() -> None:
         ({"depth": True}, "'depth' should be an integer"),
         ({"start_ms": None}, "'start_ms' should be a number"),
         ({"suites": {}}, "'suites' should be a list"),
-        ({"tests": [1]}, "'tests' should hold only objects"),
+        ({"tests": [1]}, "'tests' should hold only lists"),
+        ({"tests": [[0, "ok", "toBe", "", "", 5, None, ""]]}, "'left' should be a string or null"),
+        ({"tests": [[0, "ok"]]}, "no 'instr' field"),
         ({"logs": [None]}, "'logs' should hold only strings"),
     ],
 )
@@ -757,3 +759,55 @@ def test_the_runtime_error_suite_counts_the_same_under_both_rules() -> None:
     assert (
         count(suites) == count(suites, every_block_is_suite=True) == Counts(0, 1, 0, 0, 1, 0, 0.0)
     )
+
+
+# -- number formatting without Decimal (issue 19) --------------------------------------------------
+def _decimal_shortest_digits(number: float) -> tuple[str, int]:
+    """The Decimal-based implementation this one replaced: the reference for the property."""
+    from decimal import Decimal
+
+    exact = Decimal(repr(number)).as_tuple()
+    assert isinstance(exact.exponent, int)
+    all_digits = "".join(str(d) for d in exact.digits)
+    digits = all_digits.rstrip("0")
+    return digits, exact.exponent + len(all_digits) - len(digits) + len(digits)
+
+
+@settings(max_examples=3000)
+@given(st.floats(min_value=0.0, exclude_min=True, allow_infinity=False, allow_nan=False))
+def test_shortest_digits_match_the_decimal_reference(number: float) -> None:
+    from astest_tasks.report import _shortest_digits
+
+    assert _shortest_digits(number) == _decimal_shortest_digits(number)
+
+
+@settings(max_examples=3000)
+@given(
+    st.floats(allow_nan=False)
+    | st.integers(min_value=-(2**60), max_value=2**60).map(float)
+    | st.sampled_from([2.0**53 - 1, 2.0**53, 2.0**53 + 2, 1e21, 1e-7, 1e-6, 5e-324, -0.0])
+)
+def test_js_number_text_keeps_javascripts_layout(number: float) -> None:
+    from astest_tasks.report import _js_number_text
+
+    digits, point = (
+        _decimal_shortest_digits(abs(number)) if number and math.isfinite(number) else ("", 0)
+    )
+    text = _js_number_text(number)
+    if not number or not math.isfinite(number):
+        assert text in {"0", "Infinity", "-Infinity"}
+        return
+    sign = "-" if number < 0 else ""
+    size = len(digits)
+    if size <= point <= 21:
+        expected = digits + "0" * (point - size)
+    elif 0 < point <= 21:
+        expected = f"{digits[:point]}.{digits[point:]}"
+    elif -6 < point <= 0:
+        expected = "0." + "0" * -point + digits
+    else:
+        mantissa = digits if size == 1 else f"{digits[0]}.{digits[1:]}"
+        exponent = point - 1
+        expected = f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
+    assert text == sign + expected
+    assert float(text) == number

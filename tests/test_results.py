@@ -169,3 +169,30 @@ def test_read_result_returns_none_for_a_field_of_the_wrong_type(tmp_path: Path, 
     path = tmp_path / "result.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     assert read_result(path) is None
+
+
+def test_the_result_file_is_a_head_line_a_suites_line_and_a_test_cases_line(
+    tmp_path: Path,
+) -> None:
+    from astest_tasks.results import read_result_head, read_stored
+    from astest_tasks.test_cases import test_cases
+
+    path = tmp_path / "r.json"
+    write_result(path, sample_result())
+    head_line, suites_line, cases_line = path.read_text(encoding="utf-8").splitlines()
+    assert len(json.loads(cases_line)) == 1
+    assert "suites" not in json.loads(head_line)
+    assert json.loads(suites_line)[0]["description"] == "math"
+    assert read_result_head(path) == replace(sample_result(), suites=())
+    stored = read_stored(path)
+    assert stored is not None and stored.full() == sample_result()
+    assert SpecResult.from_json(stored.whole_json()) == sample_result()
+    assert stored.test_cases() == test_cases(sample_result().suites)
+
+
+def test_a_result_of_the_old_single_document_format_is_unreadable(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    data = json.loads(sample_result().to_json())
+    data["format"] = 1
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    assert read_result(path) is None

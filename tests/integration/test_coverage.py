@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from astest_tasks.coverage import CoveragePoint
+from astest_tasks.results import read_result_head
 from tests.integration.conftest import NODE_MODULES, DoitRun, Project, clone_project, copy_project
 
 pytestmark = pytest.mark.integration
@@ -106,7 +108,7 @@ def test_totals_and_console_block_equal_ast_tests(
 def test_the_configs_rules_removed_points(built_coverage: tuple[Project, DoitRun]) -> None:
     project, _ = built_coverage
     results = sorted((project.root / ".as-test/build/default").glob("*.result.json"))
-    raw = {p["file"] for r in results for p in json.loads(r.read_text())["coverage"]["points"]}
+    raw = {p.file for r in results for p in read_coverage(r)}
     kept = {f["file"] for f in coverage_json(project.root, "coverage.log.json")["files"]}
     # The wasm reported the excluded generated file; the summary dropped it (exclude rule).
     assert "assembly/src/generated/table.ts" in raw
@@ -193,3 +195,9 @@ def test_a_bad_switch_is_one_error_line(fresh_project: Callable[[str], Project])
     assert run.exit_code == 3
     assert "ASTEST_COVERAGE: 'sometimes' is not a coverage switch" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def read_coverage(result_file: Path) -> tuple[CoveragePoint, ...]:
+    result = read_result_head(result_file)
+    assert result is not None and result.coverage is not None, result_file
+    return result.coverage.points

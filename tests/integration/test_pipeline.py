@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from astest_tasks.results import read_result
 from tests.integration.conftest import DoitRun, Project, clone_project, copy_project
 
 pytestmark = pytest.mark.integration
@@ -30,8 +31,8 @@ def test_the_generator_runs_before_the_build_that_imports_its_output(
     order = run.executed
     assert order.index("codegen") < order.index("astest:build:default:table")
     assert (project.root / "assembly/generated/table.ts").is_file()
-    table = json.loads((project.root / ".as-test/build/default/table.result.json").read_text())
-    assert table["status"] == "passed"
+    table = read_result(project.root / ".as-test/build/default/table.result.json")
+    assert table is not None and table.status == "passed"
 
 
 def test_a_change_in_generated_output_rebuilds_exactly_its_importers(

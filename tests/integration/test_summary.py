@@ -93,6 +93,7 @@ def test_report_json_lists_every_spec_and_mode_with_cached_flags(
     built_passing: tuple[Project, DoitRun], tmp_path: Path
 ) -> None:
     project = clone_project(built_passing[0], tmp_path)
+    (project.root / ".as-test/report-state.json").unlink()  # else nothing changed: no rewrite
     project.doit()
     report = project.report()
     assert report["totals"]["cached"] == 10
@@ -111,6 +112,8 @@ def test_junit_and_tap_agree_with_the_summary_and_include_cached_results(
 
     built: tuple[Project, DoitRun] = request.getfixturevalue(fixture)
     project = clone_project(built[0], tmp_path)
+    # Forget the reports' state, so that they are written again, from cached results.
+    (project.root / ".as-test/report-state.json").unlink()
     # The same timeout as the build fixture (it is part of the run key): passing specs stay cached.
     run = project.doit(env={"ASTEST_TIMEOUT": "2"} if fixture == "built_failing" else {})
     totals = project.report()["totals"]["tests"]
@@ -118,20 +121,28 @@ def test_junit_and_tap_agree_with_the_summary_and_include_cached_results(
         assert project.report()["totals"]["cached"] == len(project.report()["specs"])
 
     xml = junitparser.JUnitXml.fromfile(str(project.root / ".as-test/junit.xml"))
-    passed = xml.tests - xml.failures - xml.skipped - xml.errors
-    assert (passed, xml.failures, xml.skipped) == (
-        totals["passed"],
-        totals["failed"],
-        totals["skipped"],
-    )
+    expectations = {"passed": 0, "failed": 0, "skipped": 0}
+    for suite in xml:
+        for prop in suite.properties():  # type: ignore[no-untyped-call]
+            expectations[prop.name.removeprefix("expectations.")] += int(prop.value)
+        cases = list(suite)
+        assert suite.tests == len(cases)
+        assert suite.failures == sum(
+            1 for case in cases if not case.is_passed and not case.is_skipped
+        )
+    assert expectations == totals
     assert len(list(xml)) == len(project.report()["specs"])
+    failed_specs = sum(1 for spec in project.report()["specs"] if spec["verdict"] == "failed")
+    assert sum(1 for suite in xml if suite.failures) == failed_specs
 
     tap_text = (project.root / ".as-test/reports/report.tap").read_text()
     lines = list(TapParser().parse_text(tap_text))
     results = [line for line in lines if line.category == "test"]
     plan = next(line for line in lines if line.category == "plan")
-    assert plan.expected_tests == len(results)
-    assert sum(1 for r in results if not r.ok) == totals["failed"]
+    assert plan.expected_tests == len(results) == xml.tests
+    assert sum(1 for r in results if not r.ok) == xml.failures
+    expected = f"# expectations {totals['passed']} passed, {totals['failed']} failed, "
+    assert expected + f"{totals['skipped']} skipped" in tap_text.splitlines()
     assert run.last_line == totals_line(project)
 
 
