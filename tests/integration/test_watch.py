@@ -3,6 +3,8 @@ leaves a state from which a plain ``astest`` runs nothing but the summary."""
 
 from __future__ import annotations
 
+import json
+import os
 import queue
 import re
 import signal
@@ -21,6 +23,7 @@ from tests.integration.conftest import (
     _doit_environment,
     passing_tests_line,
 )
+from tests.integration.pausing import HOOK, REACH_LIMIT_S
 from tests.integration.toolchains import Toolchain
 
 # The watch loop is our own machinery: what each cycle runs is a plain run, which every other
@@ -35,7 +38,7 @@ WATCHING = "watching "
 class Watcher:
     """``astest --watch`` in the background, its stdout read line by line by a thread."""
 
-    def __init__(self, project: Project, *args: str) -> None:
+    def __init__(self, project: Project, *args: str, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "astest_tasks", "--watch", *args],
             cwd=project.root,
@@ -43,7 +46,7 @@ class Watcher:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=_doit_environment(None),
+            env=_doit_environment(env),
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: list[str] = []
@@ -96,9 +99,9 @@ def totals_line(lines: list[str]) -> str:
     return next(line for line in lines if line.startswith("tests: "))
 
 
-def astest(project: Project) -> tuple[int, str]:
+def astest(project: Project, *args: str) -> tuple[int, str]:
     proc = subprocess.run(
-        [sys.executable, "-m", "astest_tasks"],
+        [sys.executable, "-m", "astest_tasks", *args],
         cwd=project.root,
         capture_output=True,
         text=True,
@@ -213,3 +216,39 @@ def test_a_compile_error_is_reported_and_watching_goes_on(
         assert watcher.interrupt(signal.SIGTERM) == 1, watcher.stderr
     finally:
         watcher.stop()
+
+
+def test_stopped_mid_cycle_it_leaves_every_file_whole(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    project = fresh_project("passing")
+    selection = ("--mode", "wasi", "--spec", "geometry")
+    # The second cycle stops mid-write of its result (pause_hook), where the signal lands.
+    marker = project.root.parent / ".paused-watch"
+    point = {"kind": "fsync", "target": "*/.*.result.json.*.tmp", "nth": 2, "marker": str(marker)}
+    hooked = {
+        "ASTEST_TEST_PAUSE": json.dumps(point),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(HOOK), os.environ.get("PYTHONPATH")])),
+    }
+    watcher = Watcher(project, *selection, env=hooked)
+    try:
+        assert ran(watcher.cycle()) == [("PASS", "wasi", "geometry")]
+        edit(project.root / "assembly/__tests__/geometry.spec.ts", lambda text: text + ADDED_TEST)
+        deadline = time.monotonic() + REACH_LIMIT_S
+        while not marker.exists():  # the hook's own signal that it waits there
+            assert watcher.process.poll() is None, watcher.stderr
+            assert time.monotonic() < deadline, "the second cycle never wrote its result"
+            time.sleep(0.05)
+        assert watcher.interrupt() == 1, "an interrupted cycle counts as failed"
+    finally:
+        watcher.stop()
+
+    for path in (project.root / ".as-test").rglob("*.json"):
+        json.loads(path.read_text())  # none torn
+    assert not list((project.root / ".as-test").rglob("*.tmp")), "no temporary file is left"
+    # The interrupted run was not recorded: a plain run runs it, and the next one nothing.
+    code, output = astest(project, *selection)
+    assert code == 0 and "astest:run:wasi:geometry" in EXECUTED.findall(output), output
+    assert "tests: 7 passed, 0 failed" in output
+    code, output = astest(project, *selection)
+    assert code == 0 and EXECUTED.findall(output) == ["astest:summary"], output
