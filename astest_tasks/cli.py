@@ -3,6 +3,7 @@
 ``astest init`` scaffolds a project, ``astest doctor`` checks its setup and ``astest merge``
 combines shard reports; everything else is doit's command line with our tasks loaded
 (standalone.py): ``astest``, ``astest list``, ``astest -n 2``, ``astest clean``, ``astest help``.
+``astest --watch`` runs again on every change (watch.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ OWN_COMMANDS = ("init", "merge", "doctor", "--version")
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments or arguments[0] not in OWN_COMMANDS:
+        from astest_tasks.watch import run_watch, watch_arguments
+
+        watched = watch_arguments(arguments)
+        if watched is not None:
+            return run_watch(watched)
         from astest_tasks.standalone import run_doit  # doit's command line
 
         return run_doit(arguments)
@@ -43,7 +49,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Run as-test AssemblyScript specs as incremental doit tasks.",
         epilog=(
             "Any other command is doit's, with this project's as-test tasks loaded: `astest` "
-            "runs them, `astest list`, `astest info TASK`, `astest -n 2`, `astest clean`; "
+            "runs them, `astest --watch` again on every change, `astest list`, "
+            "`astest info TASK`, `astest -n 2`, `astest clean`; "
             "`astest help` lists doit's commands and `astest help run` the options."
         ),
     )

@@ -220,3 +220,21 @@ def format_seconds(seconds: float) -> str:
     if seconds < 1.0:
         return f"{seconds * 1000:.0f} ms"
     return f"{seconds:.2f} s"
+
+
+def render_changed(shown: Sequence[Shown], palette: Palette) -> str:
+    """A watch cycle's few lines: the specs this run ran (cached ones are left out), their
+    failures, then the totals over every spec, so the tests line stays last."""
+    fresh = [item for item in shown if not item.cached]
+    id_width = max((len(s.result.spec_id) for s in fresh), default=0)
+    mode_width = max((len(s.result.mode) for s in fresh), default=0)
+    lines = [_spec_line(item, palette, id_width, mode_width) for item in fresh]
+    for item in fresh:
+        if _has_details(item):
+            lines.append("")
+            lines.extend(_failure_block(item, palette))
+    if lines:
+        lines.append("")
+    lines.extend(_totals(shown, palette))
+    text = "\n".join(lines) + "\n"
+    return text if palette.enabled else strip_colour(text)

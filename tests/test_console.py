@@ -7,7 +7,14 @@ from dataclasses import replace
 
 import pytest
 
-from astest_tasks.console import Palette, Shown, live_line, render_summary, use_colour
+from astest_tasks.console import (
+    Palette,
+    Shown,
+    live_line,
+    render_changed,
+    render_summary,
+    use_colour,
+)
 from astest_tasks.coverage import CoveragePoint, merge_points
 from astest_tasks.report import Counts, FailureDetail, count, failures, runtime_error_suite
 from astest_tasks.results import SpecResult, Stage, Status
@@ -94,6 +101,26 @@ def mixed() -> list[Shown]:
 
 
 # -- summary text ----------------------------------------------------------------------------------
+
+
+def test_a_watch_cycle_shows_only_what_it_ran_and_the_totals_over_everything() -> None:
+    text = render_changed(mixed(), PLAIN)
+    lines = text.splitlines()
+    spec_lines = [line.split() for line in lines if line.startswith((" PASS", " SKIP", " FAIL"))]
+    assert [words[2] for words in spec_lines if words[1] == "wasi"] == [
+        "array",
+        "skipped",
+        "broken",
+    ]
+    assert " math " not in text and "(cached)" not in text  # the cached failure is left out
+    assert "Cannot find name 'nope'" in text  # a fresh failure's details
+    assert lines[-3].startswith("files: 1 passed, 2 failed, 1 skipped (1 cached)")
+    assert lines[-1] == render_summary(mixed(), PLAIN).splitlines()[-1]
+
+
+def test_a_watch_cycle_that_ran_nothing_is_its_totals() -> None:
+    cached = [replace(item, cached=True) for item in mixed()]
+    assert render_changed(cached, PLAIN).splitlines()[0].startswith("files: ")
 
 
 def test_last_line_is_the_plain_test_totals() -> None:

@@ -1,0 +1,254 @@
+"""``astest --watch`` on a real project: a save runs exactly the affected specs, and Ctrl-C
+leaves a state from which a plain ``astest`` runs nothing but the summary."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import (
+    EXECUTED,
+    Project,
+    _doit_environment,
+    passing_tests_line,
+)
+from tests.integration.pausing import HOOK, REACH_LIMIT_S
+from tests.integration.toolchains import Toolchain
+
+# The watch loop is our own machinery: what each cycle runs is a plain run, which every other
+# integration test covers on both toolchains.
+pytestmark = [pytest.mark.integration, pytest.mark.toolchains("1.0.7")]
+
+CYCLE_LIMIT_S = 300.0  # a loaded 2-core machine can take minutes for a first cycle
+SPEC_LINE = re.compile(r"^ (PASS|FAIL|SKIP) +(\S+) +(\S+) ")
+WATCHING = "watching "
+
+
+class Watcher:
+    """``astest --watch`` in the background, its stdout read line by line by a thread."""
+
+    def __init__(self, project: Project, *args: str, env: dict[str, str] | None = None) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "astest_tasks", "--watch", *args],
+            cwd=project.root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_doit_environment(env),
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.stderr: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def _read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        self.stderr.extend(self.process.stderr)
+
+    def cycle(self) -> list[str]:
+        """The lines of the next cycle, up to its ``watching ...`` line."""
+        deadline = time.monotonic() + CYCLE_LIMIT_S
+        seen: list[str] = []
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                line = self.lines.get(timeout=max(left, 0.01))
+            except queue.Empty:
+                self.stop()
+                pytest.fail(f"no end of cycle within {CYCLE_LIMIT_S} s: {seen}{self.stderr}")
+            if line is None:
+                pytest.fail(f"astest --watch ended: {seen}{self.stderr}")
+            seen.append(line)
+            if line.startswith(WATCHING):
+                return seen
+
+    def interrupt(self, signum: int = signal.SIGINT) -> int:
+        self.process.send_signal(signum)
+        return self.process.wait(timeout=60)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def ran(lines: list[str]) -> list[tuple[str, str, str]]:
+    """(verdict, mode, spec) of each spec line a cycle printed."""
+    return sorted(m.groups() for line in lines if (m := SPEC_LINE.match(line)))  # type: ignore[misc]
+
+
+def totals_line(lines: list[str]) -> str:
+    return next(line for line in lines if line.startswith("tests: "))
+
+
+def astest(project: Project, *args: str) -> tuple[int, str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "astest_tasks", *args],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=_doit_environment(None),
+        stdin=subprocess.DEVNULL,
+    )
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def edit(path: Path, change: Callable[[str], str]) -> None:
+    path.write_text(change(path.read_text()))
+
+
+ADDED_TEST = """
+describe("added while watching", () => {
+  test("sums", () => {
+    expect(2 + 2).toBe(4);
+  });
+});
+"""
+
+
+def test_a_save_runs_exactly_the_affected_specs(
+    fresh_project: Callable[[str], Project], toolchain: Toolchain
+) -> None:
+    project = fresh_project("passing")
+    watcher = Watcher(project)
+    try:
+        first = watcher.cycle()
+        assert first[0].endswith("astest --watch: first run")
+        assert len(ran(first)) == 10  # every spec in both modes, none cached
+        assert totals_line(first) == passing_tests_line(toolchain)
+
+        # A spec: that spec alone, in both modes.
+        edit(project.root / "assembly/__tests__/geometry.spec.ts", lambda text: text + ADDED_TEST)
+        saved = time.monotonic()
+        spec_cycle = watcher.cycle()
+        print(f"spec saved -> result printed: {time.monotonic() - saved:.2f} s")
+        assert "changed: assembly/__tests__/geometry.spec.ts" in spec_cycle[0]
+        assert ran(spec_cycle) == [
+            ("PASS", "bindings", "geometry"),
+            ("PASS", "wasi", "geometry"),
+        ]
+        assert totals_line(spec_cycle).startswith("tests: 26 passed, 0 failed")
+
+        # An imported helper, broken: the two specs that import it, failing.
+        counter = project.root / "assembly/lib/counter.ts"
+        original = counter.read_text()
+        edit(counter, lambda text: text.replace("n++", "n += 2"))
+        saved = time.monotonic()
+        broken = watcher.cycle()
+        print(f"helper saved -> result printed: {time.monotonic() - saved:.2f} s")
+        assert ran(broken) == [
+            ("FAIL", "bindings", "right/shared"),
+            ("FAIL", "bindings", "snap"),
+            ("FAIL", "wasi", "right/shared"),
+            ("FAIL", "wasi", "snap"),
+        ]
+        # with what failed, under each failing spec
+        assert " FAIL  assembly/__tests__/right/shared.spec.ts [wasi]" in broken
+        assert totals_line(broken).startswith("tests: 20 passed, 6 failed")
+
+        # Mended: the same specs pass again; the last cycle passed, so Ctrl-C exits 0.
+        counter.write_text(original)
+        mended = watcher.cycle()
+        assert [(mode, spec) for _, mode, spec in ran(mended)] == [
+            (mode, spec) for _, mode, spec in ran(broken)
+        ]
+        assert {verdict for verdict, _, _ in ran(mended)} == {"PASS"}
+        started = time.monotonic()
+        assert watcher.interrupt() == 0, watcher.stderr
+        print(f"Ctrl-C -> exit: {time.monotonic() - started:.2f} s")
+    finally:
+        watcher.stop()
+
+    # doit's state and the results are whole: a plain run finds everything cached.
+    code, output = astest(project)
+    assert code == 0, output
+    assert EXECUTED.findall(output) == ["astest:summary"], output
+    assert "tests: 26 passed, 0 failed" in output
+
+
+def test_a_compile_error_is_reported_and_watching_goes_on(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    project = fresh_project("passing")
+    watcher = Watcher(project, "--mode", "wasi", "--spec", "geometry")
+    try:
+        first = watcher.cycle()
+        assert ran(first) == [("PASS", "wasi", "geometry")]
+
+        spec = project.root / "assembly/__tests__/geometry.spec.ts"
+        edit(spec, lambda text: text + "\nlet broken: i32 = ;\n")
+        failed = watcher.cycle()
+        assert ran(failed) == [("FAIL", "wasi", "geometry")]
+        assert any("build failed" in line for line in failed), failed
+
+        # A broken config stops the run before any task, and is named; watching goes on, and
+        # mending the config reloads the tasks.
+        config = project.root / "as-test.config.json"
+        original = config.read_text()
+        config.write_text(original.replace('"modes"', '"modes": 3, "x"', 1))
+        refused = watcher.cycle()
+        assert "changed: as-test.config.json" in refused[0]
+        assert "the run stopped with exit code 3 (see above)" in refused
+        assert ran(refused) == []
+        config.write_text(original)
+        reloaded = watcher.cycle()
+        assert ran(reloaded) == [("FAIL", "wasi", "geometry")]  # the spec is still broken
+        # SIGTERM (how CI cancels) stops it as Ctrl-C does; the last cycle failed: exit 1.
+        assert watcher.interrupt(signal.SIGTERM) == 1, watcher.stderr
+    finally:
+        watcher.stop()
+
+
+def test_stopped_mid_cycle_it_leaves_every_file_whole(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    project = fresh_project("passing")
+    selection = ("--mode", "wasi", "--spec", "geometry")
+    # The second cycle stops mid-write of its result (pause_hook), where the signal lands.
+    marker = project.root.parent / ".paused-watch"
+    point = {"kind": "fsync", "target": "*/.*.result.json.*.tmp", "nth": 2, "marker": str(marker)}
+    hooked = {
+        "ASTEST_TEST_PAUSE": json.dumps(point),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(HOOK), os.environ.get("PYTHONPATH")])),
+    }
+    watcher = Watcher(project, *selection, env=hooked)
+    try:
+        assert ran(watcher.cycle()) == [("PASS", "wasi", "geometry")]
+        edit(project.root / "assembly/__tests__/geometry.spec.ts", lambda text: text + ADDED_TEST)
+        deadline = time.monotonic() + REACH_LIMIT_S
+        while not marker.exists():  # the hook's own signal that it waits there
+            assert watcher.process.poll() is None, watcher.stderr
+            assert time.monotonic() < deadline, "the second cycle never wrote its result"
+            time.sleep(0.05)
+        assert watcher.interrupt() == 1, "an interrupted cycle counts as failed"
+    finally:
+        watcher.stop()
+
+    for path in (project.root / ".as-test").rglob("*.json"):
+        json.loads(path.read_text())  # none torn
+    assert not list((project.root / ".as-test").rglob("*.tmp")), "no temporary file is left"
+    # The interrupted run was not recorded: a plain run runs it, and the next one nothing.
+    code, output = astest(project, *selection)
+    assert code == 0 and "astest:run:wasi:geometry" in EXECUTED.findall(output), output
+    assert "tests: 7 passed, 0 failed" in output
+    code, output = astest(project, *selection)
+    assert code == 0 and EXECUTED.findall(output) == ["astest:summary"], output
