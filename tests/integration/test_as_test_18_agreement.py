@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.integration.conftest import TOOLCHAIN_18_NODE_MODULES, Project, copy_project
+from tests.integration.conftest import Project, copy_project
+from tests.integration.stock_runners import stock_runners
 from tests.integration.toolchains import AS_TEST_1_8
 
 pytestmark = pytest.mark.integration
@@ -159,23 +160,10 @@ def test_the_stock_node_runners_of_1_8_run_as_external_runtimes(tmp_path: Path) 
     take the wasm from AS_TEST_WASM_PATH (its runtime cmd has no <file>): they must give the
     verdicts and counts our in-process runners give."""
     project = copy_18("passing", tmp_path)
-    scratch = tmp_path / "init"
-    scratch.mkdir()
-    (scratch / "node_modules").symlink_to(TOOLCHAIN_18_NODE_MODULES)
-    (scratch / "package.json").write_text('{"type": "module"}')
-    proc = subprocess.run(
-        ["npx", "--no-install", "ast", "init", "--yes", "--target", "wasi", "--example", "none"],
-        cwd=scratch,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
     runners = project.root / ".as-test" / "runners"
     runners.mkdir(parents=True, exist_ok=True)
     for target in ("wasi", "bindings"):
-        stock = (scratch / ".as-test" / "runners" / f"default.{target}.js").read_text()
+        stock = (stock_runners(AS_TEST_1_8) / f"default.{target}.js").read_text()
         assert 'import { instantiate } from "as-test/lib";' in stock
         (runners / f"default.{target}.js").write_text(stock)
     config = {

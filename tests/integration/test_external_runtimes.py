@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.integration.conftest import NODE_MODULES, Project, copy_project
+from tests.integration.conftest import Project, copy_project
+from tests.integration.stock_runners import stock_runners as stock_runners_of
+from tests.integration.toolchains import AS_TEST_1_0
 
 pytestmark = pytest.mark.integration
 
@@ -37,24 +37,9 @@ wasi.start(new WebAssembly.Instance(module, wasi.getImportObject()));
 
 
 @pytest.fixture(scope="module")
-def stock_runners(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def stock_runners() -> Path:
     """as-test 1.0.7's own runner scripts, written by its `ast init`."""
-    scratch = tmp_path_factory.mktemp("ast-init")
-    (scratch / "node_modules").symlink_to(NODE_MODULES)
-    (scratch / "package.json").write_text('{"type": "module"}')
-    for target in ("wasi", "bindings"):
-        proc = subprocess.run(
-            ["npx", "ast", "init", "--yes", "--target", target, "--example", "none"],
-            cwd=scratch,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-    runners = scratch / ".as-test" / "runners"
-    assert (runners / "default.wasi.js").is_file() and (runners / "default.bindings.js").is_file()
-    yield runners
+    return stock_runners_of(AS_TEST_1_0)
 
 
 def configure(project: Project, modes: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import Project, copy_project
+from tests.integration.stock_runners import stock_runners
 from tests.integration.toolchains import Toolchain
 
 pytestmark = pytest.mark.integration
@@ -27,24 +28,10 @@ AS_TEST_TESTS_LINE = re.compile(r"^Tests:\s+(\d+) failed, (\d+) skipped,\s+(\d+)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def install_stock_runners(project: Project) -> None:
+def install_stock_runners(project: Project, toolchain: Toolchain) -> None:
     """The runner scripts the project's own as-test writes with `ast init` (bindings target)."""
-    scratch = project.root.parent / "ast-init"
-    scratch.mkdir()
-    (scratch / "node_modules").symlink_to((project.root / "node_modules").readlink())
-    (scratch / "package.json").write_text('{"type": "module"}')
-    proc = subprocess.run(
-        ["npx", "ast", "init", "--yes", "--target", "bindings", "--example", "none"],
-        cwd=scratch,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    runner = scratch / ".as-test" / "runners" / "default.bindings.js"
-    assert runner.is_file(), proc.stdout
     (project.root / ".as-test" / "runners").mkdir(parents=True)
+    runner = stock_runners(toolchain) / "default.bindings.js"
     shutil.copy(runner, project.root / ".as-test" / "runners" / runner.name)
 
 
@@ -68,9 +55,9 @@ def test_a_report_over_100_kib_arrives_whole_through_the_stock_node_runner(
     tmp_path: Path, toolchain: Toolchain
 ) -> None:
     ours = copy_project("codec", tmp_path / "ours", toolchain)
-    install_stock_runners(ours)
+    install_stock_runners(ours, toolchain)
     theirs = copy_project("codec", tmp_path / "theirs", toolchain)
-    install_stock_runners(theirs)
+    install_stock_runners(theirs, toolchain)
 
     run = ours.doit()
     as_test_exit, as_test_failed, as_test_total = ast_test(theirs)
