@@ -521,28 +521,15 @@ class SnapshotStore:
             relative = input_snapshot_path(project_root, spec_path, snapshot_dir, input_patterns)
             file_path = project_root / relative
             source = file_path if file_path.exists() else None
-            if source is None:
-                return cls(
-                    spec_basename, file_path, None, "", {}, normalize_prefix=normalize_prefix
-                )
-            parsed = parse_snapshot_text(_read_text(source), spec_basename)
-            return cls(
-                spec_basename,
-                file_path,
-                source,
-                parsed.preamble,
-                parsed.entries,
-                parsed.normalized,
-                normalize_prefix=normalize_prefix,
-            )
-        file_path = project_root / snapshot_path(spec_path, snapshot_dir)
-        directory = project_root / (snapshot_dir or ".")
-        base = spec_basename.removesuffix(".ts")
-        legacy = [directory / f"{base}.snap.json"]
-        disambiguator = _legacy_disambiguator(spec_path, project_root, duplicate_spec_basenames)
-        if disambiguator:
-            legacy.append(directory / f"{base}.{disambiguator}.snap.json")
-        source = _find_source(file_path, legacy)
+        else:
+            file_path = project_root / snapshot_path(spec_path, snapshot_dir)
+            directory = project_root / (snapshot_dir or ".")
+            base = spec_basename.removesuffix(".ts")
+            legacy = [directory / f"{base}.snap.json"]
+            disambiguator = _legacy_disambiguator(spec_path, project_root, duplicate_spec_basenames)
+            if disambiguator:
+                legacy.append(directory / f"{base}.{disambiguator}.snap.json")
+            source = _find_source(file_path, legacy)
         if source is None:
             return cls(spec_basename, file_path, None, "", {}, normalize_prefix=normalize_prefix)
         text = _read_text(source)
