@@ -87,7 +87,7 @@ def test_lone_surrogates_reach_every_output_and_counts_agree_with_as_test(
 
     # report.json keeps every surrogate exactly (as a JSON escape).
     raw_report = (ours.root / ".as-test/report.json").read_bytes()
-    raw_report.decode("ascii")  # json.dumps escaped everything
+    raw_report.decode("utf-8")  # strict: valid UTF-8, the surrogates are JSON escapes
     report = json.loads(raw_report)
     escape = spec_entry(report, "escape", "wasi")["result"]
     titles = [failure["title"] for failure in escape["failures"]]

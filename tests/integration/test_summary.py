@@ -61,7 +61,7 @@ def test_failures_exit_non_zero_with_details_and_still_end_with_the_totals_line(
 
 
 def test_the_compile_repro_command_really_reproduces_the_error(
-    built_failing: tuple[Project, DoitRun], tmp_path: Path
+    built_failing: tuple[Project, DoitRun], tmp_path: Path, toolchain: Toolchain
 ) -> None:
     import shlex
     import subprocess
@@ -69,7 +69,9 @@ def test_the_compile_repro_command_really_reproduces_the_error(
     project, _ = built_failing
     entry = project.spec_report("assembly/__tests__/broken.spec.ts", "wasi")
     command = entry["build_command"]
-    assert command.startswith("AS_TEST_COVERAGE_ENABLED=0 node ")
+    # as-test 1.3+ also puts the mode's name into the build env (for its mode() helper).
+    mode_name = "AS_TEST_MODE_NAME=wasi " if toolchain.is_1_8 else ""
+    assert command.startswith(f"AS_TEST_COVERAGE_ENABLED=0 {mode_name}node ")
     proc = subprocess.run(
         ["bash", "-c", command], cwd=project.root, capture_output=True, text=True, timeout=120
     )
