@@ -52,6 +52,9 @@ class SpecInputs:
     def affected_by(self, changed: frozenset[str]) -> bool:
         if not self.files.isdisjoint(changed):
             return True
+        # git names a submodule whose checkout moved by its folder: every file in it may differ.
+        if any(folder in changed for path in self.files for folder in _parents(path)):
+            return True
         return any(_inside(path, folder) for folder in self.folders for path in changed)
 
 
@@ -156,6 +159,13 @@ def argument_paths(root: Path, arguments: Sequence[str]) -> tuple[frozenset[str]
 
 def _at_root_or_above(path: str) -> bool:
     return all(part == ".." for part in path.split("/")[:-1])
+
+
+def _parents(path: str) -> list[str]:
+    """``a/b/c.ts`` -> ``a/b``, ``a``; the ``..`` steps of a path outside the project are not
+    folders of their own."""
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[:end]) for end in range(len(parts), 0, -1) if parts[end - 1] != ".."]
 
 
 def _inside(path: str, folder: str) -> bool:

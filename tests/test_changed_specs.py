@@ -113,6 +113,15 @@ def test_a_renamed_spec_is_selected_under_its_new_name() -> None:
     ]
 
 
+def test_a_moved_submodule_selects_the_specs_that_import_a_file_inside_it() -> None:
+    """git lists a submodule whose checkout moved as its folder, not the files in it."""
+    vendored = inputs("wasi", VECTOR, "vendor/linalg/assembly/vec.ts")
+    outside = inputs("wasi", MATRIX, "../vendor/linalg/vec.ts")
+    assert chosen({"vendor/linalg"}, [vendored, inputs("wasi", PARSE)]) == ["wasi:vector.spec.ts"]
+    assert chosen({"../vendor/linalg"}, [outside]) == ["wasi:matrix.spec.ts"]
+    assert chosen({"vendor/linalg-old"}, [vendored]) == []
+
+
 def test_a_folder_named_by_the_build_arguments_selects_on_any_file_inside() -> None:
     with_lib = inputs("wasi", VECTOR, folders=("vendor/lib",))
     assert chosen({"vendor/lib/deep/alloc.ts"}, [with_lib]) == ["wasi:vector.spec.ts"]
