@@ -433,7 +433,7 @@ def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
     fuzz = load_fuzz(summary_plan, session)
     coverage = summary_coverage(summary_plan, shown)
     if not in_doit_worker_process():
-        print_with_fuzz(shown, fuzz, coverage)
+        print_with_fuzz(shown, fuzz, coverage, summary_plan.note)
     specs_passed = write_report(summary_plan, loaded, coverage)
     if specs_passed and all(item.result.passed for item in fuzz):
         return True
@@ -454,4 +454,4 @@ def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
         summary_plan = SummaryPlan.from_dict(plan)
         shown = load_summary(summary_plan, session)
         coverage = summary_coverage(summary_plan, shown)
-        print_with_fuzz(shown, load_fuzz(summary_plan, session), coverage)
+        print_with_fuzz(shown, load_fuzz(summary_plan, session), coverage, summary_plan.note)

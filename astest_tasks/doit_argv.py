@@ -64,14 +64,21 @@ def default_tasks(arguments: Sequence[str]) -> list[str]:
     return [str(task) for task in tasks] if isinstance(tasks, list | tuple) else []
 
 
-def task_options_first(arguments: Sequence[str], options: Sequence[Mapping[str, Any]]) -> list[str]:
+def task_options_first(
+    arguments: Sequence[str],
+    options: Sequence[Mapping[str, Any]],
+    bare_values: Mapping[str, str] | None = None,
+) -> list[str]:
     """``arguments`` with the given task options moved to just after the doit command word (or to
     the front for a run), where a command that carries them reads them: doit reads options after
     a task name as that task's, and a first word that is an option hides the command after it.
 
     ``options`` are doit option dicts (``long``, ``type``); a ``bool`` one takes no value. A
-    value is taken with its option, so ``--spec info`` stays a spec named "info".
+    value is taken with its option, so ``--spec info`` stays a spec named "info". An option of
+    ``bare_values`` (by name) given without ``=`` takes its value from there instead, and the
+    word after it stays a word of its own (``--changed list``: HEAD, then the list command).
     """
+    bare = {f"--{name}": value for name, value in (bare_values or {}).items()}
     flags = {f"--{option['long']}" for option in options if option.get("type") is bool}
     valued = {f"--{option['long']}" for option in options} - flags
     moved: list[str] = []
@@ -81,6 +88,8 @@ def task_options_first(arguments: Sequence[str], options: Sequence[Mapping[str, 
         name = word.split("=", 1)[0]
         if word in flags or (name in valued and "=" in word):
             moved.append(word)
+        elif word in bare:
+            moved.append(f"{word}={bare[word]}")
         elif word in valued:
             moved += [word, *(value for value in [next(words, None)] if value is not None)]
         else:

@@ -34,7 +34,12 @@ from astest_tasks.errors import UserError
 from astest_tasks.pipeline import BASENAME
 from astest_tasks.state_file import DEFAULT_STATE_FILE, check_state_file
 from astest_tasks.task_factory import make_astest_tasks
-from astest_tasks.task_options import DEFAULT_CONFIG, TASK_PARAMS, option_defaults
+from astest_tasks.task_options import (
+    BARE_VALUES,
+    DEFAULT_CONFIG,
+    TASK_PARAMS,
+    option_defaults,
+)
 
 DOIT_CONFIG = {"backend": "sqlite3", "default_tasks": [BASENAME], "verbosity": 1}
 _OPTION_NAMES = frozenset(option["name"] for option in TASK_PARAMS)
@@ -104,5 +109,5 @@ class AstestMain(DoitMain):  # type: ignore[misc]
 
 def run_doit(arguments: Sequence[str]) -> int:
     # Some doit commands (clean) return None for success.
-    arguments = task_options_first(arguments, TASK_PARAMS)
+    arguments = task_options_first(arguments, TASK_PARAMS, BARE_VALUES)
     return int(AstestMain(AstestLoader()).run(arguments) or 0)

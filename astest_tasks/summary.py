@@ -71,6 +71,7 @@ class SummaryPlan:
     coverage: tuple[CoverageTarget, ...] = ()  # the selected modes that have coverage on
     # (k, N, pairs) when this run is shard k of N, of a selection of `pairs` (mode, spec) pairs
     shard: tuple[int, int, int] | None = None
+    note: str = ""  # how the specs were chosen (--changed), printed above the summary
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -81,6 +82,7 @@ class SummaryPlan:
             "fuzz_entries": [vars(entry) for entry in self.fuzz_entries],
             "coverage": [target.to_dict() for target in self.coverage],
             "shard": list(self.shard) if self.shard else None,
+            "note": self.note,
         }
 
     @classmethod
@@ -102,6 +104,7 @@ class SummaryPlan:
                 if isinstance(target, dict)
             ),
             shard=_shard(data.get("shard")),
+            note=str(data.get("note") or ""),
         )
 
 
@@ -219,9 +222,14 @@ def load_fuzz(plan: SummaryPlan, session: str) -> list[ShownFuzz]:
 
 
 def print_with_fuzz(
-    shown: list[Shown], fuzz: list[ShownFuzz], coverage: CoverageOutcome | None = None
+    shown: list[Shown],
+    fuzz: list[ShownFuzz],
+    coverage: CoverageOutcome | None = None,
+    note: str = "",
 ) -> None:
     """The fuzz results first, so the specs' summary, with its tests line, stays last."""
+    if note:
+        output_stream().write(f"{note}\n")
     if fuzz:
         print_fuzz(fuzz)
         output_stream().write("\n")

@@ -9,6 +9,7 @@ holds it: two instances (two configs, or two mode sets) live in one dodo.py side
 
 from __future__ import annotations
 
+import posixpath
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -77,6 +78,7 @@ def make_astest_tasks(
     try:
         # Runs while doit imports the dodo file, just before doit opens its state file.
         check_state_file(Path(state_file_from_argv(sys.argv[1:])))
+        _check_bare_changed(sys.argv)
     except UserError as exc:
         raise InvalidDodoFile(str(exc)) from None
     pinned = {
@@ -122,6 +124,7 @@ def make_astest_tasks(
                     ),
                     coverage=parse_coverage_switch(str(values["coverage"])),
                     pipeline=pipeline.sharded(str(values["shard"]), str(values["shard_durations"])),
+                    changed_since=str(values["changed"]).strip(),
                 )
             )
         except UserError as exc:
@@ -137,6 +140,20 @@ def make_astest_tasks(
         basename=basename,
         options=tuple(options),
     )
+
+
+def _check_bare_changed(argv: Sequence[str]) -> None:
+    """doit parses task options with getopt, which knows no optional value: ``doit astest
+    --changed`` at the end of the line would stop doit with a parser error that lists every
+    option. The ``astest`` command completes a bare ``--changed`` itself (doit_argv.py)."""
+    program = argv[0].replace("\\", "/") if argv else ""
+    run_by_doit = posixpath.basename(program) == "doit" or program.endswith("doit/__main__.py")
+    if run_by_doit and argv[-1] == "--changed":
+        raise UserError(
+            "--changed at the end of doit's command line has no REF (doit's option parser has "
+            "no optional values); fix: `doit astest --changed=HEAD`, or --changed=origin/main "
+            "to compare with a branch"
+        )
 
 
 def _check_option_placement(

@@ -13,9 +13,13 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from astest_tasks.git_changes import DEFAULT_REF
 from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT
 
 DEFAULT_CONFIG = "as-test.config.json"
+# Options the astest command also takes bare, with this value (`astest --changed`): doit parses
+# options with getopt, which has no optional values, so the command line is completed first.
+BARE_VALUES = {"changed": DEFAULT_REF}
 
 TASK_PARAMS: list[dict[str, Any]] = [
     {
@@ -79,6 +83,18 @@ TASK_PARAMS: list[dict[str, Any]] = [
         "help": (
             "comma-separated suites to report, as as-test's --suite: a path of slugified "
             "descriptions (`parent/child`) or a bare leaf name; specs still run whole"
+        ),
+    },
+    {
+        "name": "changed",
+        "long": "changed",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_CHANGED",
+        "help": (
+            "run only the specs that differ from git REF, themselves or a file they depend on "
+            "(imports, snapshots, runner, config), untracked files included, e.g. "
+            "`--changed=origin/main`; the astest command takes a bare `--changed` as HEAD"
         ),
     },
     {

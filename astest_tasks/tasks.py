@@ -29,7 +29,14 @@ from astest_tasks.as_test_version import installed_version, untested_version_war
 from astest_tasks.asc_flags import TRY_AS
 from astest_tasks.browser_session import find_chromium
 from astest_tasks.build_task import compile_task_fields
-from astest_tasks.cache_keys import run_key
+from astest_tasks.cache_keys import build_file_deps, run_key
+from astest_tasks.changed_specs import (
+    ChangedSelection,
+    SpecInputs,
+    argument_paths,
+    project_paths,
+    select_changed,
+)
 from astest_tasks.cleaning import (
     remove_files,
     remove_orphaned_crash_records,
@@ -50,7 +57,8 @@ from astest_tasks.fuzz_tasks import (
     fuzz_tasks,
     fuzz_tasks_wanted,
 )
-from astest_tasks.imports import ImportScanCache
+from astest_tasks.git_changes import DEFAULT_REF, changed_files
+from astest_tasks.imports import ImportScanCache, scan_imports
 from astest_tasks.interrupts import unwind_on_sigterm
 from astest_tasks.layout import SpecFiles, doit_paths, output_root, spec_files
 from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, parse_per_mode
@@ -104,6 +112,7 @@ def create_tasks(
     fuzz: RequestedFuzz | None = None,
     coverage: bool | None = None,
     pipeline: Pipeline = DEFAULT_PIPELINE,
+    changed_since: str = "",
 ) -> Iterator[dict[str, Any]]:
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     version = installed_version(project_root)
@@ -136,6 +145,17 @@ def create_tasks(
     specs_by_mode = {
         name: select_specs(specs, spec_selectors, name) for name, specs in specs_by_mode.items()
     }
+    runtimes = {mode.name: _runtime_of(project_root, config_path, mode) for mode in modes}
+    scan_cache = ImportScanCache(project_root / output_root(config) / IMPORT_SCAN_CACHE)
+    selection_note = ""
+    if changed_since:
+        inputs = _spec_inputs(project_root, modes, specs_by_mode, runtimes, toolchain, scan_cache)
+        chosen = _changed_only(project_root, config_path, changed_since, inputs)
+        specs_by_mode = {
+            name: [spec for spec in specs if chosen.keeps(name, spec)]
+            for name, specs in specs_by_mode.items()
+        }
+        selection_note = chosen.note
     suite_pairs = sum(len(specs) for specs in specs_by_mode.values())
     if pipeline.shard is not None:
         if fuzz is not None and fuzz.with_tests:
@@ -144,9 +164,7 @@ def create_tasks(
                 "would run them all; fix: run `doit astest:fuzz` in one CI job of its own"
             )
         specs_by_mode = _shard_of(project_root, specs_by_mode, pipeline)
-    runtimes = {mode.name: _runtime_of(project_root, config_path, mode) for mode in modes}
     yield from _runner_tasks(project_root, runtimes.values(), pipeline)
-    scan_cache = ImportScanCache(project_root / output_root(config) / IMPORT_SCAN_CACHE)
     entries: list[SummaryEntry] = []
     run_tasks: list[str] = []
     total = sum(len(specs) for specs in specs_by_mode.values())
@@ -203,7 +221,42 @@ def create_tasks(
         coverage_targets=coverage_targets,
         pipeline=pipeline,
         suite_pairs=suite_pairs,
+        note=selection_note,
     )
+
+
+def _spec_inputs(
+    root: Path,
+    modes: Sequence[ModeSettings],
+    specs_by_mode: dict[str, list[Spec]],
+    runtimes: dict[str, Runtime],
+    toolchain: Toolchain,
+    scan_cache: ImportScanCache,
+) -> list[SpecInputs]:
+    """What decides each (mode, spec) pair's result: the files of its build (the spec, its
+    imports, the asconfig), its snapshots, its runner, and what its build arguments name."""
+    rules = RunRules.for_version(toolchain.as_test.version)
+    inputs: list[SpecInputs] = []
+    for mode in modes:
+        runner = project_paths(root, _runtime_files(root, runtimes[mode.name]))
+        named_files, named_folders = argument_paths(root, [*mode.build_args, mode.build_cmd])
+        layout = (root, mode.input_patterns) if rules.snapshot_input_layout else None
+        for spec in specs_by_mode[mode.name]:
+            scan = scan_imports(root, spec.path, scan_cache)
+            build = build_file_deps(root, mode, scan, toolchain)
+            snapshots = snapshot_candidates(spec.path, mode.snapshot_dir, layout)
+            files = project_paths(root, [*build, *snapshots]) | runner | named_files
+            inputs.append(SpecInputs(mode.name, spec, files, named_folders))
+    return inputs
+
+
+def _changed_only(
+    root: Path, config_path: str, ref: str, inputs: Sequence[SpecInputs]
+) -> ChangedSelection:
+    """``--changed=REF``: the pairs that a file differing from REF in git may affect."""
+    changed = changed_files(root, ref or DEFAULT_REF)
+    config = next(iter(project_paths(root, [config_path])))
+    return select_changed(inputs, changed.paths, changed.ref, config)
 
 
 def _shard_of(
@@ -490,6 +543,7 @@ def _summary_task(
     coverage_targets: Sequence[CoverageTarget] = (),
     pipeline: Pipeline = DEFAULT_PIPELINE,
     suite_pairs: int = 0,
+    note: str = "",
 ) -> dict[str, Any]:
     report_path = posixpath.join(pipeline.report_dir(config), "report.json")
     shard = pipeline.shard
@@ -501,6 +555,7 @@ def _summary_task(
         fuzz_entries=tuple(fuzz_entries),
         coverage=tuple(coverage_targets),
         shard=(shard.index, shard.count, suite_pairs) if shard else None,
+        note=note,
     )
     coverage_dirs = [t.directory for t in coverage_targets if t.directory is not None]
     crash_dirs = sorted({mode.crash_dir for mode in (config.base, *config.modes.values())})

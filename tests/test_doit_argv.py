@@ -64,3 +64,20 @@ def test_task_options_move_to_where_the_command_reads_them(
         {"long": "fuzz", "type": bool},
     ]
     assert task_options_first(argv, options) == ordered
+
+
+@pytest.mark.parametrize(
+    ("argv", "ordered"),
+    [
+        (["--changed"], ["--changed=HEAD"]),
+        (["--changed", "list"], ["list", "--changed=HEAD"]),  # the next word is not its value
+        (["--changed", "astest:summary"], ["--changed=HEAD", "astest:summary"]),
+        (["--changed=origin/main", "list"], ["list", "--changed=origin/main"]),
+        (["--changed", "--mode", "wasi"], ["--changed=HEAD", "--mode", "wasi"]),
+    ],
+)
+def test_a_bare_option_of_the_astest_command_takes_its_default_value(
+    argv: list[str], ordered: list[str]
+) -> None:
+    options = [{"long": "changed", "type": str}, {"long": "mode", "type": str}]
+    assert task_options_first(argv, options, {"changed": "HEAD"}) == ordered

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from doit.exceptions import InvalidDodoFile
 from doit.loader import _get_task_creators
@@ -31,3 +33,34 @@ def test_pinned_values_become_defaults_without_environment_variables() -> None:
 def test_a_bad_basename_is_refused_with_the_fix(basename: str) -> None:
     with pytest.raises(InvalidDodoFile, match="basename"):
         make_astest_tasks(basename=basename)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["/usr/bin/doit", "astest", "--changed"],
+        ["/venv/lib/python3.11/site-packages/doit/__main__.py", "--changed"],
+    ],
+)
+def test_a_bare_changed_at_the_end_of_doits_line_is_refused_with_the_fix(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """doit's getopt parser would stop with an error listing every option instead."""
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(InvalidDodoFile, match=r"no REF .*; fix: `doit astest --changed=HEAD`"):
+        make_astest_tasks()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["/usr/bin/doit", "astest", "--changed=HEAD"],
+        ["/usr/bin/doit", "astest", "--changed", "origin/main"],
+        ["/venv/bin/astest", "--changed"],  # the astest command completes it to HEAD itself
+    ],
+)
+def test_a_changed_with_its_ref_is_accepted(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "argv", argv)
+    assert make_astest_tasks().basename == "astest"

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks import project_lock, toolchain
+from astest_tasks import project_lock, tasks, toolchain
 from astest_tasks.errors import UserError
+from astest_tasks.git_changes import ChangedFiles
 from astest_tasks.tasks import RequestedLimits, create_tasks
 
 SPEC = "assembly/__tests__/math.spec.ts"
@@ -74,3 +75,70 @@ def test_the_build_task_of_a_1_8_project_carries_its_features(tmp_path: Path) ->
     _action, (request,) = build["actions"][0]  # type: ignore[index]
     assert request["features"] == ("simd",)
     assert request["build_env"]["AS_TEST_MODE_NAME"] == "default"
+
+
+CALC = "assembly/lib/calc.ts"
+TEXT_SPEC = "assembly/__tests__/text.spec.ts"
+
+
+def changed_project(root: Path) -> Path:
+    """Two specs: math imports lib/calc, text imports nothing local; a transform is named by
+    the build arguments."""
+    project(
+        root,
+        "1.8.0",
+        {"buildOptions": {"target": "wasi", "args": ["--transform ./transform/index.js"]}},
+    )
+    (root / SPEC).write_text('import { add } from "../lib/calc";\nexpect(add(1, 1)).toBe(2);\n')
+    (root / CALC).parent.mkdir(parents=True)
+    (root / CALC).write_text("export function add(a: i32, b: i32): i32 { return a + b; }\n")
+    (root / TEXT_SPEC).write_text('expect("a".length).toBe(1);\n')
+    (root / "transform").mkdir()
+    (root / "transform" / "index.js").write_text("export default class Transform {}\n")
+    return root
+
+
+def built_with_changes(
+    root: Path, monkeypatch: pytest.MonkeyPatch, changed: set[str]
+) -> tuple[list[str], str]:
+    """The specs that get a build task when git reports ``changed``, and the summary's note."""
+
+    def report(project_root: Path, ref: str) -> ChangedFiles:
+        assert project_root == root and ref == "origin/main"
+        return ChangedFiles(ref=ref, paths=frozenset(changed))
+
+    monkeypatch.setattr(tasks, "changed_files", report)
+    made = list(
+        create_tasks(
+            root, "as-test.config.json", [], RequestedLimits(), changed_since="origin/main"
+        )
+    )
+    names = [str(task["name"]) for task in made]
+    builds = sorted(name.rsplit(":", 1)[-1] for name in names if name.startswith("build:"))
+    summary = next(task for task in made if task["name"] == "summary")
+    _action, (plan, _session) = summary["actions"][0]
+    return builds, str(plan["note"])
+
+
+@pytest.mark.parametrize(
+    ("changed", "expected"),
+    [
+        ({CALC}, ["math"]),
+        ({TEXT_SPEC}, ["text"]),
+        ({".as-test/snapshots/math.spec.snap"}, ["math"]),
+        ({".as-test/runners/default.wasi.py"}, ["math", "text"]),
+        ({"transform/index.js"}, ["math", "text"]),
+        ({"as-test.config.json"}, ["math", "text"]),
+        ({"README.md"}, []),
+    ],
+)
+def test_changed_creates_tasks_only_for_the_specs_a_changed_file_affects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: set[str], expected: list[str]
+) -> None:
+    root = changed_project(tmp_path)
+    built, note = built_with_changes(root, monkeypatch, changed)
+    assert built == expected
+    if not expected:
+        assert note.startswith("no spec changed since origin/main")
+    else:
+        assert note.startswith("--changed=origin/main: ")
