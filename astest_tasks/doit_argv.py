@@ -74,14 +74,17 @@ def task_options_first(arguments: Sequence[str], options: Sequence[Mapping[str, 
     """
     flags = {f"--{option['long']}" for option in options if option.get("type") is bool}
     valued = {f"--{option['long']}" for option in options} - flags
+    # Short forms (``-m wasi``, ``-mwasi``): their letters are ours alone on these commands.
+    shorts = {f"-{option['short']}" for option in options if option.get("short")}
     moved: list[str] = []
     rest: list[str] = []
     words = iter(arguments)
     for word in words:
         name = word.split("=", 1)[0]
-        if word in flags or (name in valued and "=" in word):
+        joined_short = len(word) > 2 and word[:2] in shorts  # -mwasi
+        if word in flags or (name in valued and "=" in word) or joined_short:
             moved.append(word)
-        elif word in valued:
+        elif word in valued or word in shorts:
             moved += [word, *(value for value in [next(words, None)] if value is not None)]
         else:
             rest.append(word)

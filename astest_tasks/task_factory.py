@@ -22,6 +22,7 @@ from astest_tasks.coverage_switch import parse_coverage_switch
 from astest_tasks.doctor import doctor_task, doctor_task_wanted
 from astest_tasks.doit_argv import doit_command
 from astest_tasks.errors import UserError
+from astest_tasks.feature_switches import FeatureSwitches, combined_coverage
 from astest_tasks.pipeline import BASENAME, Pipeline
 from astest_tasks.selection import split_selectors
 from astest_tasks.snapshots import SnapshotUpdate
@@ -105,6 +106,7 @@ def make_astest_tasks(
             yield doctor_task(root, str(values["config"]), mode_names, pipeline.basename)
         try:
             _check_option_placement(sys.argv[1:], pipeline, longs)
+            features = FeatureSwitches.parse(str(values["enable"]), str(values["disable"]))
             tasks = list(
                 create_tasks(
                     root,
@@ -120,8 +122,13 @@ def make_astest_tasks(
                     fuzz=RequestedFuzz(
                         bool(values["fuzz"]), str(values["fuzz_seed"]), str(values["fuzz_runs"])
                     ),
-                    coverage=parse_coverage_switch(str(values["coverage"])),
+                    coverage=combined_coverage(
+                        parse_coverage_switch(str(values["coverage"])),
+                        features,
+                        show_coverage=False,
+                    ),
                     pipeline=pipeline.sharded(str(values["shard"]), str(values["shard_durations"])),
+                    features=features,
                 )
             )
         except UserError as exc:

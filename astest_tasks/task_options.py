@@ -21,6 +21,7 @@ TASK_PARAMS: list[dict[str, Any]] = [
     {
         "name": "mode",
         "long": "mode",
+        "short": "m",
         "type": str,
         "default": "",
         "env_var": "ASTEST_MODE",
@@ -142,6 +143,29 @@ TASK_PARAMS: list[dict[str, Any]] = [
         "help": (
             "`on` or `off` to build and run with or without coverage this time, over the "
             'config\'s "coverage" (default: the config decides)'
+        ),
+    },
+    {
+        "name": "enable",
+        "long": "enable",
+        "short": "e",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_ENABLE",
+        "help": (
+            'comma-separated features to turn on this time, over the config\'s "features", as '
+            "as-test 1.8's --enable: `coverage`, `try-as` or an asc feature (`simd`, ...)"
+        ),
+    },
+    {
+        "name": "disable",
+        "long": "disable",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_DISABLE",
+        "help": (
+            'comma-separated features to turn off this time, over the config\'s "features" '
+            "(`coverage`, `try-as` or an asc feature)"
         ),
     },
     {

@@ -41,6 +41,7 @@ from astest_tasks.coverage_summary import CoverageTarget
 from astest_tasks.coverage_switch import with_coverage
 from astest_tasks.discovery import Spec, discover_specs
 from astest_tasks.errors import UserError
+from astest_tasks.feature_switches import NO_FEATURE_SWITCHES, FeatureSwitches
 from astest_tasks.fuzz_summary import FuzzEntry
 from astest_tasks.fuzz_tasks import (
     FuzzLimits,
@@ -104,16 +105,22 @@ def create_tasks(
     fuzz: RequestedFuzz | None = None,
     coverage: bool | None = None,
     pipeline: Pipeline = DEFAULT_PIPELINE,
+    features: FeatureSwitches = NO_FEATURE_SWITCHES,
 ) -> Iterator[dict[str, Any]]:
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     version = installed_version(project_root)
     untested = untested_version_warning(version) if version else None
     if untested:
         warn_once(untested)
-    config = load_config(project_root / config_path, project_root, AsTestRules.for_version(version))
+    rules = AsTestRules.for_version(version)
+    config = load_config(project_root / config_path, project_root, rules)
     for warning in config.warnings:
         warn_once(warning)
-    modes = [with_coverage(mode, coverage) for mode in select_modes(config, requested_modes)]
+    features.check_supported(rules)
+    modes = [
+        with_coverage(features.apply(mode), coverage)
+        for mode in select_modes(config, requested_modes)
+    ]
     if not modes:
         raise UserError(
             f'{config_path}: every mode has "default": false, so a plain run selects none; '

@@ -52,6 +52,10 @@ def test_whether_a_group_is_named(argv: list[str], named: bool) -> None:
         (["v=1", "info", "t", "--spec", "info"], ["v=1", "info", "--spec", "info", "t"]),
         (["--spec", "list"], ["--spec", "list"]),  # a spec named "list" is not the command
         (["astest", "--mode"], ["--mode", "astest"]),  # doit then says the value is missing
+        (["list", "-m", "wasi", "--all"], ["list", "-m", "wasi", "--all"]),
+        (["astest:summary", "-m", "wasi"], ["-m", "wasi", "astest:summary"]),
+        (["info", "t", "-mwasi"], ["info", "-mwasi", "t"]),
+        (["-n", "2", "-e", "simd"], ["-e", "simd", "-n", "2"]),
     ],
 )
 def test_task_options_move_to_where_the_command_reads_them(
@@ -59,8 +63,9 @@ def test_task_options_move_to_where_the_command_reads_them(
 ) -> None:
     options = [
         {"long": "timeout", "type": str},
-        {"long": "mode", "type": str},
+        {"long": "mode", "short": "m", "type": str},
         {"long": "spec", "type": str},
         {"long": "fuzz", "type": bool},
+        {"long": "enable", "short": "e", "type": str},
     ]
     assert task_options_first(argv, options) == ordered
