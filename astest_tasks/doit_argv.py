@@ -92,3 +92,23 @@ def task_options_first(arguments: Sequence[str], options: Sequence[Mapping[str, 
     if at is None:
         return moved + rest
     return rest[: at + 1] + moved + rest[at + 1 :]
+
+
+def with_option_values(arguments: Sequence[str], implied: Mapping[str, str]) -> list[str]:
+    """``arguments`` where an option of ``implied`` given bare takes its implied value, for the
+    options as-test writes either way (``--show-coverage`` or ``--show-coverage=all``), which
+    doit, whose options take a value always or never, cannot read. A separate ``all`` after it
+    is its value, as as-test reads it."""
+    out: list[str] = []
+    index = 0
+    while index < len(arguments):
+        word = arguments[index]
+        index += 1
+        if word not in implied:
+            out.append(word)
+            continue
+        following = arguments[index] if index < len(arguments) else ""
+        if following == "all":
+            index += 1
+        out.append(f"{word}={following if following == 'all' else implied[word]}")
+    return out

@@ -29,7 +29,7 @@ from doit.cmd_strace import Strace
 from doit.doit_cmd import DoitMain
 from doit.exceptions import InvalidDodoFile
 
-from astest_tasks.doit_argv import task_options_first
+from astest_tasks.doit_argv import task_options_first, with_option_values
 from astest_tasks.errors import UserError
 from astest_tasks.pipeline import BASENAME
 from astest_tasks.state_file import DEFAULT_STATE_FILE, check_state_file
@@ -104,5 +104,6 @@ class AstestMain(DoitMain):  # type: ignore[misc]
 
 def run_doit(arguments: Sequence[str]) -> int:
     # Some doit commands (clean) return None for success.
+    arguments = with_option_values(arguments, {"--show-coverage": "on"})
     arguments = task_options_first(arguments, TASK_PARAMS)
     return int(AstestMain(AstestLoader()).run(arguments) or 0)

@@ -24,6 +24,7 @@ from astest_tasks.doit_argv import doit_command
 from astest_tasks.errors import UserError
 from astest_tasks.feature_switches import FeatureSwitches, combined_coverage
 from astest_tasks.pipeline import BASENAME, Pipeline
+from astest_tasks.run_switches import RunSwitches, ShowCoverage
 from astest_tasks.selection import split_selectors
 from astest_tasks.snapshots import SnapshotUpdate
 from astest_tasks.state_file import check_state_file, state_file_from_argv
@@ -107,6 +108,13 @@ def make_astest_tasks(
         try:
             _check_option_placement(sys.argv[1:], pipeline, longs)
             features = FeatureSwitches.parse(str(values["enable"]), str(values["disable"]))
+            update = SnapshotUpdate.parse(str(values["update_snapshots"]))
+            switches = RunSwitches.parse(
+                bool(values["no_snapshot"]),
+                str(values["show_coverage"]),
+                str(values["browser"]),
+                update,
+            )
             tasks = list(
                 create_tasks(
                     root,
@@ -115,7 +123,7 @@ def make_astest_tasks(
                     RequestedLimits(
                         values["timeout"], values["memory_limit"], values["output_limit"]
                     ),
-                    SnapshotUpdate.parse(str(values["update_snapshots"])),
+                    update,
                     split_selectors(str(values["spec"])),
                     split_selectors(str(values["suite"])),
                     headful=bool(values["headful"]),
@@ -125,10 +133,11 @@ def make_astest_tasks(
                     coverage=combined_coverage(
                         parse_coverage_switch(str(values["coverage"])),
                         features,
-                        show_coverage=False,
+                        show_coverage=switches.show_coverage is not ShowCoverage.NONE,
                     ),
                     pipeline=pipeline.sharded(str(values["shard"]), str(values["shard_durations"])),
                     features=features,
+                    switches=switches,
                 )
             )
         except UserError as exc:

@@ -94,6 +94,40 @@ TASK_PARAMS: list[dict[str, Any]] = [
         ),
     },
     {
+        "name": "no_snapshot",
+        "long": "no-snapshot",
+        "type": bool,
+        "default": False,
+        "env_var": "ASTEST_NO_SNAPSHOT",
+        "help": (
+            "skip snapshot assertions this run, as as-test 1.8's --no-snapshot: each passes "
+            "unchecked, and the next run without it runs those specs again"
+        ),
+    },
+    {
+        "name": "show_coverage",
+        "long": "show-coverage",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_SHOW_COVERAGE",
+        "help": (
+            "list the uncovered points under the coverage summary: `on` folds the points inside "
+            "an uncovered function into it, `all` lists each (turns coverage on unless it is "
+            "switched off)"
+        ),
+    },
+    {
+        "name": "browser",
+        "long": "browser",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_BROWSER",
+        "help": (
+            "the browser of web modes this run: chromium, chrome or an executable path, over "
+            "BROWSER and runOptions.runtime.browser"
+        ),
+    },
+    {
         "name": "headful",
         "long": "headful",
         "type": bool,

@@ -59,6 +59,7 @@ from astest_tasks.output_folders import check_output_folders
 from astest_tasks.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
 from astest_tasks.project_lock import lock_project
 from astest_tasks.run_rules import RunRules
+from astest_tasks.run_switches import NO_RUN_SWITCHES, RunSwitches, ShowCoverage
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
     RUNNERS_DIR,
@@ -106,6 +107,7 @@ def create_tasks(
     coverage: bool | None = None,
     pipeline: Pipeline = DEFAULT_PIPELINE,
     features: FeatureSwitches = NO_FEATURE_SWITCHES,
+    switches: RunSwitches = NO_RUN_SWITCHES,
 ) -> Iterator[dict[str, Any]]:
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     version = installed_version(project_root)
@@ -151,7 +153,9 @@ def create_tasks(
                 "would run them all; fix: run `doit astest:fuzz` in one CI job of its own"
             )
         specs_by_mode = _shard_of(project_root, specs_by_mode, pipeline)
-    runtimes = {mode.name: _runtime_of(project_root, config_path, mode) for mode in modes}
+    runtimes = {
+        mode.name: _runtime_of(project_root, config_path, mode, switches.browser) for mode in modes
+    }
     yield from _runner_tasks(project_root, runtimes.values(), pipeline)
     scan_cache = ImportScanCache(project_root / output_root(config) / IMPORT_SCAN_CACHE)
     entries: list[SummaryEntry] = []
@@ -168,6 +172,7 @@ def create_tasks(
         headful=headful,
         pipeline=pipeline,
         as_test_version=toolchain.as_test.version,
+        no_snapshot=switches.no_snapshot,
     )
     for mode in modes:
         for spec in specs_by_mode[mode.name]:
@@ -210,6 +215,7 @@ def create_tasks(
         coverage_targets=coverage_targets,
         pipeline=pipeline,
         suite_pairs=suite_pairs,
+        show_coverage=switches.show_coverage is not ShowCoverage.NONE,
     )
 
 
@@ -308,12 +314,13 @@ def _specs_of(root: Path, config_path: str, mode: ModeSettings) -> list[Spec]:
     return specs
 
 
-def _runtime_of(root: Path, config_path: str, mode: ModeSettings) -> Runtime:
+def _runtime_of(root: Path, config_path: str, mode: ModeSettings, chosen: str = "") -> Runtime:
     where = "runOptions.runtime.cmd"
     if mode.name != "default":
         where = f"modes.{mode.name}.{where} (or the base {where})"
-    # as-test: an explicit BROWSER in the environment wins over runOptions.runtime.browser.
-    browser = os.environ.get("BROWSER") or mode.browser
+    # as-test: --browser first (1.8), then an explicit BROWSER in the environment, then
+    # runOptions.runtime.browser.
+    browser = chosen or os.environ.get("BROWSER") or mode.browser
     runtime = resolve_runtime(
         mode.runtime_cmd, mode.target, root, f"{config_path}: {where}", browser
     )
@@ -394,6 +401,7 @@ def _run_task(
         crash_dir=mode.crash_dir,
         logs_dir=mode.logs_dir,
         update_snapshots=update.value,
+        no_snapshot=invocation.no_snapshot,
         snapshot_files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir, snapshot_layout)),
         runner_script=runtime.runner if isinstance(runtime, InProcessRuntime) else "",
         external_tokens=runtime.tokens if isinstance(runtime, ExternalRuntime) else (),
@@ -421,16 +429,7 @@ def _run_task(
         "targets": doit_paths(root, [files.result]),
         "setup": list(pipeline.setup),
         "uptodate": [
-            InputsChanged(
-                "run",
-                run_key(
-                    mode,
-                    spec,
-                    (timeout_s, memory_mib, output_mib),
-                    runtime,
-                    invocation.as_test_version,
-                ),
-            ),
+            InputsChanged("run", _run_inputs(mode, spec, runtime, invocation)),
             LastResultPassed(str(root), files.result),
             SnapshotsUnchanged(str(root), list(request.snapshot_files)),
             # So that `doit info` and `doit list --status` see an imported module's edit too.
@@ -447,6 +446,28 @@ def _run_task(
             "run", mode=mode.name, spec=spec.path, spec_id=spec.spec_id, target=mode.target
         ),
     }
+
+
+def _run_inputs(
+    mode: ModeSettings, spec: Spec, runtime: Runtime, invocation: _Invocation
+) -> dict[str, Any]:
+    limits = invocation.limits
+    inputs = run_key(
+        mode,
+        spec,
+        (
+            limits.timeout_s.for_mode(mode.name),
+            limits.memory_mib.for_mode(mode.name),
+            limits.output_mib.for_mode(mode.name),
+        ),
+        runtime,
+        invocation.as_test_version,
+    )
+    if invocation.no_snapshot:
+        # Only then, so that plain runs keep their key: a pass with unchecked snapshots is not
+        # a plain run's pass, and the next plain run runs the spec again.
+        inputs["snapshots"] = "not checked (--no-snapshot)"
+    return inputs
 
 
 @dataclass(frozen=True)
@@ -484,6 +505,7 @@ class _Invocation:
     headful: bool  # show the browser window of web specs
     pipeline: Pipeline
     as_test_version: str = ""  # the installed as-test: its run-side rules apply (run_rules.py)
+    no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass unchecked
 
 
 def _summary_task(
@@ -497,6 +519,7 @@ def _summary_task(
     coverage_targets: Sequence[CoverageTarget] = (),
     pipeline: Pipeline = DEFAULT_PIPELINE,
     suite_pairs: int = 0,
+    show_coverage: bool = False,
 ) -> dict[str, Any]:
     report_path = posixpath.join(pipeline.report_dir(config), "report.json")
     shard = pipeline.shard
@@ -508,6 +531,7 @@ def _summary_task(
         fuzz_entries=tuple(fuzz_entries),
         coverage=tuple(coverage_targets),
         shard=(shard.index, shard.count, suite_pairs) if shard else None,
+        show_coverage=show_coverage,
     )
     coverage_dirs = [t.directory for t in coverage_targets if t.directory is not None]
     crash_dirs = sorted({mode.crash_dir for mode in (config.base, *config.modes.values())})

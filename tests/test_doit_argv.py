@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from astest_tasks.doit_argv import doit_command, names_tasks_under, task_options_first
+from astest_tasks.doit_argv import (
+    doit_command,
+    names_tasks_under,
+    task_options_first,
+    with_option_values,
+)
 
 
 @pytest.mark.parametrize(
@@ -69,3 +74,18 @@ def test_task_options_move_to_where_the_command_reads_them(
         {"long": "enable", "short": "e", "type": str},
     ]
     assert task_options_first(argv, options) == ordered
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--show-coverage"], ["--show-coverage=on"]),
+        (["--show-coverage", "all", "-n", "2"], ["--show-coverage=all", "-n", "2"]),
+        (["--show-coverage=all", "list"], ["--show-coverage=all", "list"]),
+        (["--show-coverage", "astest:summary"], ["--show-coverage=on", "astest:summary"]),
+    ],
+)
+def test_a_bare_optional_value_option_takes_its_implied_value(
+    argv: list[str], expected: list[str]
+) -> None:
+    assert with_option_values(argv, {"--show-coverage": "on"}) == expected
