@@ -24,6 +24,7 @@ from astest_tasks.doit_argv import doit_command
 from astest_tasks.errors import UserError
 from astest_tasks.feature_switches import FeatureSwitches, combined_coverage
 from astest_tasks.pipeline import BASENAME, Pipeline
+from astest_tasks.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
 from astest_tasks.run_switches import RunSwitches, ShowCoverage
 from astest_tasks.selection import split_selectors
 from astest_tasks.snapshots import SnapshotUpdate
@@ -115,6 +116,23 @@ def make_astest_tasks(
                 str(values["browser"]),
                 update,
             )
+            listing = PlanRequest(bool(values["list"]), bool(values["list_modes"]))
+            coverage = combined_coverage(
+                parse_coverage_switch(str(values["coverage"])),
+                features,
+                show_coverage=switches.show_coverage is not ShowCoverage.NONE,
+            )
+            if listing.wanted:
+                plan = load_plan_input(
+                    root,
+                    str(values["config"]),
+                    mode_names,
+                    split_selectors(str(values["spec"])),
+                    (features, coverage, switches.browser),
+                    pipeline.options_command,
+                )
+                yield plan_task(pipeline.basename, plan_text(listing, plan))
+                return
             tasks = list(
                 create_tasks(
                     root,
@@ -130,11 +148,7 @@ def make_astest_tasks(
                     fuzz=RequestedFuzz(
                         bool(values["fuzz"]), str(values["fuzz_seed"]), str(values["fuzz_runs"])
                     ),
-                    coverage=combined_coverage(
-                        parse_coverage_switch(str(values["coverage"])),
-                        features,
-                        show_coverage=switches.show_coverage is not ShowCoverage.NONE,
-                    ),
+                    coverage=coverage,
                     pipeline=pipeline.sharded(str(values["shard"]), str(values["shard_durations"])),
                     features=features,
                     switches=switches,

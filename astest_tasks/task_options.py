@@ -225,6 +225,25 @@ TASK_PARAMS: list[dict[str, Any]] = [
         ),
     },
     {
+        "name": "list",
+        "long": "list",
+        "type": bool,
+        "default": False,
+        "env_var": "ASTEST_LIST",
+        "help": (
+            "print the plan instead of running: the spec files, and per selected mode its "
+            "target, output folder, runtime, env overrides and artifacts (as-test 1.8's --list)"
+        ),
+    },
+    {
+        "name": "list_modes",
+        "long": "list-modes",
+        "type": bool,
+        "default": False,
+        "env_var": "ASTEST_LIST_MODES",
+        "help": "print the configured modes and which run by default, instead of running",
+    },
+    {
         "name": "config",
         "long": "config",
         "type": str,
