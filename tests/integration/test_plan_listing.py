@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import Project
+from tests.integration.conftest import ANSI, Project
+from tests.integration.test_as_test_versions import both_copies
 from tests.integration.test_standalone import astest
+from tests.integration.toolchains import AS_TEST_1_8
 
 pytestmark = pytest.mark.integration
 
@@ -51,3 +55,33 @@ def test_list_modes_through_the_astest_command(fresh_project: Callable[[str], Pr
     assert "Default-selected modes:\n  - wasi\n  - bindings\n" in listed.stdout
     assert "Resolved files" not in listed.stdout
     assert not (project.root / ".as-test" / "build").exists()
+
+
+def _plan_sections(text: str) -> dict[str, list[str]]:
+    """The plan's blocks by heading, our last-result notes and runtime line left out (our
+    runtime is the in-process runner, theirs the Node one)."""
+    sections: dict[str, list[str]] = {}
+    current = ""
+    for line in text.splitlines():
+        if line and not line.startswith(" "):
+            current = line
+            sections[current] = []
+        elif line.strip() and not line.startswith(("  runtime:", "  features:", "  coverage:")):
+            sections[current].append(line.split("  (", 1)[0] if "    - " in line else line)
+    return sections
+
+
+def test_the_plan_agrees_with_as_test_1_8s(tmp_path: Path) -> None:
+    theirs, ours = both_copies("passing", tmp_path, AS_TEST_1_8)
+    argv = ["node", "node_modules/as-test/bin/index.js", "test", "--list", "--list-modes"]
+    argv += ["--mode", "wasi"]
+    reference = subprocess.run(
+        argv, cwd=theirs.root, capture_output=True, text=True, timeout=300, check=True
+    ).stdout
+    listed = ours.doit("astest", "--list", "--list-modes", "--mode", "wasi")
+    assert listed.exit_code == 0, listed.stdout + listed.stderr
+    expected = _plan_sections(ANSI.sub("", reference))
+    got = _plan_sections(listed.stdout.split(".  astest:plan\n", 1)[1])
+    for heading in ("Configured modes:", "Selected modes:", "Resolved files:", "Mode: wasi"):
+        assert got[heading] == expected[heading], heading
+    assert "    - .as-test/build/wasi/snap.spec.wasm" in got["Mode: wasi"]  # the blocks are full
