@@ -97,6 +97,7 @@ def make_astest_tasks(
         basename=basename, task_dep=tuple(task_dep), setup=tuple(setup), command=command
     )
     longs = {f"--{option['long']}": option for option in options}
+    longs.update({f"-{option['short']}": option for option in options if option.get("short")})
 
     def create_doit_tasks(**given: Any) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
-from doit.exceptions import InvalidDodoFile
+from doit.exceptions import InvalidDodoFile, InvalidTask
 from doit.loader import _get_task_creators
 
 from astest_tasks.task_factory import make_astest_tasks
@@ -31,3 +33,19 @@ def test_pinned_values_become_defaults_without_environment_variables() -> None:
 def test_a_bad_basename_is_refused_with_the_fix(basename: str) -> None:
     with pytest.raises(InvalidDodoFile, match="basename"):
         make_astest_tasks(basename=basename)
+
+
+@pytest.mark.parametrize("option", [["-m", "wasi"], ["--mode", "wasi"], ["-e", "simd"]])
+def test_an_option_after_a_task_name_is_refused_short_or_long(
+    monkeypatch: pytest.MonkeyPatch, option: list[str]
+) -> None:
+    # doit parses and drops it there: the run would silently use the defaults.
+    monkeypatch.setattr(sys, "argv", ["doit", "astest:summary", *option])
+    with pytest.raises(InvalidTask, match=rf"^{option[0]} \S+ after astest:summary is not read"):
+        list(make_astest_tasks()())
+
+
+def test_the_shorthands_are_as_test_18s_where_doit_leaves_the_letter_free() -> None:
+    shorts = {o["name"]: o.get("short") for o in make_astest_tasks().options if o.get("short")}
+    # -c is doit's own (run --continue, clean --clean-dep), so --config has none.
+    assert shorts == {"mode": "m", "enable": "e"}
