@@ -134,6 +134,7 @@ def _mode_plan(plan: PlanInput, mode: ModeSettings, specs: Sequence[Spec]) -> li
         f"  target: {mode.target}",
         f"  outDir: {mode.out_dir}",
         f"  runtime: {runtime.description}",
+        *([f"  browser: {browser or '(auto)'}"] if mode.target == "web" else []),
         f"  features: {', '.join(mode.features) or '(none)'}",
         f"  coverage: {'on' if mode.coverage_enabled else 'off'}",
         f"  env overrides: {len(env)}{keys}",

@@ -78,6 +78,15 @@ def test_list_shows_files_and_each_modes_target_runtime_env_and_artifacts(projec
     )
 
 
+def test_a_web_mode_names_its_browser(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BROWSER", raising=False)
+    text = _plan(project, PlanRequest(files=True), ["web"])
+    assert "  target: web\n" in text and "  browser: (auto)\n" in text
+    monkeypatch.setenv("BROWSER", "/opt/chromium/chrome")
+    assert "  browser: /opt/chromium/chrome\n" in _plan(project, PlanRequest(files=True), ["web"])
+    assert "browser:" not in _plan(project, PlanRequest(files=True), ["wasi"])
+
+
 def test_an_unknown_mode_or_spec_is_the_runs_own_error(project: Path) -> None:
     with pytest.raises(ConfigError, match='unknown mode "wsai"'):
         _plan(project, PlanRequest(files=True), ["wsai"])
