@@ -96,6 +96,7 @@ class RunRequest:
     crash_dir: str = ".as-test/crashes"
     logs_dir: str | None = None  # readable per-spec logs; None when the config says "none"
     update_snapshots: str = ""  # "", "create" or "overwrite" (SnapshotUpdate)
+    no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass uncompared
     snapshot_files: tuple[str, ...] = ()  # every file the spec's snapshots may come from
     runner_script: str = ""  # an in-process Python runner, relative to the project root
     external_tokens: tuple[str, ...] = ()  # or an external command, placeholders unsubstituted
@@ -259,6 +260,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
             normalize_prefix=run.rules.snapshot_prefix_normalized,
         )
         snapshots.update = SnapshotUpdate.parse(run.update_snapshots)
+        snapshots.disabled = run.no_snapshot
     except UserError as exc:
         return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
     channel = ProtocolChannel(snapshots, output_limit=int(run.output_limit_mib * MIB))
@@ -433,7 +435,7 @@ def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
     fuzz = load_fuzz(summary_plan, session)
     coverage = summary_coverage(summary_plan, shown)
     if not in_doit_worker_process():
-        print_with_fuzz(shown, fuzz, coverage, summary_plan.note)
+        print_with_fuzz(shown, fuzz, coverage, summary_plan.note, summary_plan.gaps_root)
     specs_passed = write_report(summary_plan, loaded, coverage)
     if specs_passed and all(item.result.passed for item in fuzz):
         return True
@@ -454,4 +456,10 @@ def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
         summary_plan = SummaryPlan.from_dict(plan)
         shown = load_summary(summary_plan, session)
         coverage = summary_coverage(summary_plan, shown)
-        print_with_fuzz(shown, load_fuzz(summary_plan, session), coverage, summary_plan.note)
+        print_with_fuzz(
+            shown,
+            load_fuzz(summary_plan, session),
+            coverage,
+            summary_plan.note,
+            summary_plan.gaps_root,
+        )

@@ -93,7 +93,10 @@ class Shown:
 
 
 def render_summary(
-    shown: Sequence[Shown], palette: Palette, coverage: CoverageSummary | None = None
+    shown: Sequence[Shown],
+    palette: Palette,
+    coverage: CoverageSummary | None = None,
+    coverage_gaps: Sequence[str] = (),
 ) -> str:
     lines: list[str] = []
     id_width = max((len(s.result.spec_id) for s in shown), default=0)
@@ -119,6 +122,7 @@ def render_summary(
     if coverage is not None:  # before the totals, as as-test prints it: the tests line stays last
         lines.append("")
         lines.extend(coverage_lines(coverage, palette))
+        lines.extend(coverage_gaps)  # --show-coverage (coverage_gaps.py)
     lines.append("")
     lines.extend(_totals(shown, palette))
     text = "\n".join(lines) + "\n"

@@ -68,6 +68,7 @@ def task_options_first(
     arguments: Sequence[str],
     options: Sequence[Mapping[str, Any]],
     bare_values: Mapping[str, str] | None = None,
+    bare_followers: Mapping[str, Sequence[str]] | None = None,
 ) -> list[str]:
     """``arguments`` with the given task options moved to just after the doit command word (or to
     the front for a run), where a command that carries them reads them: doit reads options after
@@ -76,22 +77,33 @@ def task_options_first(
     ``options`` are doit option dicts (``long``, ``type``); a ``bool`` one takes no value. A
     value is taken with its option, so ``--spec info`` stays a spec named "info". An option of
     ``bare_values`` (by name) given without ``=`` takes its value from there instead, and the
-    word after it stays a word of its own (``--changed list``: HEAD, then the list command).
+    word after it stays a word of its own (``--changed list``: HEAD, then the list command),
+    unless ``bare_followers`` names it as one of that option's values (``--show-coverage all``).
     """
     bare = {f"--{name}": value for name, value in (bare_values or {}).items()}
+    followers = {f"--{name}": words for name, words in (bare_followers or {}).items()}
     flags = {f"--{option['long']}" for option in options if option.get("type") is bool}
     valued = {f"--{option['long']}" for option in options} - flags
+    # Short forms (``-m wasi``, ``-mwasi``): their letters are ours alone on these commands.
+    shorts = {f"-{option['short']}" for option in options if option.get("short")}
     moved: list[str] = []
     rest: list[str] = []
-    words = iter(arguments)
-    for word in words:
+    index = 0
+    while index < len(arguments):
+        word = arguments[index]
+        following = arguments[index + 1] if index + 1 < len(arguments) else None
+        index += 1
         name = word.split("=", 1)[0]
-        if word in flags or (name in valued and "=" in word):
+        joined_short = len(word) > 2 and word[:2] in shorts  # -mwasi
+        if word in flags or (name in valued and "=" in word) or joined_short:
             moved.append(word)
         elif word in bare:
-            moved.append(f"{word}={bare[word]}")
-        elif word in valued:
-            moved += [word, *(value for value in [next(words, None)] if value is not None)]
+            taken = following is not None and following in followers.get(word, ())
+            moved.append(f"{word}={following if taken else bare[word]}")
+            index += int(taken)
+        elif word in valued or word in shorts:
+            moved += [word] if following is None else [word, following]
+            index += int(following is not None)
         else:
             rest.append(word)
     at = _command_index(rest)

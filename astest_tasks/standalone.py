@@ -35,6 +35,7 @@ from astest_tasks.pipeline import BASENAME
 from astest_tasks.state_file import DEFAULT_STATE_FILE, check_state_file
 from astest_tasks.task_factory import make_astest_tasks
 from astest_tasks.task_options import (
+    BARE_FOLLOWERS,
     BARE_VALUES,
     DEFAULT_CONFIG,
     TASK_PARAMS,
@@ -109,5 +110,5 @@ class AstestMain(DoitMain):  # type: ignore[misc]
 
 def run_doit(arguments: Sequence[str]) -> int:
     # Some doit commands (clean) return None for success.
-    arguments = task_options_first(arguments, TASK_PARAMS, BARE_VALUES)
+    arguments = task_options_first(arguments, TASK_PARAMS, BARE_VALUES, BARE_FOLLOWERS)
     return int(AstestMain(AstestLoader()).run(arguments) or 0)

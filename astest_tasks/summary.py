@@ -11,6 +11,8 @@ from pathlib import Path
 from astest_tasks.atomic import write_text_atomic
 from astest_tasks.ci_reports import junit_xml, points, tap_document
 from astest_tasks.console import Palette, Shown, output_stream, render_summary, use_colour
+from astest_tasks.coverage_gaps import coverage_gap_lines
+from astest_tasks.coverage_points import SourceLines
 from astest_tasks.coverage_summary import (
     CoverageOutcome,
     CoverageTarget,
@@ -72,6 +74,12 @@ class SummaryPlan:
     # (k, N, pairs) when this run is shard k of N, of a selection of `pairs` (mode, spec) pairs
     shard: tuple[int, int, int] | None = None
     note: str = ""  # how the specs were chosen (--changed), printed above the summary
+    show_coverage: bool = False  # --show-coverage: list the uncovered points (coverage_gaps.py)
+
+    @property
+    def gaps_root(self) -> Path | None:
+        """Where the uncovered points' sources are read from, when they are to be listed."""
+        return Path(self.project_root) if self.show_coverage else None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -83,6 +91,7 @@ class SummaryPlan:
             "coverage": [target.to_dict() for target in self.coverage],
             "shard": list(self.shard) if self.shard else None,
             "note": self.note,
+            "show_coverage": self.show_coverage,
         }
 
     @classmethod
@@ -105,6 +114,7 @@ class SummaryPlan:
             ),
             shard=_shard(data.get("shard")),
             note=str(data.get("note") or ""),
+            show_coverage=data.get("show_coverage") is True,
         )
 
 
@@ -205,14 +215,18 @@ def _write_files(
     return written
 
 
-def print_summary(shown: list[Shown], coverage: CoverageOutcome | None = None) -> None:
-    """Print every spec's result, failures, coverage and totals; the last line is the tests
-    count."""
+def print_summary(
+    shown: list[Shown], coverage: CoverageOutcome | None = None, gaps_root: Path | None = None
+) -> None:
+    """Print every spec's result, failures, coverage (with its uncovered points when
+    ``gaps_root`` says where their sources are) and totals; the last line is the tests count."""
     stream = output_stream()
     palette = Palette(enabled=use_colour(stream))
-    stream.write(
-        for_stream(render_summary(shown, palette, coverage.total if coverage else None), stream)
-    )
+    total = coverage.total if coverage else None
+    gaps: list[str] = []
+    if total is not None and gaps_root is not None:
+        gaps = coverage_gap_lines(total, SourceLines(gaps_root), palette)
+    stream.write(for_stream(render_summary(shown, palette, total, gaps), stream))
     stream.flush()
 
 
@@ -226,6 +240,7 @@ def print_with_fuzz(
     fuzz: list[ShownFuzz],
     coverage: CoverageOutcome | None = None,
     note: str = "",
+    gaps_root: Path | None = None,
 ) -> None:
     """The fuzz results first, so the specs' summary, with its tests line, stays last."""
     if note:
@@ -233,7 +248,7 @@ def print_with_fuzz(
     if fuzz:
         print_fuzz(fuzz)
         output_stream().write("\n")
-    print_summary(shown, coverage)
+    print_summary(shown, coverage, gaps_root)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,10 @@ from astest_tasks.coverage_switch import parse_coverage_switch
 from astest_tasks.doctor import doctor_task, doctor_task_wanted
 from astest_tasks.doit_argv import doit_command
 from astest_tasks.errors import UserError
+from astest_tasks.feature_switches import FeatureSwitches, combined_coverage
 from astest_tasks.pipeline import BASENAME, Pipeline
+from astest_tasks.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
+from astest_tasks.run_switches import RunSwitches, ShowCoverage
 from astest_tasks.selection import split_selectors
 from astest_tasks.snapshots import SnapshotUpdate
 from astest_tasks.state_file import check_state_file, state_file_from_argv
@@ -96,6 +99,7 @@ def make_astest_tasks(
         basename=basename, task_dep=tuple(task_dep), setup=tuple(setup), command=command
     )
     longs = {f"--{option['long']}": option for option in options}
+    longs.update({f"-{option['short']}": option for option in options if option.get("short")})
 
     def create_doit_tasks(**given: Any) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
@@ -107,6 +111,31 @@ def make_astest_tasks(
             yield doctor_task(root, str(values["config"]), mode_names, pipeline.basename)
         try:
             _check_option_placement(sys.argv[1:], pipeline, longs)
+            features = FeatureSwitches.parse(str(values["enable"]), str(values["disable"]))
+            update = SnapshotUpdate.parse(str(values["update_snapshots"]))
+            switches = RunSwitches.parse(
+                bool(values["no_snapshot"]),
+                str(values["show_coverage"]),
+                str(values["browser"]),
+                update,
+            )
+            listing = PlanRequest(bool(values["list"]), bool(values["list_modes"]))
+            coverage = combined_coverage(
+                parse_coverage_switch(str(values["coverage"])),
+                features,
+                show_coverage=switches.show_coverage is not ShowCoverage.NONE,
+            )
+            if listing.wanted:
+                plan = load_plan_input(
+                    root,
+                    str(values["config"]),
+                    mode_names,
+                    split_selectors(str(values["spec"])),
+                    (features, coverage, switches.browser),
+                    pipeline.options_command,
+                )
+                yield plan_task(pipeline.basename, plan_text(listing, plan))
+                return
             tasks = list(
                 create_tasks(
                     root,
@@ -115,16 +144,18 @@ def make_astest_tasks(
                     RequestedLimits(
                         values["timeout"], values["memory_limit"], values["output_limit"]
                     ),
-                    SnapshotUpdate.parse(str(values["update_snapshots"])),
+                    update,
                     split_selectors(str(values["spec"])),
                     split_selectors(str(values["suite"])),
                     headful=bool(values["headful"]),
                     fuzz=RequestedFuzz(
                         bool(values["fuzz"]), str(values["fuzz_seed"]), str(values["fuzz_runs"])
                     ),
-                    coverage=parse_coverage_switch(str(values["coverage"])),
+                    coverage=coverage,
                     pipeline=pipeline.sharded(str(values["shard"]), str(values["shard_durations"])),
                     changed_since=str(values["changed"]).strip(),
+                    features=features,
+                    switches=switches,
                 )
             )
         except UserError as exc:

@@ -19,12 +19,16 @@ from astest_tasks.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT
 DEFAULT_CONFIG = "as-test.config.json"
 # Options the astest command also takes bare, with this value (`astest --changed`): doit parses
 # options with getopt, which has no optional values, so the command line is completed first.
-BARE_VALUES = {"changed": DEFAULT_REF}
+BARE_VALUES = {"changed": DEFAULT_REF, "show-coverage": "on"}
+# The words that, right after such a bare option, are its value rather than a word of their own
+# (`astest --show-coverage all`, as as-test reads it).
+BARE_FOLLOWERS = {"show-coverage": ("all",)}
 
 TASK_PARAMS: list[dict[str, Any]] = [
     {
         "name": "mode",
         "long": "mode",
+        "short": "m",
         "type": str,
         "default": "",
         "env_var": "ASTEST_MODE",
@@ -109,6 +113,40 @@ TASK_PARAMS: list[dict[str, Any]] = [
         ),
     },
     {
+        "name": "no_snapshot",
+        "long": "no-snapshot",
+        "type": bool,
+        "default": False,
+        "env_var": "ASTEST_NO_SNAPSHOT",
+        "help": (
+            "skip snapshot assertions this run, as as-test 1.8's --no-snapshot: each passes "
+            "unchecked, and the next run without it runs those specs again"
+        ),
+    },
+    {
+        "name": "show_coverage",
+        "long": "show-coverage",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_SHOW_COVERAGE",
+        "help": (
+            "list the uncovered points under the coverage summary: `on` folds the points inside "
+            "an uncovered function into it, `all` lists each (turns coverage on unless it is "
+            "switched off)"
+        ),
+    },
+    {
+        "name": "browser",
+        "long": "browser",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_BROWSER",
+        "help": (
+            "the browser of web modes this run: chromium, chrome or an executable path, over "
+            "BROWSER and runOptions.runtime.browser"
+        ),
+    },
+    {
         "name": "headful",
         "long": "headful",
         "type": bool,
@@ -161,6 +199,29 @@ TASK_PARAMS: list[dict[str, Any]] = [
         ),
     },
     {
+        "name": "enable",
+        "long": "enable",
+        "short": "e",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_ENABLE",
+        "help": (
+            'comma-separated features to turn on this time, over the config\'s "features", as '
+            "as-test 1.8's --enable: `coverage`, `try-as` or an asc feature (`simd`, ...)"
+        ),
+    },
+    {
+        "name": "disable",
+        "long": "disable",
+        "type": str,
+        "default": "",
+        "env_var": "ASTEST_DISABLE",
+        "help": (
+            'comma-separated features to turn off this time, over the config\'s "features" '
+            "(`coverage`, `try-as` or an asc feature)"
+        ),
+    },
+    {
         "name": "shard",
         "long": "shard",
         "type": str,
@@ -181,6 +242,25 @@ TASK_PARAMS: list[dict[str, Any]] = [
             "a report.json of an earlier run (the same file on every shard): balance the "
             "shards by its recorded durations instead of by hash"
         ),
+    },
+    {
+        "name": "list",
+        "long": "list",
+        "type": bool,
+        "default": False,
+        "env_var": "ASTEST_LIST",
+        "help": (
+            "print the plan instead of running: the spec files, and per selected mode its "
+            "target, output folder, runtime, env overrides and artifacts (as-test 1.8's --list)"
+        ),
+    },
+    {
+        "name": "list_modes",
+        "long": "list-modes",
+        "type": bool,
+        "default": False,
+        "env_var": "ASTEST_LIST_MODES",
+        "help": "print the configured modes and which run by default, instead of running",
     },
     {
         "name": "config",

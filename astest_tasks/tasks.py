@@ -48,6 +48,7 @@ from astest_tasks.coverage_summary import CoverageTarget
 from astest_tasks.coverage_switch import with_coverage
 from astest_tasks.discovery import Spec, discover_specs
 from astest_tasks.errors import UserError
+from astest_tasks.feature_switches import NO_FEATURE_SWITCHES, FeatureSwitches
 from astest_tasks.fuzz_summary import FuzzEntry
 from astest_tasks.fuzz_tasks import (
     FuzzLimits,
@@ -66,6 +67,7 @@ from astest_tasks.output_folders import check_output_folders
 from astest_tasks.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
 from astest_tasks.project_lock import lock_project
 from astest_tasks.run_rules import RunRules
+from astest_tasks.run_switches import NO_RUN_SWITCHES, RunSwitches, ShowCoverage
 from astest_tasks.runner_files import ensure_default_runner
 from astest_tasks.runtime_command import (
     RUNNERS_DIR,
@@ -113,16 +115,23 @@ def create_tasks(
     coverage: bool | None = None,
     pipeline: Pipeline = DEFAULT_PIPELINE,
     changed_since: str = "",
+    features: FeatureSwitches = NO_FEATURE_SWITCHES,
+    switches: RunSwitches = NO_RUN_SWITCHES,
 ) -> Iterator[dict[str, Any]]:
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     version = installed_version(project_root)
     untested = untested_version_warning(version) if version else None
     if untested:
         warn_once(untested)
-    config = load_config(project_root / config_path, project_root, AsTestRules.for_version(version))
+    rules = AsTestRules.for_version(version)
+    config = load_config(project_root / config_path, project_root, rules)
     for warning in config.warnings:
         warn_once(warning)
-    modes = [with_coverage(mode, coverage) for mode in select_modes(config, requested_modes)]
+    features.check_supported(rules)
+    modes = [
+        with_coverage(features.apply(mode), coverage)
+        for mode in select_modes(config, requested_modes)
+    ]
     if not modes:
         raise UserError(
             f'{config_path}: every mode has "default": false, so a plain run selects none; '
@@ -145,7 +154,9 @@ def create_tasks(
     specs_by_mode = {
         name: select_specs(specs, spec_selectors, name) for name, specs in specs_by_mode.items()
     }
-    runtimes = {mode.name: _runtime_of(project_root, config_path, mode) for mode in modes}
+    runtimes = {
+        mode.name: _runtime_of(project_root, config_path, mode, switches.browser) for mode in modes
+    }
     scan_cache = ImportScanCache(project_root / output_root(config) / IMPORT_SCAN_CACHE)
     selection_note = ""
     if changed_since:
@@ -179,6 +190,7 @@ def create_tasks(
         headful=headful,
         pipeline=pipeline,
         as_test_version=toolchain.as_test.version,
+        no_snapshot=switches.no_snapshot,
     )
     for mode in modes:
         for spec in specs_by_mode[mode.name]:
@@ -222,6 +234,7 @@ def create_tasks(
         pipeline=pipeline,
         suite_pairs=suite_pairs,
         note=selection_note,
+        show_coverage=switches.show_coverage is not ShowCoverage.NONE,
     )
 
 
@@ -354,12 +367,13 @@ def _specs_of(root: Path, config_path: str, mode: ModeSettings) -> list[Spec]:
     return specs
 
 
-def _runtime_of(root: Path, config_path: str, mode: ModeSettings) -> Runtime:
+def _runtime_of(root: Path, config_path: str, mode: ModeSettings, chosen: str = "") -> Runtime:
     where = "runOptions.runtime.cmd"
     if mode.name != "default":
         where = f"modes.{mode.name}.{where} (or the base {where})"
-    # as-test: an explicit BROWSER in the environment wins over runOptions.runtime.browser.
-    browser = os.environ.get("BROWSER") or mode.browser
+    # as-test: --browser first (1.8), then an explicit BROWSER in the environment, then
+    # runOptions.runtime.browser.
+    browser = chosen or os.environ.get("BROWSER") or mode.browser
     runtime = resolve_runtime(
         mode.runtime_cmd, mode.target, root, f"{config_path}: {where}", browser
     )
@@ -440,6 +454,7 @@ def _run_task(
         crash_dir=mode.crash_dir,
         logs_dir=mode.logs_dir,
         update_snapshots=update.value,
+        no_snapshot=invocation.no_snapshot,
         snapshot_files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir, snapshot_layout)),
         runner_script=runtime.runner if isinstance(runtime, InProcessRuntime) else "",
         external_tokens=runtime.tokens if isinstance(runtime, ExternalRuntime) else (),
@@ -467,16 +482,7 @@ def _run_task(
         "targets": doit_paths(root, [files.result]),
         "setup": list(pipeline.setup),
         "uptodate": [
-            InputsChanged(
-                "run",
-                run_key(
-                    mode,
-                    spec,
-                    (timeout_s, memory_mib, output_mib),
-                    runtime,
-                    invocation.as_test_version,
-                ),
-            ),
+            InputsChanged("run", _run_inputs(mode, spec, runtime, invocation)),
             LastResultPassed(str(root), files.result),
             SnapshotsUnchanged(str(root), list(request.snapshot_files)),
             # So that `doit info` and `doit list --status` see an imported module's edit too.
@@ -493,6 +499,28 @@ def _run_task(
             "run", mode=mode.name, spec=spec.path, spec_id=spec.spec_id, target=mode.target
         ),
     }
+
+
+def _run_inputs(
+    mode: ModeSettings, spec: Spec, runtime: Runtime, invocation: _Invocation
+) -> dict[str, Any]:
+    limits = invocation.limits
+    inputs = run_key(
+        mode,
+        spec,
+        (
+            limits.timeout_s.for_mode(mode.name),
+            limits.memory_mib.for_mode(mode.name),
+            limits.output_mib.for_mode(mode.name),
+        ),
+        runtime,
+        invocation.as_test_version,
+    )
+    if invocation.no_snapshot:
+        # Only then, so that plain runs keep their key: a pass with unchecked snapshots is not
+        # a plain run's pass, and the next plain run runs the spec again.
+        inputs["snapshots"] = "not checked (--no-snapshot)"
+    return inputs
 
 
 @dataclass(frozen=True)
@@ -530,6 +558,7 @@ class _Invocation:
     headful: bool  # show the browser window of web specs
     pipeline: Pipeline
     as_test_version: str = ""  # the installed as-test: its run-side rules apply (run_rules.py)
+    no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass unchecked
 
 
 def _summary_task(
@@ -544,6 +573,7 @@ def _summary_task(
     pipeline: Pipeline = DEFAULT_PIPELINE,
     suite_pairs: int = 0,
     note: str = "",
+    show_coverage: bool = False,
 ) -> dict[str, Any]:
     report_path = posixpath.join(pipeline.report_dir(config), "report.json")
     shard = pipeline.shard
@@ -556,6 +586,7 @@ def _summary_task(
         coverage=tuple(coverage_targets),
         shard=(shard.index, shard.count, suite_pairs) if shard else None,
         note=note,
+        show_coverage=show_coverage,
     )
     coverage_dirs = [t.directory for t in coverage_targets if t.directory is not None]
     crash_dirs = sorted({mode.crash_dir for mode in (config.base, *config.modes.values())})

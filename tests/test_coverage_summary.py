@@ -143,3 +143,6 @@ def test_the_summary_plan_carries_the_targets_to_doit_workers() -> None:
     )
     assert SummaryPlan.from_dict(plan.to_dict()) == plan
     assert SummaryPlan.from_dict({**plan.to_dict(), "coverage": None}).coverage == ()
+    shown = SummaryPlan(project_root="/p", report_path="r.json", entries=(), show_coverage=True)
+    assert SummaryPlan.from_dict(shown.to_dict()).gaps_root == Path("/p")
+    assert plan.gaps_root is None

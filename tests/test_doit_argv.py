@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from astest_tasks.doit_argv import doit_command, names_tasks_under, task_options_first
+from astest_tasks.doit_argv import (
+    doit_command,
+    names_tasks_under,
+    task_options_first,
+)
 
 
 @pytest.mark.parametrize(
@@ -52,6 +56,10 @@ def test_whether_a_group_is_named(argv: list[str], named: bool) -> None:
         (["v=1", "info", "t", "--spec", "info"], ["v=1", "info", "--spec", "info", "t"]),
         (["--spec", "list"], ["--spec", "list"]),  # a spec named "list" is not the command
         (["astest", "--mode"], ["--mode", "astest"]),  # doit then says the value is missing
+        (["list", "-m", "wasi", "--all"], ["list", "-m", "wasi", "--all"]),
+        (["astest:summary", "-m", "wasi"], ["-m", "wasi", "astest:summary"]),
+        (["info", "t", "-mwasi"], ["info", "-mwasi", "t"]),
+        (["-n", "2", "-e", "simd"], ["-e", "simd", "-n", "2"]),
     ],
 )
 def test_task_options_move_to_where_the_command_reads_them(
@@ -59,9 +67,10 @@ def test_task_options_move_to_where_the_command_reads_them(
 ) -> None:
     options = [
         {"long": "timeout", "type": str},
-        {"long": "mode", "type": str},
+        {"long": "mode", "short": "m", "type": str},
         {"long": "spec", "type": str},
         {"long": "fuzz", "type": bool},
+        {"long": "enable", "short": "e", "type": str},
     ]
     assert task_options_first(argv, options) == ordered
 
@@ -81,3 +90,22 @@ def test_a_bare_option_of_the_astest_command_takes_its_default_value(
 ) -> None:
     options = [{"long": "changed", "type": str}, {"long": "mode", "type": str}]
     assert task_options_first(argv, options, {"changed": "HEAD"}) == ordered
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--show-coverage"], ["--show-coverage=on"]),
+        (["--show-coverage", "all", "-n", "2"], ["--show-coverage=all", "-n", "2"]),
+        (["--show-coverage=all", "list"], ["list", "--show-coverage=all"]),
+        (["--show-coverage", "astest:summary"], ["--show-coverage=on", "astest:summary"]),
+    ],
+)
+def test_a_bare_optional_value_option_takes_its_implied_value(
+    argv: list[str], expected: list[str]
+) -> None:
+    options = [{"long": "show-coverage", "type": str}]
+    assert (
+        task_options_first(argv, options, {"show-coverage": "on"}, {"show-coverage": ["all"]})
+        == expected
+    )

@@ -192,6 +192,20 @@ def store(tmp_path: Path) -> SnapshotStore:
     return SnapshotStore.load(tmp_path, SPEC_PATH, SNAPSHOT_DIR)
 
 
+def test_a_disabled_store_answers_every_assertion_ok_with_its_own_value(
+    store: SnapshotStore,
+) -> None:
+    # as-test 1.8's --no-snapshot: mismatching and missing alike pass, nothing is counted.
+    store.disabled = True
+    key = f"{SPEC}::Snapshot support > string snapshot"
+    answer = store.assert_snapshot(key, '"something else"')
+    assert answer == SnapshotAnswer(True, '"something else"', SnapshotVerdict.DISABLED, key)
+    assert store.assert_snapshot(f"{SPEC}::nowhere", "1").ok
+    assert (store.matched, store.missing, store.mismatched, store.created) == (0, 0, 0, 0)
+    # An asked-for entry is not obsolete, though it was not compared.
+    assert not store.dirty and key not in store.obsolete_keys()
+
+
 def test_store_reads_the_snap_file(store: SnapshotStore, tmp_path: Path) -> None:
     expected_path = tmp_path / ".as-test/snapshots/snapshot.spec.snap"
     assert store.source_path == expected_path

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from doit.exceptions import InvalidDodoFile
+from doit.exceptions import InvalidDodoFile, InvalidTask
 from doit.loader import _get_task_creators
 
 from astest_tasks.task_factory import make_astest_tasks
@@ -64,3 +64,19 @@ def test_a_changed_with_its_ref_is_accepted(
 ) -> None:
     monkeypatch.setattr(sys, "argv", argv)
     assert make_astest_tasks().basename == "astest"
+
+
+@pytest.mark.parametrize("option", [["-m", "wasi"], ["--mode", "wasi"], ["-e", "simd"]])
+def test_an_option_after_a_task_name_is_refused_short_or_long(
+    monkeypatch: pytest.MonkeyPatch, option: list[str]
+) -> None:
+    # doit parses and drops it there: the run would silently use the defaults.
+    monkeypatch.setattr(sys, "argv", ["doit", "astest:summary", *option])
+    with pytest.raises(InvalidTask, match=rf"^{option[0]} \S+ after astest:summary is not read"):
+        list(make_astest_tasks()())
+
+
+def test_the_shorthands_are_as_test_18s_where_doit_leaves_the_letter_free() -> None:
+    shorts = {o["name"]: o.get("short") for o in make_astest_tasks().options if o.get("short")}
+    # -c is doit's own (run --continue, clean --clean-dep), so --config has none.
+    assert shorts == {"mode": "m", "enable": "e"}

@@ -9,7 +9,9 @@ import pytest
 
 from astest_tasks import project_lock, tasks, toolchain
 from astest_tasks.errors import UserError
+from astest_tasks.feature_switches import FeatureSwitches
 from astest_tasks.git_changes import ChangedFiles
+from astest_tasks.run_switches import RunSwitches
 from astest_tasks.tasks import RequestedLimits, create_tasks
 
 SPEC = "assembly/__tests__/math.spec.ts"
@@ -142,3 +144,74 @@ def test_changed_creates_tasks_only_for_the_specs_a_changed_file_affects(
         assert note.startswith("no spec changed since origin/main")
     else:
         assert note.startswith("--changed=origin/main: ")
+
+
+def _task(tasks: list[dict[str, object]], prefix: str) -> dict[str, object]:
+    return next(task for task in tasks if str(task["name"]).startswith(prefix))
+
+
+def test_feature_switches_reach_the_build_and_try_as_still_needs_its_package(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path, "1.8.0", {"features": ["simd"]})
+    switched = FeatureSwitches.parse("threads", "simd")
+    tasks = list(
+        create_tasks(root, "as-test.config.json", [], RequestedLimits(), features=switched)
+    )
+    _action, (request,) = _task(tasks, "build:")["actions"][0]  # type: ignore[index]
+    assert request["features"] == ("threads",)
+    with pytest.raises(UserError, match=r"npm package try-as is not installed"):
+        list(
+            create_tasks(
+                root,
+                "as-test.config.json",
+                [],
+                RequestedLimits(),
+                features=FeatureSwitches.parse("try-as", ""),
+            )
+        )
+
+
+def test_a_no_snapshot_run_has_a_key_of_its_own_and_a_plain_run_keeps_its_key(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path, "1.8.0", {})
+    plain = _task(make(root), "run:")
+    unchecked = _task(
+        list(
+            create_tasks(
+                root,
+                "as-test.config.json",
+                [],
+                RequestedLimits(),
+                switches=RunSwitches(no_snapshot=True),
+            )
+        ),
+        "run:",
+    )
+    plain_key = plain["uptodate"][0].config  # type: ignore[index]
+    unchecked_key = unchecked["uptodate"][0].config  # type: ignore[index]
+    assert "snapshots" not in plain_key
+    assert unchecked_key == {**plain_key, "snapshots": "not checked (--no-snapshot)"}
+    _action, (request, _session) = unchecked["actions"][0]  # type: ignore[index]
+    assert request["no_snapshot"] is True
+
+
+def test_browser_wins_over_the_browser_variable_and_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = {"buildOptions": {"target": "web"}, "runOptions": {"runtime": {"browser": "a"}}}
+    root = project(tmp_path, "1.8.0", config)
+    monkeypatch.setenv("BROWSER", str(tmp_path / "from-the-variable"))
+    chosen = str(tmp_path / "from-the-option")
+    tasks = list(
+        create_tasks(
+            root,
+            "as-test.config.json",
+            [],
+            RequestedLimits(),
+            switches=RunSwitches(browser=chosen),
+        )
+    )
+    _action, (request, _session) = _task(tasks, "run:")["actions"][0]  # type: ignore[index]
+    assert request["browser"] == chosen
