@@ -145,7 +145,9 @@ def test_ctrl_c_at_any_instant_of_a_write_leaves_the_old_or_the_new_file_and_no_
         target.write_text("old")
 
     target.write_text("old")
-    interrupted = _every_instant_of(lambda: write_text_atomic(target, "new"), check)
+    # A fresh Path each time: an interrupt inside pathlib can leave that object half-made (its
+    # cached string unset), which a real Ctrl-C never lets anyone use again.
+    interrupted = _every_instant_of(lambda: write_text_atomic(Path(str(target)), "new"), check)
     assert interrupted > 100, "the write must have been interrupted at its every bytecode"
     assert outcomes == {"old", "new"}, "interrupts landed both before and after the rename"
 
@@ -164,6 +166,6 @@ def test_ctrl_c_at_any_instant_of_a_create_leaves_no_file_or_the_whole_one_and_n
         assert interrupted or target.read_text() == "runner"
         target.unlink(missing_ok=True)
 
-    interrupted = _every_instant_of(lambda: create_text_atomic(target, "runner"), check)
+    interrupted = _every_instant_of(lambda: create_text_atomic(Path(str(target)), "runner"), check)
     assert interrupted > 100
     assert outcomes == {None, "runner"}
