@@ -20,6 +20,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from generate_suite import link_node_modules, write_if_changed
+
 SPEC_DIR = Path("assembly") / "__tests__"
 LIB_DIR = Path("assembly") / "lib"
 
@@ -210,21 +212,12 @@ def generate(project: Path, specs: int, rows: int, node_modules: Path | None = N
     """Write (or bring up to date) the project; files already right keep their mtimes."""
     written = 0
     for rel, text in project_files(specs, rows).items():
-        path = project / rel
-        if path.is_file() and path.read_text() == text:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        written += 1
+        written += write_if_changed(project / rel, text)
     for stale in (project / SPEC_DIR).glob("*.spec.ts"):
         if stale.relative_to(project) not in {spec_path(i) for i in range(specs)}:
             stale.unlink()
     if node_modules is not None:
-        link = project / "node_modules"
-        if link.is_symlink() and link.resolve() != node_modules.resolve():
-            link.unlink()
-        if not link.exists() and not link.is_symlink():
-            link.symlink_to(node_modules.resolve(), target_is_directory=True)
+        link_node_modules(project, node_modules)
     return written
 
 

@@ -582,12 +582,18 @@ def generate(project: Path, count: int, node_modules: Path | None = None) -> int
         if stale.relative_to(project) not in files:
             stale.unlink()
     if node_modules is not None:
-        link = project / "node_modules"
-        if link.is_symlink() and link.resolve() != node_modules.resolve():
-            link.unlink()
-        if not link.exists() and not link.is_symlink():
-            link.symlink_to(node_modules.resolve(), target_is_directory=True)
+        link_node_modules(project, node_modules)
     return written
+
+
+def link_node_modules(project: Path, node_modules: Path) -> None:
+    """Point the project's ``node_modules`` at ``node_modules`` (a toolchain), replacing a link
+    to another one."""
+    link = project / "node_modules"
+    if link.is_symlink() and link.resolve() != node_modules.resolve():
+        link.unlink()
+    if not link.exists() and not link.is_symlink():
+        link.symlink_to(node_modules.resolve(), target_is_directory=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
