@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from astest_tasks.config import load_config, select_modes
+from astest_tasks.report_state import STATE_FILE
 from astest_tasks.scaffold import EXAMPLE_SPEC, NPM_PACKAGES, npm_package_name, scaffold_project
 from astest_tasks.task_options import TASK_PARAMS
 
@@ -87,3 +88,10 @@ def test_the_dodo_py_lists_every_option_with_its_environment_variable(tmp_path: 
         line = next(line for line in dodo.splitlines() if f"--{option['long']} " in line)
         assert line.split() == [f"--{option['long']}", option["env_var"]]
     compile(dodo, "dodo.py", "exec")
+
+
+def test_the_gitignore_covers_every_file_a_run_writes_beside_the_reports(tmp_path: Path) -> None:
+    scaffold_project(tmp_path, "wasi")
+    ignored = (tmp_path / ".gitignore").read_text().splitlines()
+    for written in ("report.json", "junit.xml", STATE_FILE):
+        assert f".as-test/{written}" in ignored, written
