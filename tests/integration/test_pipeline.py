@@ -111,7 +111,7 @@ def test_info_says_the_last_result_failed_and_which_input_changed(
     info = project.doit("info", "astest:run:default:plain").stdout
     assert "the last result failed (1 of its tests failed)" in info
     limits = project.doit("info", "astest:run:default:doubling", env={"ASTEST_TIMEOUT": "20"})
-    assert "the run inputs changed: limits [10.0, 1024.0, 64.0] -> [20.0, 1024.0, 64.0]" in (
+    assert "the run inputs changed: limits [300.0, 1024.0, 64.0] -> [20.0, 1024.0, 64.0]" in (
         limits.stdout
     )
 
