@@ -21,7 +21,7 @@ from astest_tasks.console import Palette, use_colour
 from astest_tasks.fuzz_crash_records import FuzzCrash, write_fuzz_crash_record
 from astest_tasks.fuzz_report import FuzzerOutcome, FuzzReportError, parse_fuzz_report
 from astest_tasks.fuzz_results import FuzzResult, write_fuzz_result
-from astest_tasks.fuzz_runs import FuzzCampaign, OverrideKind, RunsOverride
+from astest_tasks.fuzz_runs import FuzzCampaign, OverrideKind, RunsOverride, replay_command
 from astest_tasks.guest_run import GuestRun
 from astest_tasks.guest_text import for_stream
 
@@ -62,13 +62,6 @@ class FuzzRunRequest:
     def campaign(self) -> FuzzCampaign:
         override = RunsOverride(OverrideKind(self.override_kind), self.override_value)
         return FuzzCampaign(self.runs, self.seed, self.seed_is_random, override)
-
-
-def replay_command(run_command: str, seed: int, runs: str = "1") -> str:
-    """The command that replays a campaign (a failing iteration: its seed, one run). Options
-    go through the environment: doit reads task options only right after the creator's name."""
-    runs_part = f"ASTEST_FUZZ_RUNS={runs} " if runs else ""
-    return f"ASTEST_FUZZ_SEED={seed} {runs_part}{run_command}"
 
 
 def run_fuzz_file(request: dict[str, object], session: str) -> bool:

@@ -125,3 +125,10 @@ class FuzzCampaign:
         )
         value = f"{self.override.value:g}"
         return f"{runs}\n{self.seed}\n{int(self.override.kind)}\n{value}".encode()
+
+
+def replay_command(run_command: str, seed: int, runs: str = "1") -> str:
+    """The command that replays a campaign (a failing iteration: its seed, one run). Options
+    go through the environment: doit reads task options only right after the creator's name."""
+    runs_part = f"ASTEST_FUZZ_RUNS={runs} " if runs else ""
+    return f"ASTEST_FUZZ_SEED={seed} {runs_part}{run_command}"

@@ -23,8 +23,8 @@ from astest_tasks.console import (
     strip_colour,
     use_colour,
 )
-from astest_tasks.fuzz_actions import replay_command
 from astest_tasks.fuzz_results import FuzzResult, read_fuzz_result
+from astest_tasks.fuzz_runs import replay_command
 from astest_tasks.guest_text import for_stream
 from astest_tasks.results import Status
 

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from astest_tasks.channel import ProtocolChannel
-from astest_tasks.fuzz_actions import FuzzRunRequest, _judge, replay_command
+from astest_tasks.fuzz_actions import FuzzRunRequest, _judge
+from astest_tasks.fuzz_runs import replay_command
 from astest_tasks.guest_run import GuestRun
 from astest_tasks.wipc import FrameType, encode_frame
 from tests.test_fuzz_report import REPORT
