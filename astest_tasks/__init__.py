@@ -8,7 +8,7 @@ In a project's ``dodo.py``::
 
 from __future__ import annotations
 
-from astest_tasks.task_factory import make_astest_tasks, task_astest
-from astest_tasks.version import __version__
+from astest_tasks.core.version import __version__
+from astest_tasks.tasks.factory import make_astest_tasks, task_astest
 
 __all__ = ["__version__", "make_astest_tasks", "task_astest"]

@@ -14,9 +14,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from astest_tasks.errors import UserError
-from astest_tasks.scaffold import scaffold_project
-from astest_tasks.version import __version__
+from astest_tasks.commands.scaffold import scaffold_project
+from astest_tasks.core.errors import UserError
+from astest_tasks.core.version import __version__
 
 OWN_COMMANDS = ("init", "merge", "doctor", "--version")
 
@@ -24,19 +24,19 @@ OWN_COMMANDS = ("init", "merge", "doctor", "--version")
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments or arguments[0] not in OWN_COMMANDS:
-        from astest_tasks.watch import run_watch, watch_arguments
+        from astest_tasks.commands.watch import run_watch, watch_arguments
 
         watched = watch_arguments(arguments)
         if watched is not None:
             return run_watch(watched)
-        from astest_tasks.standalone import run_doit  # doit's command line
+        from astest_tasks.commands.standalone import run_doit  # doit's command line
 
         return run_doit(arguments)
     args = _parser().parse_args(arguments)
     if args.command == "merge":
         return _merge([Path(report) for report in args.reports], Path(args.output))
     if args.command == "doctor":
-        from astest_tasks.doctor import run_doctor
+        from astest_tasks.tasks.doctor import run_doctor
 
         modes = [name for value in args.mode for name in value.split(",") if name.strip()]
         return run_doctor(Path.cwd(), args.config, modes, sys.stdout)
@@ -110,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _merge(reports: list[Path], output: Path) -> int:
-    from astest_tasks.merge_reports import merge_reports
+    from astest_tasks.output.merge_reports import merge_reports
 
     try:
         return merge_reports(reports, output)

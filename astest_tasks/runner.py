@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from astest_tasks.inprocess_runtime import ACTIVE_RUN
-from astest_tasks.wasm_host import (
+from astest_tasks.run.inprocess_runtime import ACTIVE_RUN
+from astest_tasks.run.wasm_host import (
     WITH_MEMORY_ATTRIBUTE,
     GuestMemory,
     GuestStartError,

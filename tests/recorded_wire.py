@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from astest_tasks.wipc import Frame, FrameDecoder, FrameType, Passthrough, encode_frame
+from astest_tasks.run.wipc import Frame, FrameDecoder, FrameType, Passthrough, encode_frame
 
 RECORDING = Path(__file__).parent / "fixtures" / "wire" / "as-test-1.0.7-large-report.wipc"
 CHUNK_BYTES = 65536  # as-test 1.1.0's chunk size, and its threshold for chunking at all

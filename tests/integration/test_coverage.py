@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from astest_tasks.coverage import CoveragePoint
-from astest_tasks.results import read_result_head
+from astest_tasks.coverage.model import CoveragePoint
+from astest_tasks.model.results import read_result_head
 from tests.integration.conftest import NODE_MODULES, DoitRun, Project, clone_project, copy_project
 
 pytestmark = pytest.mark.integration

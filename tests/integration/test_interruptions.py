@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.results import read_stored
+from astest_tasks.model.results import read_stored
 from tests.integration.conftest import DoitRun, Project, clone_project
 from tests.integration.pausing import PausePoint, start_paused, stop
 
@@ -20,10 +20,12 @@ pytestmark = pytest.mark.integration
 # whatever the machine's load (seconds into the run all landed in the first compile on a busy one).
 STOP_POINTS = {
     "loading, mid-write of the import scan": PausePoint("fsync", "*/.import-scan.json.*.tmp"),
-    "waiting for asc": PausePoint("call", "astest_tasks.compile_server:CompileServer._read_line"),
+    "waiting for asc": PausePoint(
+        "call", "astest_tasks.build.compile_server:CompileServer._read_line"
+    ),
     "mid-write of a build record": PausePoint("fsync", "*/.shared.build.json.*.tmp"),
     "while a spec's wasm runs": PausePoint(
-        "call", "astest_tasks.channel:ProtocolChannel.write_stdout"
+        "call", "astest_tasks.run.channel:ProtocolChannel.write_stdout"
     ),
     "mid-write of a spec log": PausePoint("fsync", "*/.*.spec.log.*.tmp"),
     "mid-write of a result": PausePoint("fsync", "*/.*.result.json.*.tmp"),

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.report import Suite
-from astest_tasks.results import read_result
+from astest_tasks.model.guest_report import Suite
+from astest_tasks.model.results import read_result
 from tests.integration.conftest import Project, copy_project
 from tests.integration.stock_runners import stock_runners
 from tests.integration.toolchains import Toolchain

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.results import read_result
+from astest_tasks.model.results import read_result
 from tests.integration.conftest import DoitRun, Project, clone_project, copy_project
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.results import read_result
+from astest_tasks.model.results import read_result
 from tests.integration.conftest import (
     EXECUTED,
     Project,

@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from astest_tasks.browser_session import (
+from astest_tasks.core.errors import UserError
+from astest_tasks.run.browser_session import (
     BrowserChoice,
     BrowserSession,
     close_shared_sessions,
     find_chromium,
     shared_session,
 )
-from astest_tasks.channel import ProtocolChannel
-from astest_tasks.errors import UserError
-from astest_tasks.web_runtime import run_in_browser
+from astest_tasks.run.channel import ProtocolChannel
+from astest_tasks.run.web_runtime import run_in_browser
 from tests.integration.conftest import DoitRun, Project, copy_project
 
 pytestmark = pytest.mark.integration

@@ -18,8 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from astest_tasks.channel import ProtocolChannel
-from astest_tasks.wasm_host import HostLimits, run_module
+from astest_tasks.run.channel import ProtocolChannel
+from astest_tasks.run.wasm_host import HostLimits, run_module
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDING = REPO / "tests" / "fixtures" / "wire" / "as-test-1.0.7-large-report.wipc"

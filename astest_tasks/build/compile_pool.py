@@ -1,0 +1,250 @@
+"""Which persistent asc serves a build: the compile servers of this process, and their lifetime.
+
+- **One per process.** ``doit -n N`` forks worker processes; each starts its own servers, lazily,
+  on its first build. The owner is checked by ``os.getpid()``, and a forked child drops what it
+  inherited (our copy of a parent's server pipes would keep that server alive after the parent).
+- **One per thread at a time.** Under ``doit -P thread`` concurrent builds must not share a
+  server (asc's globals, ``process.env`` and the cwd belong to the whole Node process), and
+  serialising them would throw the parallelism away: a build takes an idle server or starts one.
+  So there are as many servers as builds ever ran at once in this process, usually one.
+- **Keyed by what Node and asc read once, at start-up**: the node binary, the assemblyscript
+  installation, ``NODE_*`` variables and whether ``CI`` is set (asc colours its diagnostics when
+  it is). Everything else in the environment is passed with each request.
+- **Retry once.** A server that dies during a compile is replaced and the compile is sent again;
+  a second death is reported as that build's failure. A server that is found dead between builds
+  is replaced without counting a retry.
+- **Gone when we are.** ``atexit`` (and multiprocessing's finalizers, which run in doit's worker
+  processes where ``atexit`` does not) close every server; Ctrl-C during a compile kills the one
+  in use; and each server exits on its own when its stdin pipe from us closes, however we end.
+- **Fallback.** Set ``ASTEST_COMPILE_SERVER=0`` to spawn ``node asc.js`` per spec. If a server
+  cannot start (Node or asc too old, a broken install) builds spawn asc, with one warning.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from astest_tasks.build.compile_server import (
+    SERVER_SCRIPT,
+    CompileOutput,
+    CompileServer,
+    CompileTimedOut,
+    ServerDied,
+    ServerUnavailable,
+    time_limit_message,
+)
+from astest_tasks.config.toolchain import warn_once
+
+DISABLE_VARIABLE = "ASTEST_COMPILE_SERVER"
+
+ServerKey = tuple[str, str, frozenset[tuple[str, str]], bool]
+
+
+def server_key(node: str, asc_root: Path, env: Mapping[str, str]) -> ServerKey:
+    node_vars = frozenset((k, v) for k, v in env.items() if k.startswith("NODE_"))
+    return (node, str(asc_root.resolve()), node_vars, "CI" in env)
+
+
+def can_serve(argv: Sequence[str], env: Mapping[str, str]) -> bool:
+    """Whether a server gives exactly what a spawned asc would for this compile."""
+    if env.get(DISABLE_VARIABLE, os.environ.get(DISABLE_VARIABLE)) == "0":
+        return False
+    # bin/asc.js passes everything after `--` to Node as flags; a server's Node is already running.
+    return "--" not in argv
+
+
+class CompilePool:
+    def __init__(self, script: Path = SERVER_SCRIPT) -> None:
+        self.pid = os.getpid()
+        self._script = script
+        self._lock = threading.Lock()
+        self._idle: dict[ServerKey, list[CompileServer]] = {}
+        self._busy: set[CompileServer] = set()
+        self._unavailable: dict[ServerKey, str] = {}
+        self._closed = False
+
+    def compile(
+        self,
+        node: str,
+        asc_root: Path,
+        argv: Sequence[str],
+        cwd: Path,
+        env: Mapping[str, str],
+        limit_s: float,
+    ) -> CompileOutput | None:
+        """Compile with a server; ``None`` when none can serve it (then spawn asc instead)."""
+        key = server_key(node, asc_root, env)
+        lost: ServerDied | None = None
+        for _attempt in range(2):
+            server = self._acquire(key, node, asc_root, env)
+            if server is None:
+                return None
+            try:
+                output, recycle = server.compile(argv, cwd, env, limit_s)
+            except ServerDied as exc:
+                self._drop(server)
+                lost = exc
+                continue
+            except CompileTimedOut:
+                self._drop(server)
+                return CompileOutput(-1, b"", time_limit_message(limit_s).encode())
+            except BaseException:
+                # Ctrl-C (or a bug) mid-compile: the server is busy with a compile nobody will
+                # read, and its reply would answer the next request. Kill it.
+                server.kill()
+                self._drop(server)
+                raise
+            if recycle:
+                server.close()
+                self._drop(server)
+            else:
+                self._release(key, server)
+            return output
+        assert lost is not None
+        message = (
+            f"{lost}\nthe compile server died while compiling this spec, and again when the "
+            f"compile was retried in another one; set {DISABLE_VARIABLE}=0 to spawn asc for each "
+            "spec instead"
+        )
+        return CompileOutput(-1, b"", message.encode())
+
+    def close(self) -> None:
+        """Close every server; used at exit, so it never raises."""
+        with self._lock:
+            self._closed = True
+            servers = [s for group in self._idle.values() for s in group] + list(self._busy)
+            self._idle.clear()
+            self._busy.clear()
+        for server in servers:
+            server.begin_close()
+        for server in servers:
+            server.finish_close()
+
+    def abandon(self) -> None:
+        """In a forked child: forget the parent's servers without touching the processes."""
+        servers = [s for group in self._idle.values() for s in group] + list(self._busy)
+        for server in servers:
+            server.abandon()
+
+    @property
+    def server_pids(self) -> list[int]:
+        return [server.pid for server in self.idle_servers() + self.busy_servers()]
+
+    def idle_servers(self) -> list[CompileServer]:
+        with self._lock:
+            return [server for group in self._idle.values() for server in group]
+
+    def busy_servers(self) -> list[CompileServer]:
+        with self._lock:
+            return list(self._busy)
+
+    def _acquire(
+        self, key: ServerKey, node: str, asc_root: Path, env: Mapping[str, str]
+    ) -> CompileServer | None:
+        with self._lock:
+            if self._closed or key in self._unavailable:
+                return None
+            idle = self._idle.get(key, [])
+            while idle:
+                server = idle.pop()
+                if server.alive:
+                    self._busy.add(server)
+                    return server
+                server.kill()  # died between builds: replace it, no retry spent
+        try:
+            # Started outside the lock: a start takes ~0.5 s and other threads may have idle
+            # servers to take meanwhile.
+            server = CompileServer(node, asc_root, env, script=self._script)
+        except ServerUnavailable as exc:
+            with self._lock:
+                self._unavailable[key] = str(exc)
+            warn_once(f"{exc}; compiling with one asc process per spec instead (slower)")
+            return None
+        with self._lock:
+            if self._closed:  # we are exiting: do not leave a server behind
+                server.close()
+                return None
+            self._busy.add(server)
+        _ensure_exit_hooks()
+        return server
+
+    def _release(self, key: ServerKey, server: CompileServer) -> None:
+        with self._lock:
+            self._busy.discard(server)
+            if not self._closed:
+                self._idle.setdefault(key, []).append(server)
+                return
+        server.close()
+
+    def _drop(self, server: CompileServer) -> None:
+        server.kill()
+        with self._lock:
+            self._busy.discard(server)
+
+
+_pool: CompilePool | None = None
+_pool_lock = threading.Lock()
+_hooks_installed = False
+
+
+def current_pool() -> CompilePool:
+    """This process's pool; a pool inherited through fork belongs to the parent."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool.pid != os.getpid():
+            if _pool is not None:
+                _pool.abandon()
+            _pool = CompilePool()
+        return _pool
+
+
+def compile_with_server(
+    node: str,
+    asc_root: Path,
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    limit_s: float,
+) -> CompileOutput | None:
+    """asc ``main(argv)`` in a persistent server; ``None`` means spawn asc instead."""
+    if not can_serve(argv, env):
+        return None
+    return current_pool().compile(node, asc_root, argv, cwd, env, limit_s)
+
+
+def shutdown() -> None:
+    """Close this process's servers (idempotent; registered with atexit)."""
+    with _pool_lock:
+        pool = _pool
+    if pool is not None and pool.pid == os.getpid():
+        pool.close()
+
+
+def _after_fork_in_child() -> None:
+    # The lock may have been held by another thread at fork time; start from scratch.
+    global _pool, _pool_lock
+    _pool_lock = threading.Lock()
+    if _pool is not None:
+        _pool.abandon()
+    _pool = None
+
+
+def _ensure_exit_hooks() -> None:
+    global _hooks_installed
+    with _pool_lock:
+        if _hooks_installed:
+            return
+        _hooks_installed = True
+    atexit.register(shutdown)
+    # doit's worker processes (multiprocessing) leave through os._exit, which skips atexit but
+    # runs multiprocessing's own finalizers.
+    from multiprocessing import util
+
+    util.Finalize(None, shutdown, exitpriority=10)
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

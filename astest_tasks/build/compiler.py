@@ -1,0 +1,249 @@
+"""Compile one spec with asc and the as-test transform, exactly as as-test's CLI does.
+
+One asc call per spec: asc links every entry file of a call into one module, so batching specs
+would make them share globals and a single ``run()``. The result is a ``BuildRecord``, written as
+the build task's target: a failed compile is data (shown in the summary with the compiler's
+message and the command to reproduce it), not a doit failure that would stop the other specs.
+
+asc runs in this process's persistent compile server (``compile_pool``) and gives the same bytes
+as a spawned ``node asc.js``; custom build commands, and builds no server can serve, spawn. The
+record's command is always the spawned line, so a failure can be reproduced by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+import shlex
+import shutil
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from astest_tasks.config.as_test_rules import AsTestRules
+from astest_tasks.config.asc_flags import default_flags
+from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.build.compile_pool import compile_with_server
+from astest_tasks.build.compile_server import CompileOutput, time_limit_message
+from astest_tasks.core.errors import UserError
+from astest_tasks.core.process_env import base_environ
+from astest_tasks.config.toolchain import Toolchain
+
+BUILD_RECORD_FORMAT = 1
+COMPILE_TIME_LIMIT_S = 600.0
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """Everything one compile needs, as plain data (it is passed to a doit action)."""
+
+    project_root: str
+    spec_path: str
+    spec_id: str
+    mode: str
+    target: str
+    wasm_path: str  # relative to the project root
+    record_path: str
+    asconfig: str | None = None
+    build_args: tuple[str, ...] = ()
+    build_cmd: str = ""
+    build_env: dict[str, str] = field(default_factory=dict)
+    features: tuple[str, ...] = ()  # as-test 1.3+ "features": try-as, or asc --enable NAME
+
+
+@dataclass(frozen=True)
+class BuildRecord:
+    """What a compile produced; deterministic, so an identical rebuild changes nothing."""
+
+    status: str  # "ok" or "failed"
+    spec: str
+    mode: str
+    target: str
+    wasm: str
+    wasm_sha256: str
+    command: str  # a shell line that reproduces the compile from the project root
+    exit_code: int
+    diagnostics: str
+    format: int = BUILD_RECORD_FORMAT
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> BuildRecord:
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("format") != BUILD_RECORD_FORMAT:
+            raise ValueError("not a build record of this version")
+        return cls(**data)
+
+
+def asc_arguments(request: BuildRequest, toolchain: Toolchain, out_file: str) -> list[str]:
+    """asc's argv after ``node asc.js``, in the installed as-test's order (asc_flags.py)."""
+    if request.build_cmd:
+        return _custom_command(request, out_file)
+    root = Path(request.project_root)
+    shim = None
+    if toolchain.wasi_shim is not None:
+        shim = _dot_relative(root, toolchain.wasi_shim.root / "asconfig.json")
+    before, after = default_flags(
+        AsTestRules.parse(toolchain.as_test.version),
+        request.target,
+        request.asconfig,
+        request.build_args,
+        request.features,
+        shim,
+        root,
+    )
+    return [request.spec_path, *before, *request.build_args, *after, "-o", out_file]
+
+
+def command_line(request: BuildRequest, toolchain: Toolchain) -> list[str]:
+    """The full argv, as a user would type it from the project root."""
+    if request.build_cmd:
+        return _custom_command(request, request.wasm_path)
+    asc = _dot_relative(Path(request.project_root), toolchain.asc_js).removeprefix("./")
+    return ["node", asc, *asc_arguments(request, toolchain, request.wasm_path)]
+
+
+def repro_command(request: BuildRequest, toolchain: Toolchain) -> str:
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(request.build_env.items()))
+    argv = " ".join(shlex.quote(a) for a in command_line(request, toolchain))
+    return f"{env} {argv}" if env else argv
+
+
+def compile_spec(request: BuildRequest, toolchain: Toolchain) -> BuildRecord:
+    """Run asc for one spec, move its outputs into place atomically, and return the record."""
+    root = Path(request.project_root)
+    final_wasm = root / request.wasm_path
+    final_wasm.parent.mkdir(parents=True, exist_ok=True)
+    # asc writes its outputs itself; compile into a scratch folder beside the artifact and rename,
+    # so an interrupted compile never leaves a half-written .wasm that looks current.
+    scratch = Path(tempfile.mkdtemp(prefix=".asc-", dir=final_wasm.parent))
+    try:
+        scratch_wasm = scratch / final_wasm.name
+        output = _run_compiler(request, toolchain, scratch_wasm)
+        exit_code = output.exit_code
+        diagnostics = output.diagnostics
+        if exit_code == 0 and scratch_wasm.is_file():
+            wasm_bytes = scratch_wasm.read_bytes()
+            for produced in sorted(scratch.iterdir()):
+                os.replace(produced, final_wasm.parent / produced.name)
+            return _record(request, toolchain, "ok", exit_code, diagnostics, wasm_bytes)
+        if exit_code == 0:
+            diagnostics += f"\nthe compiler exited 0 but wrote no {request.wasm_path}"
+        # Never let a stale artifact from an earlier good build be run as if it were current.
+        final_wasm.unlink(missing_ok=True)
+        return _record(request, toolchain, "failed", exit_code, diagnostics, None)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def write_build_record(request: BuildRequest, record: BuildRecord) -> None:
+    write_text_atomic(Path(request.project_root) / request.record_path, record.to_json())
+
+
+def read_build_record(project_root: Path, record_path: str) -> BuildRecord | None:
+    try:
+        return BuildRecord.from_json((project_root / record_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _record(
+    request: BuildRequest,
+    toolchain: Toolchain,
+    status: str,
+    exit_code: int,
+    diagnostics: str,
+    wasm_bytes: bytes | None,
+) -> BuildRecord:
+    return BuildRecord(
+        status=status,
+        spec=request.spec_path,
+        mode=request.mode,
+        target=request.target,
+        wasm=request.wasm_path,
+        wasm_sha256=hashlib.sha256(wasm_bytes).hexdigest() if wasm_bytes is not None else "",
+        command=repro_command(request, toolchain),
+        exit_code=exit_code,
+        diagnostics=diagnostics.strip(),
+    )
+
+
+def _run_compiler(request: BuildRequest, toolchain: Toolchain, out_file: Path) -> CompileOutput:
+    """asc in this process's persistent compile server when it can; otherwise spawned."""
+    root = Path(request.project_root)
+    env = {**base_environ(), **request.build_env}  # not a running runner's mode env
+    if not request.build_cmd:
+        argv = asc_arguments(request, toolchain, str(out_file))
+        asc_root = toolchain.assemblyscript.root
+        served = compile_with_server(
+            toolchain.node, asc_root, argv, root, env, COMPILE_TIME_LIMIT_S
+        )
+        if served is not None:
+            return served
+    return spawn_compiler(_spawn_argv(request, toolchain, out_file), root, env)
+
+
+def spawn_compiler(argv: list[str], cwd: Path, env: dict[str, str]) -> CompileOutput:
+    """One compiler process for one compile: custom build commands, and the fallback."""
+    try:
+        proc = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            timeout=COMPILE_TIME_LIMIT_S,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        return CompileOutput(-1, b"", time_limit_message(COMPILE_TIME_LIMIT_S).encode())
+    except OSError as exc:
+        return CompileOutput(-1, b"", f"could not start the compiler: {exc}".encode())
+    return CompileOutput(proc.returncode, proc.stdout, proc.stderr)
+
+
+def _spawn_argv(request: BuildRequest, toolchain: Toolchain, out_file: Path) -> list[str]:
+    out = str(out_file)
+    if request.build_cmd:
+        return _custom_command(request, out)
+    # asc's launcher re-executes Node with --enable-source-maps unless it already has it: give it
+    # at once and save a second Node start-up per spec.
+    return [
+        toolchain.node,
+        "--enable-source-maps",
+        str(toolchain.asc_js),
+        *asc_arguments(request, toolchain, out),
+    ]
+
+
+def _custom_command(request: BuildRequest, out_file: str) -> list[str]:
+    """``buildOptions.cmd`` with as-test's placeholders; no default flags are added (§3.3)."""
+    name = posixpath.basename(request.spec_path).removesuffix(".ts").removesuffix(".spec")
+    expanded = (
+        request.build_cmd.replace("<file>", request.spec_path)
+        .replace("<name>", name)
+        .replace("<outFile>", out_file)
+        .replace("<target>", request.target)
+        .replace("<mode>", "" if request.mode == "default" else request.mode)
+    )
+    try:
+        tokens = shlex.split(expanded)
+    except ValueError as exc:  # an unterminated quote
+        raise UserError(
+            f"buildOptions.cmd of mode {request.mode!r} cannot be split into arguments ({exc}): "
+            f"{request.build_cmd!r}; fix: close its quotes"
+        ) from None
+    return [*tokens, *request.build_args]
+
+
+def _dot_relative(root: Path, path: Path) -> str:
+    relative = os.path.relpath(path, root).replace(os.sep, "/")
+    return relative if relative.startswith("../") else f"./{relative}"

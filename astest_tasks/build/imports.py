@@ -1,0 +1,171 @@
+"""The files a spec's build depends on: its local imports, transitively, and imported packages.
+
+Scanned when tasks are created (not with doit's ``calc_dep``) so that ``doit list --status`` and
+``doit info`` see the same dependencies a run uses. The scan errs on the side of more
+dependencies: an import inside a comment still counts if the file exists, which can only cause an
+unneeded rebuild, never a stale pass.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from astest_tasks.core.atomic import write_text_atomic
+
+SCAN_CACHE_FORMAT = 1
+RACY_MARGIN_NS = 2_000_000_000  # coarse filesystem timestamps (FAT: 2 s)
+
+# `import x from "./a"`, `import { x } from '../b'`, `export * from "./c"`, `import "./d"`.
+_FROM = re.compile(r"""\bfrom\s*["']([^"'\n]+)["']""")
+_BARE_IMPORT = re.compile(r"""\bimport\s*["']([^"'\n]+)["']""")
+
+
+@dataclass(frozen=True)
+class ImportScan:
+    local_files: tuple[str, ...]  # posix paths relative to the project root, the spec included
+    packages: tuple[str, ...]  # npm package names imported anywhere in those files
+    # Relative imports that resolve to no file yet, each as the paths asc would try (x.ts,
+    # x/index.ts): a file another doit task generates (its target), or a broken import.
+    missing: tuple[tuple[str, ...], ...] = ()
+
+
+class ImportScanCache:
+    """Each file's import specifiers, keyed by the file's state (mtime and size).
+
+    Task creation scans every spec's imports on every doit call, ``doit list`` and no-op runs
+    included; with the cache, an unchanged file is not read again. Only the specifiers are kept:
+    resolving them checks which files exist now, so a module that appears or disappears is
+    still seen.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._entries: dict[str, dict[str, object]] = {}
+        self._dirty = False
+        self._saved_ns = 0
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and data.get("format") == SCAN_CACHE_FORMAT:
+                entries = data.get("files")
+                saved = data.get("saved_ns")
+                if isinstance(entries, dict) and isinstance(saved, int):
+                    self._entries = entries
+                    self._saved_ns = saved
+        except (OSError, ValueError):
+            pass  # no cache yet, or a broken one: scan everything, write a new one
+
+    def specifiers(self, file: Path, key: str) -> list[str] | None:
+        """The file's import specifiers, or None when it cannot be read."""
+        try:
+            state = file.stat()
+        except OSError:
+            return None
+        stamp = [state.st_mtime_ns, state.st_size]
+        entry = self._entries.get(key)
+        # git's "racy" rule: a file modified around the time the cache was written may have
+        # changed again within the same mtime tick and size; only older entries are trusted.
+        trusted = state.st_mtime_ns < self._saved_ns - RACY_MARGIN_NS
+        if entry is not None and entry.get("state") == stamp and trusted:
+            cached = entry.get("specifiers")
+            if isinstance(cached, list) and all(isinstance(s, str) for s in cached):
+                return cached
+        try:
+            source = file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        found = list(_specifiers(source))
+        self._entries[key] = {"state": stamp, "specifiers": found}
+        self._dirty = True
+        return found
+
+    def save(self) -> None:
+        if not self._dirty:
+            return
+        document = {
+            "format": SCAN_CACHE_FORMAT,
+            "saved_ns": time.time_ns(),
+            "files": self._entries,
+        }
+        try:
+            write_text_atomic(self._path, json.dumps(document, sort_keys=True) + "\n")
+        except OSError:
+            return  # a cache we cannot write only costs a rescan next time
+        self._dirty = False
+
+
+def scan_imports(
+    project_root: Path, spec_path: str, cache: ImportScanCache | None = None
+) -> ImportScan:
+    """Follow relative imports from ``spec_path`` (relative to ``project_root``)."""
+    seen: set[str] = set()
+    packages: set[str] = set()
+    missing: set[tuple[str, ...]] = set()
+    pending = [posixpath.normpath(spec_path)]
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        found = _file_specifiers(project_root, current, cache)
+        for specifier in found or ():
+            if specifier.startswith("."):
+                resolved = _resolve_relative(project_root, posixpath.dirname(current), specifier)
+                if resolved is None:
+                    missing.add(tuple(_candidates(posixpath.dirname(current), specifier)))
+                elif resolved not in seen:
+                    pending.append(resolved)
+            elif not specifier.startswith("~lib/"):
+                packages.add(package_name(specifier))
+    return ImportScan(
+        local_files=tuple(sorted(seen)),
+        packages=tuple(sorted(packages)),
+        missing=tuple(sorted(missing)),
+    )
+
+
+def _file_specifiers(
+    project_root: Path, path: str, cache: ImportScanCache | None
+) -> list[str] | None:
+    file = project_root / path
+    if cache is not None:
+        return cache.specifiers(file, path)
+    try:
+        return list(_specifiers(file.read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return None
+
+
+def package_name(specifier: str) -> str:
+    """``json-as/assembly`` -> ``json-as``; ``@scope/pkg/x`` -> ``@scope/pkg``."""
+    parts = specifier.split("/")
+    if specifier.startswith("@") and len(parts) > 1:
+        return "/".join(parts[:2])
+    return parts[0]
+
+
+def _specifiers(source: str) -> Iterable[str]:
+    for pattern in (_FROM, _BARE_IMPORT):
+        for match in pattern.finditer(source):
+            yield match.group(1).strip()
+
+
+def _candidates(directory: str, specifier: str) -> list[str]:
+    base = posixpath.normpath(posixpath.join(directory, specifier))
+    # The order asc tries: the file itself with .ts, then a folder's index.ts.
+    candidates = [base + ".ts", posixpath.join(base, "index.ts")]
+    if base.endswith(".ts"):
+        candidates.insert(0, base)
+    return candidates
+
+
+def _resolve_relative(project_root: Path, directory: str, specifier: str) -> str | None:
+    for candidate in _candidates(directory, specifier):
+        if (project_root / candidate).is_file():
+            return candidate
+    return None

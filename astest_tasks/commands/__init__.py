@@ -1,0 +1,1 @@
+"""The `astest` command's verbs beyond doit: standalone runs, watch mode, init."""

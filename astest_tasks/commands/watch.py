@@ -1,0 +1,256 @@
+"""``astest --watch``: one long-lived process that runs the affected specs on every save.
+
+Each cycle is a plain ``astest`` run, in this process: doit's ``run`` command with our tasks
+loaded (standalone.py), the same state file and backend, the same results and report.json. So
+doit's own up-to-date checks pick exactly the affected tasks, and the next plain ``astest`` (or
+``doit``) finds everything cached. What differs is only the printout: doit's task lines are
+left out, and instead of the whole summary a cycle prints the specs it ran and the totals.
+
+Between cycles a watchfiles notifier reports file events in the folders that hold the inputs of
+the loaded tasks (watch_inputs.py). It is created before the first cycle and never paused, so a
+save made while a cycle runs is seen after it; bursts are gathered by its debounce. Tasks are
+loaded afresh each cycle, so an edited config, a new spec or a new import counts at once.
+Running doit in this process keeps the compile server pool (compile_pool.py) warm across
+cycles, as it does across the builds of one run.
+
+Ctrl-C or SIGTERM stops at once: doit closes its state file on the way out, every result and
+report is written atomically, and the exit code is the last cycle's verdict (1 when one was
+interrupted), as ``ast test --watch`` does since as-test 1.5.1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from doit.reporter import ConsoleReporter
+
+from astest_tasks.commands.standalone import DOIT_CONFIG, AstestLoader, AstestMain
+from astest_tasks.commands.watch_inputs import ChangeFilter, Stamp, WatchedInputs, inputs_of_tasks
+from astest_tasks.core.interrupts import unwind_on_sigterm
+from astest_tasks.model.results import SpecResult
+from astest_tasks.output.console import Shown, render_changed
+from astest_tasks.output.terminal import Palette, use_colour
+from astest_tasks.tasks.doit_argv import doit_command, task_options_first
+from astest_tasks.tasks.options import DEFAULT_CONFIG, TASK_PARAMS
+
+WATCH_FLAG = "--watch"
+DEBOUNCE_MS = 1600  # the longest a burst of events is gathered for
+STEP_MS = 50  # a burst ends after this long without a new event
+_CLEAR_SCREEN = "\x1b[2J\x1b[H"
+DEFAULT_REPORT = ".as-test/report.json"  # until the first cycle's tasks say where it goes
+
+
+class QuietReporter(ConsoleReporter):  # type: ignore[misc]  # doit is untyped
+    """doit's console reporter without its ``.  task`` / ``--  task`` lines: failures and
+    errors are still reported."""
+
+    def execute_task(self, task: Any) -> None:
+        pass
+
+    def skip_uptodate(self, task: Any) -> None:
+        pass
+
+    def skip_ignore(self, task: Any) -> None:
+        pass
+
+
+class WatchLoader(AstestLoader):
+    """The astest loader, keeping the tasks it loaded and hushing doit's task lines."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tasks: list[Any] = []
+
+    def load_doit_config(self) -> dict[str, Any]:
+        return {**DOIT_CONFIG, "reporter": QuietReporter}
+
+    def load_tasks(self, cmd: Any, pos_args: list[str]) -> list[Any]:
+        self.tasks = super().load_tasks(cmd, pos_args)
+        return self.tasks
+
+    @property
+    def config_path(self) -> str:
+        return str(self._options.get("config") or DEFAULT_CONFIG)
+
+
+@dataclass(frozen=True)
+class Cycle:
+    exit_code: int
+    tasks: list[Any]  # what doit loaded; empty when loading failed (a broken config)
+    config_path: str
+    report: Path | None  # report.json, when the summary wrote it in this cycle
+
+
+def watch_arguments(arguments: Sequence[str]) -> list[str] | None:
+    """The doit arguments of an ``astest --watch`` line, or None when it does not watch."""
+    if WATCH_FLAG not in arguments:
+        return None
+    return [word for word in arguments if word != WATCH_FLAG]
+
+
+def run_watch(arguments: Sequence[str], out: TextIO | None = None) -> int:
+    """Run, then run again on every change, until Ctrl-C or SIGTERM; returns the exit code."""
+    stream = out or sys.stdout
+    command = doit_command(arguments)
+    if command != "run":
+        sys.stderr.write(
+            f"ERROR: --watch runs the tasks again on every change, and `{command}` runs none; "
+            f"fix: drop --watch, or use `astest --watch` with run options\n"
+        )
+        return 3
+    unwind_on_sigterm()
+    from watchfiles._rust_notify import RustNotify  # the notifier behind watchfiles.watch
+
+    doit_args = task_options_first(arguments, TASK_PARAMS)
+    changes = ChangeFilter(WatchedInputs(frozenset({os.path.abspath(DEFAULT_CONFIG)})))
+    notifier = _Notifier(RustNotify)
+    passed = False
+    changed: list[str] = []
+    report = Path(DEFAULT_REPORT)
+    try:
+        notifier.follow(changes.inputs.folders)
+        while True:
+            before = changes.inputs.stamps()
+            _start_cycle(stream, changed)
+            passed = False  # until this cycle says otherwise: an interrupted one counts as failed
+            cycle = _run_cycle(doit_args, report)
+            passed = cycle.exit_code == 0
+            report = _report_path(cycle.tasks) or report
+            if cycle.tasks:
+                changes.restamp(inputs_of_tasks(cycle.tasks, cycle.config_path), before)
+            else:  # nothing loaded: keep watching what we knew, and the config
+                config = os.path.abspath(cycle.config_path)
+                known = changes.inputs.files | {config}
+                changes.restamp(WatchedInputs(known), before)
+            # Watching the new folders before saying so: a save right after the line counts.
+            notifier.follow(changes.inputs.folders)
+            # Saves made while the cycle ran, which a new notifier cannot have seen.
+            pending = changes.changed(changes.inputs.files)
+            _end_cycle(stream, cycle, len(changes.inputs.files))
+            changed = pending or notifier.next_changes(changes)
+    except KeyboardInterrupt:
+        stream.write("\nstopped watching\n")
+        stream.flush()
+    finally:
+        notifier.close()
+    return 0 if passed else 1
+
+
+class _Notifier:
+    """A watchfiles notifier over a set of folders, made anew when the set changes (a new
+    folder of specs or imports) and otherwise kept, so that no event is lost between cycles."""
+
+    def __init__(self, factory: Any) -> None:
+        self._factory = factory
+        self._folders: list[str] = []
+        self._notify: Any = None
+
+    def follow(self, folders: list[str]) -> None:
+        existing = [folder for folder in folders if os.path.isdir(folder)]
+        if self._notify is not None and existing == self._folders:
+            return
+        self.close()
+        # One level deep: the folders are those that hold inputs, and a recursive watch of
+        # the project would walk node_modules. A folder removed meanwhile is left out.
+        try:
+            self._notify = self._factory(existing or [os.getcwd()], False, False, 300, False, True)
+        except FileNotFoundError:
+            existing = [folder for folder in existing if os.path.isdir(folder)]
+            self._notify = self._factory(existing or [os.getcwd()], False, False, 300, False, True)
+        self._folders = existing
+
+    def next_changes(self, changes: ChangeFilter) -> list[str]:
+        """Block until an input changes; the changed paths."""
+        while True:
+            raw = self._notify.watch(DEBOUNCE_MS, STEP_MS, 0, None)
+            if raw == "signal":  # Ctrl-C or SIGTERM arrived while waiting
+                raise KeyboardInterrupt
+            if isinstance(raw, set):
+                found = changes.changed(path for _change, path in raw)
+                if found:
+                    return found
+
+    def close(self) -> None:
+        if self._notify is not None:
+            self._notify.close()
+            self._notify = None
+
+
+def _run_cycle(doit_args: list[str], report: Path) -> Cycle:
+    """One plain run; ``report`` is where the last cycle's summary wrote report.json."""
+    loader = WatchLoader()
+    before = _mtime(report)
+    summary = io.StringIO()  # the plain run's whole summary: a cycle prints its own
+    with _argv(doit_args), contextlib.redirect_stdout(summary):
+        code = int(AstestMain(loader).run(list(doit_args)) or 0)
+    report = _report_path(loader.tasks) or report
+    written = report if report.exists() and _mtime(report) != before else None
+    return Cycle(code, loader.tasks, loader.config_path, written)
+
+
+def _start_cycle(stream: TextIO, changed: list[str]) -> None:
+    if stream.isatty():
+        stream.write(_CLEAR_SCREEN)
+    clock = time.strftime("%H:%M:%S")
+    if not changed:
+        stream.write(f"[{clock}] astest --watch: first run\n")
+    else:
+        names = [os.path.relpath(path) for path in changed]
+        shown = ", ".join(names[:3]) + (f" (+{len(names) - 3} more)" if len(names) > 3 else "")
+        stream.write(f"[{clock}] changed: {shown}\n")
+    stream.flush()
+
+
+def _end_cycle(stream: TextIO, cycle: Cycle, watched: int) -> None:
+    if cycle.report is not None:
+        palette = Palette(enabled=use_colour(stream))
+        stream.write(render_changed(_read_report(cycle.report), palette))
+    else:
+        stream.write(f"the run stopped with exit code {cycle.exit_code} (see above)\n")
+    stream.write(f"watching {watched} files for changes; Ctrl-C stops\n")
+    stream.flush()
+
+
+def _read_report(report: Path) -> list[Shown]:
+    data = json.loads(report.read_text(encoding="utf-8"))
+    return [
+        Shown(result=SpecResult.from_json(json.dumps(entry["result"])), cached=entry["cached"])
+        for entry in data.get("specs", [])
+    ]
+
+
+def _report_path(tasks: list[Any]) -> Path | None:
+    for task in tasks:
+        meta = (getattr(task, "meta", None) or {}).get("astest", {})
+        if meta.get("kind") == "summary" and meta.get("report"):
+            return Path(str(meta["report"]))
+    return None
+
+
+def _mtime(path: Path) -> Stamp:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)
+
+
+@contextlib.contextmanager
+def _argv(doit_args: list[str]) -> Iterator[None]:
+    """Our task creator reads the command line (the state file, whether this run writes); it
+    must see the doit arguments, without ``--watch``."""
+    saved = sys.argv
+    sys.argv = [saved[0] if saved else "astest", *doit_args]
+    try:
+        yield
+    finally:
+        sys.argv = saved

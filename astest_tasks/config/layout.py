@@ -1,0 +1,47 @@
+"""Where each (mode, spec) pair's files live. One place, so tasks, actions and tests agree."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from astest_tasks.config.discovery import Spec
+from astest_tasks.config.project_config import ModeSettings, ProjectConfig
+from astest_tasks.model.snapshots import snapshot_path
+
+
+@dataclass(frozen=True)
+class SpecFiles:
+    wasm: str
+    build_record: str
+    result: str
+    snapshot: str
+
+
+def spec_files(mode: ModeSettings, spec: Spec) -> SpecFiles:
+    stem = posixpath.join(mode.out_dir, spec.spec_id)
+    return SpecFiles(
+        wasm=f"{stem}.spec.wasm",
+        build_record=f"{stem}.build.json",
+        result=f"{stem}.result.json",
+        snapshot=snapshot_path(spec.path, mode.snapshot_dir),
+    )
+
+
+def output_root(config: ProjectConfig) -> str:
+    """The folder that holds the build folder: ``.as-test`` by default (report.json goes here)."""
+    base_build = posixpath.dirname(config.base.out_dir)  # drop the "/default" mode segment
+    parent = posixpath.dirname(base_build)
+    return parent or "."
+
+
+def doit_paths(root: Path, paths: Sequence[str]) -> list[str]:
+    """Paths as doit should record them: relative to its cwd (the dodo's folder).
+
+    Relative, so that a project moved or cloned elsewhere keeps its doit state.
+    """
+    cwd = Path.cwd()
+    return [os.path.relpath(root / path, cwd) for path in paths]

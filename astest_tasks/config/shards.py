@@ -1,0 +1,96 @@
+"""Splitting a suite across CI machines: ``--shard=k/N`` picks a stable, balanced part.
+
+The CI system runs N jobs (a matrix); each runs ``doit astest --shard=k/N`` and gets every
+(mode, spec) pair whose shard is k. Every job computes the same assignment from the same
+inputs, so the shards partition the suite exactly: nothing runs twice, nothing is left out.
+
+By default a pair's shard comes from a stable hash of its id (``mode:spec-id``): adding a spec
+moves no other. With ``--shard-durations=report.json`` (a report of an earlier run, the same
+file on every job) the pairs with a recorded duration are placed longest first on the shard
+with the least time so far, which balances wall-clock time; pairs it does not know are hashed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from astest_tasks.core.errors import UserError
+
+_FORMAT_HINT = "write it as k/N with 1 <= k <= N, e.g. --shard=2/4"
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int  # k, from 1
+    count: int  # N
+
+    @classmethod
+    def parse(cls, text: str) -> Shard | None:
+        """``"2/4"``; "" means no sharding."""
+        value = text.strip()
+        if not value:
+            return None
+        index_text, slash, count_text = value.partition("/")
+        if not (slash and index_text.strip().isdigit() and count_text.strip().isdigit()):
+            raise UserError(f"--shard {text!r}: not of the form k/N; fix: {_FORMAT_HINT}")
+        shard = cls(int(index_text), int(count_text))
+        if not 1 <= shard.index <= shard.count:
+            raise UserError(f"--shard {text!r}: k must be between 1 and N; fix: {_FORMAT_HINT}")
+        return shard
+
+    @property
+    def label(self) -> str:
+        return f"{self.index}-of-{self.count}"
+
+
+def pair_key(mode: str, spec_id: str) -> str:
+    return f"{mode}:{spec_id}"
+
+
+def hashed_shard(key: str, count: int) -> int:
+    """A shard from 1 to ``count`` that depends on nothing but the key (not Python's hash(),
+    which changes from process to process)."""
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
+
+
+def assign_shards(
+    keys: Sequence[str], count: int, durations: Mapping[str, float] | None = None
+) -> dict[str, int]:
+    """Every key's shard. The same keys and durations give the same answer on every machine."""
+    durations = durations or {}
+    timed = sorted((key for key in set(keys) if key in durations), key=lambda k: (-durations[k], k))
+    load = [0.0] * count
+    assigned: dict[str, int] = {}
+    for key in timed:
+        lightest = min(range(count), key=lambda shard: (load[shard], shard))
+        load[lightest] += max(durations[key], 0.0)
+        assigned[key] = lightest + 1
+    for key in keys:
+        if key not in assigned:
+            assigned[key] = hashed_shard(key, count)
+    return assigned
+
+
+def load_durations(path: Path) -> dict[str, float]:
+    """``mode:spec-id`` to seconds, from a report.json of ours (a shard's or a merged one)."""
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        return {
+            pair_key(str(spec["mode"]), str(spec["spec_id"])): float(spec["duration_s"])
+            for spec in report["specs"]
+        }
+    except FileNotFoundError:
+        raise UserError(
+            f"--shard-durations {path}: no such file; fix: give the report.json of an earlier "
+            "run (the same file on every shard), or leave the option out to shard by hash"
+        ) from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UserError(
+            f"--shard-durations {path}: not a report.json of astest-tasks ({exc}); fix: give "
+            "the .as-test/report.json of an earlier run"
+        ) from None

@@ -1,0 +1,3 @@
+"""Coverage points: the guest's coverage payload, source lines, include/exclude rules and the
+coverage files.
+"""

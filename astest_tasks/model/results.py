@@ -1,0 +1,318 @@
+"""A spec's result in one mode: the run task's target, and everything the summary shows.
+
+Stored as JSON so cached results can be shown (and later turned into JUnit or TAP) without
+re-running anything.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.coverage.model import ReportCoverage, coverage_from_dict
+from astest_tasks.model.guest_report import (
+    Counts,
+    FailureDetail,
+    Suite,
+    count,
+    counts_from_dict,
+    counts_to_dict,
+    failure_from_dict,
+    failure_to_dict,
+    failures,
+    runtime_error_suite,
+    suite_from_dict,
+    suite_to_dict,
+)
+from astest_tasks.model.test_cases import TestCase, test_cases
+
+# 3: three lines (head, suites, test cases), compact JSON (1 was one indented document)
+RESULT_FORMAT = 3
+
+
+class Status(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class Stage(StrEnum):
+    BUILD = "build"
+    RUN = "run"
+
+
+@dataclass(frozen=True)
+class SnapshotCounts:
+    matched: int = 0
+    missing: int = 0
+    mismatched: int = 0
+    missing_keys: tuple[str, ...] = ()
+    created: int = 0
+    updated: int = 0
+
+
+@dataclass(frozen=True)
+class SpecResult:
+    spec: str
+    spec_id: str
+    mode: str
+    target: str
+    status: Status
+    stage: Stage  # how far the spec got: a build failure never ran
+    counts: Counts
+    failures: tuple[FailureDetail, ...]
+    suites: tuple[Suite, ...]
+    duration_s: float
+    session: str  # which doit invocation produced it; the summary marks older ones cached
+    build_command: str
+    error: str = ""  # compiler diagnostics, or why the runtime failed
+    warnings: tuple[str, ...] = ()
+    # What the run wrote into the project (snapshot files): news for the run that wrote them,
+    # so the summary does not repeat it while the result is shown cached.
+    written: tuple[str, ...] = ()
+    output: str = ""  # the spec's plain stdout
+    snapshots: SnapshotCounts = field(default_factory=SnapshotCounts)
+    # The report's coverage points, unfiltered: the summary applies the config's rules, so a
+    # cached result stays right when they change. None: no report (or a result from before).
+    coverage: ReportCoverage | None = None
+    # How ``counts`` were made (report.count): as-test 1.4.0+ counts every block as a suite.
+    every_block_is_suite: bool = False
+
+    def to_json(self) -> str:
+        """The whole result as one compact JSON document (report.json embeds it)."""
+        return _splice_suites(self.head_json(), self.suites_json())
+
+    def head_json(self) -> str:
+        """Everything but the suites, as compact JSON: what the summary prints from."""
+        data = {
+            "format": RESULT_FORMAT,
+            "spec": self.spec,
+            "spec_id": self.spec_id,
+            "mode": self.mode,
+            "target": self.target,
+            "status": self.status.value,
+            "stage": self.stage.value,
+            "counts": counts_to_dict(self.counts),
+            "failures": [failure_to_dict(f) for f in self.failures],
+            "duration_s": self.duration_s,
+            "session": self.session,
+            "build_command": self.build_command,
+            "error": self.error,
+            "warnings": list(self.warnings),
+            "written": list(self.written),
+            "output": self.output,
+            "snapshots": {
+                "matched": self.snapshots.matched,
+                "missing": self.snapshots.missing,
+                "mismatched": self.snapshots.mismatched,
+                "missing_keys": list(self.snapshots.missing_keys),
+                "created": self.snapshots.created,
+                "updated": self.snapshots.updated,
+            },
+            "coverage": self.coverage.to_dict() if self.coverage is not None else None,
+            "every_block_is_suite": self.every_block_is_suite,
+        }
+        return _compact_json(data)
+
+    def suites_json(self) -> str:
+        return _compact_json([suite_to_dict(s) for s in self.suites])
+
+    @classmethod
+    def from_json(cls, text: str) -> SpecResult:
+        """A result from ``to_json``'s single document."""
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("not a result file of this version")
+        return cls.from_head(data, data.get("suites"))
+
+    @classmethod
+    def from_head(cls, data: dict[str, object], suites: object) -> SpecResult:
+        """A result from its head fields and its suites (a list of suite dicts; () for a head
+        read without them)."""
+        if data.get("format") != RESULT_FORMAT:
+            raise ValueError("not a result file of this version")
+        if not isinstance(suites, list | tuple):
+            raise ValueError("the result has no suites list")
+        snapshots = data.get("snapshots", {})
+        assert isinstance(snapshots, dict)
+        failures_data = data["failures"]
+        warnings = data.get("warnings", [])
+        written = data.get("written", [])
+        assert isinstance(failures_data, list) and isinstance(warnings, list)
+        assert isinstance(written, list)
+        counts = data["counts"]
+        assert isinstance(counts, dict)
+        return cls(
+            spec=str(data["spec"]),
+            spec_id=str(data["spec_id"]),
+            mode=str(data["mode"]),
+            target=str(data["target"]),
+            status=Status(str(data["status"])),
+            stage=Stage(str(data["stage"])),
+            counts=counts_from_dict(counts),
+            failures=tuple(failure_from_dict(f) for f in failures_data),
+            suites=tuple(suite_from_dict(s) for s in suites),
+            duration_s=float(data["duration_s"]),  # type: ignore[arg-type]
+            session=str(data["session"]),
+            build_command=str(data["build_command"]),
+            error=str(data.get("error", "")),
+            warnings=tuple(str(w) for w in warnings),
+            written=tuple(str(w) for w in written),
+            output=str(data.get("output", "")),
+            snapshots=SnapshotCounts(
+                matched=int(snapshots.get("matched", 0)),
+                missing=int(snapshots.get("missing", 0)),
+                mismatched=int(snapshots.get("mismatched", 0)),
+                missing_keys=tuple(str(k) for k in snapshots.get("missing_keys", [])),
+                created=int(snapshots.get("created", 0)),
+                updated=int(snapshots.get("updated", 0)),
+            ),
+            coverage=coverage_from_dict(data.get("coverage")),
+            every_block_is_suite=data.get("every_block_is_suite") is True,
+        )
+
+
+def _compact_json(data: object) -> str:
+    # No indent: json's C encoder only runs for compact output, and no person reads these files
+    # (the summary and report.json are for people); non-ASCII stays readable.
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _splice_suites(head_json: str, suites_json: str) -> str:
+    """One JSON object from the head's text and the suites' text, without parsing either."""
+    return f'{head_json[:-1]},"suites":{suites_json}}}'
+
+
+@dataclass(frozen=True)
+class SpecIdentity:
+    spec: str
+    spec_id: str
+    mode: str
+    target: str
+
+
+def failure_result(
+    who: SpecIdentity,
+    session: str,
+    stage: Stage,
+    title: str,
+    details: str,
+    build_command: str,
+    every_block_is_suite: bool = False,
+) -> SpecResult:
+    """A spec that failed before it could report: not built, build failed, no result, a bug.
+
+    Counted like as-test's runtime-error suite (one failing suite with one failing test), so the
+    failure shows in the totals instead of silently shrinking them.
+    """
+    suites = (runtime_error_suite(posixpath.basename(who.spec), title, details, "", ""),)
+    return SpecResult(
+        spec=who.spec,
+        spec_id=who.spec_id,
+        mode=who.mode,
+        target=who.target,
+        status=Status.FAILED,
+        stage=stage,
+        counts=count(suites, every_block_is_suite),
+        failures=tuple(failures(suites)),
+        suites=suites,
+        duration_s=0.0,
+        session=session,
+        build_command=build_command,
+        error=title,
+        every_block_is_suite=every_block_is_suite,
+    )
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """A result file as the summary reads it: the parsed head, the suites still as JSON text.
+
+    ``result`` has no suites (``()``); ``full()`` parses them when something needs them.
+    """
+
+    result: SpecResult
+    head_json: str
+    suites_json: str
+    cases_json: str
+
+    def full(self) -> SpecResult:
+        return SpecResult.from_head(json.loads(self.head_json), json.loads(self.suites_json))
+
+    def whole_json(self) -> str:
+        """The single-document form of ``SpecResult.to_json``, spliced from the file's text."""
+        return _splice_suites(self.head_json, self.suites_json)
+
+    def test_cases(self) -> list[TestCase]:
+        rows = json.loads(self.cases_json)
+        if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
+            raise ValueError("the result file's test cases are not a list of rows")
+        return [TestCase.from_row(row) for row in rows]
+
+
+def result_file_text(result: SpecResult) -> str:
+    """Three lines: the head, the suites, the test cases. A reader that needs only the head (the
+    summary, the run task's up-to-date check) stops after the first line of a file of many
+    megabytes; the CI reports need only the test cases, computed here once."""
+    cases = json.dumps([case.to_row() for case in test_cases(result.suites)], ensure_ascii=False)
+    return f"{result.head_json()}\n{result.suites_json()}\n{cases}\n"
+
+
+def write_result(path: Path, result: SpecResult) -> None:
+    write_text_atomic(path, result_file_text(result))
+
+
+_READ_ERRORS = (OSError, ValueError, KeyError, TypeError, AttributeError, AssertionError)
+
+
+def read_result(path: Path) -> SpecResult | None:
+    """The stored result, or None when it is missing or unreadable (then the spec must re-run)."""
+    stored = read_stored(path)
+    if stored is None:
+        return None
+    try:
+        return stored.full()
+    except _READ_ERRORS:
+        return None
+
+
+def read_stored(path: Path) -> StoredResult | None:
+    """The result's head parsed and its suites as text, or None when missing or unreadable."""
+    try:
+        return parse_stored(path.read_bytes())
+    except OSError:
+        return None
+
+
+def parse_stored(data: bytes) -> StoredResult | None:
+    """A result file's bytes as a StoredResult, or None when they are not one."""
+    try:
+        head, _, rest = data.decode("utf-8").partition("\n")
+        suites_json, _, rest = rest.partition("\n")
+        cases_json = rest.rstrip("\n")
+        for line in (suites_json, cases_json):
+            if not (line.startswith("[") and line.endswith("]")):
+                raise ValueError("the result file has no suites or test cases line")
+        return StoredResult(_parse_head(head), head, suites_json, cases_json)
+    except _READ_ERRORS:
+        return None
+
+
+def read_result_head(path: Path) -> SpecResult | None:
+    """The stored result without its suites (read from the file's first line only), or None."""
+    try:
+        with path.open(encoding="utf-8") as file:
+            return _parse_head(file.readline())
+    except _READ_ERRORS:
+        return None
+
+
+def _parse_head(text: str) -> SpecResult:
+    data = json.loads(text)
+    if not isinstance(data, dict) or "suites" in data:
+        raise ValueError("not a result file of this version")
+    return SpecResult.from_head(data, ())

@@ -1,0 +1,137 @@
+"""A spec's test cases: a block of expectations (or an empty test) reported as one point.
+
+as-test counts every expectation as a test, and a spec that loops over a table holds tens of
+thousands of them. CI reports list test cases instead: every block that holds expectations (a
+``test``/``it``, or a ``describe`` with expectations of its own), named by its suite path, and
+every test with no expectations. A case carries how many of its expectations passed, failed and
+skipped (so the totals still add up to as-test's), and a failing case every failing
+expectation's details. They are computed once, when the run task writes the result (the
+summary then reads a few lines, not every expectation), and stored as JSON rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from astest_tasks.model.guest_report import Expectation, Suite, Verdict
+
+_TEST_KINDS = frozenset({"test", "it", "xtest", "xit", "only", "xonly", "todo"})
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One reported test case, with how many of its expectations passed, failed and skipped."""
+
+    __test__ = False  # not a pytest class, whatever its name
+
+    name: str
+    verdict: Verdict  # FAIL if any expectation failed, OK if any passed, else SKIP
+    message: str = ""
+    details: str = ""  # every failing expectation, when the case failed
+    location: str = ""  # the first failing expectation's
+    matcher: str = ""  # the first failing expectation's
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+    def to_row(self) -> list[object]:
+        return [
+            self.name,
+            self.verdict.value,
+            self.message,
+            self.details,
+            self.location,
+            self.matcher,
+            self.passed,
+            self.failed,
+            self.skipped,
+        ]
+
+    @classmethod
+    def from_row(cls, row: Sequence[object]) -> TestCase:
+        name, verdict, message, details, location, matcher, passed, failed, skipped = row
+        if not all(type(n) is int for n in (passed, failed, skipped)):
+            raise ValueError(f"test case counts should be integers: {row!r}")
+        return cls(
+            name=str(name),
+            verdict=Verdict(str(verdict)),
+            message=str(message),
+            details=str(details),
+            location=str(location),
+            matcher=str(matcher),
+            passed=int(passed),  # type: ignore[call-overload]
+            failed=int(failed),  # type: ignore[call-overload]
+            skipped=int(skipped),  # type: ignore[call-overload]
+        )
+
+
+def test_cases(suites: Sequence[Suite]) -> list[TestCase]:
+    return list(_cases(suites, ()))
+
+
+test_cases.__test__ = False  # type: ignore[attr-defined]
+
+
+def _cases(suites: Sequence[Suite], path: tuple[str, ...]) -> Iterator[TestCase]:
+    for suite in suites:
+        suite_path = (*path, suite.description)
+        name = " > ".join(suite_path)
+        if suite.tests:
+            yield _block_case(name, suite.tests)
+        elif not suite.suites and suite.kind in _TEST_KINDS:
+            verdict = suite.verdict if suite.verdict in (Verdict.OK, Verdict.FAIL) else Verdict.SKIP
+            yield TestCase(
+                name=name,
+                verdict=verdict,
+                passed=int(verdict is Verdict.OK),
+                failed=int(verdict is Verdict.FAIL),
+                # as-test does not count an empty test with no verdict at all
+                skipped=int(verdict is Verdict.SKIP and suite.verdict is not Verdict.NONE),
+            )
+        yield from _cases(suite.suites, suite_path)
+
+
+def _block_case(name: str, tests: Sequence[Expectation]) -> TestCase:
+    passed = failed = 0
+    failing: list[tuple[int, Expectation]] = []
+    for index, test in enumerate(tests, start=1):
+        verdict = test.verdict
+        if verdict is Verdict.OK:
+            passed += 1
+        elif verdict is Verdict.FAIL:
+            failed += 1
+            failing.append((index, test))
+    skipped = len(tests) - passed - failed
+    if not failing:
+        verdict = Verdict.OK if passed else Verdict.SKIP
+        return TestCase(name=name, verdict=verdict, passed=passed, skipped=skipped)
+    first = failing[0][1]
+    message = first.message or f"{first.instr} expected {first.right} but received {first.left}"
+    if len(failing) > 1:
+        message = f"{len(failing)} of {len(tests)} expectations failed; #{failing[0][0]}: {message}"
+        details = "\n\n".join(
+            f"expectation #{index}{f' at {test.location}' if test.location else ''}\n"
+            + failure_text(test.instr, test.right, test.left, test.message)
+            for index, test in failing
+        )
+    else:
+        details = failure_text(first.instr, first.right, first.left, first.message)
+    return TestCase(
+        name=name,
+        verdict=Verdict.FAIL,
+        message=message,
+        details=details,
+        location=first.location,
+        matcher=first.instr,
+        passed=passed,
+        failed=failed,
+        skipped=skipped,
+    )
+
+
+def failure_text(matcher: str, expected: str | None, actual: str | None, message: str) -> str:
+    lines = [f"matcher: {matcher}", f"expected: {expected}", f"received: {actual}"]
+    if message:
+        lines.append(f"message: {message}")
+    return "\n".join(lines)

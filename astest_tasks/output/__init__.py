@@ -1,0 +1,3 @@
+"""What people and CI read: the summary, the console, JUnit/TAP, coverage and fuzz summaries,
+report merging.
+"""

@@ -1,0 +1,98 @@
+"""``astest merge``: the shards' reports of one CI run, combined into one summary.
+
+Each shard's report.json carries every spec's whole result, so the merged summary is the one an
+unsharded run prints: the same lines, the same last line, the same exit code (1 when anything
+failed). The merged report.json, junit.xml and TAP are written too. Reports that do not add up
+(a spec in two shards, a shard missing, shards of different counts) are refused, naming them:
+a merged pass must not hide a shard that never ran.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from astest_tasks.core.errors import UserError
+from astest_tasks.model.results import SpecResult
+from astest_tasks.output.console import Shown
+from astest_tasks.output.summary import print_summary, write_reports
+
+
+def merge_reports(reports: Sequence[Path], output_dir: Path) -> int:
+    shown: list[Shown] = []
+    owner: dict[tuple[str, str], Path] = {}
+    shards: dict[Path, tuple[int, int, int]] = {}
+    for path in reports:
+        document = _load(path)
+        shard = document.get("shard")
+        if isinstance(shard, dict):
+            shards[path] = (int(shard["index"]), int(shard["count"]), int(shard.get("pairs", -1)))
+        for entry in document["specs"]:
+            result = _result(path, entry)
+            key = (result.mode, result.spec_id)
+            if key in owner:
+                raise UserError(
+                    f"{result.spec} [{result.mode}] is in both {owner[key]} and {path}; fix: "
+                    "merge the reports of one run, made with the same --shard=k/N count"
+                )
+            owner[key] = path
+            shown.append(Shown(result=result, cached=bool(entry.get("cached"))))
+    _check_shards(reports, shards, len(shown))
+    passed = write_reports(output_dir / "report.json", shown)
+    print_summary(shown)
+    return 0 if passed else 1
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such report; fix: give each shard's report.json") from None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{path}: not a readable report.json ({exc})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("specs"), list):
+        raise UserError(f'{path}: not a report.json of astest-tasks (it has no "specs" list)')
+    return document
+
+
+def _result(path: Path, entry: object) -> SpecResult:
+    try:
+        assert isinstance(entry, dict)
+        return SpecResult.from_json(json.dumps(entry["result"]))
+    except (AssertionError, KeyError, ValueError, TypeError):
+        raise UserError(
+            f"{path}: a spec entry without its whole result (an older astest-tasks wrote it); "
+            "fix: run the shards again with this version"
+        ) from None
+
+
+def _shard_name(shard: tuple[int, int, int] | None) -> str:
+    return "not a shard" if shard is None else f"{shard[0]}/{shard[1]}"
+
+
+def _check_shards(
+    reports: Sequence[Path], shards: dict[Path, tuple[int, int, int]], merged: int
+) -> None:
+    if not shards:
+        return
+    counts = {count for _, count, _ in shards.values()}
+    if len(counts) > 1 or len(shards) != len(reports):
+        described = ", ".join(f"{path} ({_shard_name(shards.get(path))})" for path in reports)
+        raise UserError(f"the reports are not shards of one split: {described}")
+    (count,) = counts
+    missing = sorted(set(range(1, count + 1)) - {index for index, _, _ in shards.values()})
+    if missing:
+        names = ", ".join(f"{index}/{count}" for index in missing)
+        raise UserError(
+            f"shard {names} is missing: the merged totals would leave its specs out; fix: give "
+            f"the report.json of every shard 1/{count} to {count}/{count}"
+        )
+    pairs = {total for _, _, total in shards.values()}
+    if len(pairs) > 1 or merged not in pairs:
+        raise UserError(
+            f"the shards hold {merged} (mode, spec) pairs, but they were cut from selections of "
+            f"{' and '.join(str(p) for p in sorted(pairs))}: a shard ran with other modes, specs "
+            "or config; fix: run every shard with the same options but --shard"
+        )

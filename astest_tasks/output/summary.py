@@ -1,0 +1,392 @@
+"""The summary task: read every result file, fresh or cached, print them, write report.json."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.guest_text import for_stream
+from astest_tasks.core.version import __version__
+from astest_tasks.coverage.points import SourceLines
+from astest_tasks.model.guest_report import Verdict, counts_to_dict, failure_to_dict
+from astest_tasks.model.results import (
+    SpecIdentity,
+    SpecResult,
+    Stage,
+    Status,
+    StoredResult,
+    failure_result,
+    parse_stored,
+    read_result,
+)
+from astest_tasks.model.test_cases import TestCase as Point
+from astest_tasks.output.ci_reports import junit_xml, points, tap_document
+from astest_tasks.output.console import Shown, render_summary
+from astest_tasks.output.coverage_gaps import coverage_gap_lines
+from astest_tasks.output.coverage_summary import (
+    CoverageOutcome,
+    CoverageTarget,
+    collect_coverage,
+    coverage_report_json,
+    write_coverage_files,
+)
+from astest_tasks.output.fuzz_summary import FuzzEntry, ShownFuzz, load_fuzz_results, print_fuzz
+from astest_tasks.output.report_state import (
+    STATE_FILE,
+    ReportState,
+    file_digest,
+    load_state,
+    modification_times,
+    outputs_untouched,
+    reports_digest,
+    save_state,
+)
+from astest_tasks.output.suite_filter import filter_result
+from astest_tasks.output.terminal import Palette, output_stream, use_colour
+
+REPORT_FORMAT = 1
+JUNIT_FILE = "junit.xml"
+TAP_FILE = "reports/report.tap"
+
+
+@dataclass(frozen=True)
+class SummaryEntry:
+    mode: str
+    spec_id: str
+    spec: str
+    target: str
+    result: str  # result file, relative to the project root
+    run_task: str = ""  # the run task's full name, for the hint when the result is missing
+    command: str = "doit"  # what runs it
+
+
+@dataclass(frozen=True)
+class SummaryPlan:
+    project_root: str
+    report_path: str
+    entries: tuple[SummaryEntry, ...]
+    suite_selectors: tuple[str, ...] = ()
+    fuzz_entries: tuple[FuzzEntry, ...] = ()  # campaigns the run includes (--fuzz)
+    coverage: tuple[CoverageTarget, ...] = ()  # the selected modes that have coverage on
+    # (k, N, pairs) when this run is shard k of N, of a selection of `pairs` (mode, spec) pairs
+    shard: tuple[int, int, int] | None = None
+    note: str = ""  # how the specs were chosen (--changed), printed above the summary
+    show_coverage: bool = False  # --show-coverage: list the uncovered points (coverage_gaps.py)
+
+    @property
+    def gaps_root(self) -> Path | None:
+        """Where the uncovered points' sources are read from, when they are to be listed."""
+        return Path(self.project_root) if self.show_coverage else None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "project_root": self.project_root,
+            "report_path": self.report_path,
+            "entries": [vars(entry) for entry in self.entries],
+            "suite_selectors": list(self.suite_selectors),
+            "fuzz_entries": [vars(entry) for entry in self.fuzz_entries],
+            "coverage": [target.to_dict() for target in self.coverage],
+            "shard": list(self.shard) if self.shard else None,
+            "note": self.note,
+            "show_coverage": self.show_coverage,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> SummaryPlan:
+        entries = data["entries"]
+        assert isinstance(entries, list)
+        return cls(
+            project_root=str(data["project_root"]),
+            report_path=str(data["report_path"]),
+            entries=tuple(SummaryEntry(**entry) for entry in entries),
+            suite_selectors=tuple(str(s) for s in _string_list(data.get("suite_selectors"))),
+            fuzz_entries=tuple(
+                FuzzEntry(**entry)  # type: ignore[arg-type]
+                for entry in _string_list(data.get("fuzz_entries"))
+            ),
+            coverage=tuple(
+                CoverageTarget.from_dict(target)
+                for target in _string_list(data.get("coverage"))
+                if isinstance(target, dict)
+            ),
+            shard=_shard(data.get("shard")),
+            note=str(data.get("note") or ""),
+            show_coverage=data.get("show_coverage") is True,
+        )
+
+
+def _shard(value: object) -> tuple[int, int, int] | None:
+    if isinstance(value, list) and len(value) == 3:
+        return int(value[0]), int(value[1]), int(value[2])
+    return None
+
+
+def _string_list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list) else []
+
+
+def summary_coverage(plan: SummaryPlan, shown: list[Shown]) -> CoverageOutcome | None:
+    """The coverage of the shown results (cached ones too); None when no mode has it on."""
+    results = [item.result for item in shown]
+    return collect_coverage(Path(plan.project_root), plan.coverage, results)
+
+
+def write_report(
+    plan: SummaryPlan, loaded: Sequence[LoadedSpec], coverage: CoverageOutcome | None = None
+) -> bool:
+    """Write the reports unless nothing that shapes them changed since they were written; True
+    when nothing failed. Prints nothing (see ``print_summary``)."""
+    root = Path(plan.project_root)
+    report = root / plan.report_path
+    state_path = report.with_name(STATE_FILE)
+    passed = all(item.shown.result.status != Status.FAILED for item in loaded)
+    digests = [item.digest for item in loaded]
+    if any(digest is None for digest in digests):
+        # A --suite run reports a cut-down selection: write it all, and forget the state, which
+        # describes the reports of another selection.
+        state_path.unlink(missing_ok=True)
+        if coverage is not None:
+            write_coverage_files(root, coverage)
+        write_reports(report, [item.shown for item in loaded], coverage, plan.shard)
+        return passed
+    options = {"plan": plan.to_dict(), "format": REPORT_FORMAT, "version": __version__}
+    digest = reports_digest(options, [str(d) for d in digests])
+    state = load_state(state_path)
+    if state is not None and state.digest == digest and outputs_untouched(root, state.outputs):
+        return passed  # the reports on disk are the ones these results make
+    spec_points = [_points_of(item) for item in loaded]
+    shown = [item.shown for item in loaded]
+    whole = [item.whole_json() for item in loaded]
+    files = _write_files(report, shown, whole, spec_points, coverage, plan.shard)
+    written = [os.path.relpath(path, root) for path in files]  # the output may be outside
+    written += write_coverage_files(root, coverage) if coverage is not None else []
+    save_state(state_path, ReportState(digest, modification_times(root, written)))
+    return passed
+
+
+def _points_of(item: LoadedSpec) -> list[Point]:
+    if item.stored is None:  # a result made up here (missing file): it has its suites
+        return points(item.shown.result)
+    try:
+        return item.stored.test_cases() or points(item.shown.result)
+    except (ValueError, TypeError):
+        # The file's head was readable but the rest is not (edited by hand?): say so, in red.
+        return [
+            Point(
+                name="unreadable result",
+                verdict=Verdict.FAIL,
+                details=f"the result file of {item.shown.result.spec} [{item.shown.result.mode}] "
+                "is damaged; fix: run `doit forget` on its run task",
+                failed=1,
+            )
+        ]
+
+
+def write_reports(
+    report: Path,
+    shown: list[Shown],
+    coverage: CoverageOutcome | None = None,
+    shard: tuple[int, int, int] | None = None,
+) -> bool:
+    """report.json, and beside it the same results as JUnit XML and TAP (where as-test puts
+    it), for CI; True when nothing failed. The results must have their suites."""
+    spec_points = [points(item.result) for item in shown]
+    whole = [item.result.to_json() for item in shown]
+    _write_files(report, shown, whole, spec_points, coverage, shard)
+    return all(item.result.status != Status.FAILED for item in shown)
+
+
+def _write_files(
+    report: Path,
+    shown: Sequence[Shown],
+    whole_results: Sequence[str],
+    spec_points: Sequence[Sequence[Point]],
+    coverage: CoverageOutcome | None,
+    shard: tuple[int, int, int] | None,
+) -> list[Path]:
+    results = [item.result for item in shown]
+    written = [report, report.with_name(JUNIT_FILE), report.parent / TAP_FILE]
+    write_text_atomic(written[0], _report_json(shown, whole_results, coverage, shard))
+    write_text_atomic(written[1], junit_xml(results, spec_points))
+    write_text_atomic(written[2], tap_document(results, spec_points))
+    return written
+
+
+def print_summary(
+    shown: list[Shown], coverage: CoverageOutcome | None = None, gaps_root: Path | None = None
+) -> None:
+    """Print every spec's result, failures, coverage (with its uncovered points when
+    ``gaps_root`` says where their sources are) and totals; the last line is the tests count."""
+    stream = output_stream()
+    palette = Palette(enabled=use_colour(stream))
+    total = coverage.total if coverage else None
+    gaps: list[str] = []
+    if total is not None and gaps_root is not None:
+        gaps = coverage_gap_lines(total, SourceLines(gaps_root), palette)
+    stream.write(for_stream(render_summary(shown, palette, total, gaps), stream))
+    stream.flush()
+
+
+def load_fuzz(plan: SummaryPlan, session: str) -> list[ShownFuzz]:
+    """The fuzz campaigns a plain run includes (none without --fuzz)."""
+    return load_fuzz_results(Path(plan.project_root), plan.fuzz_entries, session)
+
+
+def print_with_fuzz(
+    shown: list[Shown],
+    fuzz: list[ShownFuzz],
+    coverage: CoverageOutcome | None = None,
+    note: str = "",
+    gaps_root: Path | None = None,
+) -> None:
+    """The fuzz results first, so the specs' summary, with its tests line, stays last."""
+    if note:
+        output_stream().write(f"{note}\n")
+    if fuzz:
+        print_fuzz(fuzz)
+        output_stream().write("\n")
+    print_summary(shown, coverage, gaps_root)
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A spec's result as the summary shows it, and where it came from.
+
+    ``shown.result`` has no suites when it was read from a file (``stored``): the summary prints
+    from the file's head, and the reports parse the suites only for a result they do not know.
+    ``digest`` is the result file's; None for a ``--suite`` selection's cut-down result.
+    """
+
+    shown: Shown
+    stored: StoredResult | None
+    digest: str | None
+
+    def whole_json(self) -> str:
+        if self.stored is not None:
+            return self.stored.whole_json()
+        return self.shown.result.to_json()
+
+
+def load_summary(plan: SummaryPlan, session: str) -> list[Shown]:
+    """Every spec's result (without its suites unless a ``--suite`` selection needs them)."""
+    return [item.shown for item in load_specs(plan, session)]
+
+
+def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
+    """Every spec's result, cut down to the ``--suite`` selection when there is one."""
+    root = Path(plan.project_root)
+    if not plan.suite_selectors:
+        return [_load_stored(root, entry, session) for entry in plan.entries]
+    loaded: list[LoadedSpec] = []
+    for entry in plan.entries:
+        item = _load(root, entry, session)
+        filtered = filter_result(item.result, plan.suite_selectors)
+        if filtered.problem:
+            who = SpecIdentity(entry.spec, entry.spec_id, entry.mode, entry.target)
+            problem = failure_result(who, session, Stage.RUN, filtered.problem, "", "")
+            loaded.append(LoadedSpec(Shown(result=problem, cached=item.cached), None, None))
+        elif filtered.result is not None:
+            loaded.append(LoadedSpec(Shown(result=filtered.result, cached=item.cached), None, None))
+    if not loaded:
+        wanted = ", ".join(plan.suite_selectors)
+        who = SpecIdentity("(all specs)", "--suite", "-", "-")
+        problem = failure_result(
+            who,
+            session,
+            Stage.RUN,
+            f'no suite matched "{wanted}"',
+            "a selector with / must equal a suite path (descriptions slugified, joined with /); "
+            "a bare one matches the last part of a path",
+            "",
+        )
+        loaded.append(LoadedSpec(Shown(result=problem, cached=False), None, None))
+    return loaded
+
+
+def _load_stored(root: Path, entry: SummaryEntry, session: str) -> LoadedSpec:
+    path = root / entry.result
+    try:
+        data = path.read_bytes()
+    except OSError:
+        data = b""
+    stored = parse_stored(data) if data else None
+    if stored is None:
+        missing = Shown(result=_missing_result(entry, session), cached=False)
+        return LoadedSpec(missing, None, "missing")
+    shown = Shown(result=stored.result, cached=stored.result.session != session)
+    return LoadedSpec(shown, stored, file_digest(data))
+
+
+def _load(root: Path, entry: SummaryEntry, session: str) -> Shown:
+    result = read_result(root / entry.result)
+    if result is None:
+        return Shown(result=_missing_result(entry, session), cached=False)
+    return Shown(result=result, cached=result.session != session)
+
+
+def _missing_result(entry: SummaryEntry, session: str) -> SpecResult:
+    details = (
+        f"no result at {entry.result}; run `{entry.command} {entry.run_task}` (or "
+        f"`{entry.command} forget {entry.run_task}` if the file was deleted behind doit's back)"
+    )
+    who = SpecIdentity(spec=entry.spec, spec_id=entry.spec_id, mode=entry.mode, target=entry.target)
+    return failure_result(who, session, Stage.RUN, "no result", details, "")
+
+
+def _report_json(
+    shown: Sequence[Shown],
+    whole_results: Sequence[str],
+    coverage: CoverageOutcome | None = None,
+    shard: tuple[int, int, int] | None = None,
+) -> str:
+    """Compact JSON (read by programs: ``astest merge``, CI scripts, jq), each spec's whole
+    result spliced in as the text it is stored as, so no expectation is parsed or encoded."""
+    specs = []
+    for item, whole in zip(shown, whole_results, strict=True):
+        result = item.result
+        entry = _compact(
+            {
+                "file": result.spec,
+                "spec_id": result.spec_id,
+                "mode": result.mode,
+                "target": result.target,
+                "verdict": result.status.value,
+                "stage": result.stage.value,
+                "cached": item.cached,
+                "duration_s": round(result.duration_s, 6),
+                "counts": counts_to_dict(result.counts),
+                "failures": [failure_to_dict(f) for f in result.failures],
+                "error": result.error,
+                "warnings": list(result.warnings),
+                "build_command": result.build_command,
+            }
+        )
+        # Everything the summary shows, so that `astest merge` can show it again.
+        specs.append(f'{entry[:-1]},"result":{whole}}}')
+    totals = {
+        "files": {
+            status.value: sum(1 for s in shown if s.result.status == status) for status in Status
+        },
+        "tests": {
+            "passed": sum(s.result.counts.tests_passed for s in shown),
+            "failed": sum(s.result.counts.tests_failed for s in shown),
+            "skipped": sum(s.result.counts.tests_skipped for s in shown),
+        },
+        "cached": sum(1 for s in shown if s.cached),
+    }
+    document: dict[str, object] = {"format": REPORT_FORMAT, "totals": totals, "specs": []}
+    if coverage is not None:
+        document["coverage"] = coverage_report_json(coverage)
+    if shard is not None:
+        # `pairs`: how many (mode, spec) pairs all N shards hold together; the merge checks it.
+        document["shard"] = {"index": shard[0], "count": shard[1], "pairs": shard[2]}
+    head, _, rest = _compact(document).partition('"specs":[]')
+    return f'{head}"specs":[{",".join(specs)}]{rest}\n'
+
+
+def _compact(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,466 @@
+"""The doit actions: module-level functions taking plain data, so ``doit -n N`` can ship them to
+worker processes under any multiprocessing start method.
+
+Each action records failures of the spec it works on in its target file and returns success to
+doit; only the summary fails the doit run. A failing build or run task would stop doit (without
+``--continue``) and skip every other spec, and would lose its saved state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import posixpath
+import shlex
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from doit.exceptions import TaskFailed
+
+from astest_tasks.build.compiler import (
+    BuildRecord,
+    BuildRequest,
+    compile_spec,
+    read_build_record,
+    write_build_record,
+)
+from astest_tasks.config.run_rules import RunRules
+from astest_tasks.config.toolchain import check_node_version, load_toolchain
+from astest_tasks.core.errors import UserError
+from astest_tasks.core.guest_text import for_stream
+from astest_tasks.core.process_env import base_environ
+from astest_tasks.coverage.model import coverage_from_dict, coverage_from_payload
+from astest_tasks.model.crash_records import CrashCommands, remove_crash_record, write_crash_record
+from astest_tasks.model.guest_report import count, failures, file_verdict
+from astest_tasks.model.results import (
+    SnapshotCounts,
+    SpecIdentity,
+    SpecResult,
+    Stage,
+    Status,
+    failure_result,
+    read_result,
+    write_result,
+)
+from astest_tasks.model.snapshots import SnapshotStore, SnapshotUpdate
+from astest_tasks.model.spec_logs import write_spec_log
+from astest_tasks.output.console import live_line
+from astest_tasks.output.progress import finished_count
+from astest_tasks.output.summary import (
+    SummaryPlan,
+    load_fuzz,
+    load_specs,
+    load_summary,
+    print_with_fuzz,
+    summary_coverage,
+    write_report,
+)
+from astest_tasks.output.terminal import Palette, in_doit_worker_process, use_colour
+from astest_tasks.run.channel import ProtocolChannel
+from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.outcome import (
+    RunVerdictInput,
+    decide_suites,
+    empty_spec_warning,
+    is_empty_spec,
+    rebuilt_report_warning,
+)
+from astest_tasks.run.runtime_command import command_argv
+from astest_tasks.run.runtime_env import runtime_variables
+
+SNAPSHOT_STATE = "snapshot_state"
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    project_root: str
+    spec_path: str
+    spec_id: str
+    mode: str
+    target: str
+    wasm_path: str
+    build_record_path: str
+    result_path: str
+    snapshot_dir: str
+    timeout_s: float
+    memory_limit_mib: float = 1024.0
+    output_limit_mib: float = 64.0
+    run_env: dict[str, str] = field(default_factory=dict)
+    total: int = 0  # the run tasks of this invocation, for the live progress line (0: no line)
+    progress_file: str = ""  # counts finished specs across doit's workers (progress.py)
+    position: int = 0  # this spec's place among the run tasks: the count where none can be kept
+    crash_dir: str = ".as-test/crashes"
+    logs_dir: str | None = None  # readable per-spec logs; None when the config says "none"
+    update_snapshots: str = ""  # "", "create" or "overwrite" (SnapshotUpdate)
+    no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass uncompared
+    snapshot_files: tuple[str, ...] = ()  # every file the spec's snapshots may come from
+    runner_script: str = ""  # an in-process Python runner, relative to the project root
+    external_tokens: tuple[str, ...] = ()  # or an external command, placeholders unsubstituted
+    browser: str = ""  # web target: the browser asked for ("" = the default Chromium)
+    headful: bool = False  # web target: show the window
+    task_basename: str = "astest"  # the task creator's name: <basename>:run:<mode>:<spec-id>
+    command: str = "doit"  # what runs these tasks, for the hints: doit, or the astest command
+    options_command: str = "doit astest"  # how a hint gives an option: `doit astest --timeout 5`
+    # The installed as-test, whose run-side rules apply (run_rules.py); "" means 1.0.7's.
+    as_test_version: str = ""
+    input_patterns: tuple[str, ...] = ()  # the mode's input globs: as-test 1.2.0+ snapshot paths
+
+    @property
+    def rules(self) -> RunRules:
+        return RunRules.for_version(self.as_test_version)
+
+    def snapshot_input_layout(self) -> tuple[Path, tuple[str, ...]] | None:
+        """(project root, input patterns) where as-test 1.2.0+ places snapshot files, else None."""
+        if not self.rules.snapshot_input_layout:
+            return None
+        return Path(self.project_root), self.input_patterns
+
+    def task(self, kind: str) -> str:
+        return f"{self.task_basename}:{kind}:{self.mode}:{self.spec_id}"
+
+
+# -- build ---------------------------------------------------------------------------------------
+def build_spec(request: dict[str, object]) -> bool:
+    build = BuildRequest(**request)  # type: ignore[arg-type]
+    try:
+        toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.target == "wasi")
+        check_node_version(toolchain.node)
+        record = compile_spec(build, toolchain)
+    except UserError as exc:
+        record = _failed_record(build, str(exc))
+    except Exception:  # a bug of ours must fail this spec, not the whole run
+        record = _failed_record(build, "internal error in astest-tasks:\n" + traceback.format_exc())
+    write_build_record(build, record)
+    return True
+
+
+def _failed_record(build: BuildRequest, diagnostics: str) -> BuildRecord:
+    return BuildRecord(
+        status="failed",
+        spec=build.spec_path,
+        mode=build.mode,
+        target=build.target,
+        wasm=build.wasm_path,
+        wasm_sha256="",
+        command="",
+        exit_code=-1,
+        diagnostics=diagnostics,
+    )
+
+
+# -- run -----------------------------------------------------------------------------------------
+def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
+    """Run one spec; returns what doit saves with the task: the snapshot files' state after it."""
+    run = RunRequest(**request)  # type: ignore[arg-type]
+    started = time.perf_counter()
+    try:
+        result = _execute(run, session)
+    except Exception:  # a bug of ours must fail this spec, not the whole run
+        details = "internal error in astest-tasks:\n" + traceback.format_exc()
+        result = _failure_result(run, session, Stage.RUN, "internal error", details, "")
+    result = _with_duration(result, time.perf_counter() - started)
+    root = Path(run.project_root)
+    if result.status is Status.FAILED and (result.error or result.stage is Stage.BUILD):
+        result = _with_crash_record(run, root, result)
+    else:  # a record describes the last run: this one needed none
+        remove_crash_record(root, run.crash_dir, run.spec_id, run.mode)
+    if run.logs_dir is not None:
+        try:
+            write_spec_log(root, run.logs_dir, result, f"{run.command} {run.task('run')}")
+        except OSError as exc:
+            note = f"could not write the readable log in {run.logs_dir}: {exc}"
+            result = replace(result, warnings=(*result.warnings, note))
+    write_result(root / run.result_path, result)
+    _announce(result, run, session)
+    # Taken after the run, so snapshots this run wrote count as seen: the next plain doit is
+    # cached. (As file_deps they could not be: a snapshot file may not exist yet.)
+    return {SNAPSHOT_STATE: snapshot_state(root, run.snapshot_files)}
+
+
+def _announce(result: SpecResult, run: RunRequest, session: str) -> None:
+    """A live line per finished spec, on stderr: doit shows it at its default verbosity, and the
+    summary (on stdout) stays the last word. Numbered in the order specs finish, under -n too."""
+    if run.total <= 0:
+        return
+    stream = sys.stderr
+    palette = Palette(use_colour(stream))
+    counting = (
+        finished_count(Path(run.project_root) / run.progress_file, session)
+        if run.progress_file
+        else contextlib.nullcontext(None)
+    )
+    with counting as finished:
+        place = run.position if finished is None else finished
+        stream.write(for_stream(live_line(result, place, run.total, palette) + "\n", stream))
+        stream.flush()  # inside the lock: the next spec's line cannot overtake this one
+
+
+def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecResult:
+    """Leave the record of a spec that could not report, and point the summary at it."""
+    run_again = f"{run.command} {run.task('run')}"
+    commands = CrashCommands(
+        cwd=str(root),
+        build=result.build_command,
+        run=run_again,
+        repro=result.build_command if result.stage is Stage.BUILD else run_again,
+    )
+    try:
+        log = write_crash_record(root, run.crash_dir, result, commands)
+    except OSError as exc:
+        note = f"could not write the crash record in {run.crash_dir}: {exc}"
+    else:
+        note = f"crash record: {log}"
+    return replace(result, warnings=(*result.warnings, note))
+
+
+def snapshot_state(project_root: Path, paths: tuple[str, ...] | list[str]) -> str:
+    """A digest of the snapshot files' contents, absent ones included."""
+    digest = hashlib.sha256()
+    for path in paths:
+        try:
+            content = (project_root / path).read_bytes()
+        except FileNotFoundError:
+            digest.update(f"{path}\0absent\0".encode())
+            continue
+        digest.update(f"{path}\0{len(content)}\0".encode() + content)
+    return digest.hexdigest()
+
+
+def snapshots_unchanged(
+    task: object, values: dict[str, object], project_root: str, paths: list[str]
+) -> bool:
+    """doit ``uptodate`` check (doit passes ``task`` and the saved ``values`` by name)."""
+    return values.get(SNAPSHOT_STATE) == snapshot_state(Path(project_root), paths)
+
+
+def _execute(run: RunRequest, session: str) -> SpecResult:
+    root = Path(run.project_root)
+    record = read_build_record(root, run.build_record_path)
+    if record is None:
+        build = f"{run.command} {run.task('build')}"
+        details = f"no build record at {run.build_record_path}; build it with `{build}`"
+        return _failure_result(run, session, Stage.BUILD, "not built", details, "")
+    if not record.ok:
+        details = record.diagnostics
+        if record.command:
+            details += f"\n\nreproduce with:\n  cd {shlex.quote(str(root))} && {record.command}"
+        return _failure_result(run, session, Stage.BUILD, "build failed", details, record.command)
+
+    try:
+        layout = run.snapshot_input_layout()
+        snapshots = SnapshotStore.load(
+            root,
+            run.spec_path,
+            run.snapshot_dir,
+            input_patterns=None if layout is None else layout[1],
+            normalize_prefix=run.rules.snapshot_prefix_normalized,
+        )
+        snapshots.update = SnapshotUpdate.parse(run.update_snapshots)
+        snapshots.disabled = run.no_snapshot
+    except UserError as exc:
+        return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
+    channel = ProtocolChannel(snapshots, output_limit=int(run.output_limit_mib * MIB))
+    last_pass_s = _last_pass_seconds(root / run.result_path)  # read before this run replaces it
+    guest = _run_guest(run, root, channel)
+    basename = posixpath.basename(run.spec_path)
+    verdict_input = RunVerdictInput(
+        spec_basename=basename,
+        timeout_s=run.timeout_s,
+        memory_limit_mib=run.memory_limit_mib,
+        options_command=run.options_command,
+        rules=run.rules,
+        last_pass_s=last_pass_s,
+    )
+    suites, runtime_problem = decide_suites(guest, channel, verdict_input)
+    warnings = list(channel.warnings)
+    if is_empty_spec(guest, channel, run.rules):
+        warnings.append(empty_spec_warning(run.spec_path))
+    if channel.report_payload is None and not runtime_problem and suites:
+        warnings.append(rebuilt_report_warning())
+    every_block_is_suite = run.rules.every_block_is_suite
+    counts = count(suites, every_block_is_suite)
+    # Obsolete entries can be told only after a run that asked every assertion: no crash, and
+    # nothing skipped (a skipped test's snapshots are not asked for, yet still wanted; from
+    # as-test 1.4.0 a skipped test is a skipped suite).
+    complete = not runtime_problem and counts.tests_skipped == 0 and counts.suites_skipped == 0
+    warnings += _snapshot_notes(snapshots, root, run, complete=complete)
+    written = _snapshots_written(snapshots, root)
+    snapshots.save_if_updated()
+    return SpecResult(
+        spec=run.spec_path,
+        spec_id=run.spec_id,
+        mode=run.mode,
+        target=run.target,
+        status=_status(file_verdict(suites).value),
+        stage=Stage.RUN,
+        counts=counts,
+        failures=tuple(failures(suites)),
+        suites=suites,
+        duration_s=guest.elapsed_s,
+        session=session,
+        build_command=record.command,
+        error=runtime_problem,
+        warnings=tuple(warnings),
+        written=written,
+        output=channel.output_text,
+        snapshots=SnapshotCounts(
+            matched=snapshots.matched,
+            missing=snapshots.missing,
+            mismatched=snapshots.mismatched,
+            missing_keys=tuple(snapshots.missing_keys),
+            created=snapshots.created,
+            updated=snapshots.updated,
+        ),
+        coverage=coverage_from_dict(channel.streamed_coverage)
+        if channel.streamed_coverage is not None
+        else coverage_from_payload(channel.report_payload),
+        every_block_is_suite=every_block_is_suite,
+    )
+
+
+def _last_pass_seconds(result_path: Path) -> float | None:
+    """How long the spec's previous run took, when it passed (for a timeout's message)."""
+    previous = read_result(result_path)
+    if previous is None or previous.status is not Status.PASSED:
+        return None
+    return previous.duration_s
+
+
+def _snapshot_notes(
+    snapshots: SnapshotStore, root: Path, run: RunRequest, *, complete: bool
+) -> list[str]:
+    where = os.path.relpath(snapshots.file_path, root)
+    notes = [
+        f"missing snapshot for {key}; create it with "
+        f"`{run.options_command} --update-snapshots=create` "
+        f"(or ASTEST_UPDATE_SNAPSHOTS=create {run.command})"
+        for key in snapshots.missing_keys
+    ]
+    if complete:
+        notes += [
+            f"obsolete snapshot {key} in {where}: no assertion asked for it; delete the entry "
+            "if it is no longer wanted (astest-tasks never drops entries)"
+            for key in snapshots.obsolete_keys()
+        ]
+    return notes
+
+
+def _snapshots_written(snapshots: SnapshotStore, root: Path) -> tuple[str, ...]:
+    if not (snapshots.created or snapshots.updated):
+        return ()
+    where = os.path.relpath(snapshots.file_path, root)
+    return (f"wrote {where}: {snapshots.created} snapshot(s) created, {snapshots.updated} updated",)
+
+
+def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:
+    # Imported here, not at the top: wasmtime costs ~40 ms to import, and a no-op doit (every
+    # task up to date) imports this module but runs nothing.
+    from astest_tasks.run.external_runtime import run_external
+    from astest_tasks.run.inprocess_runtime import RunnerContext, run_runner_script
+    from astest_tasks.run.wasm_host import HostLimits
+
+    if run.target == "web" and not run.external_tokens:
+        return _run_in_browser(run, root, channel)
+    if run.external_tokens:
+        env = {
+            **base_environ(),
+            **run.run_env,
+            **runtime_variables(run.target, run.wasm_path, root),
+        }
+        argv = command_argv(run.external_tokens, run.wasm_path, run.spec_path)
+        return run_external(argv, root, env, channel, run.timeout_s)
+    wasm = root / run.wasm_path
+    # The runner's working directory is doit's, not always the project root: give it a path
+    # that opens from anywhere.
+    variables = runtime_variables(run.target, str(wasm), root)
+    context = RunnerContext(
+        runner_path=run.runner_script,
+        wasm_path=wasm,
+        target=run.target,
+        channel=channel,
+        limits=HostLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB)),
+        wasi_env=run.run_env,
+        environ={**run.run_env, **variables},
+        project_root=root,
+    )
+    return run_runner_script(root / run.runner_script, context)
+
+
+def _run_in_browser(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:
+    from astest_tasks.run.browser_session import find_chromium
+    from astest_tasks.run.web_runtime import browser_choice, run_in_browser
+
+    started = time.perf_counter()
+    try:
+        executable = find_chromium(run.browser)
+    except UserError as exc:
+        return GuestRun.not_started(str(exc), started)
+    choice, note = browser_choice(executable, run.headful)
+    if note is not None:
+        channel.warnings.append(note)
+    return run_in_browser(root / run.wasm_path, channel, run.timeout_s, choice)
+
+
+def _status(verdict: str) -> Status:
+    if verdict == "fail":
+        return Status.FAILED
+    if verdict == "ok":
+        return Status.PASSED
+    return Status.SKIPPED
+
+
+def _failure_result(
+    run: RunRequest, session: str, stage: Stage, title: str, details: str, build_command: str
+) -> SpecResult:
+    who = SpecIdentity(spec=run.spec_path, spec_id=run.spec_id, mode=run.mode, target=run.target)
+    return failure_result(
+        who, session, stage, title, details, build_command, run.rules.every_block_is_suite
+    )
+
+
+def _with_duration(result: SpecResult, seconds: float) -> SpecResult:
+    return replace(result, duration_s=seconds)
+
+
+# -- summary -------------------------------------------------------------------------------------
+def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
+    """The summary task's action: print the summary, write the report, fail if anything failed."""
+    summary_plan = SummaryPlan.from_dict(plan)
+    loaded = load_specs(summary_plan, session)  # read once, for the printout and the reports
+    shown = [item.shown for item in loaded]
+    fuzz = load_fuzz(summary_plan, session)
+    coverage = summary_coverage(summary_plan, shown)
+    if not in_doit_worker_process():
+        print_with_fuzz(shown, fuzz, coverage, summary_plan.note, summary_plan.gaps_root)
+    specs_passed = write_report(summary_plan, loaded, coverage)
+    if specs_passed and all(item.result.passed for item in fuzz):
+        return True
+    # report=False: our summary says what failed, and doit's own failure banner would push it off
+    # the last line.
+    return TaskFailed("some specs failed", report=False)
+
+
+def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
+    """The summary task's teardown: prints the summary when a ``doit -n N`` worker ran it.
+
+    The parent process prints a task's title when the worker's report of it arrives, which can be
+    after the action's own output; a worker runs its teardowns only once the parent has dispatched
+    every task, so printing there keeps the summary last. In one process (plain ``doit``, or
+    ``-P thread``, which runs teardowns once per thread) the action has printed it already.
+    """
+    if in_doit_worker_process():
+        summary_plan = SummaryPlan.from_dict(plan)
+        shown = load_summary(summary_plan, session)
+        coverage = summary_coverage(summary_plan, shown)
+        print_with_fuzz(
+            shown,
+            load_fuzz(summary_plan, session),
+            coverage,
+            summary_plan.note,
+            summary_plan.gaps_root,
+        )

@@ -1,0 +1,62 @@
+"""What a compile task tells doit, for a spec (tasks.py) and for a fuzz target (fuzz_tasks.py).
+
+Both compile one entry file with asc for a mode: the same action, dependencies, targets and
+up-to-date checks. The callers add the name, doc, meta and the pipeline's extra dependencies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from astest_tasks.build.compiler import BuildRequest
+from astest_tasks.build.imports import ImportScanCache, scan_imports
+from astest_tasks.build.pending_imports import PendingImports
+from astest_tasks.config.discovery import Spec
+from astest_tasks.config.layout import doit_paths
+from astest_tasks.config.project_config import ModeSettings
+from astest_tasks.config.toolchain import Toolchain
+from astest_tasks.tasks.actions import build_spec
+from astest_tasks.tasks.cache_keys import build_file_deps, build_key
+from astest_tasks.tasks.checks import InputsChanged
+
+
+def compile_task_fields(
+    root: Path,
+    mode: ModeSettings,
+    source: Spec,
+    wasm_path: str,
+    record_path: str,
+    toolchain: Toolchain,
+    scan_cache: ImportScanCache,
+) -> dict[str, Any]:
+    request = BuildRequest(
+        project_root=str(root),
+        spec_path=source.path,
+        spec_id=source.spec_id,
+        mode=mode.name,
+        target=mode.target,
+        wasm_path=wasm_path,
+        record_path=record_path,
+        asconfig=mode.asconfig,
+        build_args=tuple(mode.build_args),
+        build_cmd=mode.build_cmd,
+        build_env=dict(mode.build_env),
+        features=mode.features,
+    )
+    scan = scan_imports(root, source.path, scan_cache)
+    targets = [record_path, wasm_path]
+    if mode.target == "bindings":
+        stem = wasm_path.removesuffix(".wasm")
+        targets += [f"{stem}.js", f"{stem}.d.ts"]
+    return {
+        "actions": [(build_spec, [asdict(request)])],
+        "file_dep": doit_paths(root, build_file_deps(root, mode, scan, toolchain)),
+        "targets": doit_paths(root, targets),
+        "uptodate": [
+            InputsChanged("build", build_key(mode, source, toolchain)),
+            PendingImports([doit_paths(root, candidates) for candidates in scan.missing]),
+        ],
+        "clean": True,
+    }

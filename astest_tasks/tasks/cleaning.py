@@ -1,0 +1,77 @@
+"""``doit clean``: what our tasks remove, beyond their declared targets.
+
+doit's ``clean: True`` removes a task's targets: the artifacts, build records and results. A
+run also leaves its crash record and readable log beside them, a fuzz campaign its crash
+records, and the summary writes the reports and coverage files; those are ours too and go with
+them. The crash records of specs that no longer exist have no task to clean them: the summary's
+clean removes them. Snapshots, runner scripts and configs are the user's and are never listed here.
+"""
+
+from __future__ import annotations
+
+import glob
+import posixpath
+from collections.abc import Sequence
+from pathlib import Path
+
+from astest_tasks.fuzz.crash_records import entry_stem
+from astest_tasks.model.crash_records import crash_entry, orphaned_crash_records
+from astest_tasks.model.spec_logs import spec_log_path
+from astest_tasks.output.report_state import STATE_FILE
+from astest_tasks.output.summary import JUNIT_FILE, TAP_FILE
+from astest_tasks.tasks.actions import RunRequest
+
+
+def remove_files(project_root: str, patterns: Sequence[str], dryrun: bool) -> None:
+    """A doit clean action (doit passes ``dryrun``): glob patterns relative to the project root
+    (literal paths escaped with ``glob.escape``); only files are removed."""
+    root = Path(project_root)
+    for pattern in patterns:
+        for relative in sorted(glob.glob(pattern, root_dir=root)):
+            path = root / relative
+            if path.is_file():
+                print(f"removing file '{relative}'")
+                if not dryrun:
+                    path.unlink()
+
+
+def remove_orphaned_crash_records(
+    project_root: str, crash_dirs: Sequence[str], dryrun: bool
+) -> None:
+    """A doit clean action: the crash records whose spec file is gone."""
+    root = Path(project_root)
+    orphans = [path for folder in crash_dirs for path in orphaned_crash_records(root, folder)]
+    remove_files(project_root, [glob.escape(path) for path in orphans], dryrun)
+
+
+def run_leftovers(request: RunRequest) -> list[str]:
+    entry = crash_entry(request.crash_dir, request.spec_id, request.mode)
+    leftovers = [f"{entry}.json", f"{entry}.log"]
+    if request.logs_dir is not None:
+        leftovers.append(spec_log_path(request.logs_dir, request.spec_path))
+    return [glob.escape(path) for path in leftovers]
+
+
+def fuzz_leftovers(crash_dir: str, file_id: str, mode: str) -> list[str]:
+    """The campaign's own record and one per failing fuzzer (named after the fuzzer)."""
+    stem = glob.escape(entry_stem(crash_dir, file_id, mode))
+    return [f"{stem}.json", f"{stem}.log", f"{stem}.*.json", f"{stem}.*.log"]
+
+
+def summary_leftovers(report_path: str, coverage_dirs: Sequence[str]) -> list[str]:
+    folder = posixpath.dirname(report_path)
+    reports = [
+        report_path,
+        posixpath.join(folder, JUNIT_FILE),
+        posixpath.join(folder, TAP_FILE),
+        posixpath.join(folder, STATE_FILE),
+    ]
+    patterns = [glob.escape(path) for path in reports]
+    for directory in coverage_dirs:
+        escaped = glob.escape(directory)
+        patterns += [
+            posixpath.join(escaped, "coverage.*.log.json"),
+            posixpath.join(escaped, "coverage.log.json"),
+            posixpath.join(escaped, "lcov.info"),
+        ]
+    return patterns

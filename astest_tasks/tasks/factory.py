@@ -1,0 +1,216 @@
+"""``make_astest_tasks``: the task creator a dodo.py binds, once or several times.
+
+doit finds a task creator either as a ``task_*`` function or as any object with a
+``create_doit_tasks`` attribute, whose ``basename`` attribute names the tasks. The factory
+returns such an object, so an instance is named by its ``basename`` argument whatever variable
+holds it: two instances (two configs, or two mode sets) live in one dodo.py side by side,
+``task_astest`` and ``web = make_astest_tasks(basename="web", ...)``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from doit import task_params
+from doit.exceptions import InvalidDodoFile, InvalidTask
+
+from astest_tasks.config.coverage_switch import parse_coverage_switch
+from astest_tasks.config.feature_switches import FeatureSwitches, combined_coverage
+from astest_tasks.config.run_switches import RunSwitches, ShowCoverage
+from astest_tasks.config.selection import split_selectors
+from astest_tasks.core.errors import UserError
+from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.tasks.creator import (
+    RequestedFuzz,
+    RequestedLimits,
+    create_tasks,
+)
+from astest_tasks.tasks.doctor import doctor_task, doctor_task_wanted
+from astest_tasks.tasks.doit_argv import doit_command
+from astest_tasks.tasks.options import option_defaults, task_options
+from astest_tasks.tasks.pipeline import BASENAME, Pipeline
+from astest_tasks.tasks.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
+from astest_tasks.tasks.state_file import check_state_file, state_file_from_argv
+
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+@dataclass(frozen=True)
+class AstestTasks:
+    """A task creator for doit. Call it with option values (``creator(mode="wasi")``) to get
+    the task dicts yourself; each carries its full name, so a wrapper may filter or extend
+    them and yield them on."""
+
+    create_doit_tasks: Any  # the creator function doit calls, with .basename
+    basename: str
+    options: tuple[dict[str, Any], ...]
+
+    def __call__(self, **options: Any) -> Iterator[dict[str, Any]]:
+        return self.create_doit_tasks(**options)  # type: ignore[no-any-return]
+
+
+def make_astest_tasks(
+    project_dir: str | Path = ".",
+    *,
+    config_path: str | None = None,
+    modes: Sequence[str] | None = None,
+    specs: Sequence[str] | None = None,
+    basename: str = BASENAME,
+    task_dep: Sequence[str] = (),
+    setup: Sequence[str] = (),
+    command: str = "doit",
+) -> AstestTasks:
+    """Tasks for the as-test project in ``project_dir`` (relative to the dodo's folder).
+
+    ``config_path``, ``modes`` and ``specs`` pin the config file, the modes and the specs of
+    this instance (the matching options still override them on the command line);
+    ``basename`` names its tasks (``<basename>:run:<mode>:<spec>``); ``task_dep`` is added to
+    every build (a code generator that must run first) and ``setup`` to every run. ``command``
+    is how hints and repro lines name the program that runs the tasks.
+    """
+    if not basename or not set(basename) <= _NAME_CHARACTERS:
+        raise InvalidDodoFile(
+            f"make_astest_tasks(basename={basename!r}): a basename is letters, digits, '_', '-' "
+            "or '.', and no ':' (doit uses it to separate names); fix: e.g. basename='unit'"
+        )
+    try:
+        # Runs while doit imports the dodo file, just before doit opens its state file.
+        check_state_file(Path(state_file_from_argv(sys.argv[1:])))
+        _check_bare_changed(sys.argv)
+    except UserError as exc:
+        raise InvalidDodoFile(str(exc)) from None
+    pinned = {
+        name: value
+        for name, value in (
+            ("config", config_path),
+            ("mode", ",".join(modes) if modes is not None else None),
+            ("spec", ",".join(specs) if specs is not None else None),
+        )
+        if value is not None
+    }
+    options = task_options(pinned)
+    defaults = option_defaults(options)
+    pipeline = Pipeline(
+        basename=basename, task_dep=tuple(task_dep), setup=tuple(setup), command=command
+    )
+    longs = {f"--{option['long']}": option for option in options}
+    longs.update({f"-{option['short']}": option for option in options if option.get("short")})
+
+    def create_doit_tasks(**given: Any) -> Iterator[dict[str, Any]]:
+        """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
+        values = {**defaults, **given}
+        root = (Path.cwd() / project_dir).resolve()
+        mode_names = [name.strip() for name in str(values["mode"]).split(",") if name.strip()]
+        with_doctor = doctor_task_wanted(sys.argv[1:], pipeline.basename)
+        if with_doctor:
+            yield doctor_task(root, str(values["config"]), mode_names, pipeline.basename)
+        try:
+            _check_option_placement(sys.argv[1:], pipeline, longs)
+            features = FeatureSwitches.parse(str(values["enable"]), str(values["disable"]))
+            update = SnapshotUpdate.parse(str(values["update_snapshots"]))
+            switches = RunSwitches.parse(
+                bool(values["no_snapshot"]),
+                str(values["show_coverage"]),
+                str(values["browser"]),
+                update,
+            )
+            listing = PlanRequest(bool(values["list"]), bool(values["list_modes"]))
+            coverage = combined_coverage(
+                parse_coverage_switch(str(values["coverage"])),
+                features,
+                show_coverage=switches.show_coverage is not ShowCoverage.NONE,
+            )
+            if listing.wanted:
+                plan = load_plan_input(
+                    root,
+                    str(values["config"]),
+                    mode_names,
+                    split_selectors(str(values["spec"])),
+                    (features, coverage, switches.browser),
+                    pipeline.options_command,
+                )
+                yield plan_task(pipeline.basename, plan_text(listing, plan))
+                return
+            tasks = list(
+                create_tasks(
+                    root,
+                    str(values["config"]),
+                    mode_names,
+                    RequestedLimits(
+                        values["timeout"], values["memory_limit"], values["output_limit"]
+                    ),
+                    update,
+                    split_selectors(str(values["spec"])),
+                    split_selectors(str(values["suite"])),
+                    headful=bool(values["headful"]),
+                    fuzz=RequestedFuzz(
+                        bool(values["fuzz"]), str(values["fuzz_seed"]), str(values["fuzz_runs"])
+                    ),
+                    coverage=coverage,
+                    pipeline=pipeline.sharded(str(values["shard"]), str(values["shard_durations"])),
+                    changed_since=str(values["changed"]).strip(),
+                    features=features,
+                    switches=switches,
+                )
+            )
+        except UserError as exc:
+            if with_doctor and doit_command(sys.argv[1:]) == "run":
+                return  # the doctor, which was asked for, names the problem with its fix
+            # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
+            raise InvalidTask(str(exc)) from None
+        yield from tasks
+
+    create_doit_tasks.basename = basename  # type: ignore[attr-defined]
+    return AstestTasks(
+        create_doit_tasks=task_params(options)(create_doit_tasks),
+        basename=basename,
+        options=tuple(options),
+    )
+
+
+def _check_bare_changed(argv: Sequence[str]) -> None:
+    """doit parses task options with getopt, which knows no optional value: ``doit astest
+    --changed`` at the end of the line would stop doit with a parser error that lists every
+    option. The ``astest`` command completes a bare ``--changed`` itself (doit_argv.py)."""
+    program = argv[0].replace("\\", "/") if argv else ""
+    run_by_doit = posixpath.basename(program) == "doit" or program.endswith("doit/__main__.py")
+    if run_by_doit and argv[-1] == "--changed":
+        raise UserError(
+            "--changed at the end of doit's command line has no REF (doit's option parser has "
+            "no optional values); fix: `doit astest --changed=HEAD`, or --changed=origin/main "
+            "to compare with a branch"
+        )
+
+
+def _check_option_placement(
+    arguments: Sequence[str], pipeline: Pipeline, longs: dict[str, dict[str, Any]]
+) -> None:
+    """doit hands options to a task creator only right after the creator's own name
+    (``doit astest --fuzz-seed 5 astest:fuzz``); after one of its tasks' names it parses and
+    drops them without a word, and the run would silently use the defaults."""
+    if pipeline.command != "doit" or doit_command(arguments) != "run":
+        return
+    for index in range(1, len(arguments)):
+        previous, word = arguments[index - 1], arguments[index]
+        option = longs.get(word.split("=", 1)[0])
+        if option is None or not previous.startswith(f"{pipeline.basename}:"):
+            continue
+        given = word
+        following = arguments[index + 1] if index + 1 < len(arguments) else ""
+        if "=" not in word and option["type"] is not bool and not following.startswith("-"):
+            given = f"{word} {following}".rstrip()
+        variable = option.get("env_var")
+        alternative = f", or set {variable}" if variable else ""
+        raise UserError(
+            f"{given} after {previous} is not read by doit: the options of these tasks go right "
+            f"after `{pipeline.basename}`; fix: `doit {pipeline.basename} {given} {previous}`"
+            f"{alternative}"
+        )
+
+
+task_astest = make_astest_tasks()

@@ -1,0 +1,229 @@
+"""The fuzz run action: one fuzz file of one mode, in embedded wasmtime, as as-test fuzzes.
+
+as-test runs fuzz builds in its own Node process through the bindings helper, ignoring the
+mode's runtime command; here the bindings imports are served in-process the same way, so the
+runtime command is ignored too. Like a spec run, a failure is data in the result file; doit is
+told the task succeeded so that every other fuzz file still runs, and the summary fails the run.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+import traceback
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from astest_tasks.build.compiler import read_build_record
+from astest_tasks.core.guest_text import for_stream
+from astest_tasks.fuzz.crash_records import FuzzCrash, write_fuzz_crash_record
+from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome, FuzzReportError, parse_fuzz_report
+from astest_tasks.fuzz.results import FuzzResult, write_fuzz_result
+from astest_tasks.fuzz.runs import FuzzCampaign, OverrideKind, RunsOverride, replay_command
+from astest_tasks.output.terminal import Palette, use_colour
+from astest_tasks.run.channel import ProtocolChannel
+from astest_tasks.run.guest_run import GuestRun
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class FuzzRunRequest:
+    project_root: str
+    file_path: str
+    file_id: str
+    mode: str
+    wasm_path: str
+    build_record_path: str
+    result_path: str
+    crash_dir: str
+    timeout_s: float
+    memory_limit_mib: float
+    output_limit_mib: float
+    runs: int
+    seed: int
+    seed_is_random: bool
+    override_kind: int = 0
+    override_value: float = 0.0
+    group: str = "astest:fuzz"  # the fuzz tasks' group: <task creator>:fuzz
+    command: str = "doit"  # what runs the tasks, for the hints: doit, or the astest command
+    options_command: str = "doit astest"  # how a hint gives an option: `doit astest --timeout 5`
+
+    @property
+    def task_name(self) -> str:
+        return f"{self.group}:{self.mode}:{self.file_id}"
+
+    @property
+    def run_command(self) -> str:
+        return f"{self.command} {self.task_name}"
+
+    @property
+    def campaign(self) -> FuzzCampaign:
+        override = RunsOverride(OverrideKind(self.override_kind), self.override_value)
+        return FuzzCampaign(self.runs, self.seed, self.seed_is_random, override)
+
+
+def run_fuzz_file(request: dict[str, object], session: str) -> bool:
+    run = FuzzRunRequest(**request)  # type: ignore[arg-type]
+    root = Path(run.project_root)
+    started = time.perf_counter()
+    try:
+        result = _execute(run, root, session)
+    except Exception:  # a bug of ours must fail this file, not the whole doit run
+        details = "internal error in astest-tasks:\n" + traceback.format_exc()
+        result = _failed(run, session, "run", details, "")
+    result = replace(result, duration_s=time.perf_counter() - started)
+    write_fuzz_result(root / run.result_path, result)
+    _announce(result)
+    return True
+
+
+def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
+    record = read_build_record(root, run.build_record_path)
+    if record is None:
+        build_task = f"{run.group}:build:{run.mode}:{run.file_id}"
+        build = f"{run.command} {build_task}"
+        details = f"no build record at {run.build_record_path}; build it with `{build}`"
+        return _failed(run, session, "build", details, "")
+    if not record.ok:
+        details = record.diagnostics
+        if record.command:
+            details += f"\n\nreproduce with:\n  cd {shlex.quote(str(root))} && {record.command}"
+        return _failed(run, session, "build", details, record.command)
+
+    from astest_tasks.run.wasm_host import HostLimits, run_module  # wasmtime: only when running
+
+    channel = ProtocolChannel(
+        None, output_limit=int(run.output_limit_mib * MIB), fuzz_config=run.campaign.reply()
+    )
+    limits = HostLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB))
+    guest = run_module(root / run.wasm_path, "bindings", channel, limits, {})
+    fuzzers, problem = _judge(run, guest, channel)
+    crash = FuzzCrash(
+        file=run.file_path,
+        file_id=run.file_id,
+        mode=run.mode,
+        seed=run.seed,
+        error=problem,
+        stdout=channel.output_text,
+        stderr=guest.stderr,
+        cwd=str(root),
+        build_command=record.command,
+        repro_command=replay_command(run.run_command, run.seed, run.campaign.override.text),
+    )
+    crash_logs = _write_crash_records(run, root, crash, fuzzers)
+    return FuzzResult(
+        file=run.file_path,
+        file_id=run.file_id,
+        mode=run.mode,
+        run_command=run.run_command,
+        passed=not problem and all(fuzzer.ok for fuzzer in fuzzers),
+        stage="run",
+        seed=run.seed,
+        seed_is_random=run.seed_is_random,
+        runs_override=run.campaign.override.text,
+        fuzzers=fuzzers,
+        duration_s=guest.elapsed_s,
+        session=session,
+        build_command=record.command,
+        error=problem,
+        output=channel.output_text,
+        crash_records=tuple(crash_logs),
+    )
+
+
+def _judge(
+    run: FuzzRunRequest, guest: GuestRun, channel: ProtocolChannel
+) -> tuple[tuple[FuzzerOutcome, ...], str]:
+    """The fuzzers' outcomes, and why the campaign itself failed ("" when it did not)."""
+    if guest.start_failure is not None:
+        return (), f"the fuzz build could not be started: {guest.start_failure}"
+    if guest.timed_out:
+        return (), (
+            f"the campaign was stopped after {run.timeout_s:g} s of wall-clock time; if it is "
+            f"merely long, raise the limit with `{run.options_command} --timeout SECONDS "
+            f"{run.group}` or "
+            "ASTEST_TIMEOUT, or run fewer iterations with ASTEST_FUZZ_RUNS"
+        )
+    if channel.over_limit:
+        return (), (
+            f"it wrote more than {run.output_limit_mib:g} MiB to stdout and was stopped; raise "
+            "the limit with ASTEST_OUTPUT_LIMIT if it really needs more"
+        )
+    if guest.memory_exhausted:
+        return (), (
+            f"it ran out of memory at the limit of {run.memory_limit_mib:g} MiB; raise it with "
+            "ASTEST_MEMORY_LIMIT if it really needs more"
+        )
+    if guest.exit_code != 0 or guest.trap:
+        # as-test: a trap aborts the whole instance, so no fuzzer reports.
+        cause = (
+            f"the module trapped: {guest.trap}" if guest.trap else f"exit code {guest.exit_code}"
+        )
+        return (), f"the campaign crashed ({cause}) with seed {run.seed}"
+    if channel.report_problem is not None:
+        return (), f"the fuzz report could not be read: {channel.report_problem}"
+    if channel.report_payload is None:
+        if not channel.fuzz_config_asked:
+            return (), (
+                "no fuzz report, and the module never asked for its fuzz config: was it built "
+                "with --use AS_TEST_FUZZ=1, and does the file call run()?"
+            )
+        return (), "the campaign ended without sending its fuzz report"
+    try:
+        fuzzers = parse_fuzz_report(channel.report_payload)
+    except FuzzReportError as exc:
+        return (), str(exc)
+    return fuzzers, ""
+
+
+def _write_crash_records(
+    run: FuzzRunRequest, root: Path, crash: FuzzCrash, fuzzers: tuple[FuzzerOutcome, ...]
+) -> list[str]:
+    logs: list[str] = []
+    try:
+        if crash.error:
+            logs.append(write_fuzz_crash_record(root, run.crash_dir, crash, None))
+        for fuzzer in fuzzers:
+            if fuzzer.ok:
+                continue
+            seed = fuzzer.failures[0].seed if fuzzer.failures else run.seed
+            message = fuzzer.assertion.message or (
+                f"fuzz failure in {fuzzer.name} after {fuzzer.runs} runs"
+            )
+            repro = replay_command(run.run_command, seed)
+            own = replace(crash, error=message, repro_command=repro)
+            logs.append(write_fuzz_crash_record(root, run.crash_dir, own, fuzzer))
+    except OSError as exc:
+        logs.append(f"(could not write the crash record in {run.crash_dir}: {exc})")
+    return logs
+
+
+def _failed(
+    run: FuzzRunRequest, session: str, stage: str, error: str, build_command: str
+) -> FuzzResult:
+    return FuzzResult.without_outcomes(
+        file=run.file_path,
+        file_id=run.file_id,
+        mode=run.mode,
+        run_command=run.run_command,
+        session=session,
+        error=error,
+        stage=stage,
+        seed=run.seed,
+        seed_is_random=run.seed_is_random,
+        runs_override=run.campaign.override.text,
+        build_command=build_command,
+    )
+
+
+def _announce(result: FuzzResult) -> None:
+    """One line on stderr as a campaign finishes, like a spec's live line."""
+    from astest_tasks.output.fuzz_summary import fuzz_line  # the summary's own wording
+
+    stream = sys.stderr
+    stream.write(
+        for_stream(fuzz_line(result, Palette(use_colour(stream)), cached=False) + "\n", stream)
+    )
+    stream.flush()

@@ -1,0 +1,268 @@
+"""doit tasks for fuzz targets: ``astest:fuzz:<mode>:<file-id>``, their builds and a summary.
+
+They live in a task group of their own, ``astest:fuzz``, rather than under ``astest``: a plain
+``doit`` runs the ``astest`` group, and fuzz campaigns take long enough that as-test too runs
+them only when asked (``ast fuzz``, or ``ast test --fuzz``). ``doit astest:fuzz`` runs them;
+``--fuzz`` (or ``fuzz = true`` in doit's config) makes the plain run's summary depend on them.
+
+A campaign whose seed was drawn at random is never up to date: a cached pass would claim inputs
+were tried that never were. A pinned seed with unchanged inputs may be skipped like a spec.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from doit.task import clean_targets
+
+from astest_tasks.build.imports import ImportScanCache
+from astest_tasks.config.discovery import Spec, discover_specs
+from astest_tasks.config.layout import doit_paths
+from astest_tasks.config.project_config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
+from astest_tasks.config.toolchain import Toolchain, warn_once
+from astest_tasks.core.version import __version__
+from astest_tasks.fuzz.runs import RunsOverride, parse_runs_override, parse_seed, random_seed
+from astest_tasks.output.fuzz_summary import (
+    FuzzEntry,
+    show_fuzz_summary_from_worker,
+    summarize_fuzz,
+)
+from astest_tasks.tasks.build_task import compile_task_fields
+from astest_tasks.tasks.checks import Always, BuildUpToDate, InputsChanged, LastFuzzPassed
+from astest_tasks.tasks.cleaning import fuzz_leftovers, remove_files
+from astest_tasks.tasks.doit_argv import default_tasks, doit_command, names_tasks_under
+from astest_tasks.tasks.fuzz_actions import FuzzRunRequest, run_fuzz_file
+from astest_tasks.tasks.pipeline import Pipeline
+
+
+def fuzz_group(basename: str) -> str:
+    """The fuzz tasks' group of a task creator: ``astest:fuzz``."""
+    return f"{basename}:fuzz"
+
+
+FUZZ_SUFFIX = ".fuzz.ts"
+FUZZ_FLAGS = ("--use", "AS_TEST_FUZZ=1")
+
+
+@dataclass(frozen=True)
+class FuzzOptions:
+    """The fuzz parameters of one doit call, already checked."""
+
+    with_tests: bool  # the plain run's summary waits for the campaigns
+    seed: int
+    seed_is_random: bool
+    override: RunsOverride
+
+    @classmethod
+    def parse(cls, with_tests: bool, seed: str, runs: str, settings: FuzzSettings) -> FuzzOptions:
+        pinned = parse_seed(seed)
+        if pinned is None:
+            pinned = settings.seed
+        chosen = random_seed() if pinned is None else pinned
+        return cls(with_tests, chosen, pinned is None, parse_runs_override(runs))
+
+
+@dataclass(frozen=True)
+class FuzzLimits:
+    timeout_s: float
+    memory_mib: float
+    output_mib: float
+
+
+@dataclass
+class FuzzPlan:
+    """What the fuzz tasks give the rest: the run tasks to wait for and the results to show."""
+
+    tasks: list[dict[str, Any]]
+    run_tasks: list[str]
+    entries: list[FuzzEntry]
+
+
+def fuzz_tasks_wanted(with_tests: bool, arguments: Sequence[str], group: str) -> bool:
+    """Whether to create the fuzz tasks at all.
+
+    doit runs every task when the command line names none and the dodo sets no
+    ``default_tasks``, so a fuzz group that merely exists would run on every plain ``doit``.
+    The tasks are therefore made only when wanted: with ``--fuzz``, when the command line names
+    them (``doit astest:fuzz``, ``doit astest:fuzz:wasi:math``) or the dodo's
+    ``default_tasks`` do, and for every command that does not run tasks (``list``, ``info``,
+    ``clean``, ``forget``, …), so they stay visible.
+    """
+    if with_tests or doit_command(arguments) != "run":
+        return True
+    example = f"{group}:summary"
+    # A plain `doit` runs the dodo's default_tasks, which may name the fuzz group.
+    return names_tasks_under(arguments, group, example) or names_tasks_under(
+        default_tasks(arguments), group, example
+    )
+
+
+def fuzz_mode(mode: ModeSettings) -> ModeSettings:
+    """A mode as its fuzz builds see it: bindings, AS_TEST_FUZZ, coverage off (as as-test)."""
+    return replace(
+        mode,
+        target="bindings",
+        build_args=(*mode.build_args, *FUZZ_FLAGS),
+        build_env={**mode.build_env, COVERAGE_ENV_VAR: "0"},
+        build_cmd="",  # as-test's fuzz build ignores buildOptions.cmd too
+        coverage_enabled=False,
+    )
+
+
+def fuzz_tasks(
+    root: Path,
+    settings: FuzzSettings,
+    modes: Sequence[ModeSettings],
+    toolchain: Toolchain,
+    scan_cache: ImportScanCache,
+    limits_of: dict[str, FuzzLimits],
+    options: FuzzOptions,
+    session: str,
+    pipeline: Pipeline,
+) -> FuzzPlan:
+    plan = FuzzPlan(tasks=[], run_tasks=[], entries=[])
+    group = fuzz_group(pipeline.basename)
+    files = discover_specs(root, settings.input_patterns, FUZZ_SUFFIX)
+    if not files:
+        if settings.explicit_input:
+            warn_once(
+                f"fuzz.input {list(settings.input_patterns)} matches no *.fuzz.ts file, so there "
+                "is nothing to fuzz; fix the pattern or add a fuzz target under it"
+            )
+        return plan
+    plan.tasks.append(
+        {"basename": group, "name": None, "doc": "run every fuzz target (as-test fuzz)"}
+    )
+    for mode in modes:
+        built_as = fuzz_mode(mode)
+        for target in files:
+            paths = _fuzz_files(mode, target)
+            plan.tasks.append(
+                _build_task(root, built_as, target, paths, toolchain, scan_cache, pipeline)
+            )
+            request = FuzzRunRequest(
+                project_root=str(root),
+                file_path=target.path,
+                file_id=target.spec_id,
+                mode=mode.name,
+                wasm_path=paths["wasm"],
+                build_record_path=paths["record"],
+                result_path=paths["result"],
+                crash_dir=mode.crash_dir,
+                timeout_s=limits_of[mode.name].timeout_s,
+                memory_limit_mib=limits_of[mode.name].memory_mib,
+                output_limit_mib=limits_of[mode.name].output_mib,
+                runs=settings.runs,
+                seed=options.seed,
+                seed_is_random=options.seed_is_random,
+                override_kind=int(options.override.kind),
+                override_value=options.override.value,
+                group=group,
+                command=pipeline.command,
+                options_command=pipeline.options_command,
+            )
+            plan.tasks.append(_run_task(root, request, session, pipeline))
+            plan.run_tasks.append(request.task_name)
+            entry = FuzzEntry(
+                mode.name, target.spec_id, target.path, paths["result"], group, pipeline.command
+            )
+            plan.entries.append(entry)
+    summary = {"project_root": str(root), "entries": [asdict(entry) for entry in plan.entries]}
+    plan.tasks.append(
+        {
+            "basename": group,
+            "name": "summary",
+            "doc": "print every fuzz campaign's result and fail if one failed",
+            "actions": [(summarize_fuzz, [summary, session])],
+            "teardown": [(show_fuzz_summary_from_worker, [summary, session])],
+            "task_dep": list(plan.run_tasks),
+            "uptodate": [Always(False, "the fuzz summary always runs")],
+            "verbosity": 2,
+            "meta": pipeline.meta("fuzz-summary"),
+        }
+    )
+    return plan
+
+
+def _fuzz_files(mode: ModeSettings, target: Spec) -> dict[str, str]:
+    stem = posixpath.join(mode.out_dir, "fuzz", target.spec_id)
+    return {
+        "wasm": f"{stem}.fuzz.wasm",
+        "record": f"{stem}.fuzz.build.json",
+        "result": f"{stem}.fuzz.result.json",
+    }
+
+
+def _build_task(
+    root: Path,
+    mode: ModeSettings,
+    target: Spec,
+    paths: dict[str, str],
+    toolchain: Toolchain,
+    scan_cache: ImportScanCache,
+    pipeline: Pipeline,
+) -> dict[str, Any]:
+    fields = compile_task_fields(
+        root, mode, target, paths["wasm"], paths["record"], toolchain, scan_cache
+    )
+    return {
+        "basename": fuzz_group(pipeline.basename),
+        "name": f"build:{mode.name}:{target.spec_id}",
+        "doc": f"compile fuzz target {target.path} for mode {mode.name} (bindings, AS_TEST_FUZZ)",
+        **fields,
+        "task_dep": list(pipeline.task_dep),
+        "meta": pipeline.meta(
+            "fuzz-build", mode=mode.name, spec=target.path, spec_id=target.spec_id
+        ),
+    }
+
+
+def _run_task(
+    root: Path, request: FuzzRunRequest, session: str, pipeline: Pipeline
+) -> dict[str, Any]:
+    seed_text = "a random seed" if request.seed_is_random else f"seed {request.seed}"
+    return {
+        "basename": request.group,
+        "name": f"{request.mode}:{request.file_id}",
+        "doc": f"fuzz {request.file_path} in mode {request.mode} ({seed_text})",
+        "actions": [(run_fuzz_file, [asdict(request), session])],
+        "file_dep": doit_paths(root, [request.build_record_path]),
+        "targets": doit_paths(root, [request.result_path]),
+        # The result, and the crash records of the campaign and its failing fuzzers.
+        "clean": [
+            clean_targets,
+            (
+                remove_files,
+                [str(root), fuzz_leftovers(request.crash_dir, request.file_id, request.mode)],
+            ),
+        ],
+        "uptodate": [
+            InputsChanged("fuzz", _run_key(request)),
+            LastFuzzPassed(str(root), request.result_path),
+            BuildUpToDate(f"{request.group}:build:{request.mode}:{request.file_id}"),
+            Always(
+                not request.seed_is_random,
+                "the seed is random: a campaign with a random seed always runs",
+            ),
+        ],
+        "setup": list(pipeline.setup),
+        "meta": pipeline.meta(
+            "fuzz", mode=request.mode, spec=request.file_path, spec_id=request.file_id
+        ),
+    }
+
+
+def _run_key(request: FuzzRunRequest) -> dict[str, Any]:
+    return {
+        "astest_tasks": __version__,
+        "file": request.file_path,
+        "mode": request.mode,
+        "runs": request.runs,
+        "seed": None if request.seed_is_random else request.seed,
+        "override": [request.override_kind, request.override_value],
+        "limits": [request.timeout_s, request.memory_limit_mib, request.output_limit_mib],
+    }

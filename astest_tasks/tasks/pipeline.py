@@ -1,0 +1,63 @@
+"""How one task creator sits in the user's doit pipeline: its name, its extra dependencies,
+its CI shard, and how its hints name the program. Shared by the spec tasks (tasks.py) and the
+fuzz tasks (fuzz_tasks.py).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, replace
+from typing import Any
+
+from astest_tasks.config.layout import output_root
+from astest_tasks.config.project_config import ProjectConfig
+from astest_tasks.config.shards import Shard
+from astest_tasks.core.errors import UserError
+
+BASENAME = "astest"
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """How one task creator sits in the user's doit pipeline (``make_astest_tasks``)."""
+
+    basename: str = BASENAME  # names the tasks: <basename>:run:<mode>:<spec-id>
+    task_dep: tuple[str, ...] = ()  # the user's tasks every build waits for
+    setup: tuple[str, ...] = ()  # the user's tasks every run sets up
+    shard: Shard | None = None
+    shard_durations: str = ""  # a report.json whose durations balance the shards
+    command: str = "doit"  # what runs the tasks, as the hints write it (or "astest")
+
+    @property
+    def options_command(self) -> str:
+        """How a hint gives one of our options: ``doit astest --timeout 30``; the astest
+        command takes them directly, ``astest --timeout 30``."""
+        if self.command != "doit" and self.basename == BASENAME:
+            return self.command
+        return f"{self.command} {self.basename}"
+
+    def sharded(self, shard: str, durations: str) -> Pipeline:
+        parsed = Shard.parse(shard)
+        if durations and parsed is None:
+            raise UserError("--shard-durations needs --shard; fix: add --shard=k/N")
+        return replace(self, shard=parsed, shard_durations=durations)
+
+    def task(self, name: str) -> str:
+        return f"{self.basename}:{name}"
+
+    def meta(self, kind: str, **fields: str) -> dict[str, Any]:
+        """What users' reporters and scripts read instead of parsing task names."""
+        return {"astest": {"kind": kind, "creator": self.basename, **fields}}
+
+    def report_dir(self, config: ProjectConfig) -> str:
+        """report.json's folder: the output root, a folder per extra instance, and one per
+        shard, so that no two of them write the same report."""
+        folder = output_root(config)
+        if self.basename != BASENAME:
+            folder = posixpath.join(folder, self.basename)
+        if self.shard is not None:
+            folder = posixpath.join(folder, "shards", self.shard.label)
+        return folder
+
+
+DEFAULT_PIPELINE = Pipeline()  # a dodo's plain `task_astest`

@@ -1,0 +1,50 @@
+"""One doit run at a time per project: a second one says which process holds the project.
+
+Two runs at once would build into the same files and race on doit's state. The lock is an
+exclusive ``flock`` on ``<output root>/cache/project.lock``, taken when the tasks are created and
+held until the process ends; doit's ``-n`` workers are forked from this process and share it.
+Commands that only read (``doit list``, ``doit info``, …) do not take it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from astest_tasks.core.errors import UserError
+from astest_tasks.tasks.doit_argv import READ_ONLY_COMMANDS, doit_command
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, no lock
+    fcntl = None  # type: ignore[assignment]
+
+_held: dict[str, int] = {}  # lock path -> open descriptor, for this process's lifetime
+
+
+def lock_project(lock_path: Path, argv: list[str] | None = None) -> None:
+    """Take the project's lock, or raise UserError naming the process that holds it."""
+    if fcntl is None or _is_read_only(sys.argv[1:] if argv is None else argv):
+        return
+    key = str(lock_path.resolve())
+    if key in _held:
+        return  # a second task creator of the same doit process (two instances in one dodo)
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "another process"
+        os.close(fd)
+        raise UserError(
+            f"another doit ({holder}) is running in this project and holds {lock_path}; fix: "
+            "wait for it to finish or stop it, then run again"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
+    _held[key] = fd  # released when the process ends
+
+
+def _is_read_only(arguments: list[str]) -> bool:
+    return doit_command(arguments) in READ_ONLY_COMMANDS

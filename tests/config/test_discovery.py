@@ -1,0 +1,182 @@
+"""discover_specs: which files the input globs select, and the readable unique ids they get."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from astest_tasks.config.discovery import Spec, discover_specs, expand_braces, glob_base
+
+TESTS_GLOB = "assembly/__tests__/**/*.spec.ts"
+
+
+def make(root: Path, *paths: str) -> None:
+    for path in paths:
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("// spec\n", encoding="utf-8")
+
+
+def ids(specs: list[Spec]) -> dict[str, str]:
+    return {spec.path: spec.spec_id for spec in specs}
+
+
+def test_ids_are_relative_to_the_glob_base(tmp_path: Path) -> None:
+    make(tmp_path, "assembly/__tests__/math.spec.ts")
+    assert discover_specs(tmp_path, [TESTS_GLOB]) == [
+        Spec(path="assembly/__tests__/math.spec.ts", spec_id="math")
+    ]
+
+
+def test_nested_folders_keep_their_relative_path_in_the_id(tmp_path: Path) -> None:
+    make(tmp_path, "assembly/__tests__/nested/deeper/array.spec.ts")
+    specs = discover_specs(tmp_path, [TESTS_GLOB])
+    assert ids(specs) == {"assembly/__tests__/nested/deeper/array.spec.ts": "nested/deeper/array"}
+    assert specs[0].basename == "array.spec.ts"
+
+
+def test_duplicate_basenames_in_different_folders_get_distinct_ids(tmp_path: Path) -> None:
+    make(
+        tmp_path,
+        "assembly/__tests__/array.spec.ts",
+        "assembly/__tests__/nested/array.spec.ts",
+        "assembly/__tests__/other/array.spec.ts",
+    )
+    assert ids(discover_specs(tmp_path, [TESTS_GLOB])) == {
+        "assembly/__tests__/array.spec.ts": "array",
+        "assembly/__tests__/nested/array.spec.ts": "nested/array",
+        "assembly/__tests__/other/array.spec.ts": "other/array",
+    }
+
+
+def test_brace_alternatives_are_expanded(tmp_path: Path) -> None:
+    make(tmp_path, "assembly/__tests__/a.spec.ts", "assembly/__tests__/b.spec.ts")
+    make(tmp_path, "assembly/__tests__/c.spec.ts")
+    specs = discover_specs(tmp_path, ["assembly/__tests__/{a,b}.spec.ts"])
+    assert ids(specs) == {
+        "assembly/__tests__/a.spec.ts": "a",
+        "assembly/__tests__/b.spec.ts": "b",
+    }
+
+
+def test_expand_braces_handles_several_and_nested_groups() -> None:
+    assert expand_braces("x/{a,b}/{c,d}.ts") == ["x/a/c.ts", "x/a/d.ts", "x/b/c.ts", "x/b/d.ts"]
+    assert sorted(expand_braces("{a,{b,c}}.ts")) == ["a.ts", "a.ts", "b.ts", "c.ts"]
+    assert expand_braces("plain/*.ts") == ["plain/*.ts"]
+
+
+def test_glob_base_stops_at_the_first_component_with_glob_characters() -> None:
+    assert glob_base("assembly/__tests__/**/*.spec.ts") == "assembly/__tests__"
+    assert glob_base("assembly/__tests__/math.spec.ts") == "assembly/__tests__"
+    assert glob_base("assembly/{a,b}/x.spec.ts") == "assembly"
+    assert glob_base("*.spec.ts") == "."
+    assert glob_base("./tests/*.spec.ts") == "tests"
+
+
+def test_files_that_are_not_specs_are_ignored(tmp_path: Path) -> None:
+    make(
+        tmp_path,
+        "assembly/__tests__/math.spec.ts",
+        "assembly/__tests__/helpers.ts",
+        "assembly/__tests__/notes.md",
+        "assembly/__tests__/math.spec.ts.bak",
+    )
+    (tmp_path / "assembly/__tests__/dir.spec.ts").mkdir()
+    specs = discover_specs(tmp_path, ["assembly/__tests__/**/*"])
+    assert [spec.path for spec in specs] == ["assembly/__tests__/math.spec.ts"]
+
+
+def test_specs_are_sorted_by_path_and_deduplicated(tmp_path: Path) -> None:
+    make(
+        tmp_path,
+        "assembly/__tests__/zeta.spec.ts",
+        "assembly/__tests__/alpha.spec.ts",
+        "assembly/__tests__/mid/beta.spec.ts",
+    )
+    specs = discover_specs(tmp_path, [TESTS_GLOB, "assembly/__tests__/*.spec.ts"])
+    assert [spec.path for spec in specs] == [
+        "assembly/__tests__/alpha.spec.ts",
+        "assembly/__tests__/mid/beta.spec.ts",
+        "assembly/__tests__/zeta.spec.ts",
+    ]
+    assert specs == sorted(specs)
+
+
+def test_first_pattern_decides_the_base_of_a_spec_matched_twice(tmp_path: Path) -> None:
+    make(tmp_path, "assembly/__tests__/nested/x.spec.ts")
+    patterns = ["assembly/**/*.spec.ts", TESTS_GLOB]
+    assert ids(discover_specs(tmp_path, patterns)) == {
+        "assembly/__tests__/nested/x.spec.ts": "__tests__/nested/x"
+    }
+
+
+def test_colliding_ids_from_different_bases_fall_back_to_full_paths(tmp_path: Path) -> None:
+    make(tmp_path, "unit/__tests__/math.spec.ts", "e2e/__tests__/math.spec.ts")
+    make(tmp_path, "unit/__tests__/solo.spec.ts")
+    specs = discover_specs(tmp_path, ["unit/__tests__/*.spec.ts", "e2e/__tests__/*.spec.ts"])
+    assert ids(specs) == {
+        "e2e/__tests__/math.spec.ts": "e2e/__tests__/math",
+        "unit/__tests__/math.spec.ts": "unit/__tests__/math",
+        "unit/__tests__/solo.spec.ts": "solo",
+    }
+
+
+def test_fallback_ids_never_collide_with_other_short_ids(tmp_path: Path) -> None:
+    make(tmp_path, "a/x.spec.ts", "b/x.spec.ts", "c/a/x.spec.ts")
+    specs = discover_specs(tmp_path, ["a/*.spec.ts", "b/*.spec.ts", "c/**/*.spec.ts"])
+    spec_ids = [spec.spec_id for spec in specs]
+    assert len(set(spec_ids)) == len(spec_ids) == 3
+
+
+def test_pattern_matching_nothing_gives_no_specs(tmp_path: Path) -> None:
+    make(tmp_path, "assembly/__tests__/math.spec.ts")
+    assert discover_specs(tmp_path, ["nowhere/**/*.spec.ts"]) == []
+    assert discover_specs(tmp_path, []) == []
+
+
+def test_dot_slash_prefix_and_backslashes_are_normalised(tmp_path: Path) -> None:
+    make(tmp_path, "assembly/__tests__/math.spec.ts")
+    for pattern in ["./assembly/__tests__/*.spec.ts", "assembly\\__tests__\\*.spec.ts"]:
+        assert discover_specs(tmp_path, [pattern]) == [
+            Spec(path="assembly/__tests__/math.spec.ts", spec_id="math")
+        ]
+
+
+def test_result_does_not_depend_on_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make(tmp_path / "project", "assembly/__tests__/math.spec.ts")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert discover_specs(tmp_path / "project", [TESTS_GLOB]) == [
+        Spec(path="assembly/__tests__/math.spec.ts", spec_id="math")
+    ]
+
+
+def test_absolute_pattern_inside_the_project_gets_a_base_relative_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    make(project, "assembly/__tests__/math.spec.ts")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    pattern = f"{project.as_posix()}/assembly/__tests__/*.spec.ts"
+    assert discover_specs(project, [pattern]) == [
+        Spec(path="assembly/__tests__/math.spec.ts", spec_id="math")
+    ]
+
+
+def test_fuzz_targets_are_found_by_their_own_suffix(tmp_path: Path) -> None:
+    make(
+        tmp_path,
+        "assembly/__fuzz__/math.fuzz.ts",
+        "assembly/__fuzz__/deep/math.fuzz.ts",
+        "assembly/__fuzz__/helper.ts",
+        "assembly/__fuzz__/odd.spec.ts",
+    )
+    found = discover_specs(tmp_path, ["assembly/__fuzz__/**/*.ts"], ".fuzz.ts")
+    assert ids(found) == {
+        "assembly/__fuzz__/deep/math.fuzz.ts": "deep/math",
+        "assembly/__fuzz__/math.fuzz.ts": "math",
+    }

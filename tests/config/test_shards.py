@@ -1,0 +1,92 @@
+"""Shards partition the suite exactly, stay stable, and balance by duration when told."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from astest_tasks.config.shards import Shard, assign_shards, hashed_shard, load_durations, pair_key
+from astest_tasks.core.errors import UserError
+
+
+def test_parse() -> None:
+    assert Shard.parse("") is None
+    assert Shard.parse(" 2/4 ") == Shard(2, 4)
+    assert Shard(2, 4).label == "2-of-4"
+    for bad in ("0/4", "5/4", "2", "a/b", "2/0", "-1/3"):
+        with pytest.raises(UserError, match="k/N"):
+            Shard.parse(bad)
+
+
+def test_a_hashed_shard_is_stable_across_processes() -> None:
+    # Every CI job is its own process: Python's hash() would differ with PYTHONHASHSEED.
+    code = (
+        "from astest_tasks.config.shards import hashed_shard;"
+        "print([hashed_shard(f'wasi:spec{i}', 4) for i in range(16)])"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert outputs == {f"{[hashed_shard(f'wasi:spec{i}', 4) for i in range(16)]}\n"}
+    assert hashed_shard("wasi:math", 1) == 1
+    assert {hashed_shard(f"m:s{i}", 3) for i in range(60)} == {1, 2, 3}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    keys=st.lists(st.text(min_size=1, max_size=12), max_size=40, unique=True),
+    count=st.integers(min_value=1, max_value=7),
+    timed=st.dictionaries(st.text(min_size=1, max_size=12), st.floats(0, 100), max_size=20),
+)
+def test_the_shards_partition_every_key_exactly(
+    keys: list[str], count: int, timed: dict[str, float]
+) -> None:
+    assigned = assign_shards(keys, count, timed)
+    assert set(assigned) == set(keys)
+    assert all(1 <= shard <= count for shard in assigned.values())
+    shards = [{k for k, s in assigned.items() if s == index} for index in range(1, count + 1)]
+    assert sum(len(part) for part in shards) == len(keys)  # disjoint and complete
+    assert assign_shards(list(reversed(keys)), count, timed) == assigned, "order-independent"
+
+
+def test_adding_a_key_moves_no_other_when_hashing() -> None:
+    keys = [pair_key("wasi", f"s{i}") for i in range(30)]
+    before = assign_shards(keys, 4)
+    after = assign_shards([*keys, "wasi:new"], 4)
+    assert all(after[key] == shard for key, shard in before.items())
+
+
+def test_durations_balance_the_load() -> None:
+    durations = {"m:slow": 10.0, "m:mid": 6.0, "m:a": 4.0, "m:b": 3.0, "m:c": 3.0}
+    assigned = assign_shards(list(durations), 2, durations)
+    load = {1: 0.0, 2: 0.0}
+    for key, shard in assigned.items():
+        load[shard] += durations[key]
+    assert sorted(load.values()) == [13.0, 13.0]
+
+
+def test_durations_come_from_a_report(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    report.write_text(
+        json.dumps({"specs": [{"mode": "wasi", "spec_id": "math", "duration_s": 1.5}]})
+    )
+    assert load_durations(report) == {"wasi:math": 1.5}
+    with pytest.raises(UserError, match="no such file"):
+        load_durations(tmp_path / "absent.json")
+    report.write_text("{}")
+    with pytest.raises(UserError, match=r"not a report\.json"):
+        load_durations(report)

@@ -1,0 +1,171 @@
+"""Atomic writes: whole files only, ordinary permissions, nothing left behind on failure."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import stat
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import pytest
+
+from astest_tasks.core import atomic
+from astest_tasks.core.atomic import create_text_atomic, write_bytes_atomic, write_text_atomic
+
+
+def test_new_file_gets_the_umask_permissions_not_owner_only(tmp_path: Path) -> None:
+    old_mask = os.umask(0o022)
+    try:
+        target = tmp_path / "report.json"
+        write_text_atomic(target, "{}")
+    finally:
+        os.umask(old_mask)
+    assert stat.S_IMODE(target.stat().st_mode) == atomic._NEW_FILE_MODE
+    assert stat.S_IMODE(target.stat().st_mode) & 0o044, "group and others must be able to read"
+
+
+def test_replacing_a_file_keeps_its_permissions(tmp_path: Path) -> None:
+    target = tmp_path / "runner.py"
+    target.write_text("old")
+    target.chmod(0o755)
+    write_text_atomic(target, "new")
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o755
+
+
+def test_creates_missing_parent_folders(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b" / "c.bin"
+    write_bytes_atomic(target, b"\x00\x01")
+    assert target.read_bytes() == b"\x00\x01"
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "math.snap"
+    target.write_text("old contents")
+
+    def refuse(_src: object, _dst: object) -> None:
+        raise KeyboardInterrupt  # Ctrl-C between writing and renaming
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(KeyboardInterrupt):
+        write_text_atomic(target, "new contents")
+    assert target.read_text() == "old contents"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["math.snap"]
+
+
+def test_exclusive_create_works_without_hard_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_links(_src: object, _dst: object) -> None:
+        raise PermissionError("operation not permitted")  # e.g. some network filesystems
+
+    monkeypatch.setattr(os, "link", no_links)
+    target = tmp_path / "runners" / "default.wasi.py"
+    assert create_text_atomic(target, "first")
+    assert not create_text_atomic(target, "second")
+    assert target.read_text() == "first"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["default.wasi.py"]
+
+
+def test_a_write_sweeps_old_temporaries_that_a_killed_write_left_and_keeps_recent_ones(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "x.spec.snap"
+    stale = tmp_path / ".x.spec.snap.abcd1234.tmp"
+    recent = tmp_path / ".x.spec.snap.efgh5678.tmp"
+    other = tmp_path / ".y.spec.snap.abcd1234.tmp"
+    for leftover in (stale, recent, other):
+        leftover.write_text("half a snapshot")
+    two_hours_ago = time.time() - 7200
+    os.utime(stale, (two_hours_ago, two_hours_ago))
+    os.utime(other, (two_hours_ago, two_hours_ago))
+    write_text_atomic(target, "whole")
+    assert target.read_text() == "whole"
+    assert not stale.exists(), "an hour-old temporary of this file is a killed write's"
+    assert recent.exists(), "a recent one may be a write in progress"
+    assert other.exists(), "another file's temporaries are not ours to judge here"
+
+
+def _interrupted_at(instant: int, write: Callable[[], object]) -> bool:
+    """Run ``write`` with a KeyboardInterrupt raised at its ``instant``-th bytecode, in whatever
+    function it is (as Ctrl-C does: Python raises it between any two bytecodes); True if the
+    write was interrupted, False if it finished first."""
+    executed = 0
+
+    def count(frame: FrameType, event: str, _arg: Any) -> Any:  # sys.settrace's TraceFunction
+        nonlocal executed
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            executed += 1
+            if executed == instant:
+                raise KeyboardInterrupt
+        return count
+
+    sys.settrace(count)
+    try:
+        write()
+    except KeyboardInterrupt:
+        return True
+    finally:
+        sys.settrace(None)
+    return False
+
+
+def _every_instant_of(write: Callable[[], object], check: Callable[[bool], None]) -> int:
+    """Interrupt ``write`` at each of its bytecodes in turn, calling ``check(interrupted)`` after
+    each; returns how many instants were interrupted."""
+    write()  # warm the caches (compiled glob patterns) so the instants repeat run after run
+    for instant in itertools.count(1):
+        if not _interrupted_at(instant, write):
+            check(False)
+            return instant - 1
+        check(True)
+    raise AssertionError("unreachable")
+
+
+def test_ctrl_c_at_any_instant_of_a_write_leaves_the_old_or_the_new_file_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "fsync", lambda _fd: None)  # thousands of writes: keep them fast
+    target = tmp_path / "big.spec.snap"
+    outcomes: set[str] = set()
+
+    def check(interrupted: bool) -> None:
+        left = sorted(p.name for p in tmp_path.iterdir())
+        assert left == ["big.spec.snap"], f"a temporary file outlived the write: {left}"
+        outcomes.add(target.read_text())
+        assert interrupted or target.read_text() == "new"
+        target.write_text("old")
+
+    target.write_text("old")
+    # A fresh Path each time: an interrupt inside pathlib can leave that object half-made (its
+    # cached string unset), which a real Ctrl-C never lets anyone use again.
+    interrupted = _every_instant_of(lambda: write_text_atomic(Path(str(target)), "new"), check)
+    assert interrupted > 100, "the write must have been interrupted at its every bytecode"
+    assert outcomes == {"old", "new"}, "interrupts landed both before and after the rename"
+
+
+def test_ctrl_c_at_any_instant_of_a_create_leaves_no_file_or_the_whole_one_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "fsync", lambda _fd: None)
+    target = tmp_path / "default.wasi.py"
+    outcomes: set[str | None] = set()
+
+    def check(interrupted: bool) -> None:
+        left = sorted(p.name for p in tmp_path.iterdir())
+        assert set(left) <= {"default.wasi.py"}, f"a temporary file outlived the write: {left}"
+        outcomes.add(target.read_text() if target.exists() else None)
+        assert interrupted or target.read_text() == "runner"
+        target.unlink(missing_ok=True)
+
+    interrupted = _every_instant_of(lambda: create_text_atomic(Path(str(target)), "runner"), check)
+    assert interrupted > 100
+    assert outcomes == {None, "runner"}

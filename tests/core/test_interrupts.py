@@ -1,0 +1,73 @@
+"""unwind_on_sigterm: SIGTERM becomes a KeyboardInterrupt, unless someone else handles it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from astest_tasks.core.interrupts import signals_end_the_process, unwind_on_sigterm
+
+
+@pytest.fixture(autouse=True)
+def restore_sigterm() -> Iterator[None]:
+    saved = signal.getsignal(signal.SIGTERM)
+    yield
+    signal.signal(signal.SIGTERM, saved)
+
+
+def test_sigterm_unwinds_like_ctrl_c_so_finally_blocks_run() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    assert unwind_on_sigterm() is True
+    cleaned = []
+    with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises as soon as the signal arrives
+        finally:
+            cleaned.append(True)
+    assert cleaned == [True]
+    assert unwind_on_sigterm() is True  # a second call keeps it
+
+
+def test_someone_elses_handler_is_left_alone() -> None:
+    def theirs(signum: int, frame: object) -> None:
+        pass
+
+    signal.signal(signal.SIGTERM, theirs)
+    assert unwind_on_sigterm() is False
+    assert signal.getsignal(signal.SIGTERM) is theirs
+
+
+def test_nothing_is_installed_from_another_thread() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    results: list[bool] = []
+    thread = threading.Thread(target=lambda: results.append(unwind_on_sigterm()))
+    thread.start()
+    thread.join()
+    assert results == [False]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_while_wasm_runs_the_default_actions_apply_then_the_handlers_return() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    unwind_on_sigterm()
+    saved_int = signal.getsignal(signal.SIGINT)
+    with signals_end_the_process():
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_DFL
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    assert signal.getsignal(signal.SIGINT) is saved_int
+    assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL  # ours again
+
+
+def test_someone_elses_handlers_stay_while_wasm_runs() -> None:
+    def theirs(signum: int, frame: object) -> None:
+        pass
+
+    signal.signal(signal.SIGTERM, theirs)
+    with signals_end_the_process():
+        assert signal.getsignal(signal.SIGTERM) is theirs

@@ -1,0 +1,198 @@
+"""SpecResult: the stored JSON of one spec's result in one mode."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from astest_tasks.coverage.model import CoveragePoint, ReportCoverage
+from astest_tasks.model.guest_report import Counts, Expectation, FailureDetail, Suite, Verdict
+from astest_tasks.model.results import (
+    RESULT_FORMAT,
+    SnapshotCounts,
+    SpecResult,
+    Stage,
+    Status,
+    read_result,
+    write_result,
+)
+
+
+def sample_result() -> SpecResult:
+    expectation = Expectation(
+        order=0,
+        verdict=Verdict.FAIL,
+        instr="toBe",
+        message="sums differ",
+        location="12:7",
+        left="3",
+        right="4",
+        kind="",
+    )
+    suite = Suite(
+        description="math",
+        kind="describe",
+        depth=0,
+        verdict=Verdict.FAIL,
+        start_ms=1.5,
+        end_ms=2.25,
+        suites=(),
+        tests=(expectation,),
+        logs=("log line ✓",),
+    )
+    return SpecResult(
+        spec="assembly/__tests__/math.spec.ts",
+        spec_id="math",
+        mode="wasi",
+        target="wasi",
+        status=Status.FAILED,
+        stage=Stage.RUN,
+        counts=Counts(0, 1, 0, 2, 1, 0, 0.75),
+        failures=(FailureDetail("math#1", "12:7", "toBe", "4", "3", "sums differ"),),
+        suites=(suite,),
+        duration_s=0.125,
+        session="session-1",
+        build_command="node asc.js math.spec.ts",
+        error="",
+        warnings=("toThrow() is disabled",),
+        written=("wrote .as-test/snapshots/a.spec.snap: 1 snapshot(s) created, 0 updated",),
+        output="hello ünïcode\n",
+        snapshots=SnapshotCounts(matched=2, missing=1, mismatched=0, missing_keys=("k [x]",)),
+    )
+
+
+def test_spec_result_json_round_trip() -> None:
+    result = sample_result()
+    assert SpecResult.from_json(result.to_json()) == result
+
+
+def test_coverage_points_survive_the_result_file() -> None:
+    coverage = ReportCoverage(
+        total=2,
+        covered=1,
+        uncovered=1,
+        percent=50.0,
+        points=(
+            CoveragePoint("a1", "assembly/src/a.ts", 3, 7, "Block", True),
+            CoveragePoint("b2", "assembly/src/a.ts", 9, 1, "Expression", False),
+        ),
+    )
+    result = replace(sample_result(), coverage=coverage)
+    restored = SpecResult.from_json(result.to_json())
+    assert restored.coverage == coverage
+
+
+def test_a_result_file_from_before_coverage_still_loads() -> None:
+    data = json.loads(sample_result().to_json())
+    del data["coverage"]
+    restored = SpecResult.from_json(json.dumps(data))
+    assert restored.coverage is None
+    assert restored == sample_result()
+
+
+def test_build_failure_result_round_trips_with_defaults() -> None:
+    result = SpecResult(
+        spec="a.spec.ts",
+        spec_id="a",
+        mode="default",
+        target="bindings",
+        status=Status.FAILED,
+        stage=Stage.BUILD,
+        counts=Counts.zero(),
+        failures=(),
+        suites=(),
+        duration_s=1.0,
+        session="s",
+        build_command="node asc.js a.spec.ts",
+        error="ERROR TS2304: Cannot find name 'x'.",
+    )
+    restored = SpecResult.from_json(result.to_json())
+    assert restored == result
+    assert restored.snapshots == SnapshotCounts()
+
+
+def test_to_json_keeps_non_ascii_text_readable() -> None:
+    text = sample_result().to_json()
+    assert "ünïcode" in text
+    assert json.loads(text)["format"] == RESULT_FORMAT
+
+
+def test_write_then_read_result(tmp_path: Path) -> None:
+    path = tmp_path / "results" / "math.json"
+    path.parent.mkdir()
+    write_result(path, sample_result())
+    assert read_result(path) == sample_result()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "not json at all",
+        "[1, 2, 3]",
+        '{"format": 99}',
+        '{"format": 1}',
+        '{"format": 1, "spec": "a"}',
+    ],
+)
+def test_read_result_returns_none_for_garbage(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "result.json"
+    path.write_text(text, encoding="utf-8")
+    assert read_result(path) is None
+
+
+def test_read_result_returns_none_for_an_unknown_status(tmp_path: Path) -> None:
+    data = json.loads(sample_result().to_json())
+    data["status"] = "exploded"
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert read_result(path) is None
+
+
+def test_read_result_returns_none_for_a_missing_file(tmp_path: Path) -> None:
+    assert read_result(tmp_path / "absent.json") is None
+
+
+def test_read_result_returns_none_for_bytes_that_are_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "result.json"
+    path.write_bytes(b"\xff\xfe{")
+    assert read_result(path) is None
+
+
+@pytest.mark.parametrize("field", ["counts", "snapshots"])
+def test_read_result_returns_none_for_a_field_of_the_wrong_type(tmp_path: Path, field: str) -> None:
+    data = json.loads(sample_result().to_json())
+    data[field] = None
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert read_result(path) is None
+
+
+def test_the_result_file_is_a_head_line_a_suites_line_and_a_test_cases_line(
+    tmp_path: Path,
+) -> None:
+    from astest_tasks.model.results import read_result_head, read_stored
+    from astest_tasks.model.test_cases import test_cases
+
+    path = tmp_path / "r.json"
+    write_result(path, sample_result())
+    head_line, suites_line, cases_line = path.read_text(encoding="utf-8").splitlines()
+    assert len(json.loads(cases_line)) == 1
+    assert "suites" not in json.loads(head_line)
+    assert json.loads(suites_line)[0]["description"] == "math"
+    assert read_result_head(path) == replace(sample_result(), suites=())
+    stored = read_stored(path)
+    assert stored is not None and stored.full() == sample_result()
+    assert SpecResult.from_json(stored.whole_json()) == sample_result()
+    assert stored.test_cases() == test_cases(sample_result().suites)
+
+
+def test_a_result_of_the_old_single_document_format_is_unreadable(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    data = json.loads(sample_result().to_json())
+    data["format"] = 1
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    assert read_result(path) is None

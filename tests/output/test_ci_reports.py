@@ -1,0 +1,146 @@
+"""JUnit XML and TAP from result data, validated by the parsers CI tools use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import junitparser
+from tap.parser import Parser as TapParser
+
+from astest_tasks.model.guest_report import Counts, Expectation, FailureDetail, Suite, Verdict
+from astest_tasks.model.results import SpecResult, Stage, Status
+from astest_tasks.output.ci_reports import junit_xml, points, tap_document
+
+
+def expectation(verdict: Verdict, message: str = "", location: str = "4:7") -> Expectation:
+    return Expectation(
+        order=0,
+        verdict=verdict,
+        instr="toBe",
+        message=message,
+        location=location,
+        left="5",
+        right="4",
+        kind="",
+    )
+
+
+def suite(
+    description: str, kind: str, *tests: Expectation, children: tuple[Suite, ...] = ()
+) -> Suite:
+    verdict = Verdict.FAIL if any(t.verdict is Verdict.FAIL for t in tests) else Verdict.OK
+    if kind.startswith("x"):
+        verdict = Verdict.SKIP  # as the guest reports a disabled test
+    return Suite(description, kind, 0, verdict, 0.0, 1.0, children, tests, ())
+
+
+def result(spec_id: str, status: Status, suites: tuple[Suite, ...], **extra: object) -> SpecResult:
+    fields: dict[str, object] = {
+        "spec": f"assembly/__tests__/{spec_id}.spec.ts",
+        "spec_id": spec_id,
+        "mode": "wasi",
+        "target": "wasi",
+        "status": status,
+        "stage": Stage.RUN,
+        "counts": Counts(1, 0, 0, 1, 0, 0, 1.0),
+        "failures": (),
+        "suites": suites,
+        "duration_s": 0.5,
+        "session": "s",
+        "build_command": "",
+    }
+    fields.update(extra)
+    return SpecResult(**fields)  # type: ignore[arg-type]
+
+
+MATH = result(
+    "math",
+    Status.FAILED,
+    (
+        suite(
+            "math",
+            "describe",
+            children=(
+                suite(
+                    "adds",
+                    "test",
+                    expectation(Verdict.OK),
+                    expectation(Verdict.FAIL, "off by one # really\x00"),
+                ),
+                suite("later", "xtest"),
+            ),
+        ),
+    ),
+    output="log line with \x1b[31mcolour\x1b[0m and \x07 bell",
+)
+BROKEN = result(
+    "broken",
+    Status.FAILED,
+    (),
+    stage=Stage.BUILD,
+    error="build failed",
+    failures=(FailureDetail("build failed", "", "", None, None, "ERROR TS2322: <bad> & worse"),),
+)
+PASSING = result("text", Status.PASSED, (suite("text", "test", expectation(Verdict.OK)),))
+
+
+def test_a_spec_that_could_not_report_is_one_failing_point() -> None:
+    (point,) = points(BROKEN)
+    assert (point.name, point.verdict, point.failed) == ("build failed", Verdict.FAIL, 1)
+    assert [p.name for p in points(MATH)] == ["math > adds", "math > later"]
+
+
+def test_junit_parses_with_junitparser_and_counts_agree(tmp_path: Path) -> None:
+    path = tmp_path / "junit.xml"
+    path.write_text(junit_xml([MATH, BROKEN, PASSING]), encoding="utf-8")
+    xml = junitparser.JUnitXml.fromfile(str(path))
+    suites = list(xml)
+    assert [s.name for s in suites] == ["wasi:math", "wasi:broken", "wasi:text"]
+    assert (suites[0].tests, suites[0].failures, suites[0].skipped) == (2, 1, 1)
+    expectations = {p.name: p.value for p in suites[0].properties()}  # type: ignore[no-untyped-call]
+    assert expectations == {
+        "expectations.passed": "1",
+        "expectations.failed": "1",
+        "expectations.skipped": "1",
+    }
+    cases = list(suites[0])
+    failed = cases[0]
+    assert failed.name == "math > adds"
+    assert not failed.is_passed
+    assert "off by one" in failed.result[0].message
+    assert "4:7" in (failed.result[0].text or "")
+    assert cases[1].is_skipped
+    broken_case = next(iter(suites[1]))
+    assert "ERROR TS2322: <bad> & worse" in (broken_case.result[0].text or "")
+    assert (xml.tests, xml.failures, xml.skipped) == (4, 2, 1)
+
+
+def test_tap_parses_with_tap_py(tmp_path: Path) -> None:
+    text = tap_document([MATH, BROKEN, PASSING])
+    lines = list(TapParser().parse_text(text))
+    plans = [line for line in lines if line.category == "plan"]
+    tests = [line for line in lines if line.category == "test"]
+    assert plans[0].expected_tests == len(tests) == 4
+    assert [t.ok for t in tests] == [False, True, False, True]
+    assert tests[1].skip
+    assert tests[0].yaml_block is not None
+    assert tests[0].yaml_block["message"] == "off by one # really\x00"  # YAML's escapes hold it
+    assert tests[0].yaml_block["line"] == "4"
+    assert not [line for line in lines if line.category == "unknown" and line.text.strip()], [
+        line.text for line in lines if line.category == "unknown"
+    ]
+    assert "# expectations 2 passed, 2 failed, 1 skipped" in text.splitlines()
+    # as-test escapes "#" in names (TAP 13's "\#"), so no name can turn into a SKIP or TODO.
+    assert not tests[0].skip and not tests[0].todo
+    hashed = result("hash", Status.PASSED, (suite("adds #2", "test", expectation(Verdict.OK)),))
+    assert "adds \\#2" in tap_document([hashed])
+
+
+def test_a_tap_point_with_several_failures_carries_them_all() -> None:
+    failing = suite(
+        "table", "test", expectation(Verdict.FAIL, "row 1"), expectation(Verdict.FAIL, "row 2")
+    )
+    lines = list(TapParser().parse_text(tap_document([result("t", Status.FAILED, (failing,))])))
+    (test,) = [line for line in lines if line.category == "test"]
+    assert test.yaml_block is not None
+    assert "message: row 2" in test.yaml_block["failures"]

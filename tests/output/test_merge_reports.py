@@ -1,0 +1,74 @@
+"""Merging shard reports: one summary, and a refusal for reports that do not add up."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from astest_tasks.core.errors import UserError
+from astest_tasks.model.results import SpecIdentity, Stage, failure_result
+from astest_tasks.output.console import Shown
+from astest_tasks.output.merge_reports import merge_reports
+from astest_tasks.output.summary import write_reports
+
+
+def shard_report(folder: Path, specs: list[str], shard: tuple[int, int, int] | None) -> Path:
+    shown = [
+        Shown(
+            failure_result(
+                SpecIdentity(f"{s}.spec.ts", s, "wasi", "wasi"), "x", Stage.RUN, s, "", ""
+            ),
+            cached=False,
+        )
+        for s in specs
+    ]
+    write_reports(folder / "report.json", shown, shard=shard)
+    return folder / "report.json"
+
+
+def test_merged_shards_print_one_summary_and_fail_like_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = shard_report(tmp_path / "1", ["a", "b"], (1, 2, 3))
+    second = shard_report(tmp_path / "2", ["c"], (2, 2, 3))
+    assert merge_reports([first, second], tmp_path / "merged") == 1
+    out = capsys.readouterr().out
+    assert out.rstrip().splitlines()[-1] == "tests: 0 passed, 3 failed, 0 skipped"
+    merged = json.loads((tmp_path / "merged/report.json").read_text())
+    assert [s["spec_id"] for s in merged["specs"]] == ["a", "b", "c"]
+    assert (tmp_path / "merged/junit.xml").is_file()
+
+
+@pytest.mark.parametrize(
+    ("layout", "says"),
+    [
+        ([(["a"], (1, 2, 2))], "shard 2/2 is missing"),
+        ([(["a"], (1, 2, 2)), (["a"], (2, 2, 2))], "is in both"),
+        ([(["a"], (1, 2, 2)), (["b"], (1, 3, 2))], "not shards of one split"),
+        ([(["a"], (1, 2, 2)), (["b"], None)], "not shards of one split"),
+        # a shard run with a narrower --spec: the pairs do not add up
+        ([(["a", "b"], (1, 2, 3)), (["c"], (2, 2, 4))], "cut from selections of 3 and 4"),
+        ([(["a"], (1, 2, 3)), (["c"], (2, 2, 3))], "the shards hold 2"),
+    ],
+)
+def test_reports_that_do_not_add_up_are_refused(
+    tmp_path: Path, layout: list[tuple[list[str], tuple[int, int, int] | None]], says: str
+) -> None:
+    reports = [
+        shard_report(tmp_path / str(i), specs, shard) for i, (specs, shard) in enumerate(layout)
+    ]
+    with pytest.raises(UserError, match=says):
+        merge_reports(reports, tmp_path / "merged")
+    assert not (tmp_path / "merged").exists(), "nothing written"
+
+
+def test_an_old_or_foreign_report_is_named(tmp_path: Path) -> None:
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"specs": [{"spec_id": "a", "mode": "wasi"}]}))
+    with pytest.raises(UserError, match="without its whole result"):
+        merge_reports([old], tmp_path / "m")
+    (tmp_path / "junk.json").write_text("[]")
+    with pytest.raises(UserError, match=r"not a report\.json"):
+        merge_reports([tmp_path / "junk.json"], tmp_path / "m")

@@ -1,0 +1,46 @@
+"""The summary's memory of what its reports were made from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from astest_tasks.output.report_state import (
+    ReportState,
+    file_digest,
+    load_state,
+    modification_times,
+    outputs_untouched,
+    reports_digest,
+    save_state,
+)
+
+
+def test_the_digest_follows_options_and_every_result() -> None:
+    results = [file_digest(b"a"), file_digest(b"b")]
+    digest = reports_digest({"plan": 1}, results)
+    assert digest == reports_digest({"plan": 1}, list(results))
+    assert digest != reports_digest({"plan": 2}, results)
+    assert digest != reports_digest({"plan": 1}, [results[0], file_digest(b"c")])
+    assert digest != reports_digest({"plan": 1}, list(reversed(results)))
+
+
+def test_state_round_trips_and_a_foreign_file_is_none(tmp_path: Path) -> None:
+    path = tmp_path / "report-state.json"
+    state = ReportState("d1", {"report.json": 5})
+    save_state(path, state)
+    assert load_state(path) == state
+    path.write_text('{"format": 99}')
+    assert load_state(path) is None
+    path.write_text("not json")
+    assert load_state(path) is None
+    assert load_state(tmp_path / "absent.json") is None
+
+
+def test_outputs_untouched_notices_an_edited_or_deleted_report(tmp_path: Path) -> None:
+    (tmp_path / "report.json").write_text("{}")
+    (tmp_path / "junit.xml").write_text("<x/>")
+    times = modification_times(tmp_path, ["report.json", "junit.xml"])
+    assert outputs_untouched(tmp_path, times)
+    (tmp_path / "junit.xml").unlink()
+    assert not outputs_untouched(tmp_path, times)
+    assert not outputs_untouched(tmp_path, {}), "no record of outputs is no proof"

@@ -1,0 +1,216 @@
+"""External runtimes: WIPC relayed over a subprocess's stdio, with limits and clear failures."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+from astest_tasks.model.snapshots import SnapshotStore
+from astest_tasks.run.channel import ProtocolChannel
+from astest_tasks.run.external_runtime import resolve_executable, run_external
+from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.wipc import FrameType, encode_frame
+
+# A fake runtime: sends a snapshot assertion as a CALL frame, waits for our reply on stdin, then
+# echoes the reply as plain output, writes to stderr and exits with the code it was given.
+FAKE_RUNTIME = textwrap.dedent(
+    f"""\
+    #!{sys.executable}
+    import json, struct, sys
+    message = {{"kind": "snapshot:assert", "key": "a.spec.ts::t", "actual": '"v"'}}
+    payload = json.dumps(message).encode()
+    header = struct.pack("<4sBI", b"WIPC", 2, len(payload))  # a CALL frame
+    sys.stdout.buffer.write(header + payload)
+    sys.stdout.buffer.flush()
+    reply_header = sys.stdin.buffer.read(9)
+    reply = sys.stdin.buffer.read(struct.unpack("<4sBI", reply_header)[2])
+    sys.stdout.buffer.write(b"reply=" + reply)
+    sys.stdout.buffer.flush()
+    sys.stderr.write("args=" + " ".join(sys.argv[1:]))
+    sys.exit(int(sys.argv[1]))
+    """
+)
+
+
+def make_script(tmp_path: Path, source: str, name: str = "runtime") -> Path:
+    script = tmp_path / name
+    script.write_text(source)
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def test_frames_and_replies_cross_the_pipes(tmp_path: Path) -> None:
+    make_script(tmp_path, FAKE_RUNTIME)
+    snapshots = SnapshotStore.load(tmp_path, "a.spec.ts", ".")
+    channel = ProtocolChannel(snapshots)
+    run = run_external(["./runtime", "3", "x.wasm"], tmp_path, dict(os.environ), channel, 10.0)
+    assert run.exit_code == 3
+    assert run.start_failure is None
+    assert run.stderr == "args=3 x.wasm"
+    assert snapshots.missing == 1
+    assert channel.output_text == 'reply=0\n"<missing snapshot>"'
+
+
+def test_a_missing_executable_is_a_clear_start_failure(tmp_path: Path) -> None:
+    channel = ProtocolChannel(None)
+    run = run_external(["no-such-runtime-xyz", "a.wasm"], tmp_path, dict(os.environ), channel, 5.0)
+    assert run.exit_code == 1
+    assert run.start_failure is not None
+    assert "'no-such-runtime-xyz' was not found" in run.start_failure
+    assert "runOptions.runtime.cmd" in run.start_failure
+
+
+def test_a_hanging_runtime_is_killed_at_the_limit_with_its_children(tmp_path: Path) -> None:
+    marker = tmp_path / "child.pid"
+    make_script(
+        tmp_path,
+        f"#!/bin/sh\nsleep 60 &\necho $! > {marker}\nwait\n",
+        name="hang.sh",
+    )
+    started = time.perf_counter()
+    run = run_external(["./hang.sh"], tmp_path, dict(os.environ), ProtocolChannel(None), 1.0)
+    assert run.timed_out
+    assert run.exit_code == 1
+    assert time.perf_counter() - started < 8
+    child = int(marker.read_text())
+    time.sleep(0.2)
+    assert (
+        not Path(f"/proc/{child}").exists()
+        or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
+    )
+
+
+def test_a_runtime_that_closes_its_output_but_keeps_running_is_timed_out(tmp_path: Path) -> None:
+    make_script(tmp_path, "#!/bin/sh\nexec >&- 2>&-\nsleep 60\n", name="quiet.sh")
+    run = run_external(["./quiet.sh"], tmp_path, dict(os.environ), ProtocolChannel(None), 1.0)
+    assert run.timed_out
+
+
+def test_env_reaches_the_runtime(tmp_path: Path) -> None:
+    make_script(tmp_path, '#!/bin/sh\nprintf "%s" "$AS_TEST_WASM_PATH"\n', name="env.sh")
+    channel = ProtocolChannel(None)
+    env = {**os.environ, "AS_TEST_WASM_PATH": "out/a.wasm"}
+    run = run_external(["./env.sh"], tmp_path, env, channel, 5.0)
+    assert run.exit_code == 0
+    assert channel.output_text == "out/a.wasm"
+
+
+def test_data_frames_from_a_runtime_become_the_report(tmp_path: Path) -> None:
+    report = json.dumps({"suites": []}).encode()
+    frame = encode_frame(FrameType.DATA, report)
+    (tmp_path / "frame.bin").write_bytes(frame)
+    make_script(tmp_path, "#!/bin/sh\ncat frame.bin\n", name="report.sh")
+    channel = ProtocolChannel(None)
+    run = run_external(["./report.sh"], tmp_path, dict(os.environ), channel, 5.0)
+    assert run.exit_code == 0
+    assert channel.report_payload == report
+
+
+def test_an_executable_path_keeps_the_name_it_was_called_by(tmp_path: Path) -> None:
+    # A venv's python is a symlink whose location decides its packages: never resolve it.
+    target = make_script(tmp_path, "#!/bin/sh\n", name="real-tool")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin/tool").symlink_to(target)
+    assert resolve_executable("./bin/tool", tmp_path, dict(os.environ)) == str(
+        tmp_path / "bin/tool"
+    )
+
+
+def test_a_runtime_that_stops_reading_its_replies_cannot_stall_us(tmp_path: Path) -> None:
+    # 5000 snapshot questions whose answers (about 130 KiB) would fill the pipe, then silence.
+    message = {"kind": "snapshot:assert", "key": "a.spec.ts::t", "actual": '"v"'}
+    frame = encode_frame(FrameType.CALL, json.dumps(message).encode())
+    (tmp_path / "calls.bin").write_bytes(frame * 5000)
+    make_script(tmp_path, "#!/bin/sh\ncat calls.bin\nexec sleep 60\n", name="deaf.sh")
+    snapshots = SnapshotStore.load(tmp_path, "a.spec.ts", ".")
+    outcome: list[GuestRun] = []
+
+    def relay() -> None:
+        channel = ProtocolChannel(snapshots)
+        outcome.append(run_external(["./deaf.sh"], tmp_path, dict(os.environ), channel, 1.5))
+
+    worker = threading.Thread(target=relay, daemon=True)
+    worker.start()
+    worker.join(15)
+    assert not worker.is_alive(), "the relay blocked writing replies past the time limit"
+    run = outcome[0]
+    assert run.timed_out is True
+    assert snapshots.missing == 5000
+
+
+# A frame sequence as as-test HEAD's guest sends it (AS-TEST-HOST.md §4.3): it blocks for the
+# reply to coverage:detail, so a host that does not answer would hang this runtime.
+HEAD_SEQUENCE_RUNTIME = textwrap.dedent(
+    f"""\
+    #!{sys.executable}
+    import json, struct, sys
+
+    def frame(kind, payload):
+        sys.stdout.buffer.write(struct.pack("<4sBI", b"WIPC", kind, len(payload)) + payload)
+        sys.stdout.buffer.flush()
+
+    def call(message):
+        frame(2, json.dumps(message).encode())
+
+    call({{"kind": "event:file-start", "file": "a.spec.ts"}})
+    call({{"kind": "event:suite-start", "file": "a.spec.ts", "depth": 0,
+           "suiteKind": "describe", "description": "head"}})
+    call({{"kind": "event:suite-end", "file": "a.spec.ts", "depth": 0,
+           "suiteKind": "describe", "description": "head", "verdict": "ok"}})
+    call({{"kind": "event:file-end", "file": "a.spec.ts", "verdict": "ok", "time": "1ms"}})
+    call({{"kind": "coverage:detail"}})
+    header = sys.stdin.buffer.read(9)
+    if len(header) < 9:
+        sys.exit(7)
+    reply = sys.stdin.buffer.read(struct.unpack("<4sBI", header)[2])
+    call({{"kind": "coverage:summary", "total": 2, "covered": 1, "uncovered": 1,
+           "percent": 50, "detail": int(reply[:1] == b"1")}})
+    call({{"kind": "coverage:batch", "file": "a.ts", "points": [[1, 1, "Function", 1]]}})
+    frame(3, json.dumps({{"suites": []}}).encode())  # DATA; HEAD: no "coverage" key
+    frame(1, b"")  # CLOSE
+    """
+)
+
+
+def test_a_later_as_test_guests_coverage_request_is_answered(tmp_path: Path) -> None:
+    make_script(tmp_path, HEAD_SEQUENCE_RUNTIME, name="head")
+    channel = ProtocolChannel(None)
+    run = run_external(["./head"], tmp_path, dict(os.environ), channel, 10.0)
+    assert not run.timed_out, "the guest waited for a coverage:detail reply we never sent"
+    assert run.exit_code == 0, run
+    assert channel.closed
+    assert channel.report_payload == b'{"suites": []}'
+    assert channel.progress.file_ended
+
+
+# Does what a stock Node runner does once Node has touched process.stdout: stdout non-blocking,
+# then a whole report frame in a single write whose short count is ignored.
+ONE_WRITE_RUNTIME = textwrap.dedent(
+    f"""\
+    #!{sys.executable}
+    import json, os, stat, struct, sys
+    kinds = [stat.S_ISSOCK(os.fstat(fd).st_mode) for fd in (0, 1, 2)]
+    report = json.dumps({{"suites": [], "padding": "x" * 200_000}}).encode()
+    os.set_blocking(1, False)
+    written = os.write(1, struct.pack("<4sBI", b"WIPC", 3, len(report)) + report)
+    sys.stderr.write(json.dumps({{"sockets": kinds, "written": written}}))
+    """
+)
+
+
+def test_the_runtimes_stdio_are_sockets_so_one_big_write_arrives_whole(tmp_path: Path) -> None:
+    """As under as-test (Node's spawn): a pipe would take 64 KiB of this 200 KiB write."""
+    make_script(tmp_path, ONE_WRITE_RUNTIME)
+    channel = ProtocolChannel(None)
+    run = run_external(["./runtime"], tmp_path, dict(os.environ), channel, 30.0)
+    seen = json.loads(run.stderr)
+    assert seen["sockets"] == [True, True, True]
+    assert seen["written"] == 9 + 200_000 + len('{"suites": [], "padding": ""}')
+    assert channel.report_payload is not None
+    assert len(json.loads(channel.report_payload)["padding"]) == 200_000

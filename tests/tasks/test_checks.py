@@ -1,0 +1,120 @@
+"""The uptodate checks say, in words, why a task must run (what `doit info` prints)."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from typing import Any
+
+from doit.dependency import Dependency, JsonDB
+from doit.task import Task
+
+from astest_tasks.model.results import SpecIdentity, Stage, failure_result, write_result
+from astest_tasks.tasks.checks import Always, BuildUpToDate, InputsChanged, LastResultPassed
+
+
+class FakeTask:
+    def __init__(self) -> None:
+        self.value_savers: list[Any] = []
+
+
+def saved_values(check: InputsChanged) -> dict[str, Any]:
+    """What doit keeps after a successful run: every value saver's output."""
+    task = FakeTask()
+    check.configure_task(task)
+    check(task, {})
+    values: dict[str, Any] = {}
+    for saver in task.value_savers:
+        values.update(saver())
+    return values
+
+
+def test_inputs_changed_names_each_changed_input() -> None:
+    before = InputsChanged("run", {"limits": [10.0], "env": {}, "mode": "wasi"})
+    values = saved_values(before)
+    same = InputsChanged("run", {"limits": [10.0], "env": {}, "mode": "wasi"})
+    assert same(FakeTask(), values) is True
+    changed = InputsChanged("run", {"limits": [20.0], "env": {"A": "1"}, "mode": "wasi"})
+    assert changed(FakeTask(), values) is False
+    assert str(changed) == 'the run inputs changed: env {} -> {"A": "1"}; limits [10.0] -> [20.0]'
+    first = InputsChanged("build", {"args": []})
+    assert first(FakeTask(), {}) is False
+    assert str(first) == "the build inputs changed: no earlier successful run"
+
+
+def test_last_result_passed_tells_a_failure_from_a_missing_file(tmp_path: Path) -> None:
+    check = LastResultPassed(str(tmp_path), "r.json")
+    assert check() is False and str(check) == "there is no readable result at r.json"
+    who = SpecIdentity("a.spec.ts", "a", "wasi", "wasi")
+    write_result(tmp_path / "r.json", failure_result(who, "s", Stage.BUILD, "build failed", "", ""))
+    assert check() is False
+    assert str(check).startswith("the last result failed (build failed)")
+
+
+def test_checks_survive_pickling_for_doit_workers(tmp_path: Path) -> None:
+    for check in (
+        InputsChanged("run", {"a": 1}),
+        LastResultPassed(str(tmp_path), "r.json"),
+        Always(False, "the seed is random"),
+    ):
+        assert str(pickle.loads(pickle.dumps(check))) == str(check)
+    assert Always(True, "x")() is True
+
+
+def doit_state(tmp_path: Path) -> Dependency:
+    return Dependency(JsonDB, str(tmp_path / "state.json"))
+
+
+def build_and_run(tmp_path: Path) -> tuple[Task, Task, dict[str, Task]]:
+    """A build task compiling spec.ts and helper.ts into out.wasm, and a run task depending on
+    the build through out.wasm, checked with ``BuildUpToDate``."""
+    for name in ("spec.ts", "helper.ts", "out.wasm"):
+        (tmp_path / name).write_text(name)
+    build = Task(
+        "t:build:m:spec",
+        None,
+        file_dep=[str(tmp_path / "spec.ts"), str(tmp_path / "helper.ts")],
+        targets=[str(tmp_path / "out.wasm")],
+    )
+    run = Task(
+        "t:run:m:spec",
+        None,
+        file_dep=[str(tmp_path / "out.wasm")],
+        uptodate=[BuildUpToDate("t:build:m:spec")],
+    )
+    return build, run, {task.name: task for task in (build, run)}
+
+
+def test_a_run_is_out_of_date_while_its_build_is_and_says_which_file_changed(
+    tmp_path: Path,
+) -> None:
+    build, run, tasks = build_and_run(tmp_path)
+    state = doit_state(tmp_path)
+    fresh = state.get_status(run, tasks, get_log=True)
+    assert fresh.status == "run"
+    assert "its build has not run yet" in [str(c) for c, _, _ in fresh.reasons["uptodate_false"]]
+    state.save_success(build)
+    state.save_success(run)
+    assert state.get_status(run, tasks).status == "up-to-date"
+
+    (tmp_path / "helper.ts").write_text("edited")
+    build.dep_changed = ["set by doit for the build's own actions"]
+    changed = state.get_status(run, tasks, get_log=True)
+    assert changed.status == "run"
+    [(check, _, _)] = changed.reasons["uptodate_false"]
+    assert str(check) == f"its build is out of date: {tmp_path / 'helper.ts'} changed"
+    assert build.dep_changed == ["set by doit for the build's own actions"]
+
+    state.save_success(build)  # what a doit run does before it checks the run
+    assert state.get_status(run, tasks).status == "up-to-date"
+
+
+def test_a_run_whose_build_is_not_loaded_or_ignored_goes_by_its_own_files(
+    tmp_path: Path,
+) -> None:
+    build, run, tasks = build_and_run(tmp_path)
+    state = doit_state(tmp_path)
+    state.save_success(run)
+    assert state.get_status(run, {run.name: run}).status == "up-to-date"
+    state.ignore(build)
+    assert state.get_status(run, tasks).status == "up-to-date"

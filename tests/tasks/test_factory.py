@@ -1,0 +1,82 @@
+"""make_astest_tasks: names, pinned options and the errors a dodo.py author can make."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from doit.exceptions import InvalidDodoFile, InvalidTask
+from doit.loader import _get_task_creators
+
+from astest_tasks.tasks.factory import make_astest_tasks
+
+
+def test_doit_finds_the_creator_under_its_basename_whatever_the_variable() -> None:
+    creator = make_astest_tasks(basename="unit")
+    found = _get_task_creators({"some_variable": creator}, ())
+    assert [(name, ref) for name, ref, _ in found] == [("unit", creator.create_doit_tasks)]
+    assert creator.create_doit_tasks._task_creator_params  # doit's @task_params
+
+
+def test_pinned_values_become_defaults_without_environment_variables() -> None:
+    creator = make_astest_tasks(config_path="web.json", modes=["web", "wasi"], specs=["math"])
+    options = {option["name"]: option for option in creator.options}
+    assert options["config"]["default"] == "web.json" and "env_var" not in options["config"]
+    assert options["mode"]["default"] == "web,wasi" and "env_var" not in options["mode"]
+    assert options["spec"]["default"] == "math"
+    assert options["timeout"]["env_var"] == "ASTEST_TIMEOUT", "unpinned ones keep theirs"
+    default = {o["name"]: o for o in make_astest_tasks().options}
+    assert default["config"]["env_var"] == "ASTEST_CONFIG"
+
+
+@pytest.mark.parametrize("basename", ["", "a:b", "has space"])
+def test_a_bad_basename_is_refused_with_the_fix(basename: str) -> None:
+    with pytest.raises(InvalidDodoFile, match="basename"):
+        make_astest_tasks(basename=basename)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["/usr/bin/doit", "astest", "--changed"],
+        ["/venv/lib/python3.11/site-packages/doit/__main__.py", "--changed"],
+    ],
+)
+def test_a_bare_changed_at_the_end_of_doits_line_is_refused_with_the_fix(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """doit's getopt parser would stop with an error listing every option instead."""
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(InvalidDodoFile, match=r"no REF .*; fix: `doit astest --changed=HEAD`"):
+        make_astest_tasks()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["/usr/bin/doit", "astest", "--changed=HEAD"],
+        ["/usr/bin/doit", "astest", "--changed", "origin/main"],
+        ["/venv/bin/astest", "--changed"],  # the astest command completes it to HEAD itself
+    ],
+)
+def test_a_changed_with_its_ref_is_accepted(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "argv", argv)
+    assert make_astest_tasks().basename == "astest"
+
+
+@pytest.mark.parametrize("option", [["-m", "wasi"], ["--mode", "wasi"], ["-e", "simd"]])
+def test_an_option_after_a_task_name_is_refused_short_or_long(
+    monkeypatch: pytest.MonkeyPatch, option: list[str]
+) -> None:
+    # doit parses and drops it there: the run would silently use the defaults.
+    monkeypatch.setattr(sys, "argv", ["doit", "astest:summary", *option])
+    with pytest.raises(InvalidTask, match=rf"^{option[0]} \S+ after astest:summary is not read"):
+        list(make_astest_tasks()())
+
+
+def test_the_shorthands_are_as_test_18s_where_doit_leaves_the_letter_free() -> None:
+    shorts = {o["name"]: o.get("short") for o in make_astest_tasks().options if o.get("short")}
+    # -c is doit's own (run --continue, clean --clean-dep), so --config has none.
+    assert shorts == {"mode": "m", "enable": "e"}

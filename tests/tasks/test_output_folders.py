@@ -1,0 +1,53 @@
+"""check_output_folders: one clear line, before any task runs, when we could not write."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from astest_tasks.config.project_config import ModeSettings, load_config
+from astest_tasks.core.errors import UserError
+from astest_tasks.tasks.output_folders import check_output_folders
+
+
+def modes_of(root: Path) -> list[ModeSettings]:
+    config = load_config(root / "as-test.config.json", root)
+    return [config.base, *config.modes.values()]
+
+
+def test_folders_that_do_not_exist_yet_are_fine(tmp_path: Path) -> None:
+    check_output_folders(tmp_path, "as-test.config.json", ".as-test", modes_of(tmp_path))
+
+
+def test_a_file_where_the_output_folder_goes_names_the_field_and_the_fix(tmp_path: Path) -> None:
+    (tmp_path / ".as-test").write_text("in the way")
+    with pytest.raises(UserError) as error:
+        check_output_folders(tmp_path, "as-test.config.json", ".as-test", modes_of(tmp_path))
+    message = str(error.value)
+    assert message.startswith("as-test.config.json: output: cannot write into .as-test:")
+    assert "is a file, not a folder" in message and "fix: move the file" in message
+
+
+def test_a_file_inside_a_mode_folder_path_names_that_modes_field(tmp_path: Path) -> None:
+    (tmp_path / "as-test.config.json").write_text(
+        '{"modes": {"wasi": {"snapshotDir": "./snaps/wasi"}}}'
+    )
+    (tmp_path / "snaps").write_text("in the way")
+    with pytest.raises(UserError, match=r"modes\.wasi\.snapshotDir: cannot write into snaps/wasi"):
+        check_output_folders(tmp_path, "as-test.config.json", ".as-test", modes_of(tmp_path))
+
+
+def test_a_folder_without_write_permission_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".as-test").mkdir()
+    locked = str(tmp_path / ".as-test")
+    real_access = os.access
+    # Tests may run as root, for whom chmod does not lock anything: ask os.access instead.
+    monkeypatch.setattr(
+        os, "access", lambda path, mode: str(path) != locked and real_access(path, mode)
+    )
+    with pytest.raises(UserError, match="is not writable"):
+        check_output_folders(tmp_path, "as-test.config.json", ".as-test", modes_of(tmp_path))
