@@ -183,7 +183,7 @@ def test_a_snapshot_with_lone_surrogates_is_created_then_matched(tmp_path: Path)
         assert (snapshots["matched"], snapshots["missing"], snapshots["created"]) == (2, 0, 0)
 
     # as-test 1.0.7 writes the same bytes, but cannot match them again: the key it looks up
-    # still holds the surrogate, the file's has U+FFFD (README: differences). One mode only: with
+    # still holds the surrogate, the file's has U+FFFD (docs/differences.md). One mode only: with
     # two, its second mode misses the first one's entries and appends them a second time.
     theirs = copy_project("utf16", tmp_path / "theirs")
     first = as_test(theirs, "--create-snapshots", spec=SNAPSHOT_SPEC, modes=("wasi",))
