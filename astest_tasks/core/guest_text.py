@@ -13,7 +13,7 @@ control characters. They reach Python in three ways, and keep their lone surroga
 - as UTF-16 (the bindings target's ``abort`` and ``console.log`` strings): ``decode_guest_utf16``.
 
 A Python ``str`` with a lone surrogate cannot be encoded as UTF-8, so every sink says here what it
-does with one (README, "Results and exit codes"): JSON keeps it exactly, as its ``\\uXXXX``
+does with one (docs/results.md): JSON keeps it exactly, as its ``\\uXXXX``
 escape; text files, the console, JUnit XML and TAP show it as the same six characters
 ``\\ud800``; snapshot files write U+FFFD, as Node (and so as-test) does.
 """

@@ -11,15 +11,11 @@ row is a root as in 1.8 without detail, and ``all`` shows the same rows as the p
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from colorama import Style
 
 from astest_tasks.coverage.model import CoveragePoint, CoverageSummary
 from astest_tasks.coverage.points import SourceLines, describe_point
-
-if TYPE_CHECKING:  # console.py imports the coverage modules to render the summary
-    from astest_tasks.output.terminal import Palette
+from astest_tasks.output.terminal import Palette
 
 SNIPPET_WIDTH = 72
 _MIN_LABEL_WIDTH = 5
