@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from astest_tasks.core.guest_text import decode_guest_utf8
 
@@ -27,13 +27,19 @@ class CoveragePoint:
     column: int
     type: str  # "Function", "Expression" or "Block"
     executed: bool
+    # as-test 1.8's detailed points (asked for under --show-coverage): the enclosing point, the
+    # scope it opens ("Function", "Method", ...) and its nesting depth, for the gap tree.
+    parent_hash: str = ""
+    scope_kind: str = ""
+    scope_name: str = ""
+    depth: int = 0
 
     @property
     def key(self) -> str:
         return f"{self.file}::{self.hash}"
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        plain: dict[str, object] = {
             "hash": self.hash,
             "file": self.file,
             "line": self.line,
@@ -41,6 +47,16 @@ class CoveragePoint:
             "type": self.type,
             "executed": self.executed,
         }
+        # Only detailed points carry these, so plain records keep their size (1.8's keys).
+        if self.parent_hash:
+            plain["parentHash"] = self.parent_hash
+        if self.scope_kind:
+            plain["scopeKind"] = self.scope_kind
+        if self.scope_name:
+            plain["scopeName"] = self.scope_name
+        if self.depth:
+            plain["depth"] = self.depth
+        return plain
 
 
 @dataclass(frozen=True)
@@ -112,6 +128,10 @@ def _point(value: object) -> CoveragePoint | None:
         column=_int(value.get("column")),
         type=_text(value.get("type")),
         executed=_truthy(value.get("executed")),
+        parent_hash=_text(value.get("parentHash")),
+        scope_kind=_text(value.get("scopeKind")),
+        scope_name=_text(value.get("scopeName")),
+        depth=_int(value.get("depth")),
     )
 
 
@@ -226,9 +246,7 @@ def merge_points(
             if seen is None:
                 unique[key] = point
             elif point.executed and not seen.executed:
-                unique[key] = CoveragePoint(
-                    seen.hash, seen.file, seen.line, seen.column, seen.type, True
-                )
+                unique[key] = replace(seen, executed=True)
     by_file: dict[str, list[CoveragePoint]] = {}
     for point in unique.values():
         by_file.setdefault(point.file, []).append(point)

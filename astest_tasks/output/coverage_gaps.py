@@ -1,15 +1,21 @@
-"""``--show-coverage``: the uncovered points under the coverage summary, as as-test 1.8 lists them.
+"""``--show-coverage[=all]``: the uncovered points under the coverage summary, as as-test 1.8
+lists them.
 
 ``renderCoveragePoints`` in as-test 1.8's ``bin/render/renderer.js``: a ``Coverage Gaps`` heading,
-then per file (sorted by path) ``<file> (N uncovered)`` and one row per uncovered point, sorted by
-line, column, type and hash: ``├─<label>  <file:line:col>  <source line>``, the label and location
-padded to the widest of all rows plus six, the source line cut to 72 characters around the point.
-1.8 nests points under the function that holds them when its guest streams detailed points; our
-host asks for the plain ones (``coverage:detail`` is answered 0), which carry no parent, so every
-row is a root as in 1.8 without detail, and ``all`` shows the same rows as the plain form.
+then per file (sorted by path) ``<file> (N uncovered)`` and the uncovered points as a tree, sorted
+by line, column, depth, type and hash: ``├─<label>  <file:line:col>  <source line>``, the label and
+location padded to the widest uncovered row plus six, the source line cut to 72 characters around
+the point. Under --show-coverage the run asks the guest for detailed points (``coverage:detail``),
+which name their parent: an uncovered point's uncovered children are folded into a
+``(+N nested uncovered points)`` line, or listed beneath it with ``=all``; a covered function that
+holds uncovered points is shown as a dim header above them. A guest that sends plain points (as-test
+before 1.8) gives no parents, so every uncovered point is a root and both forms are one flat list.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
 
 from colorama import Style
 
@@ -20,45 +26,146 @@ from astest_tasks.output.terminal import Palette
 SNIPPET_WIDTH = 72
 _MIN_LABEL_WIDTH = 5
 _PADDING = 6
+EXPAND_HINT = "  Run with --show-coverage=all to expand nested coverage gaps."
+
+
+@dataclass(frozen=True)
+class GapListing:
+    """--show-coverage's ask: where the sources are, and whether nested points are listed."""
+
+    root: Path
+    expand_nested: bool = False
+
+
+@dataclass(frozen=True)
+class _Layout:
+    label_width: int
+    location_width: int
+
+
+class _Tree:
+    """One file's points by parent, drawn as ``renderCoveragePointTree`` draws them."""
+
+    def __init__(
+        self,
+        points: list[CoveragePoint],
+        sources: SourceLines,
+        palette: Palette,
+        layout: _Layout,
+        expand_nested: bool,
+    ) -> None:
+        self.sources, self.palette, self.layout = sources, palette, layout
+        self.expand_nested = expand_nested
+        hashes = {point.hash for point in points}
+        self.children: dict[str, list[CoveragePoint]] = {}
+        self.roots: list[CoveragePoint] = []
+        for point in points:
+            if point.parent_hash and point.parent_hash in hashes:
+                self.children.setdefault(point.parent_hash, []).append(point)
+            else:
+                self.roots.append(point)
+        self.lines: list[str] = []
+
+    def draw(self) -> int:
+        """Draw every visible root; the count of points folded or drawn below a root."""
+        roots = [point for point in self.roots if self._visible(point)]
+        return sum(
+            self._draw(point, (), index == len(roots) - 1) for index, point in enumerate(roots)
+        )
+
+    def _draw(self, point: CoveragePoint, ancestors: tuple[bool, ...], is_last: bool) -> int:
+        children = sorted(
+            (child for child in self.children.get(point.hash, []) if self._visible(child)),
+            key=_gap_order,
+        )
+        nested = self._nested_uncovered(children)
+        below = (*ancestors, not is_last)
+        if not point.executed:
+            self._row(point, ancestors, is_last, header=False)
+            if nested == 0:
+                return 0
+            if not self.expand_nested:
+                text = f"(+{nested} nested uncovered point{'' if nested == 1 else 's'})"
+                self.lines.append(f"    {self._prefix(below, True)}{self.palette.dim(text)}")
+                return nested
+            return 1 + self._draw_all(children, below)
+        if nested == 0:
+            return 0
+        self._row(point, ancestors, is_last, header=True)
+        return self._draw_all(children, below)
+
+    def _draw_all(self, children: list[CoveragePoint], ancestors: tuple[bool, ...]) -> int:
+        return sum(
+            self._draw(child, ancestors, index == len(children) - 1)
+            for index, child in enumerate(children)
+        )
+
+    def _visible(self, point: CoveragePoint) -> bool:
+        return not point.executed or self._nested_uncovered(self.children.get(point.hash, [])) > 0
+
+    def _nested_uncovered(self, points: list[CoveragePoint]) -> int:
+        return sum(
+            (0 if point.executed else 1) + self._nested_uncovered(self.children.get(point.hash, []))
+            for point in points
+        )
+
+    def _row(
+        self, point: CoveragePoint, ancestors: tuple[bool, ...], is_last: bool, *, header: bool
+    ) -> None:
+        info = describe_point(self.sources, point.file, point.line, point.column, point.type)
+        label = (point.scope_kind or info.label) if header else info.label
+        meta = label.ljust(self.layout.label_width + _PADDING) + _location(point).ljust(
+            self.layout.location_width + _PADDING
+        )
+        snippet = _snippet(self.sources.line(point.file, point.line), point.column)
+        shown = self.palette.dim(snippet) if header else snippet
+        prefix = self._prefix(ancestors, is_last)
+        self.lines.append(f"    {prefix}{self.palette.dim(meta)}  {shown}")
+
+    def _prefix(self, ancestors: tuple[bool, ...], is_last: bool) -> str:
+        rails = "".join("│ " if has_next else "  " for has_next in ancestors)
+        return self.palette.dim(rails + ("└─" if is_last else "├─"))
 
 
 def coverage_gap_lines(
-    summary: CoverageSummary, sources: SourceLines, palette: Palette
+    summary: CoverageSummary,
+    sources: SourceLines,
+    palette: Palette,
+    expand_nested: bool = False,
 ) -> list[str]:
     """The block's lines (after a blank one), or none when every point ran."""
     files = sorted((f for f in summary.files if f.uncovered), key=lambda f: f.file)
     if not files:
         return []
-    rows = {
-        file.file: [
-            (point, describe_point(sources, point.file, point.line, point.column, point.type))
-            for point in sorted(file.points, key=_gap_order)
-            if not point.executed
-        ]
-        for file in files
-    }
-    every = [row for file_rows in rows.values() for row in file_rows]
-    label_width = max(max(len(info.label) for _, info in every), _MIN_LABEL_WIDTH)
-    location_width = max(len(_location(point)) for point, _ in every)
+    missing = [point for file in files for point in file.points if not point.executed]
+    layout = _Layout(
+        label_width=max(
+            max(
+                len(describe_point(sources, p.file, p.line, p.column, p.type).label)
+                for p in missing
+            ),
+            _MIN_LABEL_WIDTH,
+        ),
+        location_width=max(len(_location(point)) for point in missing),
+    )
     lines = ["", palette.paint("Coverage Gaps", Style.BRIGHT)]
+    folded = 0
     for index, file in enumerate(files):
         if index:
             lines.append("")
-        missing = rows[file.file]
-        count = palette.dim(f"({len(missing)} uncovered)")
+        uncovered = sum(1 for point in file.points if not point.executed)
+        count = palette.dim(f"({uncovered} uncovered)")
         lines.append(f"  {palette.paint(file.file, Style.BRIGHT)} {count}")
-        for place, (point, info) in enumerate(missing):
-            branch = "└─" if place == len(missing) - 1 else "├─"
-            meta = info.label.ljust(label_width + _PADDING) + _location(point).ljust(
-                location_width + _PADDING
-            )
-            snippet = _snippet(sources.line(point.file, point.line), point.column)
-            lines.append(f"    {palette.dim(branch)}{palette.dim(meta)}  {snippet}")
+        tree = _Tree(sorted(file.points, key=_gap_order), sources, palette, layout, expand_nested)
+        folded += tree.draw()
+        lines.extend(tree.lines)
+    if not expand_nested and folded > 0:
+        lines += ["", palette.dim(EXPAND_HINT)]
     return lines
 
 
-def _gap_order(point: CoveragePoint) -> tuple[int, int, str, str]:
-    return point.line, point.column, point.type, point.hash
+def _gap_order(point: CoveragePoint) -> tuple[int, int, int, str, str]:
+    return point.line, point.column, point.depth, point.type, point.hash
 
 
 def _location(point: CoveragePoint) -> str:

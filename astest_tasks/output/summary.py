@@ -26,7 +26,7 @@ from astest_tasks.model.results import (
 from astest_tasks.model.test_cases import TestCase as Point
 from astest_tasks.output.ci_reports import junit_xml, points, tap_document
 from astest_tasks.output.console import Shown, render_summary
-from astest_tasks.output.coverage_gaps import coverage_gap_lines
+from astest_tasks.output.coverage_gaps import GapListing, coverage_gap_lines
 from astest_tasks.output.coverage_summary import (
     CoverageOutcome,
     CoverageTarget,
@@ -76,11 +76,14 @@ class SummaryPlan:
     shard: tuple[int, int, int] | None = None
     note: str = ""  # how the specs were chosen (--changed), printed above the summary
     show_coverage: bool = False  # --show-coverage: list the uncovered points (coverage_gaps.py)
+    expand_coverage_gaps: bool = False  # --show-coverage=all: nested points too
 
     @property
-    def gaps_root(self) -> Path | None:
-        """Where the uncovered points' sources are read from, when they are to be listed."""
-        return Path(self.project_root) if self.show_coverage else None
+    def gaps(self) -> GapListing | None:
+        """How the uncovered points are listed, when they are to be."""
+        if not self.show_coverage:
+            return None
+        return GapListing(Path(self.project_root), expand_nested=self.expand_coverage_gaps)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -93,6 +96,7 @@ class SummaryPlan:
             "shard": list(self.shard) if self.shard else None,
             "note": self.note,
             "show_coverage": self.show_coverage,
+            "expand_coverage_gaps": self.expand_coverage_gaps,
         }
 
     @classmethod
@@ -116,6 +120,7 @@ class SummaryPlan:
             shard=_shard(data.get("shard")),
             note=str(data.get("note") or ""),
             show_coverage=data.get("show_coverage") is True,
+            expand_coverage_gaps=data.get("expand_coverage_gaps") is True,
         )
 
 
@@ -217,17 +222,17 @@ def _write_files(
 
 
 def print_summary(
-    shown: list[Shown], coverage: CoverageOutcome | None = None, gaps_root: Path | None = None
+    shown: list[Shown], coverage: CoverageOutcome | None = None, gaps: GapListing | None = None
 ) -> None:
-    """Print every spec's result, failures, coverage (with its uncovered points when
-    ``gaps_root`` says where their sources are) and totals; the last line is the tests count."""
+    """Print every spec's result, failures, coverage (with its uncovered points when ``gaps``
+    asks for them) and totals; the last line is the tests count."""
     stream = output_stream()
     palette = Palette(enabled=use_colour(stream))
     total = coverage.total if coverage else None
-    gaps: list[str] = []
-    if total is not None and gaps_root is not None:
-        gaps = coverage_gap_lines(total, SourceLines(gaps_root), palette)
-    stream.write(for_stream(render_summary(shown, palette, total, gaps), stream))
+    gap_lines: list[str] = []
+    if total is not None and gaps is not None:
+        gap_lines = coverage_gap_lines(total, SourceLines(gaps.root), palette, gaps.expand_nested)
+    stream.write(for_stream(render_summary(shown, palette, total, gap_lines), stream))
     stream.flush()
 
 
@@ -241,7 +246,7 @@ def print_with_fuzz(
     fuzz: list[ShownFuzz],
     coverage: CoverageOutcome | None = None,
     note: str = "",
-    gaps_root: Path | None = None,
+    gaps: GapListing | None = None,
 ) -> None:
     """The fuzz results first, so the specs' summary, with its tests line, stays last."""
     if note:
@@ -249,7 +254,7 @@ def print_with_fuzz(
     if fuzz:
         print_fuzz(fuzz)
         output_stream().write("\n")
-    print_summary(shown, coverage, gaps_root)
+    print_summary(shown, coverage, gaps)
 
 
 @dataclass(frozen=True)

@@ -65,8 +65,10 @@ class ProtocolChannel:
         snapshots: SnapshotStore | None,
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
         fuzz_config: bytes | None = None,
+        coverage_detail: bool = False,
     ) -> None:
         self.output_limit = output_limit
+        self._coverage_detail = coverage_detail  # --show-coverage: parents and scopes of points
         self._fuzz_config = fuzz_config  # the answer to a fuzz build's fuzz:config (fuzz_runs.py)
         self.fuzz_config_asked = False
         self.bytes_received = 0  # everything the spec wrote to stdout: frames and plain output
@@ -171,7 +173,9 @@ class ProtocolChannel:
             self.fuzz_config_asked = True
             self._reply(self._fuzz_config)
         elif kind == "coverage:detail":
-            self._reply(b"0")  # newer guests ask whether to stream detailed coverage points
+            # as-test 1.8 guests ask whether to stream detailed points (parents and scopes);
+            # as-test asks for them only under --show-coverage, to draw the gap tree.
+            self._reply(b"1" if self._coverage_detail else b"0")
         elif kind == "coverage:summary":
             self.streamed_coverage = _coverage_summary(message)
         elif kind == "coverage:batch":
@@ -261,7 +265,7 @@ def _int(value: object) -> int:
 
 def _coverage_summary(message: dict[str, object]) -> dict[str, object]:
     """``applyCoverageFrame`` for ``coverage:summary``: the totals, and whether points carry
-    detail (we always answer ``coverage:detail`` with 0; a guest with no points does not ask)."""
+    detail (as we answered ``coverage:detail``; a guest with no points does not ask)."""
     return {
         "total": message.get("total", 0),
         "covered": message.get("covered", 0),
@@ -280,22 +284,33 @@ def _add_coverage_batch(coverage: dict[str, object], message: dict[str, object])
     entries = message.get("points")
     if file is None or file == "" or not isinstance(points, list) or not isinstance(entries, list):
         return
+    detail = coverage["detail"]
     for entry in entries:
         if not isinstance(entry, list) or len(entry) < 4:
             continue
         line, column, kind = _number_text(entry[0]), _number_text(entry[1]), str(entry[2] or "")
-        points.append(
-            {
-                "file": str(file),
-                "line": entry[0],
-                "column": entry[1],
-                "type": kind,
-                "executed": _number(entry[3]) == 1,
-                "hash": str(entry[4])
-                if coverage["detail"] and len(entry) > 4
-                else f"{line}:{column}:{kind}",
-            }
-        )
+        point: dict[str, object] = {
+            "file": str(file),
+            "line": entry[0],
+            "column": entry[1],
+            "type": kind,
+            "executed": _number(entry[3]) == 1,
+            "hash": _entry_text(entry, 4) if detail else f"{line}:{column}:{kind}",
+        }
+        if detail:  # [..., hash, parentHash, scopeKind, scopeName, depth]
+            point["parentHash"] = _entry_text(entry, 5)
+            point["scopeKind"] = _entry_text(entry, 6)
+            point["scopeName"] = _entry_text(entry, 7)
+            point["depth"] = _int(entry[8]) if len(entry) > 8 else 0
+        points.append(point)
+
+
+def _entry_text(entry: list[object], index: int) -> str:
+    """``String(entry[i] ?? "")``."""
+    value = entry[index] if len(entry) > index else None
+    if value is None:
+        return ""
+    return _number_text(value) if isinstance(value, int | float) else str(value)
 
 
 def _number(value: object) -> float:

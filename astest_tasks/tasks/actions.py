@@ -109,6 +109,7 @@ class RunRequest:
     # The installed as-test, whose run-side rules apply (run_rules.py); "" means 1.0.7's.
     as_test_version: str = ""
     input_patterns: tuple[str, ...] = ()  # the mode's input globs: as-test 1.2.0+ snapshot paths
+    coverage_detail: bool = False  # --show-coverage: ask a 1.8 guest for the gap tree's points
 
     @property
     def rules(self) -> RunRules:
@@ -264,7 +265,11 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         snapshots.disabled = run.no_snapshot
     except UserError as exc:
         return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
-    channel = ProtocolChannel(snapshots, output_limit=int(run.output_limit_mib * MIB))
+    channel = ProtocolChannel(
+        snapshots,
+        output_limit=int(run.output_limit_mib * MIB),
+        coverage_detail=run.coverage_detail,
+    )
     last_pass_s = _last_pass_seconds(root / run.result_path)  # read before this run replaces it
     guest = _run_guest(run, root, channel)
     basename = posixpath.basename(run.spec_path)
@@ -436,7 +441,7 @@ def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
     fuzz = load_fuzz(summary_plan, session)
     coverage = summary_coverage(summary_plan, shown)
     if not in_doit_worker_process():
-        print_with_fuzz(shown, fuzz, coverage, summary_plan.note, summary_plan.gaps_root)
+        print_with_fuzz(shown, fuzz, coverage, summary_plan.note, summary_plan.gaps)
     specs_passed = write_report(summary_plan, loaded, coverage)
     if specs_passed and all(item.result.passed for item in fuzz):
         return True
@@ -462,5 +467,5 @@ def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
             load_fuzz(summary_plan, session),
             coverage,
             summary_plan.note,
-            summary_plan.gaps_root,
+            summary_plan.gaps,
         )

@@ -196,6 +196,7 @@ def create_tasks(
         pipeline=pipeline,
         as_test_version=toolchain.as_test.version,
         no_snapshot=switches.no_snapshot,
+        coverage_detail=switches.show_coverage is not ShowCoverage.NONE,
     )
     for mode in modes:
         for spec in specs_by_mode[mode.name]:
@@ -239,7 +240,7 @@ def create_tasks(
         pipeline=pipeline,
         suite_pairs=suite_pairs,
         note=selection_note,
-        show_coverage=switches.show_coverage is not ShowCoverage.NONE,
+        show_coverage=switches.show_coverage,
     )
 
 
@@ -474,6 +475,7 @@ def _run_task(
         options_command=invocation.pipeline.options_command,
         as_test_version=invocation.as_test_version,
         input_patterns=tuple(mode.input_patterns),
+        coverage_detail=invocation.coverage_detail and mode.coverage_enabled,
     )
     file_dep = [files.build_record]  # also orders the run after its build
     file_dep += _runtime_files(root, runtime)
@@ -525,6 +527,10 @@ def _run_inputs(
         # Only then, so that plain runs keep their key: a pass with unchecked snapshots is not
         # a plain run's pass, and the next plain run runs the spec again.
         inputs["snapshots"] = "not checked (--no-snapshot)"
+    if invocation.coverage_detail and mode.coverage_enabled:
+        # A result recorded without the points' parents cannot draw the gap tree (as-test 1.8
+        # re-runs such a cached spec too); only then, so plain runs keep their key.
+        inputs["coverage"] = "detailed points (--show-coverage)"
     return inputs
 
 
@@ -564,6 +570,7 @@ class _Invocation:
     pipeline: Pipeline
     as_test_version: str = ""  # the installed as-test: its run-side rules apply (run_rules.py)
     no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass unchecked
+    coverage_detail: bool = False  # --show-coverage: detailed coverage points for the gap tree
 
 
 def _summary_task(
@@ -578,7 +585,7 @@ def _summary_task(
     pipeline: Pipeline = DEFAULT_PIPELINE,
     suite_pairs: int = 0,
     note: str = "",
-    show_coverage: bool = False,
+    show_coverage: ShowCoverage = ShowCoverage.NONE,
 ) -> dict[str, Any]:
     report_path = posixpath.join(pipeline.report_dir(config), "report.json")
     shard = pipeline.shard
@@ -591,7 +598,8 @@ def _summary_task(
         coverage=tuple(coverage_targets),
         shard=(shard.index, shard.count, suite_pairs) if shard else None,
         note=note,
-        show_coverage=show_coverage,
+        show_coverage=show_coverage is not ShowCoverage.NONE,
+        expand_coverage_gaps=show_coverage is ShowCoverage.ALL,
     )
     coverage_dirs = [t.directory for t in coverage_targets if t.directory is not None]
     crash_dirs = sorted({mode.crash_dir for mode in (config.base, *config.modes.values())})

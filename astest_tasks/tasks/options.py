@@ -130,8 +130,9 @@ TASK_PARAMS: list[dict[str, Any]] = [
         "default": "",
         "env_var": "ASTEST_SHOW_COVERAGE",
         "help": (
-            "list the uncovered points under the coverage summary, a row each (`on` and `all` "
-            "show the same rows; turns coverage on unless it is switched off)"
+            "list the uncovered points under the coverage summary: `on` folds the points inside "
+            "an uncovered function into it (as-test 1.8), `all` lists each (turns coverage on "
+            "unless it is switched off)"
         ),
     },
     {

@@ -56,7 +56,30 @@ def run_as_test(
 ) -> AsTestRun:
     """``ast test`` of ``toolchain`` on ``spec`` in ``mode``, in a copy of ``project_root`` made
     under ``scratch`` (build outputs, snapshots written and doit state are left out of it)."""
-    copy = scratch / f"ast-{toolchain.id}-{mode}-{spec.replace('/', '_')}"
+    copy = _scratch_copy(
+        project_root, f"ast-{toolchain.id}-{mode}-{spec.replace('/', '_')}", toolchain, scratch
+    )
+    if toolchain.is_1_8:
+        args = ["test", spec, "--mode", mode]
+    else:
+        _narrow_config_for_1_0(copy, spec, mode)
+        args = ["test", "--mode", mode]
+    shown = (
+        "npx ast " + " ".join(args) + ("" if toolchain.is_1_8 else f" (input narrowed to {spec})")
+    )
+    return _run(copy, args, toolchain, spec, mode, shown)
+
+
+def run_as_test_command(
+    project_root: Path, args: list[str], toolchain: Toolchain, scratch: Path
+) -> AsTestRun:
+    """``ast <args>`` of ``toolchain`` on the whole project, in a copy made under ``scratch``."""
+    copy = _scratch_copy(project_root, f"ast-{toolchain.id}-{'_'.join(args)}", toolchain, scratch)
+    return _run(copy, args, toolchain, "", "", "npx ast " + " ".join(args))
+
+
+def _scratch_copy(project_root: Path, name: str, toolchain: Toolchain, scratch: Path) -> Path:
+    copy = scratch / name.replace("=", "_")
     shutil.copytree(
         project_root,
         copy,
@@ -64,11 +87,12 @@ def run_as_test(
         ignore=shutil.ignore_patterns(".doit.db*", "build", "results", "node_modules"),
     )
     (copy / "node_modules").symlink_to(toolchain.node_modules)
-    if toolchain.is_1_8:
-        args = ["test", spec, "--mode", mode]
-    else:
-        _narrow_config_for_1_0(copy, spec, mode)
-        args = ["test", "--mode", mode]
+    return copy
+
+
+def _run(
+    copy: Path, args: list[str], toolchain: Toolchain, spec: str, mode: str, shown: str
+) -> AsTestRun:
     command = ["node", str(toolchain.node_modules / "as-test" / "bin" / "index.js"), *args]
     proc = subprocess.run(
         command,
@@ -87,9 +111,6 @@ def run_as_test(
         if match:
             failed, skipped, total = (int(g) for g in match.groups()[1:])
             totals[match.group(1).lower()] = Totals(failed, skipped, total - failed - skipped)
-    shown = (
-        "npx ast " + " ".join(args) + ("" if toolchain.is_1_8 else f" (input narrowed to {spec})")
-    )
     return AsTestRun(spec, mode, shown, proc.returncode, totals, output)
 
 

@@ -69,3 +69,74 @@ def test_a_long_line_is_cut_around_the_point(tmp_path: Path) -> None:
     snippet = row.split("long.ts:1:", 1)[1].split("  ", 1)[1].strip()
     assert snippet.startswith("...") and "target(1));" in snippet
     assert len(snippet) <= 72 + 3
+
+
+def _detailed(
+    line: int, column: int, kind: str, executed: bool, hash: str, parent: str = "", depth: int = 0
+) -> CoveragePoint:
+    return CoveragePoint(
+        hash,
+        "src/calc.ts",
+        line,
+        column,
+        kind,
+        executed,
+        parent_hash=parent,
+        scope_kind="Function" if kind == "Function" else "",
+        depth=depth,
+    )
+
+
+DETAILED = CoverageSummary(
+    files=(
+        FileCoverage(
+            file="src/calc.ts",
+            points=(
+                # add() ran, but a block inside it did not: add() heads its uncovered child
+                _detailed(1, 1, "Function", True, "f-add"),
+                _detailed(2, 3, "Block", False, "b-add", parent="f-add", depth=1),
+                # neverCalled() did not run, nor anything inside it
+                _detailed(5, 1, "Function", False, "f-never"),
+                _detailed(6, 2, "Expression", False, "e-double", parent="f-never", depth=1),
+                _detailed(7, 10, "Return", False, "r-never", parent="f-never", depth=1),
+            ),
+        ),
+    )
+)
+
+
+def test_nested_points_fold_into_their_uncovered_function(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "calc.ts").write_text(CALC)
+
+    lines = coverage_gap_lines(DETAILED, SourceLines(tmp_path), Palette(enabled=False))
+
+    assert lines == [
+        "",
+        "Coverage Gaps",
+        "  src/calc.ts (4 uncovered)",
+        "    ├─Function      src/calc.ts:1:1         export function add(a: i32, b: i32): i32 {",
+        "    │ └─Block         src/calc.ts:2:3         return a + b;",
+        "    └─Function      src/calc.ts:5:1         "
+        "export function neverCalled(value: i32): i32 {",
+        "      └─(+2 nested uncovered points)",
+        "",
+        "  Run with --show-coverage=all to expand nested coverage gaps.",
+    ]
+
+
+def test_all_lists_the_nested_points_beneath_their_function(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "calc.ts").write_text(CALC)
+
+    lines = coverage_gap_lines(
+        DETAILED, SourceLines(tmp_path), Palette(enabled=False), expand_nested=True
+    )
+
+    assert lines[-3:] == [
+        "    └─Function      src/calc.ts:5:1         "
+        "export function neverCalled(value: i32): i32 {",
+        "      ├─Variable      src/calc.ts:6:2         const doubled = value * 2;",
+        "      └─Return        src/calc.ts:7:10        return doubled + 1;",
+    ]
+    assert not any("--show-coverage=all" in line for line in lines)

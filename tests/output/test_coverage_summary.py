@@ -9,6 +9,7 @@ from astest_tasks.coverage.model import CoveragePoint, ReportCoverage
 from astest_tasks.coverage.rules import CoverageRules
 from astest_tasks.model.guest_report import Counts
 from astest_tasks.model.results import SpecResult, Stage, Status
+from astest_tasks.output.coverage_gaps import GapListing
 from astest_tasks.output.coverage_summary import (
     CoverageTarget,
     collect_coverage,
@@ -144,5 +145,13 @@ def test_the_summary_plan_carries_the_targets_to_doit_workers() -> None:
     assert SummaryPlan.from_dict(plan.to_dict()) == plan
     assert SummaryPlan.from_dict({**plan.to_dict(), "coverage": None}).coverage == ()
     shown = SummaryPlan(project_root="/p", report_path="r.json", entries=(), show_coverage=True)
-    assert SummaryPlan.from_dict(shown.to_dict()).gaps_root == Path("/p")
-    assert plan.gaps_root is None
+    assert SummaryPlan.from_dict(shown.to_dict()).gaps == GapListing(Path("/p"))
+    expanded = SummaryPlan(
+        project_root="/p",
+        report_path="r.json",
+        entries=(),
+        show_coverage=True,
+        expand_coverage_gaps=True,
+    )
+    assert SummaryPlan.from_dict(expanded.to_dict()).gaps == GapListing(Path("/p"), True)
+    assert plan.gaps is None

@@ -205,6 +205,12 @@ def test_coverage_detail_is_answered_with_zero() -> None:
     assert all_replies(fed(call("coverage:detail"))) == [b"0"]
 
 
+def test_coverage_detail_is_answered_with_one_under_show_coverage() -> None:
+    channel = ProtocolChannel(None, coverage_detail=True)
+    channel.write_stdout(call("coverage:detail"))
+    assert all_replies(channel) == [b"1"]
+
+
 @pytest.mark.parametrize(
     "frame",
     [
@@ -491,6 +497,31 @@ def test_detailed_points_keep_the_guests_hash() -> None:
     )
     coverage = coverage_from_dict(channel.streamed_coverage)
     assert coverage is not None and coverage.points[0].hash == "h1"
+
+
+def test_detailed_points_carry_their_parent_scope_and_depth_through_a_result_file() -> None:
+    channel = fed(
+        call("coverage:summary", total=2, covered=1, uncovered=1, percent=50, detail=1),
+        call(
+            "coverage:batch",
+            file="a.ts",
+            points=[
+                [1, 1, "Function", 1, "f1", "", "Function", "add", 0],
+                [2, 3, "Block", 0, "b1", "f1", "", "", 1],
+            ],
+        ),
+    )
+    coverage = coverage_from_dict(channel.streamed_coverage)
+    assert coverage is not None
+    function, block = coverage.points
+    assert (function.scope_kind, function.scope_name, function.parent_hash) == (
+        "Function",
+        "add",
+        "",
+    )
+    assert (block.parent_hash, block.depth) == ("f1", 1)
+    stored = coverage_from_dict(coverage.to_dict())  # as the result file keeps it
+    assert stored is not None and stored.points == coverage.points
 
 
 def test_a_1_0_7_guest_streams_no_coverage() -> None:
