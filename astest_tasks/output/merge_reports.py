@@ -2,9 +2,9 @@
 
 Each shard's report.json carries every spec's whole result, so the merged summary is the one an
 unsharded run prints: the same lines, the same last line, the same exit code (1 when anything
-failed). The merged report.json, junit.xml and TAP are written too. Reports that do not add up
-(a spec in two shards, a shard missing, shards of different counts) are refused, naming them:
-a merged pass must not hide a shard that never ran.
+failed). The merged reports are written too, in every format (output/formats). Reports that do
+not add up (a spec in two shards, a shard missing, shards of different counts) are refused,
+naming them: a merged pass must not hide a shard that never ran.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import SpecResult
 from astest_tasks.output.console import Shown
+from astest_tasks.output.formats.report_json import REPORT_FILE
 from astest_tasks.output.summary import print_summary, write_reports
 
 
@@ -40,7 +41,7 @@ def merge_reports(reports: Sequence[Path], output_dir: Path) -> int:
             owner[key] = path
             shown.append(Shown(result=result, cached=bool(entry.get("cached"))))
     _check_shards(reports, shards, len(shown))
-    passed = write_reports(output_dir / "report.json", shown)
+    passed = write_reports(output_dir / REPORT_FILE, shown)
     print_summary(shown)
     return 0 if passed else 1
 

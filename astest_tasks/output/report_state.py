@@ -1,9 +1,10 @@
 """What the summary remembers between runs, so that a run where no result changed rewrites nothing.
 
-The reports (report.json, junit.xml, TAP, coverage files) are a function of the result files and
-of the options that shape them (the summary plan, our version). The state file, beside
-report.json, holds a digest of all of those and the modification time of every file written from
-them. When the digest and the files are as they were, the reports are left alone.
+The reports (every format in output/formats, and the coverage files) are a function of the result
+files and of the options that shape them (the summary plan, our version, the formats' files). The
+state file, beside report.json, holds a digest of all of those and the modification time of
+every file written from them. When the digest and the files are as they were, the reports are
+left alone.
 """
 
 from __future__ import annotations

@@ -1,18 +1,17 @@
-"""The summary task: read every result file, fresh or cached, print them, write report.json."""
+"""The summary task: read every result file, fresh or cached, print them, and write the reports
+(report.json and every other registered format, see output/formats)."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.version import __version__
 from astest_tasks.coverage.points import SourceLines
-from astest_tasks.model.guest_report import Verdict, counts_to_dict, failure_to_dict
+from astest_tasks.model.guest_report import Verdict
 from astest_tasks.model.results import (
     SpecIdentity,
     SpecResult,
@@ -24,16 +23,18 @@ from astest_tasks.model.results import (
     read_result,
 )
 from astest_tasks.model.test_cases import TestCase as Point
-from astest_tasks.output.ci_reports import junit_xml, points, tap_document
+from astest_tasks.output.ci_reports import points
 from astest_tasks.output.console import Shown, render_summary
 from astest_tasks.output.coverage_gaps import GapListing, coverage_gap_lines
 from astest_tasks.output.coverage_summary import (
     CoverageOutcome,
     CoverageTarget,
     collect_coverage,
-    coverage_report_json,
     write_coverage_files,
 )
+from astest_tasks.output.formats import report_file_names, write_report_files
+from astest_tasks.output.formats.base import ReportInput
+from astest_tasks.output.formats.report_json import REPORT_FILE, REPORT_FORMAT
 from astest_tasks.output.fuzz_summary import FuzzEntry, ShownFuzz, load_fuzz_results, print_fuzz
 from astest_tasks.output.report_state import (
     STATE_FILE,
@@ -47,10 +48,6 @@ from astest_tasks.output.report_state import (
 )
 from astest_tasks.output.suite_filter import filter_result
 from astest_tasks.output.terminal import Palette, output_stream, use_colour
-
-REPORT_FORMAT = 1
-JUNIT_FILE = "junit.xml"
-TAP_FILE = "reports/report.tap"
 
 
 @dataclass(frozen=True)
@@ -158,19 +155,36 @@ def write_report(
             write_coverage_files(root, coverage)
         write_reports(report, [item.shown for item in loaded], coverage, plan.shard)
         return passed
-    options = {"plan": plan.to_dict(), "format": REPORT_FORMAT, "version": __version__}
+    options = {
+        "plan": plan.to_dict(),
+        "format": REPORT_FORMAT,
+        "version": __version__,
+        # A format added (or moved) since the state was saved has no file yet: write them all.
+        "files": report_file_names(),
+    }
     digest = reports_digest(options, [str(d) for d in digests])
     state = load_state(state_path)
     if state is not None and state.digest == digest and outputs_untouched(root, state.outputs):
         return passed  # the reports on disk are the ones these results make
-    spec_points = [_points_of(item) for item in loaded]
-    shown = [item.shown for item in loaded]
-    whole = [item.whole_json() for item in loaded]
-    files = _write_files(report, shown, whole, spec_points, coverage, plan.shard)
+    reports = ReportInput(
+        shown=[item.shown for item in loaded],
+        whole_results=[item.whole_json() for item in loaded],
+        spec_points=[_points_of(item) for item in loaded],
+        coverage=coverage,
+        shard=plan.shard,
+    )
+    files = write_report_files(_report_folder(report), reports)
     written = [os.path.relpath(path, root) for path in files]  # the output may be outside
     written += write_coverage_files(root, coverage) if coverage is not None else []
     save_state(state_path, ReportState(digest, modification_times(root, written)))
     return passed
+
+
+def _report_folder(report: Path) -> Path:
+    """The folder every format is written to: report.json's (which the JSON format writes)."""
+    if report.name != REPORT_FILE:
+        raise ValueError(f"{report}: the reports are written as {REPORT_FILE} and beside it")
+    return report.parent
 
 
 def _points_of(item: LoadedSpec) -> list[Point]:
@@ -197,28 +211,17 @@ def write_reports(
     coverage: CoverageOutcome | None = None,
     shard: tuple[int, int, int] | None = None,
 ) -> bool:
-    """report.json, and beside it the same results as JUnit XML and TAP (where as-test puts
-    it), for CI; True when nothing failed. The results must have their suites."""
-    spec_points = [points(item.result) for item in shown]
-    whole = [item.result.to_json() for item in shown]
-    _write_files(report, shown, whole, spec_points, coverage, shard)
+    """Every registered format's file in ``report``'s folder (``report`` names report.json),
+    for programs and CI; True when nothing failed. The results must have their suites."""
+    reports = ReportInput(
+        shown=shown,
+        whole_results=[item.result.to_json() for item in shown],
+        spec_points=[points(item.result) for item in shown],
+        coverage=coverage,
+        shard=shard,
+    )
+    write_report_files(_report_folder(report), reports)
     return all(item.result.status != Status.FAILED for item in shown)
-
-
-def _write_files(
-    report: Path,
-    shown: Sequence[Shown],
-    whole_results: Sequence[str],
-    spec_points: Sequence[Sequence[Point]],
-    coverage: CoverageOutcome | None,
-    shard: tuple[int, int, int] | None,
-) -> list[Path]:
-    results = [item.result for item in shown]
-    written = [report, report.with_name(JUNIT_FILE), report.parent / TAP_FILE]
-    write_text_atomic(written[0], _report_json(shown, whole_results, coverage, shard))
-    write_text_atomic(written[1], junit_xml(results, spec_points))
-    write_text_atomic(written[2], tap_document(results, spec_points))
-    return written
 
 
 def print_summary(
@@ -340,58 +343,3 @@ def _missing_result(entry: SummaryEntry, session: str) -> SpecResult:
     )
     who = SpecIdentity(spec=entry.spec, spec_id=entry.spec_id, mode=entry.mode, target=entry.target)
     return failure_result(who, session, Stage.RUN, "no result", details, "")
-
-
-def _report_json(
-    shown: Sequence[Shown],
-    whole_results: Sequence[str],
-    coverage: CoverageOutcome | None = None,
-    shard: tuple[int, int, int] | None = None,
-) -> str:
-    """Compact JSON (read by programs: ``astest merge``, CI scripts, jq), each spec's whole
-    result spliced in as the text it is stored as, so no expectation is parsed or encoded."""
-    specs = []
-    for item, whole in zip(shown, whole_results, strict=True):
-        result = item.result
-        entry = _compact(
-            {
-                "file": result.spec,
-                "spec_id": result.spec_id,
-                "mode": result.mode,
-                "target": result.target,
-                "verdict": result.status.value,
-                "stage": result.stage.value,
-                "cached": item.cached,
-                "duration_s": round(result.duration_s, 6),
-                "counts": counts_to_dict(result.counts),
-                "failures": [failure_to_dict(f) for f in result.failures],
-                "error": result.error,
-                "warnings": list(result.warnings),
-                "build_command": result.build_command,
-            }
-        )
-        # Everything the summary shows, so that `astest merge` can show it again.
-        specs.append(f'{entry[:-1]},"result":{whole}}}')
-    totals = {
-        "files": {
-            status.value: sum(1 for s in shown if s.result.status == status) for status in Status
-        },
-        "tests": {
-            "passed": sum(s.result.counts.tests_passed for s in shown),
-            "failed": sum(s.result.counts.tests_failed for s in shown),
-            "skipped": sum(s.result.counts.tests_skipped for s in shown),
-        },
-        "cached": sum(1 for s in shown if s.cached),
-    }
-    document: dict[str, object] = {"format": REPORT_FORMAT, "totals": totals, "specs": []}
-    if coverage is not None:
-        document["coverage"] = coverage_report_json(coverage)
-    if shard is not None:
-        # `pairs`: how many (mode, spec) pairs all N shards hold together; the merge checks it.
-        document["shard"] = {"index": shard[0], "count": shard[1], "pairs": shard[2]}
-    head, _, rest = _compact(document).partition('"specs":[]')
-    return f'{head}"specs":[{",".join(specs)}]{rest}\n'
-
-
-def _compact(data: object) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

@@ -17,8 +17,8 @@ from pathlib import Path
 from astest_tasks.fuzz.crash_records import entry_stem
 from astest_tasks.model.crash_records import crash_entry, orphaned_crash_records
 from astest_tasks.model.spec_logs import spec_log_path
+from astest_tasks.output.formats import report_file_names
 from astest_tasks.output.report_state import STATE_FILE
-from astest_tasks.output.summary import JUNIT_FILE, TAP_FILE
 from astest_tasks.tasks.actions import RunRequest
 
 
@@ -59,13 +59,11 @@ def fuzz_leftovers(crash_dir: str, file_id: str, mode: str) -> list[str]:
 
 
 def summary_leftovers(report_path: str, coverage_dirs: Sequence[str]) -> list[str]:
+    """Every report format's file beside report.json (``report_path``), the report state, and
+    the coverage files."""
     folder = posixpath.dirname(report_path)
-    reports = [
-        report_path,
-        posixpath.join(folder, JUNIT_FILE),
-        posixpath.join(folder, TAP_FILE),
-        posixpath.join(folder, STATE_FILE),
-    ]
+    names = [*report_file_names().values(), STATE_FILE]
+    reports = [posixpath.join(folder, name) for name in names]
     patterns = [glob.escape(path) for path in reports]
     for directory in coverage_dirs:
         escaped = glob.escape(directory)

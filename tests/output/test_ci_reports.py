@@ -9,7 +9,9 @@ from tap.parser import Parser as TapParser
 
 from astest_tasks.model.guest_report import Counts, Expectation, FailureDetail, Suite, Verdict
 from astest_tasks.model.results import SpecResult, Stage, Status
-from astest_tasks.output.ci_reports import junit_xml, points, tap_document
+from astest_tasks.output.ci_reports import points
+from astest_tasks.output.formats.junit import junit_xml
+from astest_tasks.output.formats.tap import tap_document
 
 
 def expectation(verdict: Verdict, message: str = "", location: str = "4:7") -> Expectation:

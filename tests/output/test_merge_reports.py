@@ -10,6 +10,7 @@ import pytest
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import SpecIdentity, Stage, failure_result
 from astest_tasks.output.console import Shown
+from astest_tasks.output.formats import report_file_names
 from astest_tasks.output.merge_reports import merge_reports
 from astest_tasks.output.summary import write_reports
 
@@ -38,7 +39,8 @@ def test_merged_shards_print_one_summary_and_fail_like_the_run(
     assert out.rstrip().splitlines()[-1] == "tests: 0 passed, 3 failed, 0 skipped"
     merged = json.loads((tmp_path / "merged/report.json").read_text())
     assert [s["spec_id"] for s in merged["specs"]] == ["a", "b", "c"]
-    assert (tmp_path / "merged/junit.xml").is_file()
+    for name in report_file_names().values():  # every format, as an unsharded run writes
+        assert (tmp_path / "merged" / name).is_file(), name
 
 
 @pytest.mark.parametrize(

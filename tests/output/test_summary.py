@@ -9,9 +9,8 @@ import junitparser
 
 from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict, count
 from astest_tasks.model.results import SpecResult, Stage, Status, write_result
+from astest_tasks.output.formats import report_file_names
 from astest_tasks.output.summary import (
-    JUNIT_FILE,
-    TAP_FILE,
     SummaryEntry,
     SummaryPlan,
     load_specs,
@@ -19,6 +18,8 @@ from astest_tasks.output.summary import (
 )
 
 REPORT = ".as-test/report.json"
+JUNIT = ".as-test/junit.xml"
+TAP = ".as-test/reports/report.tap"
 
 
 def table_result(rows: int, session: str = "s1", failing_row: int | None = None) -> SpecResult:
@@ -59,8 +60,8 @@ def plan(root: Path, shard: tuple[int, int, int] | None = None) -> SummaryPlan:
 
 
 def report_files(root: Path) -> list[Path]:
-    report = root / REPORT
-    return [report, report.with_name(JUNIT_FILE), report.parent / TAP_FILE]
+    folder = (root / REPORT).parent
+    return [folder / name for name in report_file_names().values()]
 
 
 def mtimes(root: Path) -> list[tuple[int, int]]:
@@ -92,7 +93,7 @@ def test_a_changed_result_an_option_or_a_deleted_report_writes_them_again(tmp_pa
     write_result(tmp_path / "r.json", table_result(300, session="s2", failing_row=7))
     assert not summarize(tmp_path, "s2")
     assert mtimes(tmp_path) != unchanged
-    xml = junitparser.JUnitXml.fromfile(str(tmp_path / ".as-test" / JUNIT_FILE))
+    xml = junitparser.JUnitXml.fromfile(str(tmp_path / JUNIT))
     assert (xml.tests, xml.failures) == (1, 1)  # one test case, failing
 
     summarize(tmp_path, "s3", shard=(1, 2, 2))
@@ -102,9 +103,9 @@ def test_a_changed_result_an_option_or_a_deleted_report_writes_them_again(tmp_pa
         "pairs": 2,
     }
 
-    (tmp_path / ".as-test" / TAP_FILE).unlink()
+    (tmp_path / TAP).unlink()
     summarize(tmp_path, "s4", shard=(1, 2, 2))
-    assert (tmp_path / ".as-test" / TAP_FILE).is_file()
+    assert (tmp_path / TAP).is_file()
 
 
 def test_a_missing_result_is_reported_as_a_failure(tmp_path: Path) -> None:

@@ -75,7 +75,8 @@ def test_fuzz_leftovers_cover_the_campaign_and_its_fuzzers(tmp_path: Path) -> No
 
 
 def test_names_with_glob_characters_are_taken_literally(tmp_path: Path) -> None:
-    (tmp_path / "[x].json").write_text("x")
-    (tmp_path / "x.json").write_text("x")
-    remove_files(str(tmp_path), summary_leftovers("[x].json", []), dryrun=False)
-    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+    for folder in ("[x]", "x"):  # "[x]" as a pattern matches "x"
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "report.json").write_text("x")
+    remove_files(str(tmp_path), summary_leftovers("[x]/report.json", []), dryrun=False)
+    assert [p.parent.name for p in tmp_path.rglob("*.json")] == ["x"]

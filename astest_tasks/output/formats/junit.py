@@ -1,0 +1,91 @@
+"""junit.xml: one ``<testsuite>`` per spec and mode, one ``<testcase>`` per test case (see
+ci_reports.points); each suite's properties carry its expectation totals, the summary's
+``tests:`` counts."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Sequence
+
+from astest_tasks.core.guest_text import xml_text
+from astest_tasks.model.guest_report import Verdict
+from astest_tasks.model.results import SpecResult, Status
+from astest_tasks.model.test_cases import TestCase as Point
+from astest_tasks.output.ci_reports import point_status, points
+from astest_tasks.output.formats.base import ReportInput, TextFormat
+
+
+def junit_xml(
+    results: Sequence[SpecResult], known_points: Sequence[Sequence[Point]] | None = None
+) -> str:
+    """One <testsuite> per spec and mode, one <testcase> per point; ``known_points`` are the
+    results' points when the caller has them already (the summary keeps them between runs)."""
+    root = ElementTree.Element("testsuites", name="astest")
+    totals = {"tests": 0, "failures": 0, "skipped": 0}
+    total_time = 0.0
+    for position, result in enumerate(results):
+        spec_points = points(result) if known_points is None else known_points[position]
+        failed = sum(1 for p in spec_points if p.verdict is Verdict.FAIL)
+        skipped = sum(1 for p in spec_points if point_status(p) is Status.SKIPPED)
+        suite = ElementTree.SubElement(
+            root,
+            "testsuite",
+            name=f"{result.mode}:{result.spec_id}",
+            tests=str(len(spec_points)),
+            failures=str(failed),
+            errors="0",
+            skipped=str(skipped),
+            time=f"{result.duration_s:.6f}",
+            file=result.spec,
+        )
+        properties = ElementTree.SubElement(suite, "properties")
+        for key, value in _expectation_totals(spec_points).items():
+            ElementTree.SubElement(properties, "property", name=key, value=str(value))
+        totals["tests"] += len(spec_points)
+        totals["failures"] += failed
+        totals["skipped"] += skipped
+        total_time += result.duration_s
+        for point in spec_points:
+            case = ElementTree.SubElement(
+                suite,
+                "testcase",
+                classname=f"{result.mode}.{result.spec_id}",
+                name=xml_text(point.name),
+                file=result.spec,
+                time="0",
+            )
+            if point.verdict is Verdict.FAIL:
+                failure = ElementTree.SubElement(
+                    case, "failure", message=xml_text(point.message), type=point.matcher or "error"
+                )
+                where = f"{result.spec}:{point.location}\n" if point.location else ""
+                failure.text = xml_text(where + point.details)
+            elif point_status(point) is Status.SKIPPED:
+                ElementTree.SubElement(case, "skipped")
+        if result.output:
+            ElementTree.SubElement(suite, "system-out").text = xml_text(result.output)
+    for key, value in totals.items():
+        root.set(key, str(value))
+    root.set("errors", "0")
+    root.set("time", f"{total_time:.6f}")
+    ElementTree.indent(root)
+    document = ElementTree.tostring(root, encoding="unicode", xml_declaration=True)
+    # A parser reads a raw CR in text as LF; ElementTree escapes it in attributes only, and markup
+    # has none, so every CR left is text that must stay a CR.
+    return document.replace("\r", "&#13;") + "\n"
+
+
+def _expectation_totals(spec_points: Sequence[Point]) -> dict[str, int]:
+    """The spec's expectations by outcome: the summary's per-spec test counts."""
+    return {
+        "expectations.passed": sum(p.passed for p in spec_points),
+        "expectations.failed": sum(p.failed for p in spec_points),
+        "expectations.skipped": sum(p.skipped for p in spec_points),
+    }
+
+
+def _render(reports: ReportInput) -> str:
+    return junit_xml(reports.results, reports.spec_points)
+
+
+FORMAT = TextFormat(name="junit", file_name="junit.xml", render=_render)

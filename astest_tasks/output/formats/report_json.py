@@ -1,0 +1,69 @@
+"""report.json: every spec's result, totals, coverage and shard, for programs (``astest merge``,
+``--shard-durations``, CI scripts, jq)."""
+
+from __future__ import annotations
+
+import json
+
+from astest_tasks.model.guest_report import counts_to_dict, failure_to_dict
+from astest_tasks.model.results import Status
+from astest_tasks.output.coverage_summary import coverage_report_json
+from astest_tasks.output.formats.base import ReportInput, TextFormat
+
+REPORT_FORMAT = 1  # the document's "format"; raise it when a reader must tell old from new
+REPORT_FILE = "report.json"
+
+
+def report_json(reports: ReportInput) -> str:
+    """Compact JSON, each spec's whole result spliced in as the text it is stored as, so no
+    expectation is parsed or encoded."""
+    shown = reports.shown
+    specs = []
+    for item, whole in zip(shown, reports.whole_results, strict=True):
+        result = item.result
+        entry = _compact(
+            {
+                "file": result.spec,
+                "spec_id": result.spec_id,
+                "mode": result.mode,
+                "target": result.target,
+                "verdict": result.status.value,
+                "stage": result.stage.value,
+                "cached": item.cached,
+                "duration_s": round(result.duration_s, 6),
+                "counts": counts_to_dict(result.counts),
+                "failures": [failure_to_dict(f) for f in result.failures],
+                "error": result.error,
+                "warnings": list(result.warnings),
+                "build_command": result.build_command,
+            }
+        )
+        # Everything the summary shows, so that `astest merge` can show it again.
+        specs.append(f'{entry[:-1]},"result":{whole}}}')
+    totals = {
+        "files": {
+            status.value: sum(1 for s in shown if s.result.status == status) for status in Status
+        },
+        "tests": {
+            "passed": sum(s.result.counts.tests_passed for s in shown),
+            "failed": sum(s.result.counts.tests_failed for s in shown),
+            "skipped": sum(s.result.counts.tests_skipped for s in shown),
+        },
+        "cached": sum(1 for s in shown if s.cached),
+    }
+    document: dict[str, object] = {"format": REPORT_FORMAT, "totals": totals, "specs": []}
+    if reports.coverage is not None:
+        document["coverage"] = coverage_report_json(reports.coverage)
+    if reports.shard is not None:
+        # `pairs`: how many (mode, spec) pairs all N shards hold together; the merge checks it.
+        shard = reports.shard
+        document["shard"] = {"index": shard[0], "count": shard[1], "pairs": shard[2]}
+    head, _, rest = _compact(document).partition('"specs":[]')
+    return f'{head}"specs":[{",".join(specs)}]{rest}\n'
+
+
+def _compact(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+FORMAT = TextFormat(name="json", file_name=REPORT_FILE, render=report_json)

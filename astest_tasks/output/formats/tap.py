@@ -1,0 +1,82 @@
+"""reports/report.tap (where as-test's TAP reporter puts it): a TAP 13 stream, one point per test
+case (see ci_reports.points), closed by comments with the expectation totals."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from astest_tasks.core.guest_text import one_line_text, yaml_double_quoted
+from astest_tasks.model.guest_report import Verdict
+from astest_tasks.model.results import SpecResult, Status
+from astest_tasks.model.test_cases import TestCase as Point
+from astest_tasks.output.ci_reports import point_status, points
+from astest_tasks.output.formats.base import ReportInput, TextFormat
+
+
+def tap_document(
+    results: Sequence[SpecResult], known_points: Sequence[Sequence[Point]] | None = None
+) -> str:
+    """A TAP 13 stream, a point per test case (names prefixed with mode and file, as as-test's
+    TAP reporter does), closed by comments with the expectation totals."""
+    lines = ["TAP version 13"]
+    body: list[str] = []
+    counts = {Status.PASSED: 0, Status.FAILED: 0, Status.SKIPPED: 0}
+    expectations = {Status.PASSED: 0, Status.FAILED: 0, Status.SKIPPED: 0}
+    number = 0
+    for position, result in enumerate(results):
+        for point in points(result) if known_points is None else known_points[position]:
+            number += 1
+            counts[point_status(point)] += 1
+            expectations[Status.PASSED] += point.passed
+            expectations[Status.FAILED] += point.failed
+            expectations[Status.SKIPPED] += point.skipped
+            name = _tap_name(f"{result.mode} {result.spec} > {point.name}")
+            if point.verdict is Verdict.FAIL:
+                body.append(f"not ok {number} - {name}")
+                body.extend(_yaml_block(result, point))
+            elif point_status(point) is Status.SKIPPED:
+                body.append(f"ok {number} - {name} # SKIP")
+            else:
+                body.append(f"ok {number} - {name}")
+    lines.append(f"1..{number}")
+    lines.extend(body)
+    lines.append(f"# tests {number}")
+    lines.append(f"# pass {counts[Status.PASSED]}")
+    if counts[Status.SKIPPED]:
+        lines.append(f"# skip {counts[Status.SKIPPED]}")
+    lines.append(f"# fail {counts[Status.FAILED]}")
+    lines.append(
+        f"# expectations {expectations[Status.PASSED]} passed, "
+        f"{expectations[Status.FAILED]} failed, {expectations[Status.SKIPPED]} skipped"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _tap_name(text: str) -> str:
+    # One line: line breaks (and other whitespace) become single spaces.
+    return one_line_text(" ".join(text.split()).replace("#", "\\#"))
+
+
+def _yaml_block(result: SpecResult, point: Point) -> list[str]:
+    line, _, column = point.location.partition(":")
+    fields = {
+        "message": point.message or point.details,
+        "file": result.spec,
+        "line": line,
+        "column": column,
+        "matcher": point.matcher,
+        "failures": point.details if point.failed > 1 else "",  # each failing expectation
+    }
+    block = ["  ---"]
+    for key, value in fields.items():
+        if value:
+            block.append(f"  {key}: {yaml_double_quoted(value)}")
+    block.append("  ...")
+    return block
+
+
+def _render(reports: ReportInput) -> str:
+    return tap_document(reports.results, reports.spec_points)
+
+
+FORMAT = TextFormat(name="tap", file_name="reports/report.tap", render=_render)

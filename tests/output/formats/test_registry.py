@@ -1,0 +1,127 @@
+"""The report formats' registry: every format writes a file its readers accept, a format added
+to the registry is written, kept and cleaned with no other change, and two formats cannot
+collide."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import junitparser
+import pytest
+from tap.parser import Parser as TapParser
+
+from astest_tasks.model.results import write_result
+from astest_tasks.output import formats
+from astest_tasks.output.ci_reports import points
+from astest_tasks.output.console import Shown
+from astest_tasks.output.formats import REPORT_FORMATS, report_file_names, write_report_files
+from astest_tasks.output.formats.base import ReportInput, TextFormat
+from astest_tasks.output.summary import load_specs, write_report
+from astest_tasks.tasks.cleaning import summary_leftovers
+from tests.output.test_ci_reports import BROKEN, MATH, PASSING
+from tests.output.test_summary import REPORT, plan, table_result
+
+SHOWN = [Shown(MATH, cached=False), Shown(BROKEN, cached=True), Shown(PASSING, cached=False)]
+
+
+def reports_of(shown: list[Shown]) -> ReportInput:
+    return ReportInput(
+        shown=shown,
+        whole_results=[item.result.to_json() for item in shown],
+        spec_points=[points(item.result) for item in shown],
+        shard=(1, 2, 5),
+    )
+
+
+def read_json(path: Path) -> int:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["format"] == 1
+    assert document["shard"] == {"index": 1, "count": 2, "pairs": 5}
+    return len(document["specs"])
+
+
+def read_junit(path: Path) -> int:
+    return len(list(junitparser.JUnitXml.fromfile(str(path))))
+
+
+def read_tap(path: Path) -> int:
+    lines = list(TapParser().parse_text(path.read_text(encoding="utf-8")))
+    unknown = [line.text for line in lines if line.category == "unknown" and line.text.strip()]
+    assert unknown == []
+    (plan_line,) = [line for line in lines if line.category == "plan"]
+    tests = [line for line in lines if line.category == "test"]
+    assert plan_line.expected_tests == len(tests)
+    return len({test.description.split(" > ")[0] for test in tests})  # "<mode> <spec>"
+
+
+# How each format's own readers check it, and how many specs they find. A new format adds its
+# reader here: the test below fails for a registered format without one.
+READERS: dict[str, Callable[[Path], int]] = {
+    "json": read_json,
+    "junit": read_junit,
+    "tap": read_tap,
+}
+
+
+def test_every_registered_format_has_a_reader_here() -> None:
+    assert sorted(READERS) == sorted(REPORT_FORMATS)
+
+
+@pytest.mark.parametrize("name", sorted(REPORT_FORMATS))
+def test_each_format_writes_its_file_atomically_and_its_reader_accepts_it(
+    tmp_path: Path, name: str
+) -> None:
+    report_format = REPORT_FORMATS[name]
+    path = report_format.write(tmp_path, reports_of(SHOWN))
+    assert path == tmp_path / report_format.file_name
+    assert READERS[name](path) == len(SHOWN)
+    first = path.stat().st_ino
+    report_format.write(tmp_path, reports_of(SHOWN))
+    assert path.stat().st_ino != first, "rewritten by a rename, never in place"
+
+
+def test_write_report_files_writes_every_format_in_registry_order(tmp_path: Path) -> None:
+    written = write_report_files(tmp_path, reports_of(SHOWN))
+    assert written == [tmp_path / name for name in report_file_names().values()]
+    assert report_file_names() == {
+        "json": "report.json",
+        "junit": "junit.xml",
+        "tap": "reports/report.tap",
+    }
+
+
+def spec_count(reports: ReportInput) -> str:
+    return f"{len(reports.shown)} specs\n"
+
+
+COUNT = TextFormat(name="count", file_name="reports/count.txt", render=spec_count)
+
+
+def test_a_format_added_to_the_registry_is_written_kept_and_cleaned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_result(tmp_path / "r.json", table_result(10))
+    summary_plan = plan(tmp_path)
+    write_report(summary_plan, load_specs(summary_plan, "s1"))
+    counted = tmp_path / ".as-test" / COUNT.file_name
+    assert not counted.exists()
+
+    monkeypatch.setattr(formats, "REPORT_FORMATS", {**REPORT_FORMATS, COUNT.name: COUNT})
+    # No result changed, but the reports on disk lack the new format's file: it is written.
+    write_report(summary_plan, load_specs(summary_plan, "s2"))
+    assert counted.read_text() == "1 specs\n"
+    before = counted.stat().st_ino
+    write_report(summary_plan, load_specs(summary_plan, "s3"))
+    assert counted.stat().st_ino == before, "nothing changed: nothing is written"
+    assert ".as-test/reports/count.txt" in summary_leftovers(REPORT, [])
+
+
+def test_two_formats_cannot_share_a_name_or_a_file() -> None:
+    other = TextFormat(name="count", file_name="other.txt", render=spec_count)
+    with pytest.raises(ValueError, match="share a name or a file"):
+        formats._registry(COUNT, other)
+    same_file = TextFormat(name="other", file_name=COUNT.file_name, render=spec_count)
+    with pytest.raises(ValueError, match="share a name or a file"):
+        formats._registry(COUNT, same_file)
