@@ -119,7 +119,9 @@ def make_astest_tasks(
                 str(values["browser"]),
                 update,
             )
-            listing = PlanRequest(bool(values["list"]), bool(values["list_modes"]))
+            listing = PlanRequest(
+                bool(values["list"]), bool(values["list_modes"]), fuzz=bool(values["fuzz"])
+            )
             coverage = combined_coverage(
                 parse_coverage_switch(str(values["coverage"])),
                 features,

@@ -140,7 +140,7 @@ def fuzz_tasks(
     for mode in modes:
         built_as = fuzz_mode(mode)
         for target in files:
-            paths = _fuzz_files(mode, target)
+            paths = fuzz_files(mode, target)
             plan.tasks.append(
                 _build_task(root, built_as, target, paths, toolchain, scan_cache, pipeline)
             )
@@ -188,7 +188,8 @@ def fuzz_tasks(
     return plan
 
 
-def _fuzz_files(mode: ModeSettings, target: Spec) -> dict[str, str]:
+def fuzz_files(mode: ModeSettings, target: Spec) -> dict[str, str]:
+    """Where a fuzz target's build and result go, per mode (--list shows the wasm)."""
     stem = posixpath.join(mode.out_dir, "fuzz", target.spec_id)
     return {
         "wasm": f"{stem}.fuzz.wasm",

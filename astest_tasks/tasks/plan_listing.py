@@ -4,9 +4,11 @@ As as-test 1.8's ``listExecutionPlan`` (``bin/index.js``): an ``as-test plan`` h
 command, config and selectors; with ``--list-modes`` the configured modes (``(default)`` or
 ``(manual)``), the selected ones and, on a plain run, the ones selected by default; with
 ``--list`` the resolved spec files and per selected mode its target, output folder, runtime,
-env overrides and artifacts. We add what a run here would also use (features, coverage) and
-each spec's last stored result, which is what can be known without asking doit's state: a
-passed one is shown from the cache unless an input changed, a failed or missing one runs.
+env overrides and artifacts; with ``--fuzz`` too, the fuzz plan as ``ast fuzz --list`` prints it
+(the fuzz files, and per mode the bindings target and the fuzz builds). We add what a run here
+would also use (features, coverage) and each spec's last stored result, which is what can be
+known without asking doit's state: a passed one is shown from the cache unless an input
+changed, a failed or missing one runs.
 
 The task creator then yields one task that prints the plan, and no build or run task: nothing
 is built, run, written or locked.
@@ -36,12 +38,14 @@ from astest_tasks.config.project_config import (
 from astest_tasks.config.selection import select_specs
 from astest_tasks.model.results import Status, read_result
 from astest_tasks.run.runtime_command import resolve_runtime
+from astest_tasks.tasks.fuzz_tasks import FUZZ_SUFFIX, fuzz_files, fuzz_mode
 
 
 @dataclass(frozen=True)
 class PlanRequest:
     files: bool = False  # --list
     modes: bool = False  # --list-modes
+    fuzz: bool = False  # --fuzz: the run includes the fuzz campaigns, so the plan lists them
 
     @property
     def wanted(self) -> bool:
@@ -95,6 +99,8 @@ def plan_text(request: PlanRequest, plan: PlanInput) -> str:
         lines += _mode_lines(plan)
     if request.files:
         lines += _file_lines(plan)
+    if request.files and request.fuzz:
+        lines += _fuzz_lines(plan)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -124,6 +130,32 @@ def _file_lines(plan: PlanInput) -> list[str]:
     lines = ["Resolved files:", *(f"  - {path}" for path in every), ""]
     for mode in plan.selected:
         lines += _mode_plan(plan, mode, specs_by_mode[mode.name])
+    return lines
+
+
+def _fuzz_lines(plan: PlanInput) -> list[str]:
+    """``ast fuzz --list``'s plan: fuzz builds are bindings builds, run in our process."""
+    settings = plan.config.fuzz
+    targets = discover_specs(plan.root, settings.input_patterns, FUZZ_SUFFIX)
+    lines = [
+        "as-test fuzz plan",
+        f"inputs: {', '.join(settings.input_patterns)}",
+        "",
+        "Fuzz files:",
+        *(f"  - {target.path}" for target in targets),
+        *([] if targets else ["  (none: nothing to fuzz)"]),
+        "",
+    ]
+    for mode in plan.selected:
+        built = fuzz_mode(mode)
+        lines += [
+            f"Mode: {mode.name}",
+            f"  target: {built.target}",
+            f"  outDir: {built.out_dir}",
+            "  artifacts:",
+            *(f"    - {fuzz_files(built, target)['wasm']}" for target in targets),
+            "",
+        ]
     return lines
 
 

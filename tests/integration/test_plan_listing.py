@@ -85,3 +85,30 @@ def test_the_plan_agrees_with_as_test_1_8s(tmp_path: Path) -> None:
     for heading in ("Configured modes:", "Selected modes:", "Resolved files:", "Mode: wasi"):
         assert got[heading] == expected[heading], heading
     assert "    - .as-test/build/wasi/snap.spec.wasm" in got["Mode: wasi"]  # the blocks are full
+
+
+def test_with_fuzz_the_plan_lists_the_fuzz_files_as_ast_fuzz_list_does(tmp_path: Path) -> None:
+    theirs, ours = both_copies("fuzz", tmp_path, AS_TEST_1_8)
+    argv = ["node", "node_modules/as-test/bin/index.js", "fuzz", "--list"]
+    reference = subprocess.run(
+        argv, cwd=theirs.root, capture_output=True, text=True, timeout=300, check=True
+    ).stdout
+    listed = ours.doit("astest", "--fuzz", "--list")
+    assert listed.exit_code == 0, listed.stdout + listed.stderr
+    expected = _plan_sections(ANSI.sub("", reference))
+    fuzz_plan = listed.stdout.split("\nas-test fuzz plan\n", 1)[1]
+    got = _plan_sections(fuzz_plan)
+    assert got["Fuzz files:"] == expected["Resolved files:"]
+    assert len(got["Fuzz files:"]) == 3
+    # Per mode the same target and the same wasm names (ours sit in the mode's fuzz/ folder).
+    assert got["Mode: default"][0] == expected["Mode: default"][0] == "  target: bindings"
+    names = [line.rsplit("/", 1)[1] for line in got["Mode: default"] if line.startswith("    - ")]
+    theirs_names = [
+        line.rsplit("/", 1)[1] for line in expected["Mode: default"] if line.startswith("    - ")
+    ]
+    assert names == theirs_names
+    # Nothing was built or run.
+    assert not (ours.root / ".as-test" / "build").exists()
+    # Without --fuzz the plan is the specs' alone.
+    plain = ours.doit("astest", "--list")
+    assert "as-test fuzz plan" not in plain.stdout and "Resolved files:" in plain.stdout

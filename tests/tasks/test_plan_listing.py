@@ -109,3 +109,17 @@ def test_the_plan_task_prints_the_text_and_is_never_up_to_date(
     assert function is print_plan
     function(*args)
     assert capsys.readouterr().out == "as-test plan\n"
+
+
+def test_with_fuzz_the_files_plan_adds_the_fuzz_targets(project: Path) -> None:
+    fuzz = project / "assembly" / "__fuzz__"
+    fuzz.mkdir()
+    (fuzz / "parse.fuzz.ts").write_text('import { fuzz } from "as-test";\n')
+
+    text = _plan(project, PlanRequest(files=True, fuzz=True), ["wasi"])
+
+    fuzz_plan = text.split("as-test fuzz plan\n", 1)[1]
+    assert "Fuzz files:\n  - assembly/__fuzz__/parse.fuzz.ts\n" in fuzz_plan
+    assert "Mode: wasi\n  target: bindings\n" in fuzz_plan
+    assert "    - .as-test/build/wasi/fuzz/parse.fuzz.wasm" in fuzz_plan
+    assert "fuzz plan" not in _plan(project, PlanRequest(files=True), ["wasi"])
