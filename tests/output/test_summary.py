@@ -8,7 +8,7 @@ from pathlib import Path
 import junitparser
 
 from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict, count
-from astest_tasks.model.results import SpecResult, Stage, Status, write_result
+from astest_tasks.model.results import SpecResult, Status, write_result
 from astest_tasks.output.summary import (
     JUNIT_FILE,
     TAP_FILE,
@@ -17,6 +17,7 @@ from astest_tasks.output.summary import (
     load_specs,
     write_report,
 )
+from tests.conftest import make_spec_result
 
 REPORT = ".as-test/report.json"
 
@@ -37,15 +38,11 @@ def table_result(rows: int, session: str = "s1", failing_row: int | None = None)
     )
     suites = (Suite("table", "test", 0, Verdict.OK, 0.0, 1.0, (), tests, ()),)
     counts: Counts = count(suites)
-    return SpecResult(
-        spec="assembly/__tests__/table.spec.ts",
-        spec_id="table",
-        mode="wasi",
-        target="wasi",
-        status=Status.FAILED if failing_row is not None else Status.PASSED,
-        stage=Stage.RUN,
+    return make_spec_result(
+        "table",
+        Status.FAILED if failing_row is not None else Status.PASSED,
         counts=counts,
-        failures=(),
+        failure_list=(),
         suites=suites,
         duration_s=0.5,
         session=session,
