@@ -14,7 +14,7 @@ from astest_tasks.config.feature_switches import FeatureSwitches
 from astest_tasks.config.git_changes import ChangedFiles
 from astest_tasks.config.run_switches import RunSwitches
 from astest_tasks.core.errors import UserError
-from astest_tasks.model.results import Status, write_result
+from astest_tasks.model.results import Stage, Status, read_result, write_result
 from astest_tasks.tasks import creator, project_lock
 from astest_tasks.tasks.creator import RequestedLimits, create_tasks
 from astest_tasks.tasks.factory import make_astest_tasks
@@ -444,3 +444,23 @@ def test_the_summary_task_fails_on_a_failure_a_crash_or_a_missing_result(
         "no result at .as-test/build/bindings/geometry.result.json; "
         "run `doit astest:run:bindings:geometry`" in out
     )
+
+
+def test_a_run_whose_build_never_ran_records_why_and_the_summary_fails(
+    tmp_project: ProjectBuilder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_project()
+    tasks = created(root, mode="wasi", spec="geometry")
+    run = named(tasks, "run:wasi:geometry")
+    run_action(run)
+    result = read_result(root / run["targets"][0])
+    assert result is not None
+    assert (result.status, result.stage, result.error) == (Status.FAILED, Stage.BUILD, "not built")
+    assert [f.message for f in result.failures] == [
+        "no build record at .as-test/build/wasi/geometry.build.json; "
+        "build it with `doit astest:build:wasi:geometry`"
+    ]
+    assert failed(run_action(named(tasks, "summary")))
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith(" FAIL  wasi  geometry  build failed") for line in lines)
+    assert lines[-1] == "tests: 0 passed, 1 failed, 0 skipped"
