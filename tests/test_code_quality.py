@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -28,3 +29,54 @@ def test_ruff_lint_is_clean() -> None:
 def test_ruff_format_is_clean() -> None:
     proc = run_tool("ruff", "format", "--check", ".")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# What checks an outcome, besides an assert statement: pytest's raises/warns/fail and a mock's
+# assert_* methods (any call whose name starts with "assert").
+_CHECKING_CALLS = frozenset({"raises", "warns", "fail", "deprecated_call"})
+
+
+def _checks_something(function: ast.AST, helpers: dict[str, ast.AST], followed: set[str]) -> bool:
+    """Whether ``function`` asserts, directly or through a helper of its module it calls."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assert):
+            return True
+        if not isinstance(node, ast.Call):
+            continue
+        callee = node.func
+        name = (
+            callee.attr
+            if isinstance(callee, ast.Attribute)
+            else callee.id
+            if isinstance(callee, ast.Name)
+            else ""
+        )
+        if name in _CHECKING_CALLS or name.startswith("assert"):
+            return True
+        if name in helpers and name not in followed:
+            followed.add(name)
+            if _checks_something(helpers[name], helpers, followed):
+                return True
+    return False
+
+
+def test_every_test_checks_an_outcome() -> None:
+    """A test that only runs code passes whatever the code returns (issue 20)."""
+    silent = []
+    for path in sorted((REPO / "tests").rglob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        functions = [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        helpers: dict[str, ast.AST] = {}
+        for function in functions:
+            helpers.setdefault(function.name, function)
+        silent += [
+            f"{path.relative_to(REPO)}:{function.lineno} {function.name}"
+            for function in functions
+            if function.name.startswith("test")
+            and not _checks_something(function, helpers, {function.name})
+        ]
+    assert silent == [], "these tests assert nothing; fix: assert what they should produce"

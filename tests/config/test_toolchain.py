@@ -117,8 +117,9 @@ def test_later_assemblyscript_versions_also_warn_for_as_test_1_0(asc: str) -> No
 
 
 def fake_node(folder: Path, version: str) -> str:
+    """A ``node`` that answers ``--version`` and notes in ``asked`` that it was asked."""
     node = folder / "node"
-    node.write_text(f"#!/bin/sh\necho {version}\n")
+    node.write_text(f'#!/bin/sh\necho "$1" >> {folder / "asked"}\necho {version}\n')
     node.chmod(0o755)
     return str(node)
 
@@ -131,4 +132,6 @@ def test_a_node_too_old_for_the_compiler_is_refused_with_its_version(tmp_path: P
 
 @pytest.mark.parametrize("version", ["v18.0.0", "v20.20.2", "v24.1.0", "something else"])
 def test_a_recent_or_unusual_node_passes(tmp_path: Path, version: str) -> None:
-    check_node_version(fake_node(tmp_path, version))
+    check_node_version(fake_node(tmp_path, version))  # raises when it refuses
+    # It was accepted on its answer, not waved through unasked.
+    assert (tmp_path / "asked").read_text() == "--version\n"

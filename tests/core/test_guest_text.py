@@ -45,14 +45,11 @@ from astest_tasks.model.guest_report import (
     Expectation,
     Suite,
     Verdict,
-    count,
-    failures,
     parse_report,
 )
 from astest_tasks.model.results import (
     SnapshotCounts,
     SpecResult,
-    Stage,
     Status,
     read_result,
     write_result,
@@ -65,6 +62,7 @@ from astest_tasks.output.fuzz_summary import ShownFuzz, render_fuzz
 from astest_tasks.output.merge_reports import merge_reports
 from astest_tasks.output.summary import write_reports
 from astest_tasks.output.terminal import Palette
+from tests.conftest import make_spec_result
 
 SPEC = "assembly/__tests__/utf16.spec.ts"
 AWKWARD = [
@@ -163,11 +161,17 @@ def test_report_payloads_keep_lone_surrogates_from_json_escapes_and_raw_wtf8(tex
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1", "utf-8", "cp1252"])
+@settings(deadline=None)  # a loaded machine must not fail it on time
 @given(text=guest_text)
 def test_for_stream_text_always_encodes(encoding: str, text: str) -> None:
-    stream = io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors="strict")
-    stream.write(for_stream(text, stream))
+    buffer = io.BytesIO()
+    stream = io.TextIOWrapper(buffer, encoding=encoding, errors="strict")
+    shown = for_stream(text, stream)
+    stream.write(shown)
     stream.flush()
+    assert buffer.getvalue().decode(encoding) == shown
+    # What the encoding holds is written as it is; only the rest becomes an escape.
+    assert shown == text.encode(encoding, errors="backslashreplace").decode(encoding)
 
 
 def test_for_stream_escapes_only_what_the_encoding_cannot_hold() -> None:
@@ -209,17 +213,11 @@ def spec_result(texts: list[str], status: Status = Status.FAILED) -> SpecResult:
     case = Suite(name, "test", 1, Verdict.FAIL, 0.0, 1.0, (), (failing, passing), (log,))
     top = Suite(f"{name} suite", "describe", 0, Verdict.FAIL, 0.0, 2.0, (case,), (), ())
     suites = (top,)
-    return SpecResult(
+    return make_spec_result(
+        "utf16",
+        status,
         spec=SPEC,
-        spec_id="utf16",
-        mode="wasi",
-        target="wasi",
-        status=status,
-        stage=Stage.RUN,
-        counts=count(suites),
-        failures=tuple(failures(suites)),
         suites=suites,
-        duration_s=0.25,
         session="s1",
         build_command="asc utf16.spec.ts",
         error=message,
@@ -302,10 +300,14 @@ def test_merged_shard_reports_and_their_summary(texts: list[str]) -> None:
 @given(texts=text_sets)
 def test_console_summary_and_live_line_reach_any_stream(encoding: str, texts: list[str]) -> None:
     result = spec_result(texts)
-    stream = io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors="strict")
+    buffer = io.BytesIO()
+    stream = io.TextIOWrapper(buffer, encoding=encoding, errors="strict")
     stream.write(for_stream(live_line(result, 1, 1, Palette(False)) + "\n", stream))
     stream.write(for_stream(render_summary([Shown(result, cached=False)], Palette(True)), stream))
     stream.flush()
+    written = buffer.getvalue().decode(encoding)
+    assert written.startswith("[1/1]  FAIL  wasi  utf16  1 passed, 1 failed, 0 skipped")
+    assert written.endswith("tests: 1 passed, 1 failed, 0 skipped\n")
 
 
 @settings(max_examples=40, deadline=None)

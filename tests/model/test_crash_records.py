@@ -15,23 +15,19 @@ from astest_tasks.model.crash_records import (
 )
 from astest_tasks.model.guest_report import Counts, FailureDetail
 from astest_tasks.model.results import SpecResult, Stage, Status
+from tests.conftest import make_spec_result
 
 COMMANDS = CrashCommands(cwd="/p", build="node asc.js x", run="doit astest:run:wasi:x", repro="r")
 
 
 def crashed(stage: Stage) -> SpecResult:
-    return SpecResult(
-        spec="assembly/__tests__/x.spec.ts",
-        spec_id="x",
-        mode="wasi",
-        target="wasi",
-        status=Status.FAILED,
+    return make_spec_result(
+        "x",
+        Status.FAILED,
         stage=stage,
         counts=Counts(0, 1, 0, 0, 1, 0, 0.0),
-        failures=(FailureDetail("t", "", "", None, None, "wasm trap: unreachable"),),
-        suites=(),
+        failure_list=(FailureDetail("t", "", "", None, None, "wasm trap: unreachable"),),
         duration_s=0.1,
-        session="s",
         build_command="node asc.js x",
         error="test runtime failed with exit code 1",
         output="printed before the crash",

@@ -19,6 +19,7 @@ from astest_tasks.model.results import (
     read_result,
     write_result,
 )
+from tests.conftest import make_spec_result
 
 
 def sample_result() -> SpecResult:
@@ -43,20 +44,15 @@ def sample_result() -> SpecResult:
         tests=(expectation,),
         logs=("log line ✓",),
     )
-    return SpecResult(
-        spec="assembly/__tests__/math.spec.ts",
-        spec_id="math",
-        mode="wasi",
-        target="wasi",
-        status=Status.FAILED,
-        stage=Stage.RUN,
+    return make_spec_result(
+        "math",
+        Status.FAILED,
         counts=Counts(0, 1, 0, 2, 1, 0, 0.75),
-        failures=(FailureDetail("math#1", "12:7", "toBe", "4", "3", "sums differ"),),
+        failure_list=(FailureDetail("math#1", "12:7", "toBe", "4", "3", "sums differ"),),
         suites=(suite,),
         duration_s=0.125,
         session="session-1",
         build_command="node asc.js math.spec.ts",
-        error="",
         warnings=("toThrow() is disabled",),
         written=("wrote .as-test/snapshots/a.spec.snap: 1 snapshot(s) created, 0 updated",),
         output="hello ünïcode\n",
@@ -94,21 +90,18 @@ def test_a_result_file_from_before_coverage_still_loads() -> None:
 
 
 def test_build_failure_result_round_trips_with_defaults() -> None:
-    result = SpecResult(
+    result = make_spec_result(
+        "a",
+        Status.FAILED,
         spec="a.spec.ts",
-        spec_id="a",
         mode="default",
         target="bindings",
-        status=Status.FAILED,
         stage=Stage.BUILD,
-        counts=Counts.zero(),
-        failures=(),
-        suites=(),
         duration_s=1.0,
-        session="s",
         build_command="node asc.js a.spec.ts",
         error="ERROR TS2304: Cannot find name 'x'.",
     )
+    assert (result.counts, result.failures, result.warnings) == (Counts.zero(), (), ())
     restored = SpecResult.from_json(result.to_json())
     assert restored == result
     assert restored.snapshots == SnapshotCounts()

@@ -5,25 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from astest_tasks.model.guest_report import Counts, FailureDetail, Suite, Verdict
-from astest_tasks.model.results import SpecResult, Stage, Status
+from astest_tasks.model.results import SpecResult, Status
 from astest_tasks.model.spec_logs import readable_log, spec_log_path, write_spec_log
+from tests.conftest import make_spec_result
 
 
 def logged_result() -> SpecResult:
     inner = Suite("adds", "test", 1, Verdict.FAIL, 0.0, 1.0, (), (), ("x is 4",))
     outer = Suite("math", "describe", 0, Verdict.FAIL, 0.0, 1.0, (inner,), (), ("starting",))
-    return SpecResult(
-        spec="assembly/__tests__/nested/math.spec.ts",
-        spec_id="nested/math",
-        mode="wasi",
-        target="wasi",
-        status=Status.FAILED,
-        stage=Stage.RUN,
+    return make_spec_result(
+        "nested/math",
+        Status.FAILED,
         counts=Counts(0, 1, 0, 1, 1, 0, 2.0),
-        failures=(FailureDetail("math > adds#1", "8:5", "toBe", "5", "4", "off by one"),),
+        failure_list=(FailureDetail("math > adds#1", "8:5", "toBe", "5", "4", "off by one"),),
         suites=(outer,),
         duration_s=0.0125,
-        session="s",
         build_command="node asc.js math",
         output="plain output line\n",
     )

@@ -12,6 +12,7 @@ from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.output.ci_reports import points
 from astest_tasks.output.formats.junit import junit_xml
 from astest_tasks.output.formats.tap import tap_document
+from tests.conftest import make_spec_result
 
 
 def expectation(verdict: Verdict, message: str = "", location: str = "4:7") -> Expectation:
@@ -36,23 +37,28 @@ def suite(
     return Suite(description, kind, 0, verdict, 0.0, 1.0, children, tests, ())
 
 
-def result(spec_id: str, status: Status, suites: tuple[Suite, ...], **extra: object) -> SpecResult:
-    fields: dict[str, object] = {
-        "spec": f"assembly/__tests__/{spec_id}.spec.ts",
-        "spec_id": spec_id,
-        "mode": "wasi",
-        "target": "wasi",
-        "status": status,
-        "stage": Stage.RUN,
-        "counts": Counts(1, 0, 0, 1, 0, 0, 1.0),
-        "failures": (),
-        "suites": suites,
-        "duration_s": 0.5,
-        "session": "s",
-        "build_command": "",
-    }
-    fields.update(extra)
-    return SpecResult(**fields)  # type: ignore[arg-type]
+def result(
+    spec_id: str,
+    status: Status,
+    suites: tuple[Suite, ...],
+    *,
+    stage: Stage = Stage.RUN,
+    error: str = "",
+    failures: tuple[FailureDetail, ...] = (),
+    output: str = "",
+) -> SpecResult:
+    return make_spec_result(
+        spec_id,
+        status,
+        suites=suites,
+        stage=stage,
+        counts=Counts(1, 0, 0, 1, 0, 0, 1.0),
+        failure_list=failures,
+        duration_s=0.5,
+        build_command="",
+        error=error,
+        output=output,
+    )
 
 
 MATH = result(

@@ -18,6 +18,7 @@ from astest_tasks.model.guest_report import (
 from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.output.console import Shown, live_line, render_changed, render_summary
 from astest_tasks.output.terminal import Palette, use_colour
+from tests.conftest import make_spec_result
 
 ESC = "\x1b["
 PLAIN = Palette(enabled=False)
@@ -36,19 +37,16 @@ def result(
     output: str = "",
     duration_s: float = 0.25,
 ) -> SpecResult:
-    return SpecResult(
-        spec=f"assembly/__tests__/{spec_id}.spec.ts",
-        spec_id=spec_id,
+    return make_spec_result(
+        spec_id,
+        status,
         mode=mode,
         target="wasi",
-        status=status,
         stage=stage,
         counts=counts or Counts(1, 0, 0, 3, 0, 0, 1.0),
-        failures=failure_list,
-        suites=(),
+        failure_list=failure_list,
         duration_s=duration_s,
         session="now",
-        build_command="node asc.js",
         error=error,
         warnings=warnings,
         output=output,

@@ -8,7 +8,7 @@ from pathlib import Path
 from astest_tasks.coverage.model import CoveragePoint, ReportCoverage
 from astest_tasks.coverage.rules import CoverageRules
 from astest_tasks.model.guest_report import Counts
-from astest_tasks.model.results import SpecResult, Stage, Status
+from astest_tasks.model.results import SpecResult
 from astest_tasks.output.coverage_gaps import GapListing
 from astest_tasks.output.coverage_summary import (
     CoverageTarget,
@@ -17,24 +17,20 @@ from astest_tasks.output.coverage_summary import (
     write_coverage_files,
 )
 from astest_tasks.output.summary import SummaryPlan
+from tests.conftest import make_spec_result
 
 
 def spec_result(spec: str, mode: str, points: list[CoveragePoint] | None) -> SpecResult:
     coverage = None
     if points is not None:
         coverage = ReportCoverage(len(points), 0, 0, 0.0, tuple(points))
-    return SpecResult(
+    return make_spec_result(
+        spec.rsplit("/", 1)[-1].removesuffix(".spec.ts"),
         spec=spec,
-        spec_id=spec.rsplit("/", 1)[-1].removesuffix(".spec.ts"),
         mode=mode,
         target="wasi",
-        status=Status.PASSED,
-        stage=Stage.RUN,
         counts=Counts.zero(),
-        failures=(),
-        suites=(),
         duration_s=0.0,
-        session="s",
         build_command="",
         coverage=coverage,
     )

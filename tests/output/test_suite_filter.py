@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict, runtime_error_suite
-from astest_tasks.model.results import SpecResult, Stage, Status
+from astest_tasks.model.results import SpecResult, Status
 from astest_tasks.output.suite_filter import filter_result, slug
+from tests.conftest import make_spec_result
 
 
 def expect(verdict: Verdict) -> Expectation:
@@ -36,18 +37,13 @@ TREE = (
 
 
 def result(suites: tuple[Suite, ...] = TREE) -> SpecResult:
-    return SpecResult(
-        spec="assembly/__tests__/p.spec.ts",
-        spec_id="p",
-        mode="wasi",
-        target="wasi",
-        status=Status.FAILED,
-        stage=Stage.RUN,
+    return make_spec_result(
+        "p",
+        Status.FAILED,
         counts=Counts(0, 0, 0, 0, 0, 0, 0.0),
-        failures=(),
+        failure_list=(),
         suites=suites,
         duration_s=0.1,
-        session="s",
         build_command="",
     )
 

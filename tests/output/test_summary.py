@@ -6,15 +6,25 @@ import json
 from pathlib import Path
 
 import junitparser
+import pytest
 
 from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict, count
-from astest_tasks.model.results import SpecResult, Stage, Status, write_result
+from astest_tasks.model.results import SpecResult, Status, write_result
 from astest_tasks.output.formats import report_file_names
 from astest_tasks.output.summary import (
     SummaryEntry,
     SummaryPlan,
     load_specs,
+    load_summary,
+    print_summary,
     write_report,
+)
+from tests.conftest import (
+    make_build_failure,
+    make_crashed_result,
+    make_expectation,
+    make_spec_result,
+    make_suite,
 )
 
 REPORT = ".as-test/report.json"
@@ -38,15 +48,11 @@ def table_result(rows: int, session: str = "s1", failing_row: int | None = None)
     )
     suites = (Suite("table", "test", 0, Verdict.OK, 0.0, 1.0, (), tests, ()),)
     counts: Counts = count(suites)
-    return SpecResult(
-        spec="assembly/__tests__/table.spec.ts",
-        spec_id="table",
-        mode="wasi",
-        target="wasi",
-        status=Status.FAILED if failing_row is not None else Status.PASSED,
-        stage=Stage.RUN,
+    return make_spec_result(
+        "table",
+        Status.FAILED if failing_row is not None else Status.PASSED,
         counts=counts,
-        failures=(),
+        failure_list=(),
         suites=suites,
         duration_s=0.5,
         session=session,
@@ -113,3 +119,147 @@ def test_a_missing_result_is_reported_as_a_failure(tmp_path: Path) -> None:
     document = json.loads((tmp_path / REPORT).read_text())
     assert document["specs"][0]["verdict"] == "failed"
     assert "no result at r.json" in document["specs"][0]["failures"][0]["message"]
+
+
+# -- what the summary prints and whether it passes, for each kind of result record ----------------
+
+NOW = "this-run"
+
+
+def entry(spec_id: str, mode: str = "wasi") -> SummaryEntry:
+    return SummaryEntry(
+        mode,
+        spec_id,
+        f"assembly/__tests__/{spec_id}.spec.ts",
+        mode,
+        f".as-test/build/{mode}/{spec_id}.result.json",
+        run_task=f"astest:run:{mode}:{spec_id}",
+    )
+
+
+def laid_out(root: Path, results: list[SpecResult], missing: tuple[str, ...] = ()) -> SummaryPlan:
+    """A plan over ``results``, each written where its run task writes it, and over the
+    ``missing`` specs, whose run left nothing."""
+    entries = []
+    for result in results:
+        entries.append(entry(result.spec_id, result.mode))
+        write_result(root / entries[-1].result, result)
+    entries += [entry(spec_id) for spec_id in missing]
+    return SummaryPlan(str(root), REPORT, tuple(entries))
+
+
+def failed_assertion(spec_id: str, session: str = NOW) -> SpecResult:
+    wrong = make_expectation(
+        Verdict.FAIL, location="12:7", received="3", expected="4", message="sums differ"
+    )
+    case = make_suite("adds", make_expectation(), wrong, depth=1)
+    suite = make_suite("math", kind="describe", children=(case,))
+    return make_spec_result(spec_id, Status.FAILED, suites=(suite,), session=session)
+
+
+def printed(plan: SummaryPlan, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    print_summary(load_summary(plan, NOW))
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.fixture(autouse=True)
+def plain_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.setenv("NO_COLOR", "1")
+
+
+def test_the_printout_has_a_line_per_spec_the_failures_then_the_totals_last(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = laid_out(
+        tmp_path,
+        [
+            make_spec_result("counter", session="an-earlier-run"),
+            failed_assertion("math"),
+            make_spec_result("later", Status.SKIPPED, session=NOW),
+            make_crashed_result("parser", session=NOW, output="parsed 3 tokens"),
+        ],
+    )
+    lines = printed(plan, capsys)
+    assert lines[:4] == [
+        " PASS  wasi  counter  1 passed, 0 failed, 0 skipped  250 ms (cached)",
+        " FAIL  wasi  math     1 passed, 1 failed, 0 skipped  250 ms",
+        " SKIP  wasi  later    0 passed, 0 failed, 1 skipped  250 ms",
+        " FAIL  wasi  parser   0 passed, 1 failed, 0 skipped  250 ms",
+    ]
+    text = "\n".join(lines)
+    assert "  math > adds#2 (assembly/__tests__/math.spec.ts:12:7)" in text
+    assert "    expected: 4\n    received: 3\n    message:  sums differ" in text
+    assert "wasm trap: unreachable" in text
+    assert lines[-3:] == [
+        "files: 1 passed, 2 failed, 1 skipped (1 cached)",
+        "suites: 1 passed, 2 failed, 1 skipped",
+        "tests: 2 passed, 2 failed, 1 skipped",
+    ]
+
+
+def test_a_missing_result_says_which_task_to_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = printed(laid_out(tmp_path, [], missing=("geometry",)), capsys)
+    assert lines[0].startswith(" FAIL  wasi  geometry")
+    assert (
+        "    no result at .as-test/build/wasi/geometry.result.json; run `doit "
+        "astest:run:wasi:geometry` (or `doit forget astest:run:wasi:geometry` if the file was "
+        "deleted behind doit's back)" in lines
+    )
+    assert lines[-1] == "tests: 0 passed, 1 failed, 0 skipped"
+
+
+def test_a_build_failure_shows_the_compilers_message_and_counts_as_failed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = printed(laid_out(tmp_path, [make_build_failure("broken", session=NOW)]), capsys)
+    assert lines[0] == " FAIL  wasi  broken  build failed  0 ms"
+    assert "    ERROR TS2304: Cannot find name 'x'." in lines
+    assert lines[-3] == "files: 0 passed, 1 failed, 0 skipped"
+
+
+def test_what_a_run_wrote_is_news_only_for_the_run_that_wrote_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    news = ("wrote .as-test/snapshots/a.spec.snap: 1 snapshot(s) created, 0 updated",)
+    fresh = make_spec_result("a", session=NOW, written=news)
+    plan = laid_out(tmp_path, [fresh])
+    assert f" WARN  a [wasi]: {news[0]}" in printed(plan, capsys)
+    write_result(tmp_path / plan.entries[0].result, make_spec_result("a", written=news))
+    assert not any("WARN" in line for line in printed(plan, capsys))
+
+
+@pytest.mark.parametrize(
+    ("results", "missing", "passes"),
+    [
+        ([make_spec_result("a"), make_spec_result("b", Status.SKIPPED)], (), True),
+        ([make_spec_result("a"), failed_assertion("b")], (), False),
+        ([make_spec_result("a"), make_crashed_result("b")], (), False),
+        ([make_build_failure("a")], (), False),
+        ([make_spec_result("a")], ("b",), False),
+    ],
+    ids=["passed-and-skipped", "failed", "crashed", "build-failed", "missing"],
+)
+def test_the_summary_passes_only_when_no_result_failed_and_none_is_missing(
+    tmp_path: Path, results: list[SpecResult], missing: tuple[str, ...], passes: bool
+) -> None:
+    plan = laid_out(tmp_path, results, missing)
+    assert write_report(plan, load_specs(plan, NOW)) is passes
+    totals = json.loads((tmp_path / REPORT).read_text())["totals"]
+    failed_files = sum(r.status is Status.FAILED for r in results) + len(missing)
+    assert totals["files"]["failed"] == failed_files
+
+
+def test_a_plan_crosses_to_doits_workers_as_plain_data_unchanged() -> None:
+    plan = SummaryPlan(
+        "/project",
+        REPORT,
+        (entry("math"), entry("geometry", "bindings")),
+        suite_selectors=("math/adds",),
+        shard=(1, 2, 4),
+        note="--changed=HEAD: 1 of 2 specs",
+        show_coverage=True,
+    )
+    assert SummaryPlan.from_dict(json.loads(json.dumps(plan.to_dict()))) == plan

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+from doit.exceptions import InvalidTask, TaskFailed
 
 from astest_tasks.config import toolchain
 from astest_tasks.config.feature_switches import FeatureSwitches
 from astest_tasks.config.git_changes import ChangedFiles
 from astest_tasks.config.run_switches import RunSwitches
 from astest_tasks.core.errors import UserError
+from astest_tasks.model.results import Stage, Status, read_result, write_result
 from astest_tasks.tasks import creator, project_lock
 from astest_tasks.tasks.creator import RequestedLimits, create_tasks
+from astest_tasks.tasks.factory import make_astest_tasks
+from tests.conftest import (
+    ProjectBuilder,
+    make_build_failure,
+    make_crashed_result,
+    make_spec_result,
+    write_project,
+)
 
 SPEC = "assembly/__tests__/math.spec.ts"
 
@@ -26,19 +37,8 @@ def fresh_process_state(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def project(root: Path, as_test: str, config: dict[str, object]) -> Path:
     """A project with the packages' manifests (nothing is compiled) and one spec."""
-    versions = {
-        "as-test": as_test,
-        "assemblyscript": "0.28.20",
-        "@assemblyscript/wasi-shim": "0.1.0",
-    }
-    for name, version in versions.items():
-        package = root / "node_modules" / name
-        package.mkdir(parents=True)
-        (package / "package.json").write_text(json.dumps({"name": name, "version": version}))
-    (root / SPEC).parent.mkdir(parents=True)
-    (root / SPEC).write_text('import { expect } from "as-test";\nexpect(1).toBe(1);\n')
-    (root / "as-test.config.json").write_text(json.dumps(config))
-    return root
+    spec = 'import { expect } from "as-test";\nexpect(1).toBe(1);\n'
+    return write_project(root, config, as_test=as_test, files={SPEC: spec})
 
 
 def make(root: Path) -> list[dict[str, object]]:
@@ -216,3 +216,251 @@ def test_browser_wins_over_the_browser_variable_and_the_config(
     )
     _action, (request, _session) = _task(tasks, "run:")["actions"][0]  # type: ignore[index]
     assert request["browser"] == chosen
+
+
+# -- the task graph of a small project: two specs in two modes (tests/conftest.py) -----------------
+
+Task = dict[str, Any]
+
+
+def created(root: Path, **options: str) -> list[Task]:
+    """The tasks of ``root`` for the given option values, as doit gets them from a dodo.py."""
+    return list(make_astest_tasks(root)(**options))
+
+
+def spec_task_names(tasks: Sequence[Task]) -> list[str]:
+    """Every task's name but the runner-making ones (tested on their own below)."""
+    return [str(t["name"]) for t in tasks if not str(t["name"]).startswith("runner:")]
+
+
+def named(tasks: Sequence[Task], name: str) -> Task:
+    (task,) = [t for t in tasks if t["name"] == name]
+    return task
+
+
+def test_each_spec_of_each_mode_gets_a_build_then_its_run_and_one_summary_closes(
+    tmp_project: ProjectBuilder,
+) -> None:
+    tasks = created(tmp_project())
+    assert spec_task_names(tasks) == [
+        "build:wasi:counter",
+        "run:wasi:counter",
+        "build:wasi:geometry",
+        "run:wasi:geometry",
+        "build:bindings:counter",
+        "run:bindings:counter",
+        "build:bindings:geometry",
+        "run:bindings:geometry",
+        "summary",
+    ]
+    assert {t["basename"] for t in tasks} == {"astest"}
+    assert named(tasks, "summary")["task_dep"] == [
+        "astest:run:wasi:counter",
+        "astest:run:wasi:geometry",
+        "astest:run:bindings:counter",
+        "astest:run:bindings:geometry",
+    ]
+
+
+def test_a_build_depends_on_its_spec_and_the_library_it_imports_and_nothing_else_of_ours(
+    tmp_project: ProjectBuilder,
+) -> None:
+    tasks = created(tmp_project())
+    build = named(tasks, "build:wasi:geometry")
+    project_files = {p for p in build["file_dep"] if not p.startswith("node_modules/")}
+    assert project_files == {"assembly/__tests__/geometry.spec.ts", "assembly/lib/geometry.ts"}
+    # The compiler's version is part of what a build depends on.
+    assert "node_modules/assemblyscript/package.json" in build["file_dep"]
+    assert set(build["targets"]) >= {".as-test/build/wasi/geometry.spec.wasm"}
+    # A bindings build also writes the JavaScript glue its run loads.
+    bindings = named(tasks, "build:bindings:geometry")
+    assert set(bindings["targets"]) >= {
+        ".as-test/build/bindings/geometry.spec.wasm",
+        ".as-test/build/bindings/geometry.spec.js",
+    }
+
+
+def test_an_edit_to_a_spec_or_its_import_reaches_only_that_specs_builds(
+    tmp_project: ProjectBuilder,
+) -> None:
+    tasks = created(tmp_project())
+    depending = sorted(
+        str(t["name"]) for t in tasks if "assembly/lib/counter.ts" in t.get("file_dep", [])
+    )
+    assert depending == ["build:bindings:counter", "build:wasi:counter"]
+
+
+def test_a_run_waits_for_its_own_build_and_no_other_and_writes_its_result(
+    tmp_project: ProjectBuilder,
+) -> None:
+    tasks = created(tmp_project())
+    builds = [t for t in tasks if str(t["name"]).startswith("build:")]
+    for run in (t for t in tasks if str(t["name"]).startswith("run:")):
+        pair = str(run["name"]).removeprefix("run:")
+        # doit orders a task after every task whose target it depends on.
+        awaited = [str(b["name"]) for b in builds if set(run["file_dep"]) & set(b["targets"])]
+        assert awaited == [f"build:{pair}"]
+        mode, spec = pair.split(":")
+        assert run["targets"] == [f".as-test/build/{mode}/{spec}.result.json"]
+
+
+def test_every_file_a_run_depends_on_exists_or_is_made_by_a_task(
+    tmp_project: ProjectBuilder,
+) -> None:
+    root = tmp_project()
+    tasks = created(root)
+    made = {target for t in tasks for target in t.get("targets", [])}
+    for run in (t for t in tasks if str(t["name"]).startswith("run:")):
+        for path in run["file_dep"]:
+            assert path in made or (root / path).is_file(), f"{run['name']}: {path}"
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ({"mode": "bindings"}, ["bindings:counter", "bindings:geometry"]),
+        ({"spec": "geometry"}, ["wasi:geometry", "bindings:geometry"]),
+        ({"mode": "wasi", "spec": "counter"}, ["wasi:counter"]),
+        (
+            {"mode": "bindings,wasi"},
+            ["bindings:counter", "bindings:geometry", "wasi:counter", "wasi:geometry"],
+        ),
+    ],
+)
+def test_mode_and_spec_options_keep_only_the_pairs_they_name(
+    tmp_project: ProjectBuilder, options: dict[str, str], expected: list[str]
+) -> None:
+    tasks = created(tmp_project(), **options)
+    runs = [n.removeprefix("run:") for n in spec_task_names(tasks) if n.startswith("run:")]
+    builds = [n.removeprefix("build:") for n in spec_task_names(tasks) if n.startswith("build:")]
+    assert runs == expected
+    assert builds == expected
+    assert named(tasks, "summary")["task_dep"] == [f"astest:run:{pair}" for pair in expected]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"mode": "web"}, r'unknown mode "web" \(did you mean "wasi"\?\); fix: '),
+        ({"spec": "nothing"}, r"no spec of mode 'wasi' matches --spec nothing; .*fix: "),
+    ],
+)
+def test_a_selection_that_names_nothing_is_one_error_line_with_the_fix(
+    tmp_project: ProjectBuilder, options: dict[str, str], message: str
+) -> None:
+    with pytest.raises(InvalidTask, match=message) as error:
+        created(tmp_project(), **options)
+    assert "\n" not in str(error.value)
+
+
+def test_each_runner_in_use_is_made_by_one_task_that_never_overwrites_it(
+    tmp_project: ProjectBuilder,
+) -> None:
+    tasks = created(tmp_project(), mode="wasi")
+    runners = [t for t in tasks if str(t["name"]).startswith("runner:")]
+    assert [t["name"] for t in runners] == ["runner:wasi"]
+    (runner,) = runners
+    assert runner["targets"] == [".as-test/runners/default.wasi.py"]
+    assert runner["uptodate"] == [True], "up to date whenever the file exists"
+    assert "clean" not in runner, "the runner is the user's file once it exists"
+    assert all(
+        ".as-test/runners/default.wasi.py" in named(tasks, f"run:wasi:{spec}")["file_dep"]
+        for spec in ("counter", "geometry")
+    )
+
+
+def test_every_spec_task_carries_meta_that_names_it_for_reporters(
+    tmp_project: ProjectBuilder,
+) -> None:
+    tasks = created(tmp_project(), mode="wasi", spec="geometry")
+    assert named(tasks, "run:wasi:geometry")["meta"] == {
+        "astest": {
+            "kind": "run",
+            "creator": "astest",
+            "mode": "wasi",
+            "spec": "assembly/__tests__/geometry.spec.ts",
+            "spec_id": "geometry",
+            "target": "wasi",
+        }
+    }
+    assert named(tasks, "build:wasi:geometry")["meta"]["astest"]["kind"] == "build"
+
+
+# -- the summary task, run on result records laid where the run tasks write them ------------------
+
+
+def run_action(task: Task) -> object:
+    """Call the task's first action as doit would: ``(callable, args[, kwargs])``."""
+    function, args, *rest = task["actions"][0]
+    kwargs: dict[str, Any] = rest[0] if rest else {}
+    return function(*args, **kwargs)
+
+
+def failed(outcome: object) -> bool:
+    """doit's reading of an action's return value: False or a TaskFailed fails the task."""
+    return outcome is False or isinstance(outcome, TaskFailed)
+
+
+def test_the_summary_task_passes_on_passed_and_skipped_results_and_counts_them(
+    tmp_project: ProjectBuilder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_project()
+    tasks = created(root, mode="wasi")
+    write_result(root / named(tasks, "run:wasi:counter")["targets"][0], make_spec_result("counter"))
+    write_result(
+        root / named(tasks, "run:wasi:geometry")["targets"][0],
+        make_spec_result("geometry", Status.SKIPPED),
+    )
+    outcome = run_action(named(tasks, "summary"))
+    assert not failed(outcome)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-3:] == [
+        "files: 1 passed, 0 failed, 1 skipped (2 cached)",
+        "suites: 1 passed, 0 failed, 1 skipped",
+        "tests: 1 passed, 0 failed, 1 skipped",
+    ]
+    assert (root / ".as-test" / "report.json").is_file()
+
+
+def test_the_summary_task_fails_on_a_failure_a_crash_or_a_missing_result(
+    tmp_project: ProjectBuilder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_project()
+    tasks = created(root)
+    results = {
+        "run:wasi:counter": make_spec_result("counter"),
+        "run:wasi:geometry": make_crashed_result("geometry"),
+        "run:bindings:counter": make_build_failure("counter", mode="bindings"),
+        # run:bindings:geometry left no result
+    }
+    for name, result in results.items():
+        write_result(root / named(tasks, name)["targets"][0], result)
+    assert failed(run_action(named(tasks, "summary")))
+    out = capsys.readouterr().out
+    assert out.splitlines()[-3] == "files: 1 passed, 3 failed, 0 skipped (3 cached)"
+    assert "wasm trap: unreachable" in out
+    assert "ERROR TS2304" in out
+    assert (
+        "no result at .as-test/build/bindings/geometry.result.json; "
+        "run `doit astest:run:bindings:geometry`" in out
+    )
+
+
+def test_a_run_whose_build_never_ran_records_why_and_the_summary_fails(
+    tmp_project: ProjectBuilder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_project()
+    tasks = created(root, mode="wasi", spec="geometry")
+    run = named(tasks, "run:wasi:geometry")
+    run_action(run)
+    result = read_result(root / run["targets"][0])
+    assert result is not None
+    assert (result.status, result.stage, result.error) == (Status.FAILED, Stage.BUILD, "not built")
+    assert [f.message for f in result.failures] == [
+        "no build record at .as-test/build/wasi/geometry.build.json; "
+        "build it with `doit astest:build:wasi:geometry`"
+    ]
+    assert failed(run_action(named(tasks, "summary")))
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith(" FAIL  wasi  geometry  build failed") for line in lines)
+    assert lines[-1] == "tests: 0 passed, 1 failed, 0 skipped"

@@ -19,6 +19,7 @@ def modes_of(root: Path) -> list[ModeSettings]:
 
 def test_folders_that_do_not_exist_yet_are_fine(tmp_path: Path) -> None:
     check_output_folders(tmp_path, "as-test.config.json", ".as-test", modes_of(tmp_path))
+    assert list(tmp_path.iterdir()) == [], "a check only: the folders are made when written"
 
 
 def test_a_file_where_the_output_folder_goes_names_the_field_and_the_fix(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,8 @@ def test_the_same_process_may_create_tasks_twice(tmp_path: Path) -> None:
     lock = tmp_path / "project.lock"
     lock_project(lock, ["astest"])
     lock_project(lock, ["astest"])  # two task creators in one dodo: no self-deadlock
+    # ...and the second call kept the first one's lock rather than letting it go.
+    assert other_process_tries(lock).startswith(f"another doit (pid {os.getpid()})")
 
 
 @pytest.mark.parametrize(
