@@ -2,7 +2,8 @@
 
 Each rule names the release that introduced it, read from as-test's own source history (its
 ``cli/util.ts``, ``cli/index.ts`` and ``cli/commands/build-core.ts`` at each release tag) and its
-CHANGELOG. config.py and compiler.py ask this module; neither compares version strings itself.
+CHANGELOG. The config (the merge rules in config/keys.py, the readers) and the build ask this
+module; none of them compares version strings itself.
 """
 
 from __future__ import annotations

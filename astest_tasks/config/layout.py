@@ -32,10 +32,11 @@ def spec_files(mode: ModeSettings, spec: Spec) -> SpecFiles:
 
 
 def output_root(config: ProjectConfig) -> str:
-    """The folder that holds the build folder: ``.as-test`` by default (report.json goes here)."""
-    base_build = posixpath.dirname(config.base.out_dir)  # drop the "/default" mode segment
-    parent = posixpath.dirname(base_build)
-    return parent or "."
+    """The folder that holds the build folder: ``.as-test`` by default (report.json goes here).
+
+    The config computes it from ``outDir`` as written, before the ``/default`` mode folder.
+    """
+    return config.output_root
 
 
 def doit_paths(root: Path, paths: Sequence[str]) -> list[str]:

@@ -655,7 +655,3 @@ def _check_outputs_are_separate(
                         f"{previous} and {owner} would both write {path}; fix: give each mode "
                         'its own "outDir" (or drop it to use the per-mode default)'
                     )
-
-
-def _split_modes(value: str) -> list[str]:
-    return [name.strip() for name in value.split(",") if name.strip()]

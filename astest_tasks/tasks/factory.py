@@ -21,6 +21,7 @@ from doit.exceptions import InvalidDodoFile, InvalidTask
 
 from astest_tasks.config.coverage_switch import parse_coverage_switch
 from astest_tasks.config.feature_switches import FeatureSwitches, combined_coverage
+from astest_tasks.config.project_config import split_mode_names
 from astest_tasks.config.run_switches import RunSwitches, ShowCoverage
 from astest_tasks.config.selection import split_selectors
 from astest_tasks.core.errors import UserError
@@ -105,7 +106,7 @@ def make_astest_tasks(
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
         values = {**defaults, **given}
         root = (Path.cwd() / project_dir).resolve()
-        mode_names = [name.strip() for name in str(values["mode"]).split(",") if name.strip()]
+        mode_names = split_mode_names([str(values["mode"])])
         with_doctor = doctor_task_wanted(sys.argv[1:], pipeline.basename)
         if with_doctor:
             yield doctor_task(root, str(values["config"]), mode_names, pipeline.basename)

@@ -34,6 +34,7 @@ from astest_tasks.config.project_config import (
     ProjectConfig,
     load_config,
     select_modes,
+    split_mode_names,
 )
 from astest_tasks.config.selection import select_specs
 from astest_tasks.model.results import Status, read_result
@@ -112,8 +113,7 @@ def _mode_lines(plan: PlanInput) -> list[str]:
     for name, mode in config.modes.items():
         lines.append(f"  - {name} ({'default' if mode.is_default else 'manual'})")
     lines += ["", "Selected modes:", *(f"  - {mode.name}" for mode in plan.selected), ""]
-    requested = [name for entry in plan.requested_modes for name in entry.split(",") if name]
-    if not requested and config.modes:
+    if not split_mode_names(plan.requested_modes) and config.modes:
         by_default = [mode.name for mode in select_modes(config, ())] or ["default"]
         lines += ["Default-selected modes:", *(f"  - {name}" for name in by_default), ""]
     return lines

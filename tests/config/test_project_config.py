@@ -11,6 +11,7 @@ from astest_tasks.config.project_config import (
     ProjectConfig,
     load_config,
     select_modes,
+    split_mode_names,
 )
 from astest_tasks.core.errors import ConfigError
 from astest_tasks.coverage.rules import CoverageRules
@@ -964,3 +965,61 @@ def test_an_empty_mode_runtime_keeps_the_base_one_only_in_1_0_7(
         "modes": {"m": {"runOptions": {"runtime": {"cmd": ""}}}},
     }
     assert load(tmp_path, data, version).modes["m"].runtime_cmd == expected
+
+
+# --- output root, mode names, build key part ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ({}, ".as-test"),
+        ({"output": "./results"}, "results"),
+        ({"outDir": "./out"}, "."),
+        ({"outDir": "../shared/build"}, "../shared"),
+        ({"output": {"build": "/tmp/x/build"}}, "/tmp/x"),
+    ],
+)
+def test_the_output_root_is_the_parent_of_the_base_build_folder(
+    tmp_path: Path, data: object, expected: str
+) -> None:
+    assert load(tmp_path, data).output_root == expected
+
+
+def test_a_missing_config_has_the_default_output_root(tmp_path: Path) -> None:
+    assert load_config(Path(CONFIG_NAME), tmp_path).output_root == ".as-test"
+
+
+def test_mode_names_split_on_commas_trimmed_and_each_once() -> None:
+    assert split_mode_names(["ci, web", "ci", " ,", "node:wasi"]) == ["ci", "web", "node:wasi"]
+    assert split_mode_names([""]) == []
+
+
+def test_the_build_key_part_holds_every_setting_a_build_depends_on(tmp_path: Path) -> None:
+    config = load(
+        tmp_path,
+        {
+            "config": "./asconfig.json",
+            "coverage": True,
+            "features": ["simd"],
+            "buildOptions": {"cmd": "npx asc", "args": ["-O3"], "target": "bindings"},
+            "env": {"B": "2", "A": "1"},
+        },
+        "1.8.0",
+    )
+
+    assert config.base.build_key_part() == {
+        "mode": "default",
+        "target": "bindings",
+        "asconfig": "asconfig.json",
+        "args": ["-O3"],
+        "features": ["simd"],
+        "cmd": "npx asc",
+        "env": {
+            "A": "1",
+            "AS_TEST_COVERAGE_ENABLED": "1",
+            "AS_TEST_MODE_NAME": "default",
+            "B": "2",
+        },
+        "coverage": True,
+    }

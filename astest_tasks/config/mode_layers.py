@@ -1,0 +1,148 @@
+"""The ``modes`` of a config: each one's name checked, and what it sets read into a ``Layer``.
+
+A mode is an object inside ``modes`` or, from as-test 1.0.14, the path of a config file of its
+own. Which mode keys the installed as-test knows is checked here (``_LATER_MODE_KEYS``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from astest_tasks.config import as_test_rules
+from astest_tasks.config.config_reader import (
+    MODE_KEYS,
+    TOP_LEVEL_KEYS,
+    ConfigObject,
+    JsonObject,
+    Source,
+    describe,
+    display_path,
+    expect_object,
+    read_json_object,
+)
+from astest_tasks.config.layers import Layer, read_layer
+
+DEFAULT_MODE_NAME = "default"
+
+
+def read_modes(source: Source, value: object) -> dict[str, Layer]:
+    """What each declared mode sets itself, by name, in the order declared."""
+    if value is None:
+        return {}
+    declared = expect_object(source, value, "$.modes", '{ "wasmtime": { "default": false } }')
+    modes: dict[str, Layer] = {}
+    for name, mode_raw in declared.items():
+        field = f"$.modes.{name}"
+        _check_mode_name(source, name, field)
+        modes[name] = _read_mode_layer(source, name, mode_raw, field)
+    return modes
+
+
+def _check_mode_name(source: Source, name: str, field: str) -> None:
+    if name == DEFAULT_MODE_NAME:
+        raise source.error(
+            field,
+            '"default" is reserved: it selects the base config',
+            'rename the mode, e.g. to "node:wasi"',
+        )
+    # The name becomes a directory under outDir and is matched after comma-splitting and
+    # trimming, so a name these would mangle could never be selected or would escape outDir.
+    unusable = name != name.strip() or name in ("", ".", "..") or any(c in name for c in "/\\,")
+    if unusable:
+        raise source.error(
+            field,
+            f"mode name {json.dumps(name)} cannot be used as a directory name and selector",
+            'use a name without "/", "\\", ",", surrounding spaces, and not "." or ".."',
+        )
+
+
+def _read_mode_layer(source: Source, name: str, value: object, field: str) -> Layer:
+    if isinstance(value, str):
+        return _read_mode_file(source, name, value, field)
+    if not isinstance(value, dict):
+        raise source.error(
+            field,
+            f"must be a config object or a config file path, got {describe(value)}",
+            f'write it as "{name}": {{ "buildOptions": {{ "target": "wasi" }} }} '
+            f'or "{name}": "./as-test.{name}.config.json"',
+        )
+    if value.get("modes") is not None:
+        raise source.error(
+            f"{field}.modes", "a mode cannot declare nested modes", "move these modes to $.modes"
+        )
+    _check_mode_keys_exist(source, value, field)
+    source.warn_unknown_keys(value, MODE_KEYS, field)
+    return read_layer(ConfigObject(source, value, field, is_inline_mode=True))
+
+
+# as-test 1.0.7 to 1.0.13 know these mode keys only: outDir, logs, coverageDir, snapshotDir,
+# config, coverage, buildOptions, runOptions, env. The others came with these releases. The 1.0.14
+# ones only say where a mode's own files are, with one meaning ever since: under an older as-test
+# they are honoured with a warning. "default" and "features" change which modes run and what asc
+# builds, so under an as-test without them they stop the run: the author must choose.
+_WARNED_MODE_KEYS = ("input", "output", "fuzz", "$schema")
+_LATER_MODE_KEYS = {
+    "input": (as_test_rules.MODES_ARE_FULL_CONFIGS, 'set "input" in the base config'),
+    "output": (as_test_rules.MODES_ARE_FULL_CONFIGS, 'use "outDir", "logs" or "coverageDir"'),
+    "fuzz": (as_test_rules.MODES_ARE_FULL_CONFIGS, 'set "fuzz" in the base config'),
+    "$schema": (as_test_rules.MODES_ARE_FULL_CONFIGS, 'remove "$schema" from the mode'),
+    "default": (
+        as_test_rules.MODE_DEFAULT_FLAG,
+        'remove "default" (every mode runs), or move the mode to a config of its own',
+    ),
+    "features": (
+        as_test_rules.FEATURES,
+        'add the features to the mode\'s "buildOptions": { "args": ["--enable simd"] }',
+    ),
+}
+
+
+def _check_mode_keys_exist(source: Source, value: JsonObject, field: str) -> None:
+    """A mode key the installed as-test rejects: a warning or an error (see _LATER_MODE_KEYS)."""
+    for key, (release, fix) in _LATER_MODE_KEYS.items():
+        if key not in value or source.rules.at_least(release):
+            continue
+        if key in _WARNED_MODE_KEYS:
+            source.warn_too_old(f"{field}.{key}", release, fix)
+        else:
+            raise source.too_old(f"{field}.{key}", release, fix)
+
+
+def _read_mode_file(source: Source, name: str, value: str, field: str) -> Layer:
+    """A string mode: another config file, relative to this one's directory, without modes."""
+    if not source.rules.modes_are_full_configs:
+        source.warn_too_old(
+            field,
+            as_test_rules.MODES_ARE_FULL_CONFIGS,
+            f'write the mode inline: "{name}": {{ "buildOptions": {{ ... }} }}',
+        )
+    if not value:
+        raise source.error(
+            field, "must not be empty", 'name a config file, e.g. "./as-test.ci.json"'
+        )
+    path = Path(os.path.abspath(source.directory / value))
+    mode_source = Source(
+        display_path(path, source.project_root),
+        path.parent,
+        source.project_root,
+        source.warnings,
+        source.rules,
+    )
+    if not path.is_file():
+        raise source.error(
+            field,
+            f"mode config file not found: {mode_source.display}",
+            f"create it or correct the path (it is relative to {source.display})",
+        )
+    raw = read_json_object(mode_source, path)
+    if raw.get("modes") is not None:
+        raise mode_source.error(
+            "$.modes",
+            f'this file is mode "{name}" of {source.display} and cannot declare nested modes',
+            'remove "modes" from this file',
+        )
+    mode_source.warn_unknown_keys(raw, TOP_LEVEL_KEYS, "$")
+    # as-test: a file mode is always a default mode (it has no place for a "default" flag).
+    return read_layer(ConfigObject(mode_source, raw, "$"))
