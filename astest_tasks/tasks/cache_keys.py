@@ -96,7 +96,7 @@ def run_key(
     runtime: Runtime,
     as_test_version: str = "",
 ) -> dict[str, Any]:
-    """The snapshot files are checked apart, by content (``actions.snapshots_unchanged``)."""
+    """The snapshot files are checked apart, by content (``checks.SnapshotsUnchanged``)."""
     return {
         # Its run-side rules (counting, snapshot keys, run_rules.py) decide the result.
         "as_test": as_test_version,

@@ -69,12 +69,6 @@ from astest_tasks.run.runtime_command import (
     default_runner_path,
     resolve_runtime,
 )
-from astest_tasks.tasks.actions import (
-    RunRequest,
-    run_spec,
-    show_summary_from_worker,
-    summarize,
-)
 from astest_tasks.tasks.build_task import compile_task_fields
 from astest_tasks.tasks.cache_keys import build_file_deps, run_key
 from astest_tasks.tasks.checks import (
@@ -101,6 +95,8 @@ from astest_tasks.tasks.fuzz_tasks import (
 from astest_tasks.tasks.output_folders import check_output_folders
 from astest_tasks.tasks.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
 from astest_tasks.tasks.project_lock import lock_project
+from astest_tasks.tasks.run_action import RunRequest, run_spec
+from astest_tasks.tasks.summary_action import show_summary_from_worker, summarize
 
 PROJECT_LOCK = "cache/project.lock"  # one doit run at a time (project_lock.py)
 PROGRESS_COUNTER = "cache/progress.json"  # finished specs, counted across doit's workers

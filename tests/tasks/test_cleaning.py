@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.tasks.actions import RunRequest
 from astest_tasks.tasks.cleaning import (
     fuzz_leftovers,
     remove_files,
     run_leftovers,
     summary_leftovers,
 )
+from astest_tasks.tasks.run_action import RunRequest
 
 
 def test_leftovers_of_a_run_and_of_the_summary() -> None:

@@ -1,15 +1,16 @@
-"""The doit actions: module-level functions taking plain data, so ``doit -n N`` can ship them to
-worker processes under any multiprocessing start method.
+"""The run task's action: run one built spec in its mode's runtime, decide its result, and
+record it.
 
-Each action records failures of the spec it works on in its target file and returns success to
-doit; only the summary fails the doit run. A failing build or run task would stop doit (without
-``--continue``) and skip every other spec, and would lose its saved state.
+A module-level function taking plain data (frozen dataclasses), so ``doit -n N`` can ship it to
+worker processes under any multiprocessing start method. A spec's failure is recorded in its
+result file and the action returns success to doit; only the summary fails the doit run. A failing
+run task would stop doit (without ``--continue``) and skip every other spec, and would lose its
+saved state.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import posixpath
 import shlex
@@ -19,17 +20,8 @@ import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from doit.exceptions import TaskFailed
-
-from astest_tasks.build.compiler import (
-    BuildRecord,
-    BuildRequest,
-    compile_spec,
-    read_build_record,
-    write_build_record,
-)
+from astest_tasks.build.compiler import read_build_record
 from astest_tasks.config.run_rules import RunRules
-from astest_tasks.config.toolchain import check_node_version, load_toolchain
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.process_env import base_environ
@@ -50,16 +42,7 @@ from astest_tasks.model.snapshots import SnapshotStore, SnapshotUpdate
 from astest_tasks.model.spec_logs import write_spec_log
 from astest_tasks.output.console import live_line
 from astest_tasks.output.progress import finished_count
-from astest_tasks.output.summary import (
-    SummaryPlan,
-    load_fuzz,
-    load_specs,
-    load_summary,
-    print_with_fuzz,
-    summary_coverage,
-    write_report,
-)
-from astest_tasks.output.terminal import Palette, in_doit_worker_process, use_colour
+from astest_tasks.output.terminal import Palette, use_colour
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.outcome import (
@@ -71,8 +54,8 @@ from astest_tasks.run.outcome import (
 )
 from astest_tasks.run.runtime_command import command_argv
 from astest_tasks.run.runtime_env import runtime_variables
+from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
-SNAPSHOT_STATE = "snapshot_state"
 MIB = 1024 * 1024
 
 
@@ -124,36 +107,6 @@ class RunRequest:
         return f"{self.task_basename}:{kind}:{self.mode}:{self.spec_id}"
 
 
-# -- build ---------------------------------------------------------------------------------------
-def build_spec(request: dict[str, object]) -> bool:
-    build = BuildRequest(**request)  # type: ignore[arg-type]
-    try:
-        toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.target == "wasi")
-        check_node_version(toolchain.node)
-        record = compile_spec(build, toolchain)
-    except UserError as exc:
-        record = _failed_record(build, str(exc))
-    except Exception:  # a bug of ours must fail this spec, not the whole run
-        record = _failed_record(build, "internal error in astest-tasks:\n" + traceback.format_exc())
-    write_build_record(build, record)
-    return True
-
-
-def _failed_record(build: BuildRequest, diagnostics: str) -> BuildRecord:
-    return BuildRecord(
-        status="failed",
-        spec=build.spec_path,
-        mode=build.mode,
-        target=build.target,
-        wasm=build.wasm_path,
-        wasm_sha256="",
-        command="",
-        exit_code=-1,
-        diagnostics=diagnostics,
-    )
-
-
-# -- run -----------------------------------------------------------------------------------------
 def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
     """Run one spec; returns what doit saves with the task: the snapshot files' state after it."""
     run = RunRequest(**request)  # type: ignore[arg-type]
@@ -216,26 +169,6 @@ def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecR
     else:
         note = f"crash record: {log}"
     return replace(result, warnings=(*result.warnings, note))
-
-
-def snapshot_state(project_root: Path, paths: tuple[str, ...] | list[str]) -> str:
-    """A digest of the snapshot files' contents, absent ones included."""
-    digest = hashlib.sha256()
-    for path in paths:
-        try:
-            content = (project_root / path).read_bytes()
-        except FileNotFoundError:
-            digest.update(f"{path}\0absent\0".encode())
-            continue
-        digest.update(f"{path}\0{len(content)}\0".encode() + content)
-    return digest.hexdigest()
-
-
-def snapshots_unchanged(
-    task: object, values: dict[str, object], project_root: str, paths: list[str]
-) -> bool:
-    """doit ``uptodate`` check (doit passes ``task`` and the saved ``values`` by name)."""
-    return values.get(SNAPSHOT_STATE) == snapshot_state(Path(project_root), paths)
 
 
 def _execute(run: RunRequest, session: str) -> SpecResult:
@@ -425,42 +358,3 @@ def _failure_result(
 
 def _with_duration(result: SpecResult, seconds: float) -> SpecResult:
     return replace(result, duration_s=seconds)
-
-
-# -- summary -------------------------------------------------------------------------------------
-def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
-    """The summary task's action: print the summary, write the report, fail if anything failed."""
-    summary_plan = SummaryPlan.from_dict(plan)
-    loaded = load_specs(summary_plan, session)  # read once, for the printout and the reports
-    shown = [item.shown for item in loaded]
-    fuzz = load_fuzz(summary_plan, session)
-    coverage = summary_coverage(summary_plan, shown)
-    if not in_doit_worker_process():
-        print_with_fuzz(shown, fuzz, coverage, summary_plan.note, summary_plan.gaps_root)
-    specs_passed = write_report(summary_plan, loaded, coverage)
-    if specs_passed and all(item.result.passed for item in fuzz):
-        return True
-    # report=False: our summary says what failed, and doit's own failure banner would push it off
-    # the last line.
-    return TaskFailed("some specs failed", report=False)
-
-
-def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
-    """The summary task's teardown: prints the summary when a ``doit -n N`` worker ran it.
-
-    The parent process prints a task's title when the worker's report of it arrives, which can be
-    after the action's own output; a worker runs its teardowns only once the parent has dispatched
-    every task, so printing there keeps the summary last. In one process (plain ``doit``, or
-    ``-P thread``, which runs teardowns once per thread) the action has printed it already.
-    """
-    if in_doit_worker_process():
-        summary_plan = SummaryPlan.from_dict(plan)
-        shown = load_summary(summary_plan, session)
-        coverage = summary_coverage(summary_plan, shown)
-        print_with_fuzz(
-            shown,
-            load_fuzz(summary_plan, session),
-            coverage,
-            summary_plan.note,
-            summary_plan.gaps_root,
-        )
