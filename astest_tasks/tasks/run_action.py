@@ -24,7 +24,6 @@ from astest_tasks.build.compiler import read_build_record
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import for_stream
-from astest_tasks.core.process_env import base_environ
 from astest_tasks.coverage.model import coverage_from_dict, coverage_from_payload
 from astest_tasks.model.crash_records import CrashCommands, remove_crash_record, write_crash_record
 from astest_tasks.model.guest_report import count, failures, file_verdict
@@ -52,8 +51,7 @@ from astest_tasks.run.outcome import (
     is_empty_spec,
     rebuilt_report_warning,
 )
-from astest_tasks.run.runtime_command import command_argv
-from astest_tasks.run.runtime_env import runtime_variables
+from astest_tasks.run.runtime import RunnableSpec, Runtime, SpecLimits
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
 MIB = 1024 * 1024
@@ -71,6 +69,7 @@ class RunRequest:
     result_path: str
     snapshot_dir: str
     timeout_s: float
+    runtime: Runtime  # the mode's, chosen once when the tasks were made (runtime_command.py)
     memory_limit_mib: float = 1024.0
     output_limit_mib: float = 64.0
     run_env: dict[str, str] = field(default_factory=dict)
@@ -82,10 +81,6 @@ class RunRequest:
     update_snapshots: str = ""  # "", "create" or "overwrite" (SnapshotUpdate)
     no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass uncompared
     snapshot_files: tuple[str, ...] = ()  # every file the spec's snapshots may come from
-    runner_script: str = ""  # an in-process Python runner, relative to the project root
-    external_tokens: tuple[str, ...] = ()  # or an external command, placeholders unsubstituted
-    browser: str = ""  # web target: the browser asked for ("" = the default Chromium)
-    headful: bool = False  # web target: show the window
     task_basename: str = "astest"  # the task creator's name: <basename>:run:<mode>:<spec-id>
     command: str = "doit"  # what runs these tasks, for the hints: doit, or the astest command
     options_command: str = "doit astest"  # how a hint gives an option: `doit astest --timeout 5`
@@ -107,9 +102,8 @@ class RunRequest:
         return f"{self.task_basename}:{kind}:{self.mode}:{self.spec_id}"
 
 
-def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
+def run_spec(run: RunRequest, session: str) -> dict[str, str]:
     """Run one spec; returns what doit saves with the task: the snapshot files' state after it."""
-    run = RunRequest(**request)  # type: ignore[arg-type]
     started = time.perf_counter()
     try:
         result = _execute(run, session)
@@ -291,52 +285,15 @@ def _snapshots_written(snapshots: SnapshotStore, root: Path) -> tuple[str, ...]:
 
 
 def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:
-    # Imported here, not at the top: wasmtime costs ~40 ms to import, and a no-op doit (every
-    # task up to date) imports this module but runs nothing.
-    from astest_tasks.run.external_runtime import run_external
-    from astest_tasks.run.inprocess_runtime import RunnerContext, run_runner_script
-    from astest_tasks.run.wasm_host import HostLimits
-
-    if run.target == "web" and not run.external_tokens:
-        return _run_in_browser(run, root, channel)
-    if run.external_tokens:
-        env = {
-            **base_environ(),
-            **run.run_env,
-            **runtime_variables(run.target, run.wasm_path, root),
-        }
-        argv = command_argv(run.external_tokens, run.wasm_path, run.spec_path)
-        return run_external(argv, root, env, channel, run.timeout_s)
-    wasm = root / run.wasm_path
-    # The runner's working directory is doit's, not always the project root: give it a path
-    # that opens from anywhere.
-    variables = runtime_variables(run.target, str(wasm), root)
-    context = RunnerContext(
-        runner_path=run.runner_script,
-        wasm_path=wasm,
-        target=run.target,
-        channel=channel,
-        limits=HostLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB)),
-        wasi_env=run.run_env,
-        environ={**run.run_env, **variables},
+    spec = RunnableSpec(
         project_root=root,
+        spec_path=run.spec_path,
+        wasm_path=run.wasm_path,
+        target=run.target,
+        run_env=run.run_env,
     )
-    return run_runner_script(root / run.runner_script, context)
-
-
-def _run_in_browser(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:
-    from astest_tasks.run.browser_session import find_chromium
-    from astest_tasks.run.web_runtime import browser_choice, run_in_browser
-
-    started = time.perf_counter()
-    try:
-        executable = find_chromium(run.browser)
-    except UserError as exc:
-        return GuestRun.not_started(str(exc), started)
-    choice, note = browser_choice(executable, run.headful)
-    if note is not None:
-        channel.warnings.append(note)
-    return run_in_browser(root / run.wasm_path, channel, run.timeout_s, choice)
+    limits = SpecLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB))
+    return run.runtime.run(spec, channel, limits)
 
 
 def _status(verdict: str) -> Status:
