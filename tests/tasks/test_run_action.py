@@ -7,7 +7,8 @@ tested.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import pickle
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from astest_tasks.build.compiler import BuildRecord
@@ -16,6 +17,7 @@ from astest_tasks.model.results import Stage, Status, read_result
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.run.runtime_command import resolve_runtime
 from astest_tasks.tasks.run_action import RunRequest, run_spec
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 from tests.recorded_wire import RECORDED_TESTS, SPEC_FILE, recorded_1_0_7
@@ -117,3 +119,10 @@ def test_without_a_build_record_the_runtime_is_not_asked(tmp_path: Path) -> None
     assert (result.status, result.stage, result.error) == (Status.FAILED, Stage.BUILD, "not built")
     (failure,) = result.failures
     assert failure.message.endswith("build it with `doit astest:build:wasi:large`")
+
+
+def test_a_request_pickles_whole_with_the_runtime_it_carries(tmp_path: Path) -> None:
+    """doit -n ships each action's arguments to a worker process."""
+    runtime = resolve_runtime("node ./runner.mjs <file>", "wasi", tmp_path, "cmd")
+    original = replace(request(tmp_path, ReplayingRuntime()), runtime=runtime)
+    assert pickle.loads(pickle.dumps(original)) == original
