@@ -71,7 +71,7 @@ class ExternalRuntime:
 
     def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
         # The command sees the artifact as as-test gives it: relative to the project root, which
-        # is its working directory. Memory is its own to limit: we cannot measure it.
+        # is its working directory. The memory limit is wasmtime's: it does not reach a command.
         env = {
             **base_environ(),
             **spec.run_env,
