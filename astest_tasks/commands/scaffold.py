@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from astest_tasks.core.atomic import create_text_atomic
-from astest_tasks.run.runner_files import default_runner_source
-from astest_tasks.run.runtime_command import default_runner_path
+from astest_tasks.run.runner_files import default_runner_path, default_runner_source
 from astest_tasks.run.templating import render
 from astest_tasks.tasks.options import TASK_PARAMS
 

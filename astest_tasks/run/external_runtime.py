@@ -1,4 +1,5 @@
-"""Run a spec with an external command (``runOptions.runtime.cmd``), talking WIPC over its stdio.
+"""The external runtime: a command (``runOptions.runtime.cmd``) run as a subprocess per spec,
+talking WIPC over its stdio.
 
 The command gets the spec's frames on its stdout and our replies on its stdin, exactly like a
 runner spawned by as-test; the same wall-clock limit applies, and the whole process group is
@@ -18,24 +19,78 @@ from __future__ import annotations
 
 import contextlib
 import os
+import posixpath
 import selectors
 import shutil
 import signal
 import socket
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from astest_tasks.core.process_env import base_environ
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun, StderrBuffer
+from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.run.runtime_env import runtime_variables
 
 READ_CHUNK = 64 * 1024
 KILL_GRACE_S = 2.0
 # Asked of the runtime's ends of its stdout and stderr; the kernel caps it at net.core.wmem_max
 # (and doubles what it grants). Only memory the runtime actually fills is used.
 RUNTIME_SEND_BUFFER = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ExternalRuntime:
+    """A command run as a subprocess per spec, talking WIPC over its stdin and stdout."""
+
+    command: str  # as configured, for messages and the cache key
+    tokens: tuple[str, ...]  # tokenized, placeholders not yet substituted
+    scripts: tuple[str, ...]  # tokens naming files in the project: inputs of the run
+
+    @property
+    def description(self) -> str:
+        return f"external runtime `{self.command}`"
+
+    @property
+    def cache_key(self) -> str:
+        return self.description
+
+    @property
+    def default_runner_target(self) -> str | None:
+        return None
+
+    def input_files(self, project_root: Path) -> list[str]:
+        return list(self.scripts)
+
+    def argv(self, wasm_path: str, spec_path: str) -> list[str]:
+        return command_argv(self.tokens, wasm_path, spec_path)
+
+    def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
+        # The command sees the artifact as as-test gives it: relative to the project root, which
+        # is its working directory. The memory limit is wasmtime's: it does not reach a command.
+        env = {
+            **base_environ(),
+            **spec.run_env,
+            **runtime_variables(spec.target, spec.wasm_path, spec.project_root),
+        }
+        argv = self.argv(spec.wasm_path, spec.spec_path)
+        return run_external(argv, spec.project_root, env, channel, limits.timeout_s)
+
+
+def command_argv(tokens: Sequence[str], wasm_path: str, spec_path: str) -> list[str]:
+    """The argv for one spec: ``<file>`` is the artifact, ``<name>`` the spec's short name."""
+    name = spec_short_name(spec_path)
+    head, *rest = tokens
+    return [head, *(t.replace("<file>", wasm_path).replace("<name>", name) for t in rest)]
+
+
+def spec_short_name(spec_path: str) -> str:
+    """as-test's ``<name>``: the basename without its first ``.ts``, then its first ``.spec``."""
+    return posixpath.basename(spec_path).replace(".ts", "", 1).replace(".spec", "", 1)
 
 
 @dataclass(frozen=True)

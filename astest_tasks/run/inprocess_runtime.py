@@ -1,13 +1,18 @@
-"""Execute a Python runner script inside the run task's process, once per spec.
+"""The in-process runtime: a Python runner script executed inside the run task's process, once
+per spec.
 
-The runner is the user's file (``.as-test/runners/default.<target>.py`` or their own): it declares
-extra host imports and calls ``astest_tasks.runner.instantiate(imports)``, which finds the spec to
-run through the context set here. No interpreter is started per spec; the script's compiled code
-is cached by file state, and each spec gets fresh globals so no state leaks between specs.
+The runner is the user's file (``python ./my-runner.py <file>`` in ``runOptions.runtime.cmd``, or
+our default, ``default_runtime.py``): it declares extra host imports and calls
+``astest_tasks.runner.instantiate(imports)``, which finds the spec to run through the context set
+here. No interpreter is started per spec; the script's compiled code is cached by file state, and
+each spec gets fresh globals so no state leaks between specs.
 
 While a runner runs, ``os.environ`` carries the mode's run env and the ``AS_TEST_*`` variables of
 as-test's runners (AS-TEST-HOST.md §5.2). ``os.environ`` is process-wide, so runs executed by
 threads (``doit -P thread``) take turns here; ``doit -n N`` uses processes and runs in parallel.
+
+wasmtime (``wasm_host``) is imported when a spec runs: the tasks of a no-op doit name this runtime
+but run nothing, and the import costs about 40 ms.
 """
 
 from __future__ import annotations
@@ -19,11 +24,66 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType
+from typing import TYPE_CHECKING
 
 from astest_tasks.core.process_env import runner_environment
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
-from astest_tasks.run.wasm_host import GuestStartError, HostLimits, PreparedGuest
+from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.run.runtime_env import runtime_variables
+
+if TYPE_CHECKING:
+    from astest_tasks.run.wasm_host import HostLimits, PreparedGuest
+
+
+@dataclass(frozen=True)
+class InProcessRuntime:
+    """A runner script of the user's, named by the runtime command (``python ./runner.py``)."""
+
+    runner: str  # relative to the project root, posix separators
+
+    @property
+    def description(self) -> str:
+        return f"in-process runner {self.runner}"
+
+    @property
+    def cache_key(self) -> str:
+        return self.description
+
+    @property
+    def default_runner_target(self) -> str | None:
+        return None
+
+    def input_files(self, project_root: Path) -> list[str]:
+        # A missing runner is no input: its specs fail with a message that says how to fix it.
+        return [self.runner] if (project_root / self.runner).is_file() else []
+
+    def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
+        return run_python_runner(self.runner, spec, channel, limits)
+
+
+def run_python_runner(
+    runner: str, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits
+) -> GuestRun:
+    """Run one spec with the runner script at ``runner`` (relative to the project root)."""
+    from astest_tasks.run.wasm_host import HostLimits
+
+    root = spec.project_root
+    wasm = root / spec.wasm_path
+    # The runner's working directory is doit's, not always the project root: give it a path
+    # that opens from anywhere.
+    variables = runtime_variables(spec.target, str(wasm), root)
+    context = RunnerContext(
+        runner_path=runner,
+        wasm_path=wasm,
+        target=spec.target,
+        channel=channel,
+        limits=HostLimits(timeout_s=limits.timeout_s, memory_bytes=limits.memory_bytes),
+        wasi_env=spec.run_env,
+        environ={**spec.run_env, **variables},
+        project_root=root,
+    )
+    return run_runner_script(root / runner, context)
 
 
 @dataclass
@@ -48,6 +108,8 @@ _CODE_CACHE: dict[Path, tuple[tuple[int, int], CodeType]] = {}
 
 
 def run_runner_script(script: Path, context: RunnerContext) -> GuestRun:
+    from astest_tasks.run.wasm_host import GuestStartError
+
     started = time.perf_counter()
     try:
         code = _compiled(script)

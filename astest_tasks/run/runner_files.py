@@ -10,10 +10,15 @@ import sys
 from pathlib import Path
 
 from astest_tasks.core.atomic import create_text_atomic
-from astest_tasks.run.runtime_command import default_runner_path
 from astest_tasks.run.templating import render
 
+RUNNERS_DIR = ".as-test/runners"
 RUNNER_TARGETS = ("wasi", "bindings")
+
+
+def default_runner_path(target: str) -> str:
+    """The in-process default runner of a target, relative to the project root."""
+    return f"{RUNNERS_DIR}/default.{target}.py"
 
 
 def default_runner_source(target: str) -> str:

@@ -1,105 +1,68 @@
-"""Which runtime runs a mode's specs: an in-process Python runner, the browser (web target), or
-an external command.
+"""Which runtime runs a mode's specs: the choice, made once per mode when the tasks are made.
 
 ``runOptions.runtime.cmd`` is read the way as-test reads it (AS-TEST-HOST.md §1.7): tokenized by
 a small shell-like tokenizer, aligned to the mode's target when it names another target's stock
 runner, and with ``<file>`` and ``<name>`` substituted per spec. What we add:
 
-- no command at all means our in-process default runner, ``.as-test/runners/default.<target>.py``;
+- no command at all means our in-process default runner, ``.as-test/runners/default.<target>.py``
+  (``default_runtime.py``);
 - a command whose script is a ``.py`` file (``python ./my-runner.py``, or the path alone) runs that
-  runner in-process too: no new interpreter per spec;
+  runner in-process too: no new interpreter per spec (``inprocess_runtime.py``);
 - a web mode runs in Chromium, through this process's browser session (``web_runtime.py``);
 - as-test's stock Node runner (``node ./.as-test/runners/default.<target>.js``) runs as it is when
-  the file exists; when it does not, as-test would write its own default, and we use ours.
+  the file exists (``external_runtime.py``); when it does not, as-test would write its own default,
+  and we use ours.
+
+Each runtime is a ``runtime.Runtime``; a new one is a module of its own and a line here.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.run.default_runtime import DefaultRuntime
+from astest_tasks.run.external_runtime import ExternalRuntime
+from astest_tasks.run.inprocess_runtime import InProcessRuntime
+from astest_tasks.run.runner_files import default_runner_path
+from astest_tasks.run.runtime import Runtime
+from astest_tasks.run.web_runtime import BrowserRuntime
 
-RUNNERS_DIR = ".as-test/runners"
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 STOCK_NODE_RUNNER = "./.as-test/runners/default.{target}.js"
 TARGETS = ("wasi", "bindings", "web")
 
 
-def default_runner_path(target: str) -> str:
-    """The in-process default runner of a target, relative to the project root."""
-    return f"{RUNNERS_DIR}/default.{target}.py"
-
-
-@dataclass(frozen=True)
-class InProcessRuntime:
-    """A Python runner script executed inside the run task's process."""
-
-    runner: str  # relative to the project root, posix separators
-    is_default: bool  # ours, rendered from a template when missing
-
-    @property
-    def description(self) -> str:
-        return f"in-process runner {self.runner}"
-
-
-@dataclass(frozen=True)
-class ExternalRuntime:
-    """A command run as a subprocess per spec, talking WIPC over its stdin and stdout."""
-
-    command: str  # as configured, for messages and the cache key
-    tokens: tuple[str, ...]  # tokenized, placeholders not yet substituted
-    scripts: tuple[str, ...]  # tokens naming files in the project: inputs of the run
-
-    @property
-    def description(self) -> str:
-        return f"external runtime `{self.command}`"
-
-    def argv(self, wasm_path: str, spec_path: str) -> list[str]:
-        return command_argv(self.tokens, wasm_path, spec_path)
-
-
-@dataclass(frozen=True)
-class BrowserRuntime:
-    """The web target: each spec in a page of the Chromium that the run task's process keeps."""
-
-    browser: str  # runOptions.runtime.browser, or BROWSER, which wins; "" = the default Chromium
-    headful: bool  # as-test's stock web command without --headless asks for a window
-    executable: str = ""  # the Chromium that `browser` found when the tasks were made
-
-    @property
-    def description(self) -> str:
-        # Which executable runs the specs is in the cache key, so switching browsers re-runs
-        # them; headful or headless does not change a result and stays out.
-        return f"browser {self.browser or 'chromium'} ({self.executable or 'not found'})"
-
-
-Runtime = InProcessRuntime | ExternalRuntime | BrowserRuntime
-
-
-def command_argv(tokens: Sequence[str], wasm_path: str, spec_path: str) -> list[str]:
-    """The argv for one spec: ``<file>`` is the artifact, ``<name>`` the spec's short name."""
-    name = spec_short_name(spec_path)
-    head, *rest = tokens
-    return [head, *(t.replace("<file>", wasm_path).replace("<name>", name) for t in rest)]
-
-
-def spec_short_name(spec_path: str) -> str:
-    """as-test's ``<name>``: the basename without its first ``.ts``, then its first ``.spec``."""
-    return posixpath.basename(spec_path).replace(".ts", "", 1).replace(".spec", "", 1)
-
-
 def resolve_runtime(
-    command: str, target: str, project_root: Path, field: str, browser: str = ""
+    command: str,
+    target: str,
+    project_root: Path,
+    field: str,
+    browser: str = "",
+    *,
+    headful: bool = False,
+    locate: bool = False,
 ) -> Runtime:
-    """Decide how a mode's specs run; ``field`` names the config field in error messages."""
+    """Decide how a mode's specs run; ``field`` names the config field in error messages.
+
+    ``browser`` and ``headful`` are what was asked of a web mode's browser (``--headful``);
+    ``locate`` finds its executable now, as the run tasks need it (their key names it).
+    """
+    runtime = _choose(command, target, project_root, field, browser, headful)
+    if locate and isinstance(runtime, BrowserRuntime):
+        return runtime.located()
+    return runtime
+
+
+def _choose(
+    command: str, target: str, project_root: Path, field: str, browser: str, headful: bool
+) -> Runtime:
     if not command.strip():
         if target == "web":
-            return BrowserRuntime(browser, headful=False)
-        return InProcessRuntime(default_runner_path(target), is_default=True)
+            return BrowserRuntime(browser, headful=headful)
+        return DefaultRuntime(target)
     tokens = tokenize_command(command, field)
     tokens = _align_stock_runner(tokens, target)
     script = _python_script(tokens)
@@ -109,18 +72,19 @@ def resolve_runtime(
             "them (runner scripts are for the wasi and bindings targets); fix: remove the "
             "command to use the browser, or change the mode's target"
         )
+    if script == default_runner_path(target):
+        return DefaultRuntime(target)
     if script is not None:
-        default = script == default_runner_path(target)
-        return InProcessRuntime(script, is_default=default)
+        return InProcessRuntime(script)
     stock = STOCK_NODE_RUNNER.format(target=target)
     stock_is_missing = not (project_root / stock).is_file()
     is_stock = tokens[0] == "node" and len(tokens) >= 2 and tokens[1] == stock
     if is_stock and stock_is_missing and target == "web":
         # as-test opens a window unless told --headless; we keep its meaning.
-        return BrowserRuntime(browser, headful="--headless" not in tokens[2:])
+        return BrowserRuntime(browser, headful=headful or "--headless" not in tokens[2:])
     if is_stock and stock_is_missing:
         # as-test would write its stock runner here; ours is the in-process equivalent.
-        return InProcessRuntime(default_runner_path(target), is_default=True)
+        return DefaultRuntime(target)
     # Every project file the command names is an input of its runs: the executable itself when
     # it is a path (`./run.sh <file>`), and the scripts it is given (`node ./runner.mjs <file>`).
     named = tokens if "/" in tokens[0] else tokens[1:]

@@ -1,9 +1,13 @@
-"""Run one web spec in a worker of this process's browser session, relayed to a WIPC channel.
+"""The web runtime: each spec of a web mode in a worker of this process's browser session,
+relayed to a WIPC channel.
 
 The session's page (``web_assets/page.html``) starts a worker per spec, which loads the spec's
 wasm and its raw bindings helper; the spec's stdout and stdin travel as requests to
 ``web_server``. A spec that hangs is stopped by terminating its worker, and one that crashes the
 page fails, the next spec getting a fresh page; either way the browser stays up.
+
+The harness server (``web_server``, which needs ``http.server``) is imported when a spec runs:
+the tasks of a no-op doit name this runtime but run nothing.
 """
 
 from __future__ import annotations
@@ -12,14 +16,24 @@ import contextlib
 import os
 import threading
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from astest_tasks.core.errors import UserError
-from astest_tasks.run.browser_session import BrowserChoice, first_line, has_display, shared_session
+from astest_tasks.run.browser_session import (
+    BrowserChoice,
+    find_chromium,
+    first_line,
+    has_display,
+    shared_session,
+)
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
-from astest_tasks.run.web_server import HarnessServer, WebExit, WebRun
+from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+
+if TYPE_CHECKING:
+    from astest_tasks.run.web_server import HarnessServer, WebRun
 
 # How often a waiting run asks whether its page is still alive (Playwright reports a crashed
 # page only when asked).
@@ -35,6 +49,53 @@ _server_pid = 0
 _server_lock = threading.Lock()
 
 
+@dataclass(frozen=True)
+class BrowserRuntime:
+    """The web target: each spec in a page of the Chromium that the run task's process keeps."""
+
+    browser: str  # --browser, BROWSER or runOptions.runtime.browser; "" = the default Chromium
+    headful: bool  # --headful, or as-test's stock web command without --headless: show a window
+    executable: str = ""  # the Chromium that `browser` found when the tasks were made
+
+    @property
+    def description(self) -> str:
+        return f"browser {self.browser or 'chromium'} ({self.executable or 'not found'})"
+
+    @property
+    def cache_key(self) -> str:
+        # Which executable runs the specs is in the key, so switching browsers re-runs them;
+        # headful or headless does not change a result and stays out.
+        return self.description
+
+    @property
+    def default_runner_target(self) -> str | None:
+        return None
+
+    def input_files(self, project_root: Path) -> list[str]:
+        return []  # the page and worker ship with astest-tasks, whose version is in the key
+
+    def located(self) -> BrowserRuntime:
+        """This runtime with the executable its browser names on this machine. Without one it
+        stays unfound: each web spec then fails with the reason when it runs, the rest go on."""
+        with contextlib.suppress(UserError):
+            return replace(self, executable=find_chromium(self.browser))
+        return self
+
+    def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
+        started = time.perf_counter()
+        try:
+            # The executable found when the tasks were made, which is the one in the run key; the
+            # name as asked when none was found, so the run can say why.
+            executable = find_chromium(self.executable or self.browser)
+        except UserError as exc:
+            return GuestRun.not_started(str(exc), started)
+        choice, note = browser_choice(executable, self.headful)
+        if note is not None:
+            channel.warnings.append(note)
+        wasm = spec.project_root / spec.wasm_path
+        return run_in_browser(wasm, channel, limits.timeout_s, choice)
+
+
 def browser_choice(executable: str, headful: bool) -> tuple[BrowserChoice, str | None]:
     """The browser to use, and a note when a headful request falls back to headless."""
     if headful and not has_display():
@@ -45,6 +106,8 @@ def browser_choice(executable: str, headful: bool) -> tuple[BrowserChoice, str |
 def run_in_browser(
     wasm: Path, channel: ProtocolChannel, timeout_s: float, choice: BrowserChoice
 ) -> GuestRun:
+    from astest_tasks.run.web_server import WebExit, WebRun
+
     started = time.perf_counter()
     helper = wasm.with_suffix(".js")
     if not helper.is_file():
@@ -134,6 +197,8 @@ def _spec_host(session: Any, origin: str) -> _SpecHost:
 
 def _wait(run: WebRun, session: Any, page: Any, deadline: float) -> bool:
     """Wait for the spec's exit until the deadline, checking that its page is alive."""
+    from astest_tasks.run.web_server import WebExit
+
     while True:
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
@@ -159,6 +224,8 @@ def _stop_worker(session: Any, host: _SpecHost, page: Any, base: str) -> None:
 
 
 def _guest_run(run: WebRun, finished: bool, elapsed: float) -> GuestRun:
+    from astest_tasks.run.web_server import WebExit
+
     stderr = run.stderr.text
     if not finished:
         return GuestRun(exit_code=1, stderr=stderr, elapsed_s=elapsed, timed_out=True)
@@ -175,6 +242,8 @@ def _guest_run(run: WebRun, finished: bool, elapsed: float) -> GuestRun:
 
 def _shared_server() -> HarnessServer:
     global _server, _server_pid
+    from astest_tasks.run.web_server import HarnessServer
+
     with _server_lock:
         if _server is None or _server_pid != os.getpid():
             _server = HarnessServer()

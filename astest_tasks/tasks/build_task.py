@@ -17,7 +17,7 @@ from astest_tasks.config.discovery import Spec
 from astest_tasks.config.layout import doit_paths
 from astest_tasks.config.project_config import ModeSettings
 from astest_tasks.config.toolchain import Toolchain
-from astest_tasks.tasks.actions import build_spec
+from astest_tasks.tasks.build_action import build_spec
 from astest_tasks.tasks.cache_keys import build_file_deps, build_key
 from astest_tasks.tasks.checks import InputsChanged
 

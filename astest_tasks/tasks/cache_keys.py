@@ -17,7 +17,7 @@ from astest_tasks.config.discovery import Spec
 from astest_tasks.config.project_config import ModeSettings
 from astest_tasks.config.toolchain import Toolchain, find_package
 from astest_tasks.core.version import __version__
-from astest_tasks.run.runtime_command import Runtime
+from astest_tasks.run.runtime import Runtime
 
 # Bump when the meaning of a build record or result file changes.
 KEY_FORMAT = 1
@@ -90,7 +90,7 @@ def run_key(
     runtime: Runtime,
     as_test_version: str = "",
 ) -> dict[str, Any]:
-    """The snapshot files are checked apart, by content (``actions.snapshots_unchanged``)."""
+    """The snapshot files are checked apart, by content (``checks.SnapshotsUnchanged``)."""
     return {
         # Its run-side rules (counting, snapshot keys, run_rules.py) decide the result.
         "as_test": as_test_version,
@@ -103,5 +103,5 @@ def run_key(
         # A lower limit can fail a spec that passed: (timeout s, memory MiB, output MiB).
         "limits": list(limits),
         # The runner file's content is a file_dep; this says which runner, or which command.
-        "runtime": runtime.description,
+        "runtime": runtime.cache_key,
     }

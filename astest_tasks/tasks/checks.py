@@ -17,6 +17,7 @@ from doit.dependency import UptodateCalculator
 from doit.tools import config_changed
 
 from astest_tasks.model.results import Status, read_result_head
+from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
 _SAVED_INPUTS = "_astest_inputs"  # beside config_changed's digest: what the digest was of
 
@@ -109,9 +110,9 @@ class SnapshotsUnchanged:
         self.paths = paths
 
     def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
-        from astest_tasks.tasks.actions import snapshots_unchanged  # actions imports the summaries
-
-        return snapshots_unchanged(task, dict(values), self.project_root, self.paths)
+        """doit passes ``task`` and the task's saved ``values`` by name."""
+        now = snapshot_state(Path(self.project_root), self.paths)
+        return values.get(SNAPSHOT_STATE) == now
 
     def __str__(self) -> str:
         return f"a snapshot file changed since the last run ({', '.join(self.paths)})"

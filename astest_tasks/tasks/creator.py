@@ -6,13 +6,12 @@ because doit keys its state by task name: a mode-less name would thrash when the
 
 from __future__ import annotations
 
-import contextlib
 import os
 import posixpath
 import sys
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,24 +56,10 @@ from astest_tasks.model.snapshots import SnapshotUpdate, snapshot_candidates
 from astest_tasks.output.coverage_summary import CoverageTarget
 from astest_tasks.output.fuzz_summary import FuzzEntry
 from astest_tasks.output.summary import SummaryEntry, SummaryPlan
-from astest_tasks.run.browser_session import find_chromium
 from astest_tasks.run.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, parse_per_mode
-from astest_tasks.run.runner_files import ensure_default_runner
-from astest_tasks.run.runtime_command import (
-    RUNNERS_DIR,
-    BrowserRuntime,
-    ExternalRuntime,
-    InProcessRuntime,
-    Runtime,
-    default_runner_path,
-    resolve_runtime,
-)
-from astest_tasks.tasks.actions import (
-    RunRequest,
-    run_spec,
-    show_summary_from_worker,
-    summarize,
-)
+from astest_tasks.run.runner_files import default_runner_path, ensure_default_runner
+from astest_tasks.run.runtime import Runtime
+from astest_tasks.run.runtime_command import resolve_runtime
 from astest_tasks.tasks.build_task import compile_task_fields
 from astest_tasks.tasks.cache_keys import build_file_deps, run_key
 from astest_tasks.tasks.checks import (
@@ -101,6 +86,8 @@ from astest_tasks.tasks.fuzz_tasks import (
 from astest_tasks.tasks.output_folders import check_output_folders
 from astest_tasks.tasks.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
 from astest_tasks.tasks.project_lock import lock_project
+from astest_tasks.tasks.run_action import RunRequest, run_spec
+from astest_tasks.tasks.summary_action import show_summary_from_worker, summarize
 
 PROJECT_LOCK = "cache/project.lock"  # one doit run at a time (project_lock.py)
 PROGRESS_COUNTER = "cache/progress.json"  # finished specs, counted across doit's workers
@@ -160,7 +147,8 @@ def create_tasks(
         name: select_specs(specs, spec_selectors, name) for name, specs in specs_by_mode.items()
     }
     runtimes = {
-        mode.name: _runtime_of(project_root, config_path, mode, switches.browser) for mode in modes
+        mode.name: _runtime_of(project_root, config_path, mode, switches.browser, headful)
+        for mode in modes
     }
     scan_cache = ImportScanCache(project_root / output_root(config) / IMPORT_SCAN_CACHE)
     selection_note = ""
@@ -192,7 +180,6 @@ def create_tasks(
         session=session,
         update=update,
         progress_file=f"{output_root(config).rstrip('/')}/{counter}",
-        headful=headful,
         pipeline=pipeline,
         as_test_version=toolchain.as_test.version,
         no_snapshot=switches.no_snapshot,
@@ -257,7 +244,7 @@ def _spec_inputs(
     rules = RunRules.for_version(toolchain.as_test.version)
     inputs: list[SpecInputs] = []
     for mode in modes:
-        runner = project_paths(root, _runtime_files(root, runtimes[mode.name]))
+        runner = project_paths(root, runtimes[mode.name].input_files(root))
         named_files, named_folders = argument_paths(root, [*mode.build_args, mode.build_cmd])
         layout = (root, mode.input_patterns) if rules.snapshot_input_layout else None
         for spec in specs_by_mode[mode.name]:
@@ -373,21 +360,20 @@ def _specs_of(root: Path, config_path: str, mode: ModeSettings) -> list[Spec]:
     return specs
 
 
-def _runtime_of(root: Path, config_path: str, mode: ModeSettings, chosen: str = "") -> Runtime:
+def _runtime_of(
+    root: Path, config_path: str, mode: ModeSettings, chosen: str = "", headful: bool = False
+) -> Runtime:
+    """The mode's runtime, chosen once: its run tasks carry it whole to their actions."""
     where = "runOptions.runtime.cmd"
     if mode.name != "default":
         where = f"modes.{mode.name}.{where} (or the base {where})"
     # as-test: --browser first (1.8), then an explicit BROWSER in the environment, then
     # runOptions.runtime.browser.
     browser = chosen or os.environ.get("BROWSER") or mode.browser
-    runtime = resolve_runtime(
-        mode.runtime_cmd, mode.target, root, f"{config_path}: {where}", browser
+    field = f"{config_path}: {where}"
+    return resolve_runtime(
+        mode.runtime_cmd, mode.target, root, field, browser, headful=headful, locate=True
     )
-    if isinstance(runtime, BrowserRuntime):
-        # Without a Chromium, each web spec fails with the reason when it runs; the rest go on.
-        with contextlib.suppress(UserError):
-            runtime = replace(runtime, executable=find_chromium(runtime.browser))
-    return runtime
 
 
 # Which task creator of this process makes each default runner: two instances for one project
@@ -402,9 +388,9 @@ def _runner_tasks(
     """One task per default runner in use: creates it when missing, never touches it otherwise."""
     targets = sorted(
         {
-            runtime.runner.removeprefix(f"{RUNNERS_DIR}/default.").removesuffix(".py")
+            runtime.default_runner_target
             for runtime in runtimes
-            if isinstance(runtime, InProcessRuntime) and runtime.is_default
+            if runtime.default_runner_target is not None
         }
     )
     for target in targets:
@@ -451,6 +437,7 @@ def _run_task(
         result_path=files.result,
         snapshot_dir=mode.snapshot_dir,
         timeout_s=timeout_s,
+        runtime=runtime,
         memory_limit_mib=memory_mib,
         output_limit_mib=output_mib,
         run_env=dict(mode.run_env),
@@ -462,14 +449,6 @@ def _run_task(
         update_snapshots=update.value,
         no_snapshot=invocation.no_snapshot,
         snapshot_files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir, snapshot_layout)),
-        runner_script=runtime.runner if isinstance(runtime, InProcessRuntime) else "",
-        external_tokens=runtime.tokens if isinstance(runtime, ExternalRuntime) else (),
-        # The executable found when the tasks were made, which is the one in the run key; the
-        # name as asked when none was found, so the run can say why.
-        browser=(runtime.executable or runtime.browser)
-        if isinstance(runtime, BrowserRuntime)
-        else "",
-        headful=invocation.headful or (isinstance(runtime, BrowserRuntime) and runtime.headful),
         task_basename=invocation.pipeline.basename,
         command=invocation.pipeline.command,
         options_command=invocation.pipeline.options_command,
@@ -478,13 +457,14 @@ def _run_task(
         coverage_detail=invocation.coverage_detail and mode.coverage_enabled,
     )
     file_dep = [files.build_record]  # also orders the run after its build
-    file_dep += _runtime_files(root, runtime)
+    file_dep += runtime.input_files(root)
     pipeline = invocation.pipeline
     return {
         "basename": pipeline.basename,
         "name": f"run:{mode.name}:{spec.spec_id}",
         "doc": f"run {spec.path} in mode {mode.name} ({runtime.description})",
-        "actions": [(run_spec, [asdict(request), invocation.session])],
+        # The request itself, runtime and all: a frozen dataclass that pickles to doit's workers.
+        "actions": [(run_spec, [request, invocation.session])],
         "file_dep": doit_paths(root, file_dep),
         "targets": doit_paths(root, [files.result]),
         "setup": list(pipeline.setup),
@@ -566,7 +546,6 @@ class _Invocation:
     session: str
     update: SnapshotUpdate
     progress_file: str  # counts finished specs across doit's workers, for the live lines
-    headful: bool  # show the browser window of web specs
     pipeline: Pipeline
     as_test_version: str = ""  # the installed as-test: its run-side rules apply (run_rules.py)
     no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass unchecked
@@ -618,17 +597,6 @@ def _summary_task(
         ],
         "meta": pipeline.meta("summary", report=report_path),
     }
-
-
-def _runtime_files(root: Path, runtime: Runtime) -> list[str]:
-    """The runner's files, whose content decides the run: editing one re-runs its specs."""
-    if isinstance(runtime, ExternalRuntime):
-        return list(runtime.scripts)
-    if isinstance(runtime, BrowserRuntime):
-        return []  # the page and worker ship with astest-tasks, whose version is in the key
-    if runtime.is_default or (root / runtime.runner).is_file():
-        return [runtime.runner]  # a default one is created by its runner task first
-    return []  # a missing custom runner fails its specs with a clear message instead
 
 
 def _check_outputs_are_separate(

@@ -43,12 +43,11 @@ from astest_tasks.config.toolchain import (
 from astest_tasks.core.errors import UserError
 from astest_tasks.output.terminal import Palette, output_stream, use_colour
 from astest_tasks.run.browser_session import find_chromium
-from astest_tasks.run.runtime_command import (
-    BrowserRuntime,
-    ExternalRuntime,
-    InProcessRuntime,
-    resolve_runtime,
-)
+from astest_tasks.run.default_runtime import DefaultRuntime
+from astest_tasks.run.external_runtime import ExternalRuntime
+from astest_tasks.run.inprocess_runtime import InProcessRuntime
+from astest_tasks.run.runtime_command import resolve_runtime
+from astest_tasks.run.web_runtime import BrowserRuntime
 from astest_tasks.tasks.doit_argv import default_tasks, doit_command, names_tasks_under
 
 # assemblyscript releases each as-test generation is known to work with (see DESIGN.md).
@@ -304,7 +303,7 @@ def _check_mode(project_root: Path, config_path: str, mode: ModeSettings) -> lis
         detail, _, fix = str(exc).partition("; fix: ")
         checks.append(Check(Level.ERROR, scope, detail, fix))
         runtime = None
-    if isinstance(runtime, InProcessRuntime):
+    if isinstance(runtime, InProcessRuntime | DefaultRuntime):
         checks.append(_runner_check(project_root, scope, runtime))
     elif isinstance(runtime, ExternalRuntime):
         checks.extend(_external_checks(project_root, scope, runtime))
@@ -327,10 +326,12 @@ def _check_mode(project_root: Path, config_path: str, mode: ModeSettings) -> lis
     return checks
 
 
-def _runner_check(project_root: Path, scope: str, runtime: InProcessRuntime) -> Check:
+def _runner_check(
+    project_root: Path, scope: str, runtime: InProcessRuntime | DefaultRuntime
+) -> Check:
     if (project_root / runtime.runner).is_file():
         return Check(Level.OK, scope, f"runtime: in-process runner {runtime.runner}")
-    if runtime.is_default:
+    if isinstance(runtime, DefaultRuntime):
         return Check(
             Level.OK,
             scope,

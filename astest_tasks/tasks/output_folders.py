@@ -12,7 +12,7 @@ from pathlib import Path
 
 from astest_tasks.config.project_config import ModeSettings
 from astest_tasks.core.errors import UserError
-from astest_tasks.run.runtime_command import RUNNERS_DIR
+from astest_tasks.run.runner_files import RUNNERS_DIR
 
 
 def check_output_folders(

@@ -13,8 +13,14 @@ from pathlib import Path
 
 from astest_tasks.model.snapshots import SnapshotStore
 from astest_tasks.run.channel import ProtocolChannel
-from astest_tasks.run.external_runtime import resolve_executable, run_external
+from astest_tasks.run.external_runtime import (
+    ExternalRuntime,
+    resolve_executable,
+    run_external,
+    spec_short_name,
+)
 from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.runtime import RunnableSpec, SpecLimits
 from astest_tasks.run.wipc import FrameType, encode_frame
 
 # A fake runtime: sends a snapshot assertion as a CALL frame, waits for our reply on stdin, then
@@ -214,3 +220,41 @@ def test_the_runtimes_stdio_are_sockets_so_one_big_write_arrives_whole(tmp_path:
     assert seen["written"] == 9 + 200_000 + len('{"suites": [], "padding": ""}')
     assert channel.report_payload is not None
     assert len(json.loads(channel.report_payload)["padding"]) == 200_000
+
+
+# -- the runtime ---------------------------------------------------------------------------------
+
+
+def test_name_placeholder_drops_the_first_ts_then_the_first_spec() -> None:
+    assert spec_short_name("assembly/__tests__/math.spec.ts") == "math"
+    assert spec_short_name("a/b.ts.spec.ts") == "b.ts"  # "b.spec.ts", then "b.ts"
+
+
+def test_the_scripts_a_command_names_are_its_inputs_and_the_command_is_its_key(
+    tmp_path: Path,
+) -> None:
+    runtime = ExternalRuntime(
+        command="node ./runner.mjs <file>",
+        tokens=("node", "./runner.mjs", "<file>"),
+        scripts=("runner.mjs",),
+    )
+    assert runtime.input_files(tmp_path) == ["runner.mjs"]
+    assert runtime.cache_key == "external runtime `node ./runner.mjs <file>`"
+    assert runtime.default_runner_target is None
+
+
+def test_the_runtime_runs_its_command_per_spec_with_as_tests_variables(tmp_path: Path) -> None:
+    make_script(
+        tmp_path,
+        '#!/bin/sh\necho "$* $AS_TEST_RUNTIME_TARGET $AS_TEST_WASM_PATH $GREETING" >&2\nexit 4\n',
+        name="run.sh",
+    )
+    runtime = ExternalRuntime(
+        command="./run.sh <name> <file>", tokens=("./run.sh", "<name>", "<file>"), scripts=()
+    )
+    spec = RunnableSpec(
+        tmp_path, "assembly/__tests__/math.spec.ts", "out/math.wasm", "wasi", {"GREETING": "hi"}
+    )
+    run = runtime.run(spec, ProtocolChannel(None), SpecLimits(10.0, 1 << 24))
+    assert run.exit_code == 4
+    assert run.stderr == "math out/math.wasm wasi out/math.wasm hi\n"

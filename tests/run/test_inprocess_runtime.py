@@ -10,7 +10,8 @@ import wasmtime
 
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
-from astest_tasks.run.inprocess_runtime import RunnerContext, run_runner_script
+from astest_tasks.run.inprocess_runtime import InProcessRuntime, RunnerContext, run_runner_script
+from astest_tasks.run.runtime import RunnableSpec, SpecLimits
 from astest_tasks.run.wasm_host import HostLimits
 from astest_tasks.runner import RunnerUsageError, instantiate
 
@@ -148,3 +149,35 @@ def test_sys_exit_non_zero_after_the_spec_ran_fails_it(tmp_path: Path) -> None:
     run, _ = run_script(tmp_path, source)
     assert run.exit_code == 1
     assert "called sys.exit(2)" in run.stderr
+
+
+# -- the runtime ---------------------------------------------------------------------------------
+
+
+def test_a_custom_runner_is_an_input_while_it_exists_and_its_path_is_in_the_key(
+    tmp_path: Path,
+) -> None:
+    runtime = InProcessRuntime(".as-test/runners/mine.py")
+    assert runtime.input_files(tmp_path) == [], "a missing runner fails its specs instead"
+    (tmp_path / ".as-test/runners").mkdir(parents=True)
+    (tmp_path / ".as-test/runners/mine.py").write_text(ADDING_RUNNER)
+    assert runtime.input_files(tmp_path) == [".as-test/runners/mine.py"]
+    assert runtime.cache_key == "in-process runner .as-test/runners/mine.py"
+    assert runtime.default_runner_target is None, "the user's runner: nothing renders it"
+
+
+def test_the_runtime_runs_its_runner_with_the_mode_env(tmp_path: Path) -> None:
+    (tmp_path / "guest.wasm").write_bytes(bytes(wasmtime.wat2wasm(GUEST)))
+    (tmp_path / "runner.py").write_text(
+        "import os\n"
+        "from astest_tasks.runner import instantiate\n"
+        "assert os.environ['GREETING'] == 'hi', 'the mode env'\n"
+        "assert os.environ['AS_TEST_RUNTIME_TARGET'] == 'wasi', 'as-test variables'\n"
+        "instantiate({'env': {'host_add': lambda a, b: a + b}}).start()\n"
+    )
+    spec = RunnableSpec(tmp_path, "guest.spec.ts", "guest.wasm", "wasi", {"GREETING": "hi"})
+    channel = ProtocolChannel(None)
+    run = InProcessRuntime("runner.py").run(spec, channel, SpecLimits(5.0, 1 << 24))
+    assert run.exit_code == 0 and run.start_failure is None
+    assert channel.output_text == "5"
+    assert "GREETING" not in os.environ, "the env is the runner's only while it runs"

@@ -1,20 +1,18 @@
-"""Runtime commands: as-test's tokenizer and placeholders, and which runtime a command means."""
+"""The runtime choice: as-test's tokenizer, and which runtime a mode's command means."""
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import pytest
 
 from astest_tasks.core.errors import UserError
-from astest_tasks.run.runtime_command import (
-    BrowserRuntime,
-    ExternalRuntime,
-    InProcessRuntime,
-    resolve_runtime,
-    spec_short_name,
-    tokenize_command,
-)
+from astest_tasks.run.default_runtime import DefaultRuntime
+from astest_tasks.run.external_runtime import ExternalRuntime
+from astest_tasks.run.inprocess_runtime import InProcessRuntime
+from astest_tasks.run.runtime_command import resolve_runtime, tokenize_command
+from astest_tasks.run.web_runtime import BrowserRuntime
 
 FIELD = "as-test.config.json: runOptions.runtime.cmd"
 
@@ -40,14 +38,9 @@ def test_unterminated_quote_names_the_field() -> None:
         tokenize_command("run 'oops", FIELD)
 
 
-def test_name_placeholder_drops_the_first_ts_then_the_first_spec() -> None:
-    assert spec_short_name("assembly/__tests__/math.spec.ts") == "math"
-    assert spec_short_name("a/b.ts.spec.ts") == "b.ts"  # "b.spec.ts", then "b.ts"
-
-
 def test_no_command_means_the_in_process_default_runner(tmp_path: Path) -> None:
     runtime = resolve_runtime("", "bindings", tmp_path, FIELD)
-    assert runtime == InProcessRuntime(".as-test/runners/default.bindings.py", is_default=True)
+    assert runtime == DefaultRuntime("bindings")
 
 
 @pytest.mark.parametrize(
@@ -62,7 +55,17 @@ def test_no_command_means_the_in_process_default_runner(tmp_path: Path) -> None:
 )
 def test_a_python_script_runs_in_process(tmp_path: Path, command: str) -> None:
     runtime = resolve_runtime(command, "wasi", tmp_path, FIELD)
-    assert runtime == InProcessRuntime(".as-test/runners/mine.py", is_default=False)
+    assert runtime == InProcessRuntime(".as-test/runners/mine.py")
+
+
+def test_our_default_runner_named_by_its_command_is_the_default_of_its_target_only(
+    tmp_path: Path,
+) -> None:
+    command = "python ./.as-test/runners/default.wasi.py <file>"
+    assert resolve_runtime(command, "wasi", tmp_path, FIELD) == DefaultRuntime("wasi")
+    # For a bindings mode it is a runner like any other: nothing renders it when missing.
+    runtime = resolve_runtime(command, "bindings", tmp_path, FIELD)
+    assert runtime == InProcessRuntime(".as-test/runners/default.wasi.py")
 
 
 def test_the_stock_node_runner_runs_as_it_is_when_the_file_exists(tmp_path: Path) -> None:
@@ -87,7 +90,7 @@ def test_a_missing_stock_node_runner_means_ours(tmp_path: Path) -> None:
     runtime = resolve_runtime(
         "node ./.as-test/runners/default.wasi.js <file>", "wasi", tmp_path, FIELD
     )
-    assert runtime == InProcessRuntime(".as-test/runners/default.wasi.py", is_default=True)
+    assert runtime == DefaultRuntime("wasi")
 
 
 def test_another_targets_stock_runner_is_aligned_to_this_target(tmp_path: Path) -> None:
@@ -143,7 +146,25 @@ def test_files_outside_the_project_are_not_inputs(tmp_path: Path) -> None:
 def test_a_web_mode_without_a_command_runs_in_the_browser(tmp_path: Path) -> None:
     runtime = resolve_runtime("", "web", tmp_path, FIELD, "chromium")
     assert runtime == BrowserRuntime("chromium", headful=False)
-    assert runtime.description == "browser chromium (not found)"  # tasks.py resolves it
+    assert runtime.description == "browser chromium (not found)"  # unless located
+
+
+def test_the_tasks_locate_the_browser_and_pass_headful_on(tmp_path: Path) -> None:
+    chrome = tmp_path / "my-chrome"
+    chrome.write_text("#!/bin/sh\n")
+    chrome.chmod(chrome.stat().st_mode | stat.S_IXUSR)
+    runtime = resolve_runtime("", "web", tmp_path, FIELD, str(chrome), headful=True, locate=True)
+    assert runtime == BrowserRuntime(str(chrome), headful=True, executable=str(chrome))
+    stock = "node ./.as-test/runners/default.web.js --headless <file>"
+    asked = resolve_runtime(stock, "web", tmp_path, FIELD, headful=True)
+    assert asked == BrowserRuntime("", headful=True), "--headful wins over the command's flag"
+    missing = tmp_path / "no-chrome-here"
+    unfound = resolve_runtime("", "web", tmp_path, FIELD, str(missing), locate=True)
+    assert unfound == BrowserRuntime(str(missing), headful=False), "its runs say why"
+
+
+def test_locating_concerns_only_the_browser(tmp_path: Path) -> None:
+    assert resolve_runtime("", "wasi", tmp_path, FIELD, locate=True) == DefaultRuntime("wasi")
 
 
 @pytest.mark.parametrize(

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.tasks.actions import RunRequest
+from astest_tasks.run.default_runtime import DefaultRuntime
 from astest_tasks.tasks.cleaning import (
     fuzz_leftovers,
     remove_files,
     run_leftovers,
     summary_leftovers,
 )
+from astest_tasks.tasks.run_action import RunRequest
 
 
 def test_leftovers_of_a_run_and_of_the_summary() -> None:
@@ -27,6 +28,7 @@ def test_leftovers_of_a_run_and_of_the_summary() -> None:
         result_path="r",
         snapshot_dir="s",
         timeout_s=1,
+        runtime=DefaultRuntime("wasi"),
         crash_dir=".as-test/crashes",
         logs_dir=".as-test/logs/wasi",
     )

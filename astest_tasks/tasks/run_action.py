@@ -1,15 +1,16 @@
-"""The doit actions: module-level functions taking plain data, so ``doit -n N`` can ship them to
-worker processes under any multiprocessing start method.
+"""The run task's action: run one built spec in its mode's runtime, decide its result, and
+record it.
 
-Each action records failures of the spec it works on in its target file and returns success to
-doit; only the summary fails the doit run. A failing build or run task would stop doit (without
-``--continue``) and skip every other spec, and would lose its saved state.
+A module-level function taking plain data (frozen dataclasses), so ``doit -n N`` can ship it to
+worker processes under any multiprocessing start method. A spec's failure is recorded in its
+result file and the action returns success to doit; only the summary fails the doit run. A failing
+run task would stop doit (without ``--continue``) and skip every other spec, and would lose its
+saved state.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import posixpath
 import shlex
@@ -19,20 +20,10 @@ import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from doit.exceptions import TaskFailed
-
-from astest_tasks.build.compiler import (
-    BuildRecord,
-    BuildRequest,
-    compile_spec,
-    read_build_record,
-    write_build_record,
-)
+from astest_tasks.build.compiler import read_build_record
 from astest_tasks.config.run_rules import RunRules
-from astest_tasks.config.toolchain import check_node_version, load_toolchain
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import for_stream
-from astest_tasks.core.process_env import base_environ
 from astest_tasks.coverage.model import coverage_from_dict, coverage_from_payload
 from astest_tasks.model.crash_records import CrashCommands, remove_crash_record, write_crash_record
 from astest_tasks.model.guest_report import count, failures, file_verdict
@@ -50,16 +41,7 @@ from astest_tasks.model.snapshots import SnapshotStore, SnapshotUpdate
 from astest_tasks.model.spec_logs import write_spec_log
 from astest_tasks.output.console import live_line
 from astest_tasks.output.progress import finished_count
-from astest_tasks.output.summary import (
-    SummaryPlan,
-    load_fuzz,
-    load_specs,
-    load_summary,
-    print_with_fuzz,
-    summary_coverage,
-    write_report,
-)
-from astest_tasks.output.terminal import Palette, in_doit_worker_process, use_colour
+from astest_tasks.output.terminal import Palette, use_colour
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.outcome import (
@@ -69,10 +51,9 @@ from astest_tasks.run.outcome import (
     is_empty_spec,
     rebuilt_report_warning,
 )
-from astest_tasks.run.runtime_command import command_argv
-from astest_tasks.run.runtime_env import runtime_variables
+from astest_tasks.run.runtime import RunnableSpec, Runtime, SpecLimits
+from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
-SNAPSHOT_STATE = "snapshot_state"
 MIB = 1024 * 1024
 
 
@@ -88,6 +69,7 @@ class RunRequest:
     result_path: str
     snapshot_dir: str
     timeout_s: float
+    runtime: Runtime  # the mode's, chosen once when the tasks were made (runtime_command.py)
     memory_limit_mib: float = 1024.0
     output_limit_mib: float = 64.0
     run_env: dict[str, str] = field(default_factory=dict)
@@ -99,10 +81,6 @@ class RunRequest:
     update_snapshots: str = ""  # "", "create" or "overwrite" (SnapshotUpdate)
     no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass uncompared
     snapshot_files: tuple[str, ...] = ()  # every file the spec's snapshots may come from
-    runner_script: str = ""  # an in-process Python runner, relative to the project root
-    external_tokens: tuple[str, ...] = ()  # or an external command, placeholders unsubstituted
-    browser: str = ""  # web target: the browser asked for ("" = the default Chromium)
-    headful: bool = False  # web target: show the window
     task_basename: str = "astest"  # the task creator's name: <basename>:run:<mode>:<spec-id>
     command: str = "doit"  # what runs these tasks, for the hints: doit, or the astest command
     options_command: str = "doit astest"  # how a hint gives an option: `doit astest --timeout 5`
@@ -125,39 +103,8 @@ class RunRequest:
         return f"{self.task_basename}:{kind}:{self.mode}:{self.spec_id}"
 
 
-# -- build ---------------------------------------------------------------------------------------
-def build_spec(request: dict[str, object]) -> bool:
-    build = BuildRequest(**request)  # type: ignore[arg-type]
-    try:
-        toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.target == "wasi")
-        check_node_version(toolchain.node)
-        record = compile_spec(build, toolchain)
-    except UserError as exc:
-        record = _failed_record(build, str(exc))
-    except Exception:  # a bug of ours must fail this spec, not the whole run
-        record = _failed_record(build, "internal error in astest-tasks:\n" + traceback.format_exc())
-    write_build_record(build, record)
-    return True
-
-
-def _failed_record(build: BuildRequest, diagnostics: str) -> BuildRecord:
-    return BuildRecord(
-        status="failed",
-        spec=build.spec_path,
-        mode=build.mode,
-        target=build.target,
-        wasm=build.wasm_path,
-        wasm_sha256="",
-        command="",
-        exit_code=-1,
-        diagnostics=diagnostics,
-    )
-
-
-# -- run -----------------------------------------------------------------------------------------
-def run_spec(request: dict[str, object], session: str) -> dict[str, str]:
+def run_spec(run: RunRequest, session: str) -> dict[str, str]:
     """Run one spec; returns what doit saves with the task: the snapshot files' state after it."""
-    run = RunRequest(**request)  # type: ignore[arg-type]
     started = time.perf_counter()
     try:
         result = _execute(run, session)
@@ -217,26 +164,6 @@ def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecR
     else:
         note = f"crash record: {log}"
     return replace(result, warnings=(*result.warnings, note))
-
-
-def snapshot_state(project_root: Path, paths: tuple[str, ...] | list[str]) -> str:
-    """A digest of the snapshot files' contents, absent ones included."""
-    digest = hashlib.sha256()
-    for path in paths:
-        try:
-            content = (project_root / path).read_bytes()
-        except FileNotFoundError:
-            digest.update(f"{path}\0absent\0".encode())
-            continue
-        digest.update(f"{path}\0{len(content)}\0".encode() + content)
-    return digest.hexdigest()
-
-
-def snapshots_unchanged(
-    task: object, values: dict[str, object], project_root: str, paths: list[str]
-) -> bool:
-    """doit ``uptodate`` check (doit passes ``task`` and the saved ``values`` by name)."""
-    return values.get(SNAPSHOT_STATE) == snapshot_state(Path(project_root), paths)
 
 
 def _execute(run: RunRequest, session: str) -> SpecResult:
@@ -363,52 +290,15 @@ def _snapshots_written(snapshots: SnapshotStore, root: Path) -> tuple[str, ...]:
 
 
 def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:
-    # Imported here, not at the top: wasmtime costs ~40 ms to import, and a no-op doit (every
-    # task up to date) imports this module but runs nothing.
-    from astest_tasks.run.external_runtime import run_external
-    from astest_tasks.run.inprocess_runtime import RunnerContext, run_runner_script
-    from astest_tasks.run.wasm_host import HostLimits
-
-    if run.target == "web" and not run.external_tokens:
-        return _run_in_browser(run, root, channel)
-    if run.external_tokens:
-        env = {
-            **base_environ(),
-            **run.run_env,
-            **runtime_variables(run.target, run.wasm_path, root),
-        }
-        argv = command_argv(run.external_tokens, run.wasm_path, run.spec_path)
-        return run_external(argv, root, env, channel, run.timeout_s)
-    wasm = root / run.wasm_path
-    # The runner's working directory is doit's, not always the project root: give it a path
-    # that opens from anywhere.
-    variables = runtime_variables(run.target, str(wasm), root)
-    context = RunnerContext(
-        runner_path=run.runner_script,
-        wasm_path=wasm,
-        target=run.target,
-        channel=channel,
-        limits=HostLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB)),
-        wasi_env=run.run_env,
-        environ={**run.run_env, **variables},
+    spec = RunnableSpec(
         project_root=root,
+        spec_path=run.spec_path,
+        wasm_path=run.wasm_path,
+        target=run.target,
+        run_env=run.run_env,
     )
-    return run_runner_script(root / run.runner_script, context)
-
-
-def _run_in_browser(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:
-    from astest_tasks.run.browser_session import find_chromium
-    from astest_tasks.run.web_runtime import browser_choice, run_in_browser
-
-    started = time.perf_counter()
-    try:
-        executable = find_chromium(run.browser)
-    except UserError as exc:
-        return GuestRun.not_started(str(exc), started)
-    choice, note = browser_choice(executable, run.headful)
-    if note is not None:
-        channel.warnings.append(note)
-    return run_in_browser(root / run.wasm_path, channel, run.timeout_s, choice)
+    limits = SpecLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB))
+    return run.runtime.run(spec, channel, limits)
 
 
 def _status(verdict: str) -> Status:
@@ -430,42 +320,3 @@ def _failure_result(
 
 def _with_duration(result: SpecResult, seconds: float) -> SpecResult:
     return replace(result, duration_s=seconds)
-
-
-# -- summary -------------------------------------------------------------------------------------
-def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
-    """The summary task's action: print the summary, write the report, fail if anything failed."""
-    summary_plan = SummaryPlan.from_dict(plan)
-    loaded = load_specs(summary_plan, session)  # read once, for the printout and the reports
-    shown = [item.shown for item in loaded]
-    fuzz = load_fuzz(summary_plan, session)
-    coverage = summary_coverage(summary_plan, shown)
-    if not in_doit_worker_process():
-        print_with_fuzz(shown, fuzz, coverage, summary_plan.note, summary_plan.gaps)
-    specs_passed = write_report(summary_plan, loaded, coverage)
-    if specs_passed and all(item.result.passed for item in fuzz):
-        return True
-    # report=False: our summary says what failed, and doit's own failure banner would push it off
-    # the last line.
-    return TaskFailed("some specs failed", report=False)
-
-
-def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
-    """The summary task's teardown: prints the summary when a ``doit -n N`` worker ran it.
-
-    The parent process prints a task's title when the worker's report of it arrives, which can be
-    after the action's own output; a worker runs its teardowns only once the parent has dispatched
-    every task, so printing there keeps the summary last. In one process (plain ``doit``, or
-    ``-P thread``, which runs teardowns once per thread) the action has printed it already.
-    """
-    if in_doit_worker_process():
-        summary_plan = SummaryPlan.from_dict(plan)
-        shown = load_summary(summary_plan, session)
-        coverage = summary_coverage(summary_plan, shown)
-        print_with_fuzz(
-            shown,
-            load_fuzz(summary_plan, session),
-            coverage,
-            summary_plan.note,
-            summary_plan.gaps,
-        )

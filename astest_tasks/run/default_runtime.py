@@ -1,0 +1,47 @@
+"""The default runtime of the wasi and bindings targets: our runner script, run in-process.
+
+A mode without a runtime command runs its specs with ``.as-test/runners/default.<target>.py``,
+which a runner task renders from astest-tasks' template when it is missing and never touches once
+it exists (``runner_files.py``): from then on it is the user's, the place for their host imports.
+as-test's own stock Node runner, named but missing, means this one too (``runtime_command.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from astest_tasks.run.channel import ProtocolChannel
+from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.inprocess_runtime import run_python_runner
+from astest_tasks.run.runner_files import default_runner_path
+from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+
+
+@dataclass(frozen=True)
+class DefaultRuntime:
+    """The target's default runner, executed inside the run task's process."""
+
+    target: str  # wasi or bindings
+
+    @property
+    def runner(self) -> str:
+        return default_runner_path(self.target)
+
+    @property
+    def description(self) -> str:
+        return f"in-process runner {self.runner}"
+
+    @property
+    def cache_key(self) -> str:
+        return self.description
+
+    @property
+    def default_runner_target(self) -> str | None:
+        return self.target
+
+    def input_files(self, project_root: Path) -> list[str]:
+        return [self.runner]  # its runner task creates it first when it is missing
+
+    def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
+        return run_python_runner(self.runner, spec, channel, limits)

@@ -1,0 +1,74 @@
+"""The one interface of every runtime: what runs a mode's specs, and what its runs depend on.
+
+A mode's runtime is chosen once, when the tasks are made (``runtime_command.resolve_runtime``),
+and carried whole to each of its run actions. The tasks ask it which project files decide its
+results (the run task's ``file_dep``, and the inputs ``--changed`` follows), its part of the run's
+cache key, how to describe it, and whether it runs one of our default runners, which a runner
+task makes from its template first; the run action asks it to run one built spec over a WIPC
+channel. Nothing afterwards looks at which runtime it is.
+
+An implementation is a frozen dataclass of plain data in a module of its own
+(``inprocess_runtime``, ``default_runtime``, ``external_runtime``, ``web_runtime``), so doit can
+pickle it to its ``-n`` workers under any start method. It imports what only a run needs
+(wasmtime, the browser's harness) inside ``run``: making the tasks of a no-op doit must not pay
+for them. Adding a runtime is one such module and one line in ``resolve_runtime``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from astest_tasks.run.channel import ProtocolChannel
+from astest_tasks.run.guest_run import GuestRun
+
+
+@dataclass(frozen=True)
+class RunnableSpec:
+    """One built spec, as a runtime is asked to run it."""
+
+    project_root: Path
+    spec_path: str  # relative to the project root, posix separators (as-test's ``<name>``)
+    wasm_path: str  # relative to the project root (as-test's ``<file>``)
+    target: str  # the mode's target: wasi, bindings or web
+    run_env: Mapping[str, str]  # the mode's run env (config env and runOptions.env)
+
+
+@dataclass(frozen=True)
+class SpecLimits:
+    """What one spec may take: the wall clock always, memory where the runtime can measure it."""
+
+    timeout_s: float
+    memory_bytes: int
+
+
+class Runtime(Protocol):
+    """How a mode's specs run: in-process Python runners, an external command, the browser."""
+
+    @property
+    def description(self) -> str:
+        """What runs the specs, in words: the run task's doc and the ``--list`` plan show it."""
+        ...
+
+    @property
+    def cache_key(self) -> str:
+        """Its part of the run's cache key: which runner or command (not the runner's content,
+        which is a file input), so switching runtimes re-runs the specs."""
+        ...
+
+    @property
+    def default_runner_target(self) -> str | None:
+        """The target whose default runner it runs, which a runner task renders from its
+        template when missing; None when it runs nothing that astest-tasks makes."""
+        ...
+
+    def input_files(self, project_root: Path) -> list[str]:
+        """The project files whose content decides its results: editing one re-runs its specs."""
+        ...
+
+    def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
+        """Run one spec, relaying its WIPC conversation through ``channel``; a spec that cannot
+        start is a ``GuestRun.not_started``, never an exception."""
+        ...

@@ -1,0 +1,49 @@
+"""The build task's action: compile one spec for one mode and record how it went.
+
+A module-level function taking plain data, so ``doit -n N`` can ship it to worker processes under
+any multiprocessing start method. A failed compile is recorded in the build record and the action
+returns success: the run task turns the record into the spec's failure, and only the summary fails
+the doit run (a failing task would stop doit without ``--continue`` and lose its saved state).
+"""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+from astest_tasks.build.compiler import (
+    BuildRecord,
+    BuildRequest,
+    compile_spec,
+    write_build_record,
+)
+from astest_tasks.config.toolchain import check_node_version, load_toolchain
+from astest_tasks.core.errors import UserError
+
+
+def build_spec(request: dict[str, object]) -> bool:
+    build = BuildRequest(**request)  # type: ignore[arg-type]
+    try:
+        toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.target == "wasi")
+        check_node_version(toolchain.node)
+        record = compile_spec(build, toolchain)
+    except UserError as exc:
+        record = _failed_record(build, str(exc))
+    except Exception:  # a bug of ours must fail this spec, not the whole run
+        record = _failed_record(build, "internal error in astest-tasks:\n" + traceback.format_exc())
+    write_build_record(build, record)
+    return True
+
+
+def _failed_record(build: BuildRequest, diagnostics: str) -> BuildRecord:
+    return BuildRecord(
+        status="failed",
+        spec=build.spec_path,
+        mode=build.mode,
+        target=build.target,
+        wasm=build.wasm_path,
+        wasm_sha256="",
+        command="",
+        exit_code=-1,
+        diagnostics=diagnostics,
+    )

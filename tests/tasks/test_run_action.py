@@ -1,0 +1,128 @@
+"""The run action drives whatever runtime its request carries, and records what came of it.
+
+The runtime here replays a real as-test 1.0.7 guest's output (tests/recorded_wire.py): a runtime
+is a class with the ``Runtime`` members, and the run action needs neither Node nor wasm to be
+tested.
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from astest_tasks.build.compiler import BuildRecord
+from astest_tasks.model.crash_records import crash_entry
+from astest_tasks.model.results import Stage, Status, read_result
+from astest_tasks.run.channel import ProtocolChannel
+from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.run.runtime_command import resolve_runtime
+from astest_tasks.tasks.run_action import RunRequest, run_spec
+from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
+from tests.recorded_wire import RECORDED_TESTS, SPEC_FILE, recorded_1_0_7
+
+RECORD = ".as-test/build/wasi/large.spec.build.json"
+
+
+@dataclass(frozen=True)
+class ReplayingRuntime:
+    """Sends the recorded guest's stdout, then ends as told; remembers nothing between runs."""
+
+    exit_code: int = 0
+
+    @property
+    def description(self) -> str:
+        return "a recorded as-test 1.0.7 guest"
+
+    @property
+    def cache_key(self) -> str:
+        return self.description
+
+    @property
+    def default_runner_target(self) -> str | None:
+        return None
+
+    def input_files(self, project_root: Path) -> list[str]:
+        return []
+
+    def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
+        assert spec.wasm_path == ".as-test/build/wasi/large.spec.wasm"
+        assert limits == SpecLimits(timeout_s=7.0, memory_bytes=16 * 1024 * 1024)
+        channel.write_stdout(recorded_1_0_7())
+        channel.finish()
+        return GuestRun(exit_code=self.exit_code, stderr="", elapsed_s=0.01)
+
+
+def request(root: Path, runtime: ReplayingRuntime) -> RunRequest:
+    return RunRequest(
+        project_root=str(root),
+        spec_path=f"assembly/__tests__/{SPEC_FILE}",
+        spec_id="large",
+        mode="wasi",
+        target="wasi",
+        wasm_path=".as-test/build/wasi/large.spec.wasm",
+        build_record_path=RECORD,
+        result_path=".as-test/build/wasi/large.spec.result.json",
+        snapshot_dir=".as-test/snapshots",
+        timeout_s=7.0,
+        runtime=runtime,
+        memory_limit_mib=16.0,
+        snapshot_files=(".as-test/snapshots/large.spec.snap",),
+    )
+
+
+def built(root: Path) -> Path:
+    record = BuildRecord(
+        status="ok",
+        spec=f"assembly/__tests__/{SPEC_FILE}",
+        mode="wasi",
+        target="wasi",
+        wasm=".as-test/build/wasi/large.spec.wasm",
+        wasm_sha256="0" * 64,
+        command="npx asc assembly/__tests__/large.spec.ts",
+        exit_code=0,
+        diagnostics="",
+    )
+    (root / RECORD).parent.mkdir(parents=True)
+    (root / RECORD).write_text(record.to_json())
+    return root
+
+
+def test_the_runtime_the_request_carries_runs_the_spec(tmp_path: Path) -> None:
+    run = request(built(tmp_path), ReplayingRuntime())
+    saved = run_spec(run, "session-1")
+    result = read_result(tmp_path / run.result_path)
+    assert result is not None
+    assert result.status is Status.PASSED, result.error
+    assert result.counts.tests_passed == RECORDED_TESTS
+    assert result.session == "session-1"
+    assert saved == {SNAPSHOT_STATE: snapshot_state(tmp_path, run.snapshot_files)}
+
+
+def test_a_runtime_that_ends_badly_after_a_good_report_fails_the_spec_with_a_crash_record(
+    tmp_path: Path,
+) -> None:
+    run = request(built(tmp_path), ReplayingRuntime(exit_code=3))
+    run_spec(run, "session-1")
+    result = read_result(tmp_path / run.result_path)
+    assert result is not None
+    assert result.status is Status.FAILED and result.error
+    assert (tmp_path / f"{crash_entry(run.crash_dir, 'large', 'wasi')}.json").is_file()
+
+
+def test_without_a_build_record_the_runtime_is_not_asked(tmp_path: Path) -> None:
+    run = request(tmp_path, ReplayingRuntime())
+    run_spec(run, "session-1")
+    result = read_result(tmp_path / run.result_path)
+    assert result is not None
+    assert (result.status, result.stage, result.error) == (Status.FAILED, Stage.BUILD, "not built")
+    (failure,) = result.failures
+    assert failure.message.endswith("build it with `doit astest:build:wasi:large`")
+
+
+def test_a_request_pickles_whole_with_the_runtime_it_carries(tmp_path: Path) -> None:
+    """doit -n ships each action's arguments to a worker process."""
+    runtime = resolve_runtime("node ./runner.mjs <file>", "wasi", tmp_path, "cmd")
+    original = replace(request(tmp_path, ReplayingRuntime()), runtime=runtime)
+    assert pickle.loads(pickle.dumps(original)) == original
