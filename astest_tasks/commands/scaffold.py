@@ -13,7 +13,7 @@ from pathlib import Path
 from astest_tasks.core.atomic import create_text_atomic
 from astest_tasks.run.runner_files import default_runner_path, default_runner_source
 from astest_tasks.run.templating import render
-from astest_tasks.tasks.options import TASK_PARAMS
+from astest_tasks.tasks.options import OPTIONS
 
 # The npm packages a project needs, at the versions astest-tasks is tested with (the repository's
 # own package.json pins the same; a test keeps them in step).
@@ -56,13 +56,9 @@ def scaffold_project(directory: Path, target: str = "wasi") -> ScaffoldReport:
 
 def option_lines() -> list[str]:
     """Every option of the astest task creator and its environment variable, from their one
-    declaration (task_options.py), so the generated dodo.py lists them all, always."""
-    flags = [f"--{option['long']}" for option in TASK_PARAMS]
-    width = max(len(flag) for flag in flags)
-    return [
-        f"{flag.ljust(width)}  {option['env_var']}".rstrip()
-        for flag, option in zip(flags, TASK_PARAMS, strict=True)
-    ]
+    declaration (tasks/options.py), so the generated dodo.py lists them all, always."""
+    width = max(len(option.long) for option in OPTIONS) + 2
+    return [f"--{option.long}".ljust(width) + f"  {option.env_var}".rstrip() for option in OPTIONS]
 
 
 def npm_package_name(folder_name: str) -> str:

@@ -36,6 +36,7 @@ from astest_tasks.tasks.options import (
     BARE_FOLLOWERS,
     BARE_VALUES,
     DEFAULT_CONFIG,
+    OPTION_NAMES,
     TASK_PARAMS,
     option_defaults,
 )
@@ -43,7 +44,6 @@ from astest_tasks.tasks.pipeline import BASENAME
 from astest_tasks.tasks.state_file import DEFAULT_STATE_FILE, check_state_file
 
 DOIT_CONFIG = {"backend": "sqlite3", "default_tasks": [BASENAME], "verbosity": 1}
-_OPTION_NAMES = frozenset(option["name"] for option in TASK_PARAMS)
 
 
 class AstestLoader(TaskLoader2):  # type: ignore[misc]  # doit is untyped
@@ -56,8 +56,8 @@ class AstestLoader(TaskLoader2):  # type: ignore[misc]  # doit is untyped
     def setup(self, opt_values: dict[str, Any]) -> None:
         # The commands that carry our options hand them over here; they reach the creator as
         # doit's "task options given through the API".
-        self._options = {k: v for k, v in opt_values.items() if k in _OPTION_NAMES}
-        config = Path(str(self._options.get("config") or DEFAULT_CONFIG))
+        self._options = {k: v for k, v in opt_values.items() if k in OPTION_NAMES}
+        config = Path(self.config_path)
         if not config.exists() and not Path("assembly").is_dir():
             raise InvalidDodoFile(
                 f"no as-test project in {Path.cwd()}: astest runs the project in the current "
@@ -68,6 +68,11 @@ class AstestLoader(TaskLoader2):  # type: ignore[misc]  # doit is untyped
             check_state_file(Path(str(opt_values.get("dep_file") or DEFAULT_STATE_FILE)))
         except UserError as exc:
             raise InvalidDodoFile(str(exc)) from None
+
+    @property
+    def config_path(self) -> str:
+        """The config file the options name (an empty --config= means the default one)."""
+        return str(self._options.get("config") or DEFAULT_CONFIG)
 
     def load_doit_config(self) -> dict[str, Any]:
         return dict(DOIT_CONFIG)

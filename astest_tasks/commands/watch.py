@@ -77,10 +77,6 @@ class WatchLoader(AstestLoader):
         self.tasks = super().load_tasks(cmd, pos_args)
         return self.tasks
 
-    @property
-    def config_path(self) -> str:
-        return str(self._options.get("config") or DEFAULT_CONFIG)
-
 
 @dataclass(frozen=True)
 class Cycle:

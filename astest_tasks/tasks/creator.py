@@ -30,7 +30,6 @@ from astest_tasks.config.changed_specs import (
 )
 from astest_tasks.config.coverage_switch import with_coverage
 from astest_tasks.config.discovery import Spec, discover_specs
-from astest_tasks.config.feature_switches import NO_FEATURE_SWITCHES, FeatureSwitches
 from astest_tasks.config.git_changes import DEFAULT_REF, changed_files
 from astest_tasks.config.layout import SpecFiles, doit_paths, output_root, spec_files
 from astest_tasks.config.project_config import (
@@ -40,7 +39,7 @@ from astest_tasks.config.project_config import (
     select_modes,
 )
 from astest_tasks.config.run_rules import RunRules
-from astest_tasks.config.run_switches import NO_RUN_SWITCHES, RunSwitches, ShowCoverage
+from astest_tasks.config.run_switches import ShowCoverage
 from astest_tasks.config.selection import select_specs
 from astest_tasks.config.shards import assign_shards, load_durations, pair_key
 from astest_tasks.config.toolchain import (
@@ -83,6 +82,7 @@ from astest_tasks.tasks.fuzz_tasks import (
     fuzz_tasks,
     fuzz_tasks_wanted,
 )
+from astest_tasks.tasks.options import TaskOptions
 from astest_tasks.tasks.output_folders import check_output_folders
 from astest_tasks.tasks.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
 from astest_tasks.tasks.project_lock import lock_project
@@ -95,21 +95,10 @@ IMPORT_SCAN_CACHE = "cache/import-scan.json"  # under the output root (.as-test 
 
 
 def create_tasks(
-    project_root: Path,
-    config_path: str,
-    requested_modes: Sequence[str],
-    requested_limits: RequestedLimits,
-    update: SnapshotUpdate = SnapshotUpdate.NONE,
-    spec_selectors: Sequence[str] = (),
-    suite_selectors: Sequence[str] = (),
-    headful: bool = False,
-    fuzz: RequestedFuzz | None = None,
-    coverage: bool | None = None,
-    pipeline: Pipeline = DEFAULT_PIPELINE,
-    changed_since: str = "",
-    features: FeatureSwitches = NO_FEATURE_SWITCHES,
-    switches: RunSwitches = NO_RUN_SWITCHES,
+    project_root: Path, options: TaskOptions, pipeline: Pipeline = DEFAULT_PIPELINE
 ) -> Iterator[dict[str, Any]]:
+    config_path, requested_modes, update = options.config, options.mode, options.update_snapshots
+    features, switches, coverage = options.features, options.switches, options.run_coverage
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     version = installed_version(project_root)
     untested = untested_version_warning(version) if version else None
@@ -144,17 +133,17 @@ def create_tasks(
     check_output_folders(project_root, config_path, output_root(config), modes)
     lock_project(project_root / output_root(config) / PROJECT_LOCK)
     specs_by_mode = {
-        name: select_specs(specs, spec_selectors, name) for name, specs in specs_by_mode.items()
+        name: select_specs(specs, options.spec, name) for name, specs in specs_by_mode.items()
     }
     runtimes = {
-        mode.name: _runtime_of(project_root, config_path, mode, switches.browser, headful)
+        mode.name: _runtime_of(project_root, config_path, mode, switches.browser, options.headful)
         for mode in modes
     }
     scan_cache = ImportScanCache(project_root / output_root(config) / IMPORT_SCAN_CACHE)
     selection_note = ""
-    if changed_since:
+    if options.changed:
         inputs = _spec_inputs(project_root, modes, specs_by_mode, runtimes, toolchain, scan_cache)
-        chosen = _changed_only(project_root, config_path, changed_since, inputs)
+        chosen = _changed_only(project_root, config_path, options.changed, inputs)
         specs_by_mode = {
             name: [spec for spec in specs if chosen.keeps(name, spec)]
             for name, specs in specs_by_mode.items()
@@ -162,7 +151,7 @@ def create_tasks(
         selection_note = chosen.note
     suite_pairs = sum(len(specs) for specs in specs_by_mode.values())
     if pipeline.shard is not None:
-        if fuzz is not None and fuzz.with_tests:
+        if options.fuzz:
             raise UserError(
                 "--fuzz with --shard: fuzz campaigns are not split into shards, and every shard "
                 "would run them all; fix: run `doit astest:fuzz` in one CI job of its own"
@@ -176,7 +165,7 @@ def create_tasks(
     if pipeline.basename != BASENAME:
         counter = counter.replace(".json", f".{pipeline.basename}.json")
     invocation = _Invocation(
-        limits=requested_limits.parse(config),
+        limits=_run_limits(options, config),
         session=session,
         update=update,
         progress_file=f"{output_root(config).rstrip('/')}/{counter}",
@@ -204,11 +193,11 @@ def create_tasks(
                     command=pipeline.command,
                 )
             )
-    fuzzing = _fuzz_plan(project_root, config, modes, toolchain, scan_cache, invocation, fuzz)
+    fuzzing = _fuzz_plan(project_root, config, modes, toolchain, scan_cache, invocation, options)
     yield from fuzzing.tasks
-    if fuzz is not None and fuzz.with_tests:
+    if options.fuzz:
         run_tasks += fuzzing.run_tasks
-    fuzz_entries = fuzzing.entries if fuzz is not None and fuzz.with_tests else []
+    fuzz_entries = fuzzing.entries if options.fuzz else []
     scan_cache.save()
     coverage_targets = [
         CoverageTarget(mode.name, mode.coverage_dir, mode.coverage_rules)
@@ -221,7 +210,7 @@ def create_tasks(
         entries,
         run_tasks,
         session,
-        suite_selectors,
+        options.suite,
         fuzz_entries=fuzz_entries,
         coverage_targets=coverage_targets,
         pipeline=pipeline,
@@ -281,15 +270,6 @@ def _shard_of(
     }
 
 
-@dataclass(frozen=True)
-class RequestedFuzz:
-    """The fuzz options as given, checked once the config's fuzz block is known."""
-
-    with_tests: bool = False
-    seed: str = ""
-    runs: str = ""
-
-
 def _fuzz_plan(
     root: Path,
     config: ProjectConfig,
@@ -297,13 +277,15 @@ def _fuzz_plan(
     toolchain: Toolchain,
     scan_cache: ImportScanCache,
     invocation: _Invocation,
-    requested: RequestedFuzz | None,
+    requested: TaskOptions,
 ) -> FuzzPlan:
-    requested = requested or RequestedFuzz()
     group = fuzz_group(invocation.pipeline.basename)
-    if not fuzz_tasks_wanted(requested.with_tests, sys.argv[1:], group):
+    if not fuzz_tasks_wanted(requested.fuzz, sys.argv[1:], group):
         return FuzzPlan(tasks=[], run_tasks=[], entries=[])
-    options = FuzzOptions.parse(requested.with_tests, requested.seed, requested.runs, config.fuzz)
+    # The seed and the runs are read here, with the config's fuzz block that completes them.
+    options = FuzzOptions.parse(
+        requested.fuzz, requested.fuzz_seed, requested.fuzz_runs, config.fuzz
+    )
     limits = invocation.limits
     limits_of = {
         mode.name: FuzzLimits(
@@ -521,21 +503,14 @@ class RunLimits:
     output_mib: PerMode
 
 
-@dataclass(frozen=True)
-class RequestedLimits:
-    """The limit options as given (``10,web=30``), read once the config's modes are known."""
-
-    timeout: str | float = TIMEOUT.default
-    memory_limit: str | float = MEMORY_LIMIT.default
-    output_limit: str | float = OUTPUT_LIMIT.default
-
-    def parse(self, config: ProjectConfig) -> RunLimits:
-        modes = {config.base.name, *config.modes}
-        return RunLimits(
-            timeout_s=parse_per_mode(str(self.timeout), TIMEOUT, modes),
-            memory_mib=parse_per_mode(str(self.memory_limit), MEMORY_LIMIT, modes),
-            output_mib=parse_per_mode(str(self.output_limit), OUTPUT_LIMIT, modes),
-        )
+def _run_limits(options: TaskOptions, config: ProjectConfig) -> RunLimits:
+    """The limit options (``10,web=30``), read once the config's modes are known."""
+    modes = {config.base.name, *config.modes}
+    return RunLimits(
+        timeout_s=parse_per_mode(options.timeout, TIMEOUT, modes),
+        memory_mib=parse_per_mode(options.memory_limit, MEMORY_LIMIT, modes),
+        output_mib=parse_per_mode(options.output_limit, OUTPUT_LIMIT, modes),
+    )
 
 
 @dataclass(frozen=True)

@@ -19,21 +19,17 @@ from typing import Any
 from doit import task_params
 from doit.exceptions import InvalidDodoFile, InvalidTask
 
-from astest_tasks.config.coverage_switch import parse_coverage_switch
-from astest_tasks.config.feature_switches import FeatureSwitches, combined_coverage
-from astest_tasks.config.project_config import split_mode_names
-from astest_tasks.config.run_switches import RunSwitches, ShowCoverage
-from astest_tasks.config.selection import split_selectors
 from astest_tasks.core.errors import UserError
-from astest_tasks.model.snapshots import SnapshotUpdate
-from astest_tasks.tasks.creator import (
-    RequestedFuzz,
-    RequestedLimits,
-    create_tasks,
-)
+from astest_tasks.tasks.creator import create_tasks
 from astest_tasks.tasks.doctor import doctor_task, doctor_task_wanted
 from astest_tasks.tasks.doit_argv import doit_command
-from astest_tasks.tasks.options import option_defaults, task_options
+from astest_tasks.tasks.options import (
+    OptionSpec,
+    TaskOptions,
+    option_defaults,
+    option_specs,
+    read_option,
+)
 from astest_tasks.tasks.pipeline import BASENAME, Pipeline
 from astest_tasks.tasks.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
 from astest_tasks.tasks.state_file import check_state_file, state_file_from_argv
@@ -94,73 +90,40 @@ def make_astest_tasks(
         )
         if value is not None
     }
-    options = task_options(pinned)
-    defaults = option_defaults(options)
+    declared = option_specs(pinned)
+    params = [option.param() for option in declared]  # doit's form of them
+    defaults = option_defaults(params)
     pipeline = Pipeline(
         basename=basename, task_dep=tuple(task_dep), setup=tuple(setup), command=command
     )
-    longs = {f"--{option['long']}": option for option in options}
-    longs.update({f"-{option['short']}": option for option in options if option.get("short")})
+    flags = {f"--{option.long}": option for option in declared}
+    flags.update({f"-{option.short}": option for option in declared if option.short})
 
     def create_doit_tasks(**given: Any) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
         values = {**defaults, **given}
         root = (Path.cwd() / project_dir).resolve()
-        mode_names = split_mode_names([str(values["mode"])])
         with_doctor = doctor_task_wanted(sys.argv[1:], pipeline.basename)
         if with_doctor:
-            yield doctor_task(root, str(values["config"]), mode_names, pipeline.basename)
+            config, modes = read_option(values, "config"), read_option(values, "mode")
+            yield doctor_task(root, config, list(modes), pipeline.basename)
         try:
-            _check_option_placement(sys.argv[1:], pipeline, longs)
-            features = FeatureSwitches.parse(str(values["enable"]), str(values["disable"]))
-            update = SnapshotUpdate.parse(str(values["update_snapshots"]))
-            switches = RunSwitches.parse(
-                bool(values["no_snapshot"]),
-                str(values["show_coverage"]),
-                str(values["browser"]),
-                update,
-            )
-            listing = PlanRequest(
-                bool(values["list"]), bool(values["list_modes"]), fuzz=bool(values["fuzz"])
-            )
-            coverage = combined_coverage(
-                parse_coverage_switch(str(values["coverage"])),
-                features,
-                show_coverage=switches.show_coverage is not ShowCoverage.NONE,
-            )
+            _check_option_placement(sys.argv[1:], pipeline, flags)
+            options = TaskOptions.from_values(values)
+            listing = PlanRequest(options.list, options.list_modes, fuzz=options.fuzz)
             if listing.wanted:
                 plan = load_plan_input(
                     root,
-                    str(values["config"]),
-                    mode_names,
-                    split_selectors(str(values["spec"])),
-                    (features, coverage, switches.browser),
+                    options.config,
+                    list(options.mode),
+                    list(options.spec),
+                    (options.features, options.run_coverage, options.switches.browser),
                     pipeline.options_command,
                 )
                 yield plan_task(pipeline.basename, plan_text(listing, plan))
                 return
-            tasks = list(
-                create_tasks(
-                    root,
-                    str(values["config"]),
-                    mode_names,
-                    RequestedLimits(
-                        values["timeout"], values["memory_limit"], values["output_limit"]
-                    ),
-                    update,
-                    split_selectors(str(values["spec"])),
-                    split_selectors(str(values["suite"])),
-                    headful=bool(values["headful"]),
-                    fuzz=RequestedFuzz(
-                        bool(values["fuzz"]), str(values["fuzz_seed"]), str(values["fuzz_runs"])
-                    ),
-                    coverage=coverage,
-                    pipeline=pipeline.sharded(str(values["shard"]), str(values["shard_durations"])),
-                    changed_since=str(values["changed"]).strip(),
-                    features=features,
-                    switches=switches,
-                )
-            )
+            sharded = pipeline.sharded(options.shard, options.shard_durations)
+            tasks = list(create_tasks(root, options, sharded))
         except UserError as exc:
             if with_doctor and doit_command(sys.argv[1:]) == "run":
                 return  # the doctor, which was asked for, names the problem with its fix
@@ -170,9 +133,9 @@ def make_astest_tasks(
 
     create_doit_tasks.basename = basename  # type: ignore[attr-defined]
     return AstestTasks(
-        create_doit_tasks=task_params(options)(create_doit_tasks),
+        create_doit_tasks=task_params(params)(create_doit_tasks),
         basename=basename,
-        options=tuple(options),
+        options=tuple(params),
     )
 
 
@@ -191,7 +154,7 @@ def _check_bare_changed(argv: Sequence[str]) -> None:
 
 
 def _check_option_placement(
-    arguments: Sequence[str], pipeline: Pipeline, longs: dict[str, dict[str, Any]]
+    arguments: Sequence[str], pipeline: Pipeline, flags: dict[str, OptionSpec]
 ) -> None:
     """doit hands options to a task creator only right after the creator's own name
     (``doit astest --fuzz-seed 5 astest:fuzz``); after one of its tasks' names it parses and
@@ -200,15 +163,14 @@ def _check_option_placement(
         return
     for index in range(1, len(arguments)):
         previous, word = arguments[index - 1], arguments[index]
-        option = longs.get(word.split("=", 1)[0])
+        option = flags.get(word.split("=", 1)[0])
         if option is None or not previous.startswith(f"{pipeline.basename}:"):
             continue
         given = word
         following = arguments[index + 1] if index + 1 < len(arguments) else ""
-        if "=" not in word and option["type"] is not bool and not following.startswith("-"):
+        if "=" not in word and option.takes_value and not following.startswith("-"):
             given = f"{word} {following}".rstrip()
-        variable = option.get("env_var")
-        alternative = f", or set {variable}" if variable else ""
+        alternative = f", or set {option.env_var}" if option.env_var else ""
         raise UserError(
             f"{given} after {previous} is not read by doit: the options of these tasks go right "
             f"after `{pipeline.basename}`; fix: `doit {pipeline.basename} {given} {previous}`"

@@ -1,287 +1,341 @@
-"""The options of the ``astest`` task creator: one definition for every way to give them.
+"""The options of the ``astest`` task creator, declared once as the fields of ``TaskOptions``.
 
-Each drives the command line (``doit astest --timeout 30``), the environment
-(``ASTEST_TIMEOUT=30 doit``), doit's config files (``[tool.doit.tasks.astest]``) and
-``doit help astest``. A task creator made with pinned values (``make_astest_tasks(modes=...)``)
-takes them as its defaults, and those options lose their environment variable: one
-``ASTEST_CONFIG`` must not retarget every instance in a dodo.py.
+A field is an option: its name is doit's (``timeout = 30`` under ``[tool.doit.tasks.astest]``),
+and its declaration holds the rest of what doit needs, from which ``TASK_PARAMS`` is generated:
+the long flag (the name with ``-``), a short one, the environment variable (``ASTEST_`` and the
+name in capitals, unless it names another), the default as given, the help line, and how
+the ``astest`` command completes it when it is given bare. So one field drives the command line
+(``doit astest --timeout 30``), the environment (``ASTEST_TIMEOUT=30 doit``), doit's config files,
+``doit help astest``, the ``astest`` command and the generated dodo.py.
+
+``TaskOptions.from_values`` reads doit's values once, and the record goes whole to the creator:
+- an option read on its own is parsed into its field (``mode`` into names, ``spec`` into
+  selectors, ``update_snapshots`` into a ``SnapshotUpdate``, ``coverage`` into on/off/None,
+  ``shard`` into a ``Shard``);
+- options read together keep their text, and their joint reading is an attribute made when the
+  record is (``features`` from ``enable`` and ``disable``, ``switches``, ``run_coverage``);
+- options read against the config keep their text until it is loaded: the limits take
+  per-mode entries (``10,web=30``), and the config's fuzz block completes the seed and runs.
+A bad value stops the record with the option's one-line error and its fix.
+
+A task creator made with pinned values (``make_astest_tasks(modes=...)``) takes them as its
+defaults, and those options lose their environment variable: one ``ASTEST_CONFIG`` must not
+retarget every instance in a dodo.py.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from astest_tasks.config.coverage_switch import parse_coverage_switch
+from astest_tasks.config.feature_switches import FeatureSwitches, combined_coverage
 from astest_tasks.config.git_changes import DEFAULT_REF
+from astest_tasks.config.run_switches import RunSwitches, ShowCoverage
+from astest_tasks.config.selection import split_selectors
+from astest_tasks.config.shards import Shard
+from astest_tasks.core.errors import UserError
+from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.run.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT
 
 DEFAULT_CONFIG = "as-test.config.json"
+_DECLARATION = "astest_option"  # the key of a field's metadata that makes it an option
+
+
+@dataclass(frozen=True)
+class _Declared:
+    """What a field declares of its option; the rest follows from the field's name."""
+
+    default: str | bool  # as given, so what `doit help` shows
+    help: str
+    short: str
+    env_var: str  # "" for ASTEST_<NAME>
+    parse: Callable[[Any], Any] | None  # from the given str; None keeps it as given
+    # The astest command's value for the option given bare (`astest --changed`), as doit's
+    # getopt has no optional values; and the words that, right after it, are its value.
+    bare: str
+    bare_followers: tuple[str, ...]
+
+
+def _option(
+    default: str | bool,
+    help: str,
+    *,
+    short: str = "",
+    env_var: str = "",
+    parse: Callable[[str], Any] | None = None,
+    bare: str = "",
+    bare_followers: tuple[str, ...] = (),
+) -> Any:  # the field's default, as dataclasses.field returns it
+    declared = _Declared(default, help, short, env_var, parse, bare, bare_followers)
+    return field(
+        default=parse(str(default)) if parse else default, metadata={_DECLARATION: declared}
+    )
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(split_selectors(text))
+
+
+def _strip(text: str) -> str:
+    return text.strip()
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    """One call's options, each read once; the order of the fields is ``doit help``'s."""
+
+    mode: tuple[str, ...] = _option(
+        "",
+        "comma-separated modes to run (default: the config's default modes)",
+        short="m",
+        parse=_names,
+    )
+    # The limits take `mode=N` entries, so they are read once the config's modes are known.
+    timeout: str = _option(
+        f"{TIMEOUT.default:g}",
+        "wall-clock seconds a spec may run before it is stopped and failed; `mode=S` entries "
+        "set one mode's, e.g. `--timeout=10,web=30` [default: %(default)s]",
+        env_var=TIMEOUT.env_var,
+    )
+    memory_limit: str = _option(
+        f"{MEMORY_LIMIT.default:g}",
+        "MiB of memory a spec's wasm may grow to (wasi and bindings); `mode=MIB` entries set "
+        "one mode's [default: %(default)s]",
+        env_var=MEMORY_LIMIT.env_var,
+    )
+    output_limit: str = _option(
+        f"{OUTPUT_LIMIT.default:g}",
+        "MiB a spec may write to stdout, frames included, before it is stopped and failed; "
+        "`mode=MIB` entries set one mode's [default: %(default)s]",
+        env_var=OUTPUT_LIMIT.env_var,
+    )
+    spec: tuple[str, ...] = _option(
+        "",
+        "comma-separated spec names (or parts of them) or globs to run, e.g. `math,nested/*` "
+        "(default: every spec of the selected modes)",
+        parse=_names,
+    )
+    suite: tuple[str, ...] = _option(
+        "",
+        "comma-separated suites to report, as as-test's --suite: a path of slugified "
+        "descriptions (`parent/child`) or a bare leaf name; specs still run whole",
+        parse=_names,
+    )
+    changed: str = _option(
+        "",
+        "run only the specs that differ from git REF, themselves or a file they depend on "
+        "(imports, snapshots, runner, config), untracked files included, e.g. "
+        "`--changed=origin/main`; the astest command takes a bare `--changed` as HEAD",
+        parse=_strip,
+        bare=DEFAULT_REF,
+    )
+    update_snapshots: SnapshotUpdate = _option(  # noqa: RUF009 (a dataclasses.field)
+        "",
+        "write snapshots while running: `create` stores missing ones, `overwrite` also "
+        "replaces mismatching ones (as-test's --create-snapshots / --overwrite-snapshots)",
+        parse=SnapshotUpdate.parse,
+    )
+    no_snapshot: bool = _option(
+        False,
+        "skip snapshot assertions this run, as as-test 1.8's --no-snapshot: each passes "
+        "unchecked, and the next run without it runs those specs again",
+    )
+    show_coverage: str = _option(  # read with no_snapshot and browser: `switches`
+        "",
+        "list the uncovered points under the coverage summary: `on` folds the points inside "
+        "an uncovered function into it (as-test 1.8), `all` lists each (turns coverage on "
+        "unless it is switched off)",
+        bare="on",
+        bare_followers=("all",),  # `astest --show-coverage all`, as as-test reads it
+    )
+    browser: str = _option(
+        "",
+        "the browser of web modes this run: chromium, chrome or an executable path, over "
+        "BROWSER and runOptions.runtime.browser",
+    )
+    headful: bool = _option(
+        False,
+        "show the browser window while web specs run (headless by default; without a "
+        "display they run headless and say so)",
+    )
+    fuzz: bool = _option(
+        False,
+        "run the fuzz targets too (`doit astest:fuzz` runs only them); `fuzz = true` under "
+        "[tool.doit.tasks.astest] in pyproject.toml makes it the project's default",
+    )
+    # The seed and the runs are read with the config's fuzz block, which completes them.
+    fuzz_seed: str = _option(
+        "",
+        "pin the fuzz seed to replay a campaign (default: the config's fuzz.seed, else a "
+        "random seed per doit call, which is never cached)",
+    )
+    fuzz_runs: str = _option(
+        "",
+        "override each fuzzer's run count: 500 sets, 1.5x scales, +100000 or +10%% adds",
+    )
+    coverage: bool | None = _option(  # with enable/disable and show_coverage: `run_coverage`
+        "",
+        "`on` or `off` to build and run with or without coverage this time, over the "
+        'config\'s "coverage" (default: the config decides)',
+        parse=parse_coverage_switch,
+    )
+    enable: str = _option(  # read with disable: `features`
+        "",
+        'comma-separated features to turn on this time, over the config\'s "features", as '
+        "as-test 1.8's --enable: `coverage`, `try-as` or an asc feature (`simd`, ...)",
+        short="e",
+    )
+    disable: str = _option(
+        "",
+        'comma-separated features to turn off this time, over the config\'s "features" '
+        "(`coverage`, `try-as` or an asc feature)",
+    )
+    shard: Shard | None = _option(  # noqa: RUF009 (a dataclasses.field)
+        "",
+        "run one part of the suite, k of N (e.g. `--shard=2/4`), for a CI job matrix; each "
+        "shard writes its own reports, and `astest merge` combines them",
+        parse=Shard.parse,
+    )
+    shard_durations: str = _option(
+        "",
+        "a report.json of an earlier run (the same file on every shard): balance the "
+        "shards by its recorded durations instead of by hash",
+    )
+    list: bool = _option(  # doit's name for it; `list` the type is not used below
+        False,
+        "print the plan instead of running: the spec files, and per selected mode its "
+        "target, output folder, runtime, env overrides and artifacts (as-test 1.8's --list)",
+    )
+    list_modes: bool = _option(
+        False, "print the configured modes and which run by default, instead of running"
+    )
+    config: str = _option(DEFAULT_CONFIG, "path of the as-test config file [default: %(default)s]")
+
+    # Joint readings of several options, made once with the record (no options themselves).
+    features: FeatureSwitches = field(init=False, repr=False, compare=False)
+    switches: RunSwitches = field(init=False, repr=False, compare=False)
+    run_coverage: bool | None = field(init=False, repr=False, compare=False)  # None: the config
+
+    def __post_init__(self) -> None:
+        features = FeatureSwitches.parse(self.enable, self.disable)
+        switches = RunSwitches.parse(
+            self.no_snapshot, self.show_coverage, self.browser, self.update_snapshots
+        )
+        run_coverage = combined_coverage(
+            self.coverage, features, show_coverage=switches.show_coverage is not ShowCoverage.NONE
+        )
+        if self.shard_durations and self.shard is None:
+            raise UserError("--shard-durations needs --shard; fix: add --shard=k/N")
+        object.__setattr__(self, "features", features)  # frozen: set once, here
+        object.__setattr__(self, "switches", switches)
+        object.__setattr__(self, "run_coverage", run_coverage)
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> TaskOptions:
+        """The record of doit's option values by name (one not given takes its declared
+        default), each parsed once; a bad value raises its one-line ``UserError``."""
+        unknown = sorted(set(values) - OPTION_NAMES)
+        if unknown:
+            raise TypeError(f"not options of the astest tasks: {', '.join(unknown)}")
+        given = {spec.name: spec.read(values[spec.name]) for spec in OPTIONS if spec.name in values}
+        return cls(**given)
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option as doit declares it, generated from a ``TaskOptions`` field."""
+
+    name: str
+    long: str
+    short: str  # "" for none
+    given_type: type[str] | type[bool]  # what doit parses the command line, env, config into
+    default: str | bool  # as given
+    env_var: str  # "" when the value is pinned
+    help: str
+    parse: Callable[[Any], Any] | None
+    bare: str  # "" when it always takes its value
+    bare_followers: tuple[str, ...]
+
+    @property
+    def takes_value(self) -> bool:
+        return self.given_type is not bool
+
+    def read(self, value: Any) -> Any:
+        """The field's value from doit's: a config file may give ``timeout = 30``."""
+        given = self.given_type(value)
+        return self.parse(given) if self.parse else given
+
+    def pinned(self, value: str) -> OptionSpec:
+        return replace(self, default=value, env_var="")
+
+    def param(self) -> dict[str, Any]:
+        """doit's option dict (``doit.task_params``, and the astest command's options)."""
+        param: dict[str, Any] = {"name": self.name, "long": self.long}
+        if self.short:
+            param["short"] = self.short
+        param.update(type=self.given_type, default=self.default)
+        if self.env_var:
+            param["env_var"] = self.env_var
+        param["help"] = self.help
+        return param
+
+
+def _declared_options() -> tuple[OptionSpec, ...]:
+    options = []
+    for declared_field in fields(TaskOptions):
+        declared = declared_field.metadata.get(_DECLARATION)
+        if not isinstance(declared, _Declared):
+            continue  # a joint reading, not an option
+        name = declared_field.name
+        options.append(
+            OptionSpec(
+                name=name,
+                long=name.replace("_", "-"),
+                short=declared.short,
+                given_type=bool if isinstance(declared.default, bool) else str,
+                default=declared.default,
+                env_var=declared.env_var or f"ASTEST_{name.upper()}",
+                help=declared.help,
+                parse=declared.parse,
+                bare=declared.bare,
+                bare_followers=declared.bare_followers,
+            )
+        )
+    return tuple(options)
+
+
+OPTIONS = _declared_options()
+OPTION_NAMES = frozenset(option.name for option in OPTIONS)
+TASK_PARAMS: list[dict[str, Any]] = [option.param() for option in OPTIONS]
 # Options the astest command also takes bare, with this value (`astest --changed`): doit parses
 # options with getopt, which has no optional values, so the command line is completed first.
-BARE_VALUES = {"changed": DEFAULT_REF, "show-coverage": "on"}
-# The words that, right after such a bare option, are its value rather than a word of their own
-# (`astest --show-coverage all`, as as-test reads it).
-BARE_FOLLOWERS = {"show-coverage": ("all",)}
+BARE_VALUES = {option.long: option.bare for option in OPTIONS if option.bare}
+# The words that, right after such a bare option, are its value rather than a word of their own.
+BARE_FOLLOWERS = {option.long: option.bare_followers for option in OPTIONS if option.bare_followers}
 
-TASK_PARAMS: list[dict[str, Any]] = [
-    {
-        "name": "mode",
-        "long": "mode",
-        "short": "m",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_MODE",
-        "help": "comma-separated modes to run (default: the config's default modes)",
-    },
-    {
-        "name": "timeout",
-        "long": "timeout",
-        "type": str,
-        "default": f"{TIMEOUT.default:g}",
-        "env_var": TIMEOUT.env_var,
-        "help": (
-            "wall-clock seconds a spec may run before it is stopped and failed; `mode=S` entries "
-            "set one mode's, e.g. `--timeout=10,web=30` [default: %(default)s]"
-        ),
-    },
-    {
-        "name": "memory_limit",
-        "long": "memory-limit",
-        "type": str,
-        "default": f"{MEMORY_LIMIT.default:g}",
-        "env_var": MEMORY_LIMIT.env_var,
-        "help": (
-            "MiB of memory a spec's wasm may grow to (wasi and bindings); `mode=MIB` entries set "
-            "one mode's [default: %(default)s]"
-        ),
-    },
-    {
-        "name": "output_limit",
-        "long": "output-limit",
-        "type": str,
-        "default": f"{OUTPUT_LIMIT.default:g}",
-        "env_var": OUTPUT_LIMIT.env_var,
-        "help": (
-            "MiB a spec may write to stdout, frames included, before it is stopped and failed; "
-            "`mode=MIB` entries set one mode's [default: %(default)s]"
-        ),
-    },
-    {
-        "name": "spec",
-        "long": "spec",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_SPEC",
-        "help": (
-            "comma-separated spec names (or parts of them) or globs to run, e.g. `math,nested/*` "
-            "(default: every spec of the selected modes)"
-        ),
-    },
-    {
-        "name": "suite",
-        "long": "suite",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_SUITE",
-        "help": (
-            "comma-separated suites to report, as as-test's --suite: a path of slugified "
-            "descriptions (`parent/child`) or a bare leaf name; specs still run whole"
-        ),
-    },
-    {
-        "name": "changed",
-        "long": "changed",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_CHANGED",
-        "help": (
-            "run only the specs that differ from git REF, themselves or a file they depend on "
-            "(imports, snapshots, runner, config), untracked files included, e.g. "
-            "`--changed=origin/main`; the astest command takes a bare `--changed` as HEAD"
-        ),
-    },
-    {
-        "name": "update_snapshots",
-        "long": "update-snapshots",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_UPDATE_SNAPSHOTS",
-        "help": (
-            "write snapshots while running: `create` stores missing ones, `overwrite` also "
-            "replaces mismatching ones (as-test's --create-snapshots / --overwrite-snapshots)"
-        ),
-    },
-    {
-        "name": "no_snapshot",
-        "long": "no-snapshot",
-        "type": bool,
-        "default": False,
-        "env_var": "ASTEST_NO_SNAPSHOT",
-        "help": (
-            "skip snapshot assertions this run, as as-test 1.8's --no-snapshot: each passes "
-            "unchecked, and the next run without it runs those specs again"
-        ),
-    },
-    {
-        "name": "show_coverage",
-        "long": "show-coverage",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_SHOW_COVERAGE",
-        "help": (
-            "list the uncovered points under the coverage summary: `on` folds the points inside "
-            "an uncovered function into it (as-test 1.8), `all` lists each (turns coverage on "
-            "unless it is switched off)"
-        ),
-    },
-    {
-        "name": "browser",
-        "long": "browser",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_BROWSER",
-        "help": (
-            "the browser of web modes this run: chromium, chrome or an executable path, over "
-            "BROWSER and runOptions.runtime.browser"
-        ),
-    },
-    {
-        "name": "headful",
-        "long": "headful",
-        "type": bool,
-        "default": False,
-        "env_var": "ASTEST_HEADFUL",
-        "help": (
-            "show the browser window while web specs run (headless by default; without a "
-            "display they run headless and say so)"
-        ),
-    },
-    {
-        "name": "fuzz",
-        "long": "fuzz",
-        "type": bool,
-        "default": False,
-        "env_var": "ASTEST_FUZZ",
-        "help": (
-            "run the fuzz targets too (`doit astest:fuzz` runs only them); `fuzz = true` under "
-            "[tool.doit.tasks.astest] in pyproject.toml makes it the project's default"
-        ),
-    },
-    {
-        "name": "fuzz_seed",
-        "long": "fuzz-seed",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_FUZZ_SEED",
-        "help": (
-            "pin the fuzz seed to replay a campaign (default: the config's fuzz.seed, else a "
-            "random seed per doit call, which is never cached)"
-        ),
-    },
-    {
-        "name": "fuzz_runs",
-        "long": "fuzz-runs",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_FUZZ_RUNS",
-        "help": "override each fuzzer's run count: 500 sets, 1.5x scales, +100000 or +10%% adds",
-    },
-    {
-        "name": "coverage",
-        "long": "coverage",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_COVERAGE",
-        "help": (
-            "`on` or `off` to build and run with or without coverage this time, over the "
-            'config\'s "coverage" (default: the config decides)'
-        ),
-    },
-    {
-        "name": "enable",
-        "long": "enable",
-        "short": "e",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_ENABLE",
-        "help": (
-            'comma-separated features to turn on this time, over the config\'s "features", as '
-            "as-test 1.8's --enable: `coverage`, `try-as` or an asc feature (`simd`, ...)"
-        ),
-    },
-    {
-        "name": "disable",
-        "long": "disable",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_DISABLE",
-        "help": (
-            'comma-separated features to turn off this time, over the config\'s "features" '
-            "(`coverage`, `try-as` or an asc feature)"
-        ),
-    },
-    {
-        "name": "shard",
-        "long": "shard",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_SHARD",
-        "help": (
-            "run one part of the suite, k of N (e.g. `--shard=2/4`), for a CI job matrix; each "
-            "shard writes its own reports, and `astest merge` combines them"
-        ),
-    },
-    {
-        "name": "shard_durations",
-        "long": "shard-durations",
-        "type": str,
-        "default": "",
-        "env_var": "ASTEST_SHARD_DURATIONS",
-        "help": (
-            "a report.json of an earlier run (the same file on every shard): balance the "
-            "shards by its recorded durations instead of by hash"
-        ),
-    },
-    {
-        "name": "list",
-        "long": "list",
-        "type": bool,
-        "default": False,
-        "env_var": "ASTEST_LIST",
-        "help": (
-            "print the plan instead of running: the spec files, and per selected mode its "
-            "target, output folder, runtime, env overrides and artifacts (as-test 1.8's --list)"
-        ),
-    },
-    {
-        "name": "list_modes",
-        "long": "list-modes",
-        "type": bool,
-        "default": False,
-        "env_var": "ASTEST_LIST_MODES",
-        "help": "print the configured modes and which run by default, instead of running",
-    },
-    {
-        "name": "config",
-        "long": "config",
-        "type": str,
-        "default": DEFAULT_CONFIG,
-        "env_var": "ASTEST_CONFIG",
-        "help": "path of the as-test config file [default: %(default)s]",
-    },
-]
+
+def option_specs(pinned: Mapping[str, str] | None = None) -> tuple[OptionSpec, ...]:
+    """The options, with ``pinned`` values (by option name) as fixed defaults."""
+    pinned = pinned or {}
+    return tuple(
+        option.pinned(pinned[option.name]) if option.name in pinned else option
+        for option in OPTIONS
+    )
 
 
 def task_options(pinned: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """The option definitions, with ``pinned`` values (by option name) as fixed defaults."""
-    options = copy.deepcopy(TASK_PARAMS)
-    for option in options:
-        if pinned and option["name"] in pinned:
-            option["default"] = pinned[option["name"]]
-            option.pop("env_var", None)
-    return options
+    """doit's option dicts, with ``pinned`` values (by option name) as fixed defaults."""
+    return [option.param() for option in option_specs(pinned)]
 
 
 def option_defaults(options: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {option["name"]: option["default"] for option in options}
+
+
+def read_option(values: Mapping[str, Any], name: str) -> Any:
+    """One option's field value alone, for what must be known before the whole record may
+    fail (the doctor task names the problem of a bad option instead of stopping on it)."""
+    option = next(option for option in OPTIONS if option.name == name)
+    return option.read(values[name]) if name in values else option.read(option.default)

@@ -12,7 +12,6 @@ from typing import Any
 from astest_tasks.config.layout import output_root
 from astest_tasks.config.project_config import ProjectConfig
 from astest_tasks.config.shards import Shard
-from astest_tasks.core.errors import UserError
 
 BASENAME = "astest"
 
@@ -36,11 +35,8 @@ class Pipeline:
             return self.command
         return f"{self.command} {self.basename}"
 
-    def sharded(self, shard: str, durations: str) -> Pipeline:
-        parsed = Shard.parse(shard)
-        if durations and parsed is None:
-            raise UserError("--shard-durations needs --shard; fix: add --shard=k/N")
-        return replace(self, shard=parsed, shard_durations=durations)
+    def sharded(self, shard: Shard | None, durations: str) -> Pipeline:
+        return replace(self, shard=shard, shard_durations=durations)
 
     def task(self, name: str) -> str:
         return f"{self.basename}:{name}"

@@ -13,7 +13,7 @@ from astest_tasks.commands.scaffold import (
 )
 from astest_tasks.config.project_config import load_config, select_modes
 from astest_tasks.output.report_state import STATE_FILE
-from astest_tasks.tasks.options import TASK_PARAMS
+from astest_tasks.tasks.options import OPTIONS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -89,9 +89,9 @@ def test_npm_package_names_are_valid() -> None:
 def test_the_dodo_py_lists_every_option_with_its_environment_variable(tmp_path: Path) -> None:
     scaffold_project(tmp_path)
     dodo = (tmp_path / "dodo.py").read_text()
-    for option in TASK_PARAMS:
-        line = next(line for line in dodo.splitlines() if f"--{option['long']} " in line)
-        assert line.split() == [f"--{option['long']}", option["env_var"]]
+    for option in OPTIONS:
+        line = next(line for line in dodo.splitlines() if f"--{option.long} " in line)
+        assert line.split() == [f"--{option.long}", option.env_var]
     compile(dodo, "dodo.py", "exec")
 
 

@@ -10,14 +10,13 @@ import pytest
 from doit.exceptions import InvalidTask, TaskFailed
 
 from astest_tasks.config import toolchain
-from astest_tasks.config.feature_switches import FeatureSwitches
 from astest_tasks.config.git_changes import ChangedFiles
-from astest_tasks.config.run_switches import RunSwitches
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import Stage, Status, read_result, write_result
 from astest_tasks.tasks import creator, project_lock
-from astest_tasks.tasks.creator import RequestedLimits, create_tasks
+from astest_tasks.tasks.creator import create_tasks
 from astest_tasks.tasks.factory import make_astest_tasks
+from astest_tasks.tasks.options import TaskOptions
 from tests.conftest import (
     ProjectBuilder,
     make_build_failure,
@@ -42,7 +41,7 @@ def project(root: Path, as_test: str, config: dict[str, object]) -> Path:
 
 
 def make(root: Path) -> list[dict[str, object]]:
-    return list(create_tasks(root, "as-test.config.json", [], RequestedLimits()))
+    return list(create_tasks(root, TaskOptions()))
 
 
 def test_an_untested_as_test_is_named_once(
@@ -111,11 +110,7 @@ def built_with_changes(
         return ChangedFiles(ref=ref, paths=frozenset(changed))
 
     monkeypatch.setattr(creator, "changed_files", report)
-    made = list(
-        create_tasks(
-            root, "as-test.config.json", [], RequestedLimits(), changed_since="origin/main"
-        )
-    )
+    made = list(create_tasks(root, TaskOptions(changed="origin/main")))
     names = [str(task["name"]) for task in made]
     builds = sorted(name.rsplit(":", 1)[-1] for name in names if name.startswith("build:"))
     summary = next(task for task in made if task["name"] == "summary")
@@ -155,22 +150,11 @@ def test_feature_switches_reach_the_build_and_try_as_still_needs_its_package(
     tmp_path: Path,
 ) -> None:
     root = project(tmp_path, "1.8.0", {"features": ["simd"]})
-    switched = FeatureSwitches.parse("threads", "simd")
-    tasks = list(
-        create_tasks(root, "as-test.config.json", [], RequestedLimits(), features=switched)
-    )
+    tasks = list(create_tasks(root, TaskOptions(enable="threads", disable="simd")))
     _action, (request,) = _task(tasks, "build:")["actions"][0]  # type: ignore[index]
     assert request["features"] == ("threads",)
     with pytest.raises(UserError, match=r"npm package try-as is not installed"):
-        list(
-            create_tasks(
-                root,
-                "as-test.config.json",
-                [],
-                RequestedLimits(),
-                features=FeatureSwitches.parse("try-as", ""),
-            )
-        )
+        list(create_tasks(root, TaskOptions(enable="try-as")))
 
 
 def test_a_no_snapshot_run_has_a_key_of_its_own_and_a_plain_run_keeps_its_key(
@@ -178,18 +162,7 @@ def test_a_no_snapshot_run_has_a_key_of_its_own_and_a_plain_run_keeps_its_key(
 ) -> None:
     root = project(tmp_path, "1.8.0", {})
     plain = _task(make(root), "run:")
-    unchecked = _task(
-        list(
-            create_tasks(
-                root,
-                "as-test.config.json",
-                [],
-                RequestedLimits(),
-                switches=RunSwitches(no_snapshot=True),
-            )
-        ),
-        "run:",
-    )
+    unchecked = _task(list(create_tasks(root, TaskOptions(no_snapshot=True))), "run:")
     plain_key = plain["uptodate"][0].config  # type: ignore[index]
     unchecked_key = unchecked["uptodate"][0].config  # type: ignore[index]
     assert "snapshots" not in plain_key
@@ -205,15 +178,7 @@ def test_browser_wins_over_the_browser_variable_and_the_config(
     root = project(tmp_path, "1.8.0", config)
     monkeypatch.setenv("BROWSER", str(tmp_path / "from-the-variable"))
     chosen = str(tmp_path / "from-the-option")
-    tasks = list(
-        create_tasks(
-            root,
-            "as-test.config.json",
-            [],
-            RequestedLimits(),
-            switches=RunSwitches(browser=chosen),
-        )
-    )
+    tasks = list(create_tasks(root, TaskOptions(browser=chosen)))
     _action, (request, _session) = _task(tasks, "run:")["actions"][0]  # type: ignore[index]
     assert request.runtime.browser == chosen
 

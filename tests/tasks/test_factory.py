@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from doit.exceptions import InvalidDodoFile, InvalidTask
 from doit.loader import _get_task_creators
 
+from astest_tasks.config.shards import Shard
+from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.tasks import factory
 from astest_tasks.tasks.factory import make_astest_tasks
+from astest_tasks.tasks.options import TaskOptions
+from astest_tasks.tasks.pipeline import Pipeline
 
 
 def test_doit_finds_the_creator_under_its_basename_whatever_the_variable() -> None:
@@ -80,3 +88,33 @@ def test_the_shorthands_are_as_test_18s_where_doit_leaves_the_letter_free() -> N
     shorts = {o["name"]: o.get("short") for o in make_astest_tasks().options if o.get("short")}
     # -c is doit's own (run --continue, clean --clean-dep), so --config has none.
     assert shorts == {"mode": "m", "enable": "e"}
+
+
+def test_the_creator_reads_the_options_once_and_passes_the_record_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    received: list[tuple[TaskOptions, Pipeline]] = []
+
+    def create_tasks(root: Path, options: TaskOptions, pipeline: Pipeline) -> Iterator[Any]:
+        received.append((options, pipeline))
+        yield {"name": "summary", "actions": []}
+
+    monkeypatch.setattr(factory, "create_tasks", create_tasks)
+    monkeypatch.setattr(sys, "argv", ["doit", "unit"])
+    creator = make_astest_tasks(basename="unit", modes=["wasi"], config_path="web.json")
+    defaults = {option["name"]: option["default"] for option in creator.options}
+    assert list(
+        creator(**{**defaults, "timeout": 30, "shard": "1/2", "update_snapshots": "create"})
+    )
+    (options, pipeline), *_ = received
+    assert options.mode == ("wasi",) and options.config == "web.json", "the pinned values"
+    assert options.timeout == "30" and options.update_snapshots is SnapshotUpdate.CREATE
+    assert pipeline.basename == "unit" and pipeline.shard == Shard(1, 2)
+
+
+def test_a_bad_option_is_one_error_line_for_doit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["doit", "astest"])
+    creator = make_astest_tasks()
+    defaults = {option["name"]: option["default"] for option in creator.options}
+    with pytest.raises(InvalidTask, match=r"^--coverage / ASTEST_COVERAGE: 'sometimes' is not"):
+        list(creator(**{**defaults, "coverage": "sometimes"}))

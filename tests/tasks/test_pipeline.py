@@ -49,13 +49,14 @@ def test_meta_names_the_kind_and_the_creator_for_reporters() -> None:
     }
 
 
-def test_sharded_reads_k_of_n_and_refuses_durations_without_a_shard() -> None:
-    assert Pipeline().sharded("2/4", "").shard == Shard(2, 4)
-    assert Pipeline().sharded("", "").shard is None
-    with pytest.raises(UserError, match=r"--shard-durations needs --shard; fix: add --shard=k/N"):
-        Pipeline().sharded("", "report.json")
+def test_sharded_carries_the_shard_and_its_durations_file() -> None:
+    # Reading `--shard` and refusing durations without a shard is the options' job
+    # (tests/tasks/test_options.py).
+    sharded = Pipeline().sharded(Shard.parse("2/4"), "report.json")
+    assert (sharded.shard, sharded.shard_durations) == (Shard(2, 4), "report.json")
+    assert Pipeline().sharded(None, "").shard is None
     with pytest.raises(UserError, match=r"--shard '5/4': k must be between 1 and N; fix: "):
-        Pipeline().sharded("5/4", "")
+        Shard.parse("5/4")
 
 
 def test_a_second_instance_names_its_tasks_and_its_report_by_its_basename(
