@@ -224,7 +224,11 @@ def create_tasks(
     fuzz_entries = fuzzing.entries if fuzz is not None and fuzz.with_tests else []
     scan_cache.save()
     coverage_targets = [
-        CoverageTarget(mode.name, mode.coverage_dir, mode.coverage_rules)
+        CoverageTarget(
+            mode.name,
+            mode.coverage_dir,
+            replace(mode.coverage_rules, typed_points=rules.typed_coverage_points),
+        )
         for mode in modes
         if mode.coverage_enabled
     ]
