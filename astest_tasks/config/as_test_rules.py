@@ -23,6 +23,10 @@ TRANSFORM_FIRST = "1.4.0"  # --transform as-test/transform comes before the user
 BINDINGS_RAW_UNLESS_DECLARED = "1.5.1"  # --bindings raw only when the project has no --bindings
 CACHE = "1.6.0"  # as-test's own build cache setting
 REPORTER_REMOVED = "1.7.0"  # runOptions.reporter is an unknown key from here on
+# describeCoveragePoint knows the transform's finer point types (Parameter, Ternary, IfBranch,
+# Assignment, ...) and guesses declarations and calls only for some types (coverage/points.py);
+# cli/coverage-points.ts is the same from v1.1.3 to v1.8.0, and v1.1.2 had none of it.
+TYPED_COVERAGE_POINTS = "1.1.3"
 
 MODE_NAME_ENV_VAR = "AS_TEST_MODE_NAME"
 
@@ -42,6 +46,7 @@ class AsTestRules:
     bindings_raw_unless_declared: bool
     cache: bool
     reporter: bool
+    typed_coverage_points: bool
 
     @classmethod
     def for_version(cls, version: AsTestVersion | None) -> AsTestRules:
@@ -60,6 +65,7 @@ class AsTestRules:
             bindings_raw_unless_declared=v.at_least(BINDINGS_RAW_UNLESS_DECLARED),
             cache=v.at_least(CACHE),
             reporter=not v.at_least(REPORTER_REMOVED),
+            typed_coverage_points=v.at_least(TYPED_COVERAGE_POINTS),
         )
 
     @classmethod

@@ -55,12 +55,18 @@ def _js_number(value: float) -> int | float:
     return int(value) if math.isfinite(value) and value.is_integer() else value
 
 
-def lcov_document(summary: CoverageSummary, sources: SourceLines, test_name: str = "") -> str:
+def lcov_document(
+    summary: CoverageSummary,
+    sources: SourceLines,
+    test_name: str = "",
+    *,
+    typed_points: bool = False,  # label points as as-test 1.1.3+ does (points.py)
+) -> str:
     lines: list[str] = []
     for file in summary.files:
         lines.append(f"TN:{_lcov_text(test_name)}")
         lines.append(f"SF:{file.file}")
-        functions = list(_functions(file, sources))
+        functions = list(_functions(file, sources, typed_points))
         for line, name, _ in functions:
             lines.append(f"FN:{line},{name}")
         for _, name, executed in functions:
@@ -84,14 +90,18 @@ def _line_hits(file: FileCoverage) -> dict[int, bool]:
     return hits
 
 
-def _functions(file: FileCoverage, sources: SourceLines) -> Iterator[tuple[int, str, bool]]:
+def _functions(
+    file: FileCoverage, sources: SourceLines, typed_points: bool
+) -> Iterator[tuple[int, str, bool]]:
     """(line, unique name, executed) of each function the file's points mark."""
     used: set[str] = set()
     seen_lines: set[int] = set()
     for point in file.points:
         if point.line <= 0 or point.line in seen_lines:
             continue
-        info = describe_point(sources, point.file, point.line, point.column, point.type)
+        info = describe_point(
+            sources, point.file, point.line, point.column, point.type, typed_points=typed_points
+        )
         if point.type != "Function" and info.label not in _FUNCTION_LABELS:
             continue
         seen_lines.add(point.line)

@@ -1,10 +1,21 @@
 """What a coverage point is, in words: a label, a symbol name and the source line it sits on.
 
-The transform only records ``Function``/``Expression``/``Block`` with a line and column;
-as-test 1.0.7 (``describeCoveragePoint`` in ``bin/coverage-points.js``) reads the source line and
+as-test's ``describeCoveragePoint`` (``bin/coverage-points.js``) reads a point's source line and
 guesses a better label (``Function``, ``Method``, ``Constructor``, ``Property``, ``Call``, ...)
-and the name it is about. The ``ignore`` rules match against those, so we guess exactly as it
-does, with the same regular expressions (ASCII word characters, as in JavaScript).
+and the name it is about. The ``ignore`` rules match against those, so we guess exactly as the
+installed as-test does, with the same regular expressions. There are two generations:
+
+- up to 1.1.2 (1.0.7 is what we test) the transform records only ``Function``/``Expression``/
+  ``Block``, and every point's line is tried as a declaration, then as a call;
+- from 1.1.3 (``typed_points``) the transform emits finer types (``Parameter``,
+  ``DefaultValue``, ``Ternary``, ``LogicalBranch``, ``IfBranch``, ``Assignment``, ``Return``,
+  ``Loop``, ``Throw``, ...). Parameter-like lines are recognised first, whatever the type; the
+  ternary, ``if`` and assignment detectors only for their own type; a declaration is guessed
+  only for the types in ``_DECLARATION_TYPES`` and a call only for ``Expression``/``Call``, so a
+  ``Return`` point on ``return area(shape);`` stays ``Return`` (1.1.2 said ``Call``).
+
+The regular expressions are JavaScript's: ``\\w`` and ``\\b`` are ASCII (``re.ASCII``), while
+``\\s`` is JavaScript's Unicode white space (``_js``), as are ``trim()``'s characters.
 """
 
 from __future__ import annotations
@@ -13,32 +24,34 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-_DECLARATIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("Function", re.compile(r"^(?:export\s+)?function\s+([A-Za-z_]\w*)(?:<[^>]+>)?\s*\(", re.A)),
-    ("Constructor", re.compile(r"^(?:public\s+|private\s+|protected\s+)constructor\s*\(", re.A)),
-    (
-        "Method",
-        re.compile(
-            r"^(?:export\s+)?(?:public\s+|private\s+|protected\s+)?(?:static\s+)?"
-            r"([A-Za-z_]\w*)(?:<[^>]+>)?\([^)]*\)\s*:\s*[^{=]+[{]?\Z",
-            re.A,
-        ),
-    ),
-    (
-        "Property",
-        re.compile(
-            r"^(?:public\s+|private\s+|protected\s+)?(?:readonly\s+)?"
-            r"([A-Za-z_]\w*)(?:<[^>]+>)?\s*:\s*[^=;{]+(?:=.*)?;?\Z",
-            re.A,
-        ),
-    ),
+# JavaScript's \s: WhiteSpace and LineTerminator of ECMAScript (also what trim() removes).
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def _js(source: str) -> re.Pattern[str]:
+    """A JavaScript regex (no flags) in Python: \\s as JavaScript's, $ the end of the text."""
+    translated = source.replace(r"\s", f"[{_JS_SPACE}]").replace(r"\S", f"[^{_JS_SPACE}]")
+    if translated.endswith("$"):
+        translated = translated[:-1] + r"\Z"
+    return re.compile(translated, re.ASCII)
+
+
+_FUNCTION = _js(r"^(?:export\s+)?function\s+([A-Za-z_]\w*)(?:<[^>]+>)?\s*\(")
+_CONSTRUCTOR = _js(r"^(?:public\s+|private\s+|protected\s+)constructor\s*\(")
+_METHOD = _js(
+    r"^(?:export\s+)?(?:public\s+|private\s+|protected\s+)?(?:static\s+)?"
+    r"([A-Za-z_]\w*)(?:<[^>]+>)?\([^)]*\)\s*:\s*[^{=]+[{]?$"
+)
+_PROPERTY = _js(
+    r"^(?:public\s+|private\s+|protected\s+)?(?:readonly\s+)?"
+    r"([A-Za-z_]\w*)(?:<[^>]+>)?\s*:\s*[^=;{]+(?:=.*)?;?$"
 )
 # Keyword-led declarations: the keyword decides the label even when no name follows it.
 _KEYWORD_DECLARATIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (
         label,
-        re.compile(rf"^{prefix}{keyword}\b", re.A),
-        re.compile(rf"^{prefix}{keyword}\s+([A-Za-z_]\w*)", re.A),
+        _js(rf"^{prefix}{keyword}\b"),
+        _js(rf"^{prefix}{keyword}\s+([A-Za-z_]\w*)"),
     )
     for label, prefix, keyword in (
         ("Class", r"(?:export\s+)?", "class"),
@@ -48,10 +61,24 @@ _KEYWORD_DECLARATIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] 
         ("Variable", "", "(?:const|let|var)"),
     )
 )
-_CALL = re.compile(r"\b([A-Za-z_]\w*)(?:<[^>()]+>)?\s*\(", re.A)
+_CALL = _js(r"\b([A-Za-z_]\w*)(?:<[^>()]+>)?\s*\(")
 _NOT_CALLS = frozenset({"if", "for", "while", "switch", "return", "function"})
+# 1.1.3's detectors (detectCoverageParameter, ...Ternary, ...IfBranch, ...Assignment).
+_INLINE_PARAMETER = _js(r"^([A-Za-z_]\w*)\s*:\s*[^=,]+(?:=\s*[^,]+)?[,]?$")
+_PARAMETER = _js(r"([A-Za-z_]\w*)\s*:\s*[^,)=]+(?:=\s*[^,)]*)?")
+_IF_BRANCH = _js(r"^if\s*\(([^)]*)\)")
+_ASSIGNMENT = _js(
+    r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[[^\]]+\])?)\s*"
+    r"(=|\+=|-=|\*=|\*\*=|\/=|%=|<<=|>>=|>>>=|&=|\|=|\^=)"
+)
+_BRANCH_TYPES = frozenset({"Ternary", "LogicalBranch"})
+_DECLARATION_TYPES = frozenset(
+    {"Expression", "Block", "Function", "Method", "Constructor", "Variable", "Property", "Call"}
+)
+_CALL_TYPES = frozenset({"Expression", "Call"})
 _LINE_BREAK = re.compile(r"\r?\n")
-_NON_SPACE = re.compile(r"\S")
+_NON_SPACE = re.compile(f"[^{_JS_SPACE}]")
+_TRAILING_SPACE = re.compile(f"[{_JS_SPACE}]+\\Z")
 
 
 @dataclass(frozen=True)
@@ -83,17 +110,31 @@ class SourceLines:
 
 
 def describe_point(
-    sources: SourceLines, file: str, line: int, column: int, fallback_type: str
+    sources: SourceLines,
+    file: str,
+    line: int,
+    column: int,
+    fallback_type: str,
+    *,
+    typed_points: bool,
 ) -> PointInfo:
+    """The point's label, name and snippet; ``typed_points`` follows as-test 1.1.3 and later
+    (``AsTestRules.typed_coverage_points``), else 1.1.2 and before."""
     visible, focus = _context(sources.line(file, line), column)
     if not visible:
         return PointInfo(label=fallback_type, name="", snippet="")
-    declaration = _declaration(visible)
-    if declaration is not None:
-        return PointInfo(label=declaration[0], name=declaration[1], snippet=visible)
-    call = _call_name(visible, focus)
-    if call is not None:
-        return PointInfo(label="Call", name=call, snippet=visible)
+    if typed_points:
+        typed = _typed_point(visible, focus, fallback_type)
+        if typed is not None:
+            return PointInfo(label=typed[0], name=typed[1], snippet=visible)
+    if not typed_points or fallback_type in _DECLARATION_TYPES:
+        declaration = _declaration(visible)
+        if declaration is not None:
+            return PointInfo(label=declaration[0], name=declaration[1], snippet=visible)
+    if not typed_points or fallback_type in _CALL_TYPES:
+        call = _call_name(visible, focus)
+        if call is not None:
+            return PointInfo(label="Call", name=call, snippet=visible)
     return PointInfo(label=fallback_type, name="", snippet=visible)
 
 
@@ -102,24 +143,59 @@ def _context(source_line: str, column: int) -> tuple[str, int]:
     first = _NON_SPACE.search(expanded)
     if first is None:
         return "", 0
-    visible = expanded[first.start() :].rstrip()
+    visible = _TRAILING_SPACE.sub("", expanded[first.start() :])
     if not visible:
         return "", 0
     focus = max(0, min(len(visible) - 1, max(0, column - 1 - first.start())))
     return visible, focus
 
 
-def _declaration(visible: str) -> tuple[str, str] | None:
-    trimmed = visible.strip()
-    if not trimmed:
+def _typed_point(visible: str, focus: int, fallback_type: str) -> tuple[str, str] | None:
+    """1.1.3's detectors, in its order: parameter, ternary, ``if`` branch, assignment."""
+    parameter = _parameter(visible, focus, fallback_type)
+    if parameter is not None:
+        return parameter
+    if fallback_type in _BRANCH_TYPES and "?" in visible:
+        return fallback_type, ""
+    if fallback_type == "IfBranch" and _IF_BRANCH.match(visible):
+        return "IfBranch", ""
+    if fallback_type == "Assignment" and _ASSIGNMENT.search(visible):
+        return "Assignment", ""
+    return None
+
+
+def _parameter(visible: str, focus: int, fallback_type: str) -> tuple[str, str] | None:
+    """A ``name: Type [= value]`` the point sits on: a line of its own (a parameter list split
+    over lines) or inside the line's outermost parentheses. Tried for every point type."""
+    inline = _INLINE_PARAMETER.match(visible)
+    if inline:
+        return _parameter_label(fallback_type, "=" in visible), inline.group(1)
+    open_paren, close_paren = visible.find("("), visible.rfind(")")
+    if open_paren == -1 or close_paren == -1 or close_paren <= open_paren:
         return None
-    for label, pattern in _DECLARATIONS[:1]:
-        match = pattern.match(trimmed)
-        if match:
-            return label, match.group(1)
-    if trimmed.startswith("constructor(") or _DECLARATIONS[1][1].match(trimmed):
+    if focus <= open_paren or focus >= close_paren:
+        return None
+    offset = open_paren + 1
+    for match in _PARAMETER.finditer(visible[offset:close_paren]):
+        if offset + match.start() <= focus <= offset + match.end():
+            return _parameter_label(fallback_type, "=" in match.group(0)), match.group(1)
+    return None
+
+
+def _parameter_label(fallback_type: str, has_default: bool) -> str:
+    if fallback_type == "DefaultValue" and has_default:
+        return "DefaultValue"
+    return "Parameter" if fallback_type == "Parameter" else "Property"
+
+
+def _declaration(visible: str) -> tuple[str, str] | None:
+    trimmed = visible  # as-test trims it again; _context already has
+    match = _FUNCTION.match(trimmed)
+    if match:
+        return "Function", match.group(1)
+    if trimmed.startswith("constructor(") or _CONSTRUCTOR.match(trimmed):
         return "Constructor", "constructor"
-    for label, pattern in _DECLARATIONS[2:]:
+    for label, pattern in (("Method", _METHOD), ("Property", _PROPERTY)):
         match = pattern.match(trimmed)
         if match:
             return label, match.group(1)

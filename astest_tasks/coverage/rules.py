@@ -6,7 +6,8 @@ under ``node_modules``, is AssemblyScript's standard library, is a ``*.spec.ts``
 ``includeSpecs``), misses every non-empty ``include`` glob or hits an ``exclude`` glob; then
 when one of the ``ignore`` lists matches the point's label, symbol name, ``file:line:col`` or
 source line. Labels, names and snippets compare lower-cased; files and locations compare as
-written, as there.
+written, as there. as-test 1.8 matches the same way; only the label and name it guesses from the
+source line changed (in 1.1.3: points.py), which ``typed_points`` follows.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from functools import lru_cache
 from astest_tasks.coverage.model import CoveragePoint
 from astest_tasks.coverage.points import SourceLines, describe_point
 
+# JavaScript's `.` (no `s` flag): anything but a line terminator.
+_JS_DOT = "[^\n\r\u2028\u2029]"
 # Characters as-test escapes when it turns a glob into a regular expression; every other
 # character is literal in both JavaScript's and Python's regex syntax, or a glob wildcard.
 _REGEX_SPECIALS = "\\.[]{}()+-^$|"
@@ -35,6 +38,9 @@ class CoverageRules:
     ignore_names: tuple[str, ...] = ()
     ignore_locations: tuple[str, ...] = ()
     ignore_snippets: tuple[str, ...] = ()
+    # The installed as-test guesses labels and names as 1.1.3 and later do (points.py); not a
+    # config key: AsTestRules.typed_coverage_points, set where the tasks are made.
+    typed_points: bool = False
 
     @property
     def ignores_points(self) -> bool:
@@ -53,6 +59,7 @@ class CoverageRules:
                 "locations": list(self.ignore_locations),
                 "snippets": list(self.ignore_snippets),
             },
+            "typedPoints": self.typed_points,
         }
 
     @classmethod
@@ -67,6 +74,7 @@ class CoverageRules:
             ignore_names=_strings(ignore_map.get("names")),
             ignore_locations=_strings(ignore_map.get("locations")),
             ignore_snippets=_strings(ignore_map.get("snippets")),
+            typed_points=data.get("typedPoints") is True,
         )
 
 
@@ -104,8 +112,8 @@ def _matches_glob(file: str, pattern: str) -> bool:
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
-    """as-test's glob: ``**/`` any folders (or none), ``**`` anything, ``*`` and ``?`` within a
-    folder name; anchored at both ends."""
+    """as-test's glob: ``**/`` any folders (or none), ``**`` anything but a line break (a
+    JavaScript ``.``), ``*`` and ``?`` within a folder name; anchored at both ends."""
     return _compiled_glob(pattern)
 
 
@@ -118,10 +126,10 @@ def _compiled_glob(pattern: str) -> re.Pattern[str]:
         if char == "*":
             if pattern[index + 1 : index + 2] == "*":
                 if pattern[index + 2 : index + 3] == "/":
-                    source.append("(?:.*/)?")
+                    source.append(f"(?:{_JS_DOT}*/)?")
                     index += 3
                 else:
-                    source.append(".*")
+                    source.append(f"{_JS_DOT}*")
                     index += 2
                 continue
             source.append("[^/]*")
@@ -134,14 +142,16 @@ def _compiled_glob(pattern: str) -> re.Pattern[str]:
         index += 1
     # \Z, not $: JavaScript's $ never matches before a trailing newline, Python's does.
     source.append(r"\Z")
-    return re.compile("".join(source), re.DOTALL)
+    return re.compile("".join(source))
 
 
 def is_ignored_point(point: CoveragePoint, rules: CoverageRules, sources: SourceLines) -> bool:
     """True when an ``ignore`` list matches the point (its file already passed the file rules)."""
     if not rules.ignores_points:
         return False
-    info = describe_point(sources, point.file, point.line, point.column, point.type)
+    info = describe_point(
+        sources, point.file, point.line, point.column, point.type, typed_points=rules.typed_points
+    )
     location = f"{point.file.replace(chr(92), '/')}:{point.line}:{point.column}"
     label = info.label.lower()
     name = info.name.lower()

@@ -35,6 +35,7 @@ class GapListing:
 
     root: Path
     expand_nested: bool = False
+    typed_points: bool = False  # label points as as-test 1.1.3+ does (coverage/points.py)
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,10 @@ class _Tree:
         palette: Palette,
         layout: _Layout,
         expand_nested: bool,
+        typed_points: bool,
     ) -> None:
         self.sources, self.palette, self.layout = sources, palette, layout
-        self.expand_nested = expand_nested
+        self.expand_nested, self.typed_points = expand_nested, typed_points
         hashes = {point.hash for point in points}
         self.children: dict[str, list[CoveragePoint]] = {}
         self.roots: list[CoveragePoint] = []
@@ -112,8 +114,8 @@ class _Tree:
     def _row(
         self, point: CoveragePoint, ancestors: tuple[bool, ...], is_last: bool, *, header: bool
     ) -> None:
-        info = describe_point(self.sources, point.file, point.line, point.column, point.type)
-        label = (point.scope_kind or info.label) if header else info.label
+        guessed = _label(self.sources, point, self.typed_points)
+        label = (point.scope_kind or guessed) if header else guessed
         meta = label.ljust(self.layout.label_width + _PADDING) + _location(point).ljust(
             self.layout.location_width + _PADDING
         )
@@ -132,6 +134,7 @@ def coverage_gap_lines(
     sources: SourceLines,
     palette: Palette,
     expand_nested: bool = False,
+    typed_points: bool = False,
 ) -> list[str]:
     """The block's lines (after a blank one), or none when every point ran."""
     files = sorted((f for f in summary.files if f.uncovered), key=lambda f: f.file)
@@ -140,10 +143,7 @@ def coverage_gap_lines(
     missing = [point for file in files for point in file.points if not point.executed]
     layout = _Layout(
         label_width=max(
-            max(
-                len(describe_point(sources, p.file, p.line, p.column, p.type).label)
-                for p in missing
-            ),
+            max(len(_label(sources, point, typed_points)) for point in missing),
             _MIN_LABEL_WIDTH,
         ),
         location_width=max(len(_location(point)) for point in missing),
@@ -156,12 +156,19 @@ def coverage_gap_lines(
         uncovered = sum(1 for point in file.points if not point.executed)
         count = palette.dim(f"({uncovered} uncovered)")
         lines.append(f"  {palette.paint(file.file, Style.BRIGHT)} {count}")
-        tree = _Tree(sorted(file.points, key=_gap_order), sources, palette, layout, expand_nested)
+        points = sorted(file.points, key=_gap_order)
+        tree = _Tree(points, sources, palette, layout, expand_nested, typed_points)
         folded += tree.draw()
         lines.extend(tree.lines)
     if not expand_nested and folded > 0:
         lines += ["", palette.dim(EXPAND_HINT)]
     return lines
+
+
+def _label(sources: SourceLines, point: CoveragePoint, typed_points: bool) -> str:
+    return describe_point(
+        sources, point.file, point.line, point.column, point.type, typed_points=typed_points
+    ).label
 
 
 def _gap_order(point: CoveragePoint) -> tuple[int, int, int, str, str]:

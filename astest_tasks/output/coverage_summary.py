@@ -118,7 +118,8 @@ def write_coverage_files(root: Path, outcome: CoverageOutcome) -> list[str]:
                 name = f"coverage.{keys[result.spec]}.log.json"
                 written.append(_write(root, directory, name, coverage_log_json(summary)))
         written.append(_write(root, directory, LOG_FILE, coverage_log_json(mode.summary)))
-        lcov = lcov_document(mode.summary, sources, test_name=mode.target.mode)
+        typed = mode.target.rules.typed_points
+        lcov = lcov_document(mode.summary, sources, test_name=mode.target.mode, typed_points=typed)
         written.append(_write(root, directory, LCOV_FILE, lcov))
     return written
 

@@ -80,7 +80,8 @@ class SummaryPlan:
         """How the uncovered points are listed, when they are to be."""
         if not self.show_coverage:
             return None
-        return GapListing(Path(self.project_root), expand_nested=self.expand_coverage_gaps)
+        typed = any(target.rules.typed_points for target in self.coverage)  # one as-test for all
+        return GapListing(Path(self.project_root), self.expand_coverage_gaps, typed)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -234,7 +235,9 @@ def print_summary(
     total = coverage.total if coverage else None
     gap_lines: list[str] = []
     if total is not None and gaps is not None:
-        gap_lines = coverage_gap_lines(total, SourceLines(gaps.root), palette, gaps.expand_nested)
+        gap_lines = coverage_gap_lines(
+            total, SourceLines(gaps.root), palette, gaps.expand_nested, gaps.typed_points
+        )
     stream.write(for_stream(render_summary(shown, palette, total, gap_lines), stream))
     stream.flush()
 

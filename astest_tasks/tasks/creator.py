@@ -200,7 +200,11 @@ def create_tasks(
     fuzz_entries = fuzzing.entries if options.fuzz else []
     scan_cache.save()
     coverage_targets = [
-        CoverageTarget(mode.name, mode.coverage_dir, mode.coverage_rules)
+        CoverageTarget(
+            mode.name,
+            mode.coverage_dir,
+            replace(mode.coverage_rules, typed_points=rules.typed_coverage_points),
+        )
         for mode in modes
         if mode.coverage_enabled
     ]

@@ -47,3 +47,10 @@ def test_boundaries_are_inclusive() -> None:
 
 def test_without_an_installed_as_test_the_newest_tested_rules_apply() -> None:
     assert AsTestRules.for_version(None) == AsTestRules.parse(NEWEST_TESTED)
+
+
+@pytest.mark.parametrize(
+    ("version", "typed"), [("1.0.7", False), ("1.1.2", False), ("1.1.3", True), ("1.8.0", True)]
+)
+def test_coverage_points_are_described_by_their_type_from_1_1_3(version: str, typed: bool) -> None:
+    assert AsTestRules.parse(version).typed_coverage_points is typed

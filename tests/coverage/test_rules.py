@@ -1,4 +1,4 @@
-"""coverage_rules.py: which points count, by as-test 1.0.7's file, glob and ignore rules."""
+"""coverage/rules.py: which points count, by as-test's file, glob and ignore rules."""
 
 from __future__ import annotations
 
@@ -29,6 +29,9 @@ from astest_tasks.coverage.rules import (
         ("(x)+[y]{z}|$^.ts", "(x)+[y]{z}|$^.ts", True),  # regex characters are literal
         ("a.ts", "a.ts\n", False),  # anchored at the very end
         ("src", "src/a.ts", False),
+        ("*x*", "a\nx", True),  # a * is [^/], which takes line breaks in JavaScript too ...
+        ("**x", "a\nx", False),  # ... while ** is JavaScript's `.`, which takes none
+        ("**x", "a\u2028x", False),
     ],
 )
 def test_globs_become_anchored_regexes(pattern: str, path: str, matches: bool) -> None:
@@ -100,7 +103,30 @@ def test_ignore_by_location_is_case_sensitive(sources: SourceLines) -> None:
     assert not is_ignored_point(at(2, 5), CoverageRules(ignore_locations=("A.TS:2:5",)), sources)
 
 
+def test_ignore_matches_the_label_and_name_of_the_installed_as_tests_guess(
+    tmp_path: Path,
+) -> None:
+    # A 1.8 Return point on a line with a call: 1.0.7's rules call it `Call Rect`, 1.1.3's
+    # `Return`, so `labels: ["Call"]` and `names: ["Rect"]` drop it only under the old rules.
+    (tmp_path / "shapes.ts").write_text(
+        "  scaled(factor: f64): Rect {\n    return new Rect(this.width * factor, 1);\n"
+    )
+    sources = SourceLines(tmp_path)
+    point = CoveragePoint("h", "shapes.ts", 2, 12, "Return", False)
+    for typed in (False, True):
+        for rules in (
+            CoverageRules(ignore_labels=("Call",), typed_points=typed),
+            CoverageRules(ignore_names=("rect",), typed_points=typed),
+        ):
+            assert is_ignored_point(point, rules, sources) is not typed, rules
+    assert is_ignored_point(
+        point, CoverageRules(ignore_labels=("return",), typed_points=True), sources
+    )
+
+
 def test_rules_round_trip_through_plain_data() -> None:
     rules = CoverageRules(True, ("a/**",), ("b",), ("Call",), ("n",), ("l",), ("s",))
     assert CoverageRules.from_dict(rules.to_dict()) == rules
+    typed = CoverageRules(ignore_labels=("Call",), typed_points=True)
+    assert CoverageRules.from_dict(typed.to_dict()) == typed
     assert CoverageRules.from_dict({}) == CoverageRules()

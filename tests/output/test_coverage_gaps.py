@@ -140,3 +140,19 @@ def test_all_lists_the_nested_points_beneath_their_function(tmp_path: Path) -> N
         "      └─Return        src/calc.ts:7:10        return doubled + 1;",
     ]
     assert not any("--show-coverage=all" in line for line in lines)
+
+
+def test_labels_follow_the_installed_as_tests_guess(tmp_path: Path) -> None:
+    (tmp_path / "shapes.ts").write_text(
+        "  scaled(factor: f64): Rect {\n    return new Rect(this.width * factor, 1);\n"
+    )
+    file = FileCoverage(file="shapes.ts", points=(_point("shapes.ts", 2, 12, "Return", False),))
+    summary = CoverageSummary(files=(file,))
+    rows = {
+        typed: coverage_gap_lines(
+            summary, SourceLines(tmp_path), Palette(enabled=False), typed_points=typed
+        )[3]
+        for typed in (False, True)
+    }
+    assert rows[False].startswith("    └─Call   ")  # as-test 1.0.7 to 1.1.2
+    assert rows[True].startswith("    └─Return   ")  # from 1.1.3

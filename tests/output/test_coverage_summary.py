@@ -150,4 +150,9 @@ def test_the_summary_plan_carries_the_targets_to_doit_workers() -> None:
         expand_coverage_gaps=True,
     )
     assert SummaryPlan.from_dict(expanded.to_dict()).gaps == GapListing(Path("/p"), True)
+    typed = CoverageTarget("wasi", None, CoverageRules(typed_points=True))
+    labelled = SummaryPlan(
+        project_root="/p", report_path="r.json", entries=(), coverage=(typed,), show_coverage=True
+    )
+    assert SummaryPlan.from_dict(labelled.to_dict()).gaps == GapListing(Path("/p"), False, True)
     assert plan.gaps is None
