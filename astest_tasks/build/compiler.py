@@ -23,14 +23,14 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from astest_tasks.config.as_test_rules import AsTestRules
-from astest_tasks.config.asc_flags import default_flags
-from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.build.compile_pool import compile_with_server
 from astest_tasks.build.compile_server import CompileOutput, time_limit_message
+from astest_tasks.config.as_test_rules import AsTestRules
+from astest_tasks.config.asc_flags import default_flags
+from astest_tasks.config.toolchain import Toolchain
+from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.process_env import base_environ
-from astest_tasks.config.toolchain import Toolchain
 
 BUILD_RECORD_FORMAT = 1
 COMPILE_TIME_LIMIT_S = 600.0

@@ -19,8 +19,8 @@ from astest_tasks.build.compiler import (
     repro_command,
     write_build_record,
 )
-from astest_tasks.core.errors import UserError
 from astest_tasks.config.toolchain import Package, Toolchain
+from astest_tasks.core.errors import UserError
 
 SPEC = "assembly/__tests__/math.spec.ts"
 WASM = ".as-test/build/wasi/math.wasm"
