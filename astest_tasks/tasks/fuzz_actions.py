@@ -8,14 +8,13 @@ told the task succeeded so that every other fuzz file still runs, and the summar
 
 from __future__ import annotations
 
-import shlex
 import sys
 import time
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from astest_tasks.build.compiler import read_build_record
+from astest_tasks.build.build_check import UnusableBuild, check_build
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.fuzz.crash_records import FuzzCrash, write_fuzz_crash_record
 from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome, FuzzReportError, parse_fuzz_report
@@ -80,17 +79,10 @@ def run_fuzz_file(request: dict[str, object], session: str) -> bool:
 
 
 def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
-    record = read_build_record(root, run.build_record_path)
-    if record is None:
-        build_task = f"{run.group}:build:{run.mode}:{run.file_id}"
-        build = f"{run.command} {build_task}"
-        details = f"no build record at {run.build_record_path}; build it with `{build}`"
-        return _failed(run, session, "build", details, "")
-    if not record.ok:
-        details = record.diagnostics
-        if record.command:
-            details += f"\n\nreproduce with:\n  cd {shlex.quote(str(root))} && {record.command}"
-        return _failed(run, session, "build", details, record.command)
+    build_hint = f"{run.command} {run.group}:build:{run.mode}:{run.file_id}"
+    build = check_build(root, run.build_record_path, build_hint)
+    if isinstance(build, UnusableBuild):
+        return _failed(run, session, "build", build.details, build.command)
 
     from astest_tasks.run.wasm_host import HostLimits, run_module  # wasmtime: only when running
 
@@ -109,7 +101,7 @@ def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
         stdout=channel.output_text,
         stderr=guest.stderr,
         cwd=str(root),
-        build_command=record.command,
+        build_command=build.command,
         repro_command=replay_command(run.run_command, run.seed, run.campaign.override.text),
     )
     crash_logs = _write_crash_records(run, root, crash, fuzzers)
@@ -126,7 +118,7 @@ def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
         fuzzers=fuzzers,
         duration_s=guest.elapsed_s,
         session=session,
-        build_command=record.command,
+        build_command=build.command,
         error=problem,
         output=channel.output_text,
         crash_records=tuple(crash_logs),

@@ -13,14 +13,13 @@ from __future__ import annotations
 import contextlib
 import os
 import posixpath
-import shlex
 import sys
 import time
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from astest_tasks.build.compiler import read_build_record
+from astest_tasks.build.build_check import UnusableBuild, check_build
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import for_stream
@@ -168,16 +167,9 @@ def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecR
 
 def _execute(run: RunRequest, session: str) -> SpecResult:
     root = Path(run.project_root)
-    record = read_build_record(root, run.build_record_path)
-    if record is None:
-        build = f"{run.command} {run.task('build')}"
-        details = f"no build record at {run.build_record_path}; build it with `{build}`"
-        return _failure_result(run, session, Stage.BUILD, "not built", details, "")
-    if not record.ok:
-        details = record.diagnostics
-        if record.command:
-            details += f"\n\nreproduce with:\n  cd {shlex.quote(str(root))} && {record.command}"
-        return _failure_result(run, session, Stage.BUILD, "build failed", details, record.command)
+    build = check_build(root, run.build_record_path, f"{run.command} {run.task('build')}")
+    if isinstance(build, UnusableBuild):
+        return _failure_result(run, session, Stage.BUILD, build.error, build.details, build.command)
 
     try:
         layout = run.snapshot_input_layout()
@@ -235,7 +227,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         suites=suites,
         duration_s=guest.elapsed_s,
         session=session,
-        build_command=record.command,
+        build_command=build.command,
         error=runtime_problem,
         warnings=tuple(warnings),
         written=written,
