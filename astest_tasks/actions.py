@@ -21,10 +21,12 @@ from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
+from astest_tasks.build_prefetch import prefetch_after
 from astest_tasks.channel import ProtocolChannel
 from astest_tasks.compiler import (
     BuildRecord,
     BuildRequest,
+    compile_ahead,
     compile_spec,
     read_build_record,
     write_build_record,
@@ -265,6 +267,8 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
     channel = ProtocolChannel(snapshots, output_limit=int(run.output_limit_mib * MIB))
     last_pass_s = _last_pass_seconds(root / run.result_path)  # read before this run replaces it
+    # The next build's compile runs in Node on the other core while this guest runs.
+    prefetch_after(run.task_basename, run.mode, run.spec_id, compile_ahead)
     guest = _run_guest(run, root, channel)
     basename = posixpath.basename(run.spec_path)
     verdict_input = RunVerdictInput(

@@ -28,6 +28,7 @@ from astest_tasks.as_test_rules import AsTestRules
 from astest_tasks.as_test_version import installed_version, untested_version_warning
 from astest_tasks.asc_flags import TRY_AS
 from astest_tasks.browser_session import find_chromium
+from astest_tasks.build_prefetch import plan_build
 from astest_tasks.build_task import compile_task_fields
 from astest_tasks.cache_keys import build_file_deps, run_key
 from astest_tasks.changed_specs import (
@@ -345,6 +346,8 @@ def _build_task(
     fields = compile_task_fields(
         root, mode, spec, files.wasm, files.build_record, toolchain, scan_cache
     )
+    (_, (request,)) = fields["actions"][0]
+    plan_build(pipeline.basename, request, [str(Path.cwd() / dep) for dep in fields["file_dep"]])
     return {
         "basename": pipeline.basename,
         "name": f"build:{mode.name}:{spec.spec_id}",

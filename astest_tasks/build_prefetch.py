@@ -1,0 +1,237 @@
+"""Compile the next spec while this one runs: asc (Node) and the guest (wasmtime) on two cores.
+
+A plain ``doit`` runs one task at a time: build, run, build, run... A run spends seconds in the
+guest, where wasmtime releases the GIL and the compile server sits idle, and the next build then
+waits for a compile of its own. So when a run starts, the next registered spec build that doit
+is bound to run (its wasm is missing or older than one of its inputs) is compiled on a thread,
+into a scratch folder of its own. When that build's action comes, it takes the compile's output
+if its request is the same and none of its input files changed (size and modification time)
+since the compile started; otherwise the prefetched output is thrown away and it compiles as
+usual. The output is what the build would make itself: asc is deterministic, and each compile
+already goes to a scratch folder of its own (compiler.compile_spec).
+
+- Only in a plain serial doit, from its main thread: doit's ``-n N`` worker processes and
+  ``-P thread`` workers already run builds side by side. ``ASTEST_PREFETCH=0`` turns it off.
+- Only through the compile server: a prefetch never spawns a compiler, and gives up when the
+  server is unavailable (or closed because we are exiting). Custom build commands (``cmd``) are
+  never prefetched: they may do more than compile.
+- At most one prefetch at a time; its scratch folder is removed when it is taken or dropped,
+  and at exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from astest_tasks.compile_server import CompileOutput
+
+SWITCH_VARIABLE = "ASTEST_PREFETCH"
+
+Stamps = dict[str, tuple[int, int] | None]
+# Compiles a build request into the given wasm path; None when no server can (see prefetch()).
+Compiler = Callable[[Mapping[str, object], Path], CompileOutput | None]
+
+
+@dataclass(frozen=True)
+class PlannedBuild:
+    """A spec build as its task was created: the action's request and the task's file_dep."""
+
+    basename: str  # the task creator's: one dodo may hold several pipelines
+    request: Mapping[str, object]
+    inputs: tuple[str, ...]  # absolute paths
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.basename, str(self.request["mode"]), str(self.request["spec_id"]))
+
+    def wasm(self) -> Path:
+        return Path(str(self.request["project_root"])) / str(self.request["wasm_path"])
+
+    def record(self) -> Path:
+        return Path(str(self.request["project_root"])) / str(self.request["record_path"])
+
+
+@dataclass
+class _Prefetch:
+    build: PlannedBuild
+    stamps: Stamps
+    scratch: Path
+    thread: threading.Thread | None = None
+    output: CompileOutput | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+def input_stamps(paths: Sequence[str]) -> Stamps:
+    """Each input's (mtime in ns, size), None for a missing one."""
+    stamps: Stamps = {}
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            stamps[path] = None
+        else:
+            stamps[path] = (info.st_mtime_ns, info.st_size)
+    return stamps
+
+
+def bound_to_build(build: PlannedBuild) -> bool:
+    """Whether doit will surely run this build: its outputs are missing or older than an input.
+    (An input touched but unchanged makes doit skip it after all: then a compile is wasted.)"""
+    try:
+        built_ns = min(build.wasm().stat().st_mtime_ns, build.record().stat().st_mtime_ns)
+    except OSError:
+        return True
+    return any(
+        stamp is not None and stamp[0] > built_ns for stamp in input_stamps(build.inputs).values()
+    )
+
+
+class BuildPrefetcher:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._planned: list[PlannedBuild] = []
+        self._current: _Prefetch | None = None
+        self._closed = False
+
+    def plan(self, basename: str, request: Mapping[str, object], inputs: Sequence[str]) -> None:
+        """Remember a spec build, in the order doit will meet it."""
+        if request.get("build_cmd"):
+            return
+        build = PlannedBuild(basename, dict(request), tuple(inputs))
+        with self._lock:
+            # Tasks made again in the same process (watch mode's cycles): the new plan wins.
+            keys = [planned.key for planned in self._planned]
+            if build.key in keys:
+                self._planned[keys.index(build.key)] = build
+            else:
+                self._planned.append(build)
+            stale = self._current
+            if stale is None or stale.build.key != build.key or stale.build == build:
+                return
+            self._current = None
+        _discard(stale)
+
+    def start_after(self, key: tuple[str, str, str], compiler: Compiler) -> bool:
+        """Start compiling the first build planned after the one of ``key`` (basename, mode,
+        spec id) that doit is bound to run; False when there is none, or a prefetch is already
+        under way."""
+        with self._lock:
+            keys = [build.key for build in self._planned]
+            if self._closed or key not in keys:
+                return False
+            passed = self._current
+            if passed is not None:
+                # Still ahead of this run, or not finished: let it be.
+                if passed.build.key not in keys or not passed.done.is_set():
+                    return False
+                if keys.index(passed.build.key) > keys.index(key):
+                    return False
+                # doit went past its build without taking it (it was up to date after all).
+                self._current = None
+            following = self._planned[keys.index(key) + 1 :]
+        if passed is not None:
+            _discard(passed)
+        chosen = next((build for build in following if bound_to_build(build)), None)
+        if chosen is None:
+            return False
+        wasm = chosen.wasm()
+        try:
+            wasm.parent.mkdir(parents=True, exist_ok=True)
+            scratch = Path(tempfile.mkdtemp(prefix=".asc-prefetch-", dir=wasm.parent))
+        except OSError:
+            return False
+        prefetch = _Prefetch(chosen, input_stamps(chosen.inputs), scratch)
+        thread = threading.Thread(
+            target=_compile, args=(prefetch, compiler), name="astest-prefetch", daemon=True
+        )
+        prefetch.thread = thread
+        with self._lock:
+            if self._closed or self._current is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
+                return False
+            self._current = prefetch
+        thread.start()
+        return True
+
+    def take(self, request: Mapping[str, object], into: Path) -> CompileOutput | None:
+        """The prefetched compile of this request, its files moved into ``into`` (a scratch
+        folder of the build's own); None when there is none or it no longer holds."""
+        with self._lock:
+            prefetch = self._current
+            if prefetch is None or dict(prefetch.build.request) != dict(request):
+                return None
+            self._current = None
+        try:
+            prefetch.done.wait()
+            output = prefetch.output
+            if output is None or output.exit_code != 0:
+                return None  # a failure is reported from a compile of the build's own
+            if input_stamps(prefetch.build.inputs) != prefetch.stamps:
+                return None
+            for produced in sorted(prefetch.scratch.iterdir()):
+                os.replace(produced, into / produced.name)
+            return output
+        except OSError:
+            return None
+        finally:
+            shutil.rmtree(prefetch.scratch, ignore_errors=True)
+
+    def close(self) -> None:
+        """Drop whatever is prefetched (at exit): nothing will take it."""
+        with self._lock:
+            self._closed = True
+            prefetch, self._current = self._current, None
+        if prefetch is not None:
+            _discard(prefetch)
+
+
+def _discard(prefetch: _Prefetch) -> None:
+    # A compile still running writes into the folder after it is gone: asc then fails to write,
+    # and nobody reads that output.
+    shutil.rmtree(prefetch.scratch, ignore_errors=True)
+
+
+def _compile(prefetch: _Prefetch, compiler: Compiler) -> None:
+    try:
+        prefetch.output = compiler(
+            prefetch.build.request, prefetch.scratch / prefetch.build.wasm().name
+        )
+    except Exception:  # a prefetch is only a head start: the build compiles again itself
+        prefetch.output = None
+    finally:
+        prefetch.done.set()
+
+
+def enabled(environ: Mapping[str, str] | None = None) -> bool:
+    """Prefetch only in doit's main process and thread, unless switched off."""
+    import multiprocessing
+
+    env = os.environ if environ is None else environ
+    return (
+        env.get(SWITCH_VARIABLE, "1") != "0"
+        and multiprocessing.parent_process() is None
+        and threading.current_thread() is threading.main_thread()
+    )
+
+
+_PREFETCHER = BuildPrefetcher()
+atexit.register(_PREFETCHER.close)
+
+
+def plan_build(basename: str, request: Mapping[str, object], inputs: Sequence[str]) -> None:
+    _PREFETCHER.plan(basename, request, inputs)
+
+
+def prefetch_after(basename: str, mode: str, spec_id: str, compiler: Compiler) -> bool:
+    return enabled() and _PREFETCHER.start_after((basename, mode, spec_id), compiler)
+
+
+def take_prefetched(request: Mapping[str, object], into: Path) -> CompileOutput | None:
+    return _PREFETCHER.take(request, into)
