@@ -81,9 +81,14 @@ def input_stamps(paths: Sequence[str]) -> Stamps:
     return stamps
 
 
+def outputs_missing(build: PlannedBuild) -> bool:
+    """Its module or record is missing: doit is sure to run it."""
+    return not (build.wasm().is_file() and build.record().is_file())
+
+
 def bound_to_build(build: PlannedBuild) -> bool:
-    """Whether doit will surely run this build: its outputs are missing or older than an input.
-    (An input touched but unchanged makes doit skip it after all: then a compile is wasted.)"""
+    """Whether doit will run this build: its outputs are missing or older than an input. (An
+    input touched but unchanged makes doit skip it after all, by its checksum: a wasted compile.)"""
     try:
         built_ns = min(build.wasm().stat().st_mtime_ns, build.record().stat().st_mtime_ns)
     except OSError:
@@ -91,6 +96,21 @@ def bound_to_build(build: PlannedBuild) -> bool:
     return any(
         stamp is not None and stamp[0] > built_ns for stamp in input_stamps(build.inputs).values()
     )
+
+
+def next_build(
+    current: tuple[str, str, str], following: Sequence[PlannedBuild]
+) -> PlannedBuild | None:
+    """Which of the builds doit meets after the current one to compile ahead: the first never
+    built (a cold run goes through them in order); else the same spec in another mode, when it is
+    bound to build (an edited spec is rebuilt in every mode, while touched but unchanged files
+    elsewhere, after a checkout, would mislead an mtime test); else the first bound to build."""
+    missing = next((build for build in following if outputs_missing(build)), None)
+    if missing is not None:
+        return missing
+    same_spec = [build for build in following if build.key[::2] == current[::2]]
+    others = [build for build in following if build.key[::2] != current[::2]]
+    return next((build for build in [*same_spec, *others] if bound_to_build(build)), None)
 
 
 class BuildPrefetcher:
@@ -138,7 +158,7 @@ class BuildPrefetcher:
             following = self._planned[keys.index(key) + 1 :]
         if passed is not None:
             _discard(passed)
-        chosen = next((build for build in following if bound_to_build(build)), None)
+        chosen = next_build(key, following)
         if chosen is None:
             return False
         wasm = chosen.wasm()

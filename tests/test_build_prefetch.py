@@ -16,6 +16,7 @@ from astest_tasks.build_prefetch import (
     bound_to_build,
     enabled,
     input_stamps,
+    next_build,
 )
 from astest_tasks.compile_server import CompileOutput
 
@@ -237,3 +238,38 @@ def test_tasks_made_again_replace_their_plan_and_a_prefetch_of_the_old_one(
     assert prefetcher.start_after(("astest", "wasi", "a"), compiler)
     assert prefetcher.take(changed, scratch_folder(tmp_path / "s")) is not None
     assert compiler.compiled == ["b"]
+
+
+def built(build: PlannedBuild, at_ns: int) -> None:
+    for path in (build.wasm(), build.record()):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(MODULE)
+        os.utime(path, ns=(at_ns, at_ns))
+
+
+def test_next_build_prefers_unbuilt_then_the_same_spec_in_another_mode(tmp_path: Path) -> None:
+    def build(spec_id: str, mode: str) -> PlannedBuild:
+        return PlannedBuild(
+            "astest", request(tmp_path, spec_id, mode), (spec_source(tmp_path, spec_id),)
+        )
+
+    wasi_b, bindings_a, bindings_b = (
+        build("b", "wasi"),
+        build("a", "bindings"),
+        build("b", "bindings"),
+    )
+    following = [wasi_b, bindings_a, bindings_b]
+    # A cold run: nothing built, doit's order.
+    assert next_build(("astest", "wasi", "a"), following) == wasi_b
+    # a was edited; b's sources were touched (a checkout) but doit will find them unchanged.
+    for planned_build in following:
+        built(planned_build, 2_000_000_000)
+    for spec_id in ("a", "b"):
+        os.utime(spec_source(tmp_path, spec_id), ns=(3_000_000_000, 3_000_000_000))
+    assert next_build(("astest", "wasi", "a"), following) == bindings_a
+    # Nothing of the same spec left: the first bound to build.
+    assert next_build(("astest", "wasi", "c"), following) == wasi_b
+    os.utime(spec_source(tmp_path, "b"), ns=(1_000_000_000, 1_000_000_000))
+    assert next_build(("astest", "wasi", "c"), following) == bindings_a
+    os.utime(spec_source(tmp_path, "a"), ns=(1_000_000_000, 1_000_000_000))
+    assert next_build(("astest", "wasi", "c"), following) is None
