@@ -2,13 +2,13 @@
 
 A plain ``doit`` runs one task at a time: build, run, build, run... A run spends seconds in the
 guest, where wasmtime releases the GIL and the compile server sits idle, and the next build then
-waits for a compile of its own. So when a run starts, the next registered spec build that doit
-is bound to run (its wasm is missing or older than one of its inputs) is compiled on a thread,
-into a scratch folder of its own. When that build's action comes, it takes the compile's output
-if its request is the same and none of its input files changed (size and modification time)
-since the compile started; otherwise the prefetched output is thrown away and it compiles as
-usual. The output is what the build would make itself: asc is deterministic, and each compile
-already goes to a scratch folder of its own (compiler.compile_spec).
+waits for a compile of its own. So when a run starts, a registered spec build that doit is
+bound to run (see ``next_build``) is compiled on a thread, into a scratch folder of its own.
+When that build's action comes, it takes the compile's output if its request is the same and
+neither its input files (size and modification time) nor the environment changed since the
+compile started; otherwise the prefetched output is thrown away and it compiles as usual. The
+output is what the build would make itself: asc is deterministic, and each compile already goes
+to a scratch folder of its own (compiler.compile_spec).
 
 - Only in a plain serial doit, from its main thread: doit's ``-n N`` worker processes and
   ``-P thread`` workers already run builds side by side. ``ASTEST_PREFETCH=0`` turns it off.
@@ -63,6 +63,8 @@ class _Prefetch:
     build: PlannedBuild
     stamps: Stamps
     scratch: Path
+    # The environment the compile saw: an in-process runner script may change ours meanwhile.
+    environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     thread: threading.Thread | None = None
     output: CompileOutput | None = None
     done: threading.Event = field(default_factory=threading.Event)
@@ -195,6 +197,8 @@ class BuildPrefetcher:
                 return None  # a failure is reported from a compile of the build's own
             if input_stamps(prefetch.build.inputs) != prefetch.stamps:
                 return None
+            if dict(os.environ) != prefetch.environ:
+                return None
             for produced in sorted(prefetch.scratch.iterdir()):
                 os.replace(produced, into / produced.name)
             return output
@@ -202,6 +206,12 @@ class BuildPrefetcher:
             return None
         finally:
             shutil.rmtree(prefetch.scratch, ignore_errors=True)
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until the compile under way, if any, has finished; False on a timeout."""
+        with self._lock:
+            prefetch = self._current
+        return prefetch is None or prefetch.done.wait(timeout)
 
     def close(self) -> None:
         """Drop whatever is prefetched (at exit): nothing will take it."""

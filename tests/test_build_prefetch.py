@@ -167,7 +167,9 @@ def test_one_prefetch_at_a_time_and_none_after_the_last_build(tmp_path: Path) ->
     gate = threading.Event()
     assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler(gate=gate))
     assert not prefetcher.start_after(("astest", "wasi", "b"), FakeCompiler())
+    assert not prefetcher.settle(timeout=0.01)  # held at the gate
     gate.set()
+    assert prefetcher.settle(timeout=30)
     assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is not None
     assert not prefetcher.start_after(("astest", "wasi", "c"), FakeCompiler())
     assert not prefetcher.start_after(("astest", "bindings", "a"), FakeCompiler())  # not planned
@@ -217,6 +219,7 @@ def test_a_prefetch_doit_went_past_is_dropped_when_a_later_run_starts(tmp_path: 
     assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler())  # compiles b
     # doit found b up to date after all and ran c: the run of c prefetches d instead.
     assert prefetcher.take(request(tmp_path, "c"), scratch_folder(tmp_path / "s1")) is None
+    assert prefetcher.settle(timeout=30)
     compiler = FakeCompiler()
     assert prefetcher.start_after(("astest", "wasi", "c"), compiler)
     assert prefetcher.take(request(tmp_path, "d"), scratch_folder(tmp_path / "s2")) is not None
@@ -273,3 +276,14 @@ def test_next_build_prefers_unbuilt_then_the_same_spec_in_another_mode(tmp_path:
     assert next_build(("astest", "wasi", "c"), following) == bindings_a
     os.utime(spec_source(tmp_path, "a"), ns=(1_000_000_000, 1_000_000_000))
     assert next_build(("astest", "wasi", "c"), following) is None
+
+
+def test_an_environment_changed_meanwhile_throws_the_compile_away(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prefetcher = planned(tmp_path, "a", "b")
+    assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler())
+    # An in-process runner script set a variable while its spec ran.
+    monkeypatch.setenv("ASC_FLAG_FROM_A_RUNNER", "1")
+    assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is None
+    assert leftovers(tmp_path) == []

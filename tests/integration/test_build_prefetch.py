@@ -36,7 +36,9 @@ def counting_take(request, into):
         taken.append(request["spec_id"])
     return output
 actions.compile_ahead, compiler.take_prefetched = counting_ahead, counting_take
-atexit.register(lambda: print(f"PREFETCH started={len(started)} taken={len(taken)}", file=sys.stderr))
+def tell():
+    print(f"PREFETCH started={len(started)} taken={len(taken)}", file=sys.stderr)
+atexit.register(tell)
 from doit.doit_cmd import DoitMain
 from doit.cmd_base import DodoTaskLoader
 sys.exit(DoitMain(DodoTaskLoader()).run(sys.argv[1:]))
