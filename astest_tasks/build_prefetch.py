@@ -33,6 +33,7 @@ from pathlib import Path
 from astest_tasks.compile_server import CompileOutput
 
 SWITCH_VARIABLE = "ASTEST_PREFETCH"
+LOOK_AHEAD = 32  # builds next_build considers beyond the current spec's other modes
 
 Stamps = dict[str, tuple[int, int] | None]
 # Compiles a build request into the given wasm path; None when no server can (see prefetch()).
@@ -107,11 +108,14 @@ def next_build(
     built (a cold run goes through them in order); else the same spec in another mode, when it is
     bound to build (an edited spec is rebuilt in every mode, while touched but unchanged files
     elsewhere, after a checkout, would mislead an mtime test); else the first bound to build."""
-    missing = next((build for build in following if outputs_missing(build)), None)
+    # A run that repeats on every doit (a failing spec) must not stat a whole big suite's
+    # inputs each time: look a bounded way ahead, where a head start is of use anyway.
+    near = following[:LOOK_AHEAD]
+    missing = next((build for build in near if outputs_missing(build)), None)
     if missing is not None:
         return missing
     same_spec = [build for build in following if build.key[::2] == current[::2]]
-    others = [build for build in following if build.key[::2] != current[::2]]
+    others = [build for build in near if build.key[::2] != current[::2]]
     return next((build for build in [*same_spec, *others] if bound_to_build(build)), None)
 
 
@@ -119,6 +123,7 @@ class BuildPrefetcher:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._planned: list[PlannedBuild] = []
+        self._place: dict[tuple[str, str, str], int] = {}  # key -> index in _planned
         self._current: _Prefetch | None = None
         self._closed = False
 
@@ -129,10 +134,11 @@ class BuildPrefetcher:
         build = PlannedBuild(basename, dict(request), tuple(inputs))
         with self._lock:
             # Tasks made again in the same process (watch mode's cycles): the new plan wins.
-            keys = [planned.key for planned in self._planned]
-            if build.key in keys:
-                self._planned[keys.index(build.key)] = build
+            place = self._place.get(build.key)
+            if place is not None:
+                self._planned[place] = build
             else:
+                self._place[build.key] = len(self._planned)
                 self._planned.append(build)
             stale = self._current
             if stale is None or stale.build.key != build.key or stale.build == build:
@@ -141,23 +147,24 @@ class BuildPrefetcher:
         _discard(stale)
 
     def start_after(self, key: tuple[str, str, str], compiler: Compiler) -> bool:
-        """Start compiling the first build planned after the one of ``key`` (basename, mode,
-        spec id) that doit is bound to run; False when there is none, or a prefetch is already
+        """Start compiling one of the builds planned after the one of ``key`` (basename, mode,
+        spec id), chosen by ``next_build``; False when there is none, or a prefetch is already
         under way."""
         with self._lock:
-            keys = [build.key for build in self._planned]
-            if self._closed or key not in keys:
+            place = self._place.get(key)
+            if self._closed or place is None:
                 return False
             passed = self._current
             if passed is not None:
                 # Still ahead of this run, or not finished: let it be.
-                if passed.build.key not in keys or not passed.done.is_set():
+                passed_place = self._place.get(passed.build.key)
+                if passed_place is None or not passed.done.is_set():
                     return False
-                if keys.index(passed.build.key) > keys.index(key):
+                if passed_place > place:
                     return False
                 # doit went past its build without taking it (it was up to date after all).
                 self._current = None
-            following = self._planned[keys.index(key) + 1 :]
+            following = self._planned[place + 1 :]
         if passed is not None:
             _discard(passed)
         chosen = next_build(key, following)

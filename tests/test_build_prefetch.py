@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.build_prefetch import (
+    LOOK_AHEAD,
     SWITCH_VARIABLE,
     BuildPrefetcher,
     PlannedBuild,
@@ -287,3 +288,21 @@ def test_an_environment_changed_meanwhile_throws_the_compile_away(
     monkeypatch.setenv("ASC_FLAG_FROM_A_RUNNER", "1")
     assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is None
     assert leftovers(tmp_path) == []
+
+
+def test_next_build_looks_a_bounded_way_ahead_but_always_at_the_same_spec(tmp_path: Path) -> None:
+    def build(spec_id: str, mode: str) -> PlannedBuild:
+        return PlannedBuild(
+            "astest", request(tmp_path, spec_id, mode), (spec_source(tmp_path, spec_id),)
+        )
+
+    far = [build(f"s{i:03}", "wasi") for i in range(LOOK_AHEAD + 8)]
+    same = build("a", "bindings")
+    for planned_build in [*far, same]:
+        built(planned_build, 2_000_000_000)
+    for planned_build in [*far, same]:
+        os.utime(planned_build.inputs[0], ns=(1_000_000_000, 1_000_000_000))
+    os.utime(far[-1].inputs[0], ns=(3_000_000_000, 3_000_000_000))  # bound, but far ahead
+    assert next_build(("astest", "wasi", "a"), [*far, same]) is None
+    os.utime(spec_source(tmp_path, "a"), ns=(3_000_000_000, 3_000_000_000))
+    assert next_build(("astest", "wasi", "a"), [*far, same]) == same
