@@ -20,14 +20,16 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from astest_tasks.build.build_prefetch import take_prefetched
 from astest_tasks.build.compile_pool import compile_with_server
 from astest_tasks.build.compile_server import CompileOutput, time_limit_message
 from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.asc_flags import default_flags
-from astest_tasks.config.toolchain import Toolchain
+from astest_tasks.config.toolchain import Toolchain, check_node_version, load_toolchain
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.process_env import base_environ
@@ -128,7 +130,9 @@ def compile_spec(request: BuildRequest, toolchain: Toolchain) -> BuildRecord:
     scratch = Path(tempfile.mkdtemp(prefix=".asc-", dir=final_wasm.parent))
     try:
         scratch_wasm = scratch / final_wasm.name
-        output = _run_compiler(request, toolchain, scratch_wasm)
+        output = take_prefetched(asdict(request), scratch)
+        if output is None:
+            output = _run_compiler(request, toolchain, scratch_wasm)
         exit_code = output.exit_code
         diagnostics = output.diagnostics
         if exit_code == 0 and scratch_wasm.is_file():
@@ -190,6 +194,20 @@ def _run_compiler(request: BuildRequest, toolchain: Toolchain, out_file: Path) -
         if served is not None:
             return served
     return spawn_compiler(_spawn_argv(request, toolchain, out_file), root, env)
+
+
+def compile_ahead(request: Mapping[str, object], out_file: Path) -> CompileOutput | None:
+    """A build's compile in the compile server, for build_prefetch; None when no server can."""
+    build = BuildRequest(**request)  # type: ignore[arg-type]
+    if build.build_cmd:
+        return None
+    root = Path(build.project_root)
+    toolchain = load_toolchain(root, need_wasi_shim=build.target == "wasi")
+    check_node_version(toolchain.node)  # as the build would, before a server is started
+    env = {**base_environ(), **build.build_env}
+    argv = asc_arguments(build, toolchain, str(out_file))
+    asc_root = toolchain.assemblyscript.root
+    return compile_with_server(toolchain.node, asc_root, argv, root, env, COMPILE_TIME_LIMIT_S)
 
 
 def spawn_compiler(argv: list[str], cwd: Path, env: dict[str, str]) -> CompileOutput:

@@ -17,6 +17,7 @@ from typing import Any
 
 from doit.task import clean_targets
 
+from astest_tasks.build.build_prefetch import plan_build
 from astest_tasks.build.imports import ImportScanCache, scan_imports
 from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.as_test_version import installed_version, untested_version_warning
@@ -324,6 +325,8 @@ def _build_task(
     fields = compile_task_fields(
         root, mode, spec, files.wasm, files.build_record, toolchain, scan_cache
     )
+    (_, (request,)) = fields["actions"][0]
+    plan_build(pipeline.basename, request, [str(Path.cwd() / dep) for dep in fields["file_dep"]])
     return {
         "basename": pipeline.basename,
         "name": f"build:{mode.name}:{spec.spec_id}",

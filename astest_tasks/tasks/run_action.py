@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from astest_tasks.build.build_check import UnusableBuild, check_build
+from astest_tasks.build.build_prefetch import prefetch_after
+from astest_tasks.build.compiler import compile_ahead
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import for_stream
@@ -33,7 +35,7 @@ from astest_tasks.model.results import (
     Stage,
     Status,
     failure_result,
-    read_result,
+    read_result_head,
     write_result,
 )
 from astest_tasks.model.snapshots import SnapshotStore, SnapshotUpdate
@@ -190,6 +192,8 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         coverage_detail=run.coverage_detail,
     )
     last_pass_s = _last_pass_seconds(root / run.result_path)  # read before this run replaces it
+    # The next build's compile runs in Node on the other core while this guest runs.
+    prefetch_after(run.task_basename, run.mode, run.spec_id, compile_ahead)
     guest = _run_guest(run, root, channel)
     basename = posixpath.basename(run.spec_path)
     verdict_input = RunVerdictInput(
@@ -249,7 +253,8 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
 
 def _last_pass_seconds(result_path: Path) -> float | None:
     """How long the spec's previous run took, when it passed (for a timeout's message)."""
-    previous = read_result(result_path)
+    # The first line only: the whole file of a big spec is megabytes of expectations.
+    previous = read_result_head(result_path)
     if previous is None or previous.status is not Status.PASSED:
         return None
     return previous.duration_s

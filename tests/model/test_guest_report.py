@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from astest_tasks.model import guest_report as report_module
 from astest_tasks.model.guest_report import (
     Counts,
     Expectation,
@@ -27,6 +28,7 @@ from astest_tasks.model.guest_report import (
     merge_verdicts,
     normalize_verdict,
     parse_report,
+    quick_expectation,
     runtime_error_suite,
     suite_from_dict,
     suite_to_dict,
@@ -811,3 +813,91 @@ def test_js_number_text_keeps_javascripts_layout(number: float) -> None:
         expected = f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
     assert text == sign + expected
     assert float(text) == number
+
+
+# -- the fast paths for big reports: each must give what the general rules give -----------------
+_plain_values = st.one_of(
+    st.none(),
+    st.text(max_size=12),
+    st.integers(min_value=-(2**60), max_value=2**60),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.lists(st.integers(), max_size=2),
+)
+_entries = st.fixed_dictionaries(
+    {},
+    optional={
+        "order": st.one_of(
+            st.integers(min_value=-(2**60), max_value=2**60),
+            st.floats(allow_nan=False, allow_infinity=False),
+        ),
+        "verdict": st.sampled_from(["ok", "fail", "skip", "none", "", "OK", 1]),
+        "instr": st.one_of(st.text(max_size=8), st.none(), st.integers()),
+        "message": st.one_of(st.text(max_size=8), st.none()),
+        "location": st.one_of(
+            st.just("13:7"), st.none(), st.floats(allow_nan=False, allow_infinity=False)
+        ),
+        "type": st.one_of(st.just(""), st.just("runtime-error"), st.none()),
+        "left": _plain_values,
+        "right": _plain_values,
+    },
+)
+
+
+@given(_entries)
+@settings(max_examples=400)
+def test_usual_expectations_read_exactly_as_field_by_field(entry: dict[str, object]) -> None:
+    fast = report_module._usual_expectation(entry)
+    general = report_module._expectation_by_fields(entry)
+    if fast is not None:
+        assert fast == general
+    assert parse_report(json.dumps([{"tests": [entry]}]).encode())[0].tests[0] == general
+
+
+def test_a_guest_written_expectation_takes_the_fast_path() -> None:
+    entry = {"order": 3, "type": "", "verdict": "ok", "left": 9007199252740985, "right": -2.5}
+    entry |= {"instr": "toBe", "message": "", "location": "13:7"}
+    fast = report_module._usual_expectation(entry)
+    assert fast == Expectation(3, Verdict.OK, "toBe", "", "13:7", "9007199252740985", "-2.5", "")
+
+
+@given(st.floats(min_value=5e-324, allow_infinity=False))
+@settings(max_examples=1000)
+def test_number_text_of_any_double_is_javascripts_layout(number: float) -> None:
+    if number.is_integer() and number < 2**53:
+        assert report_module._js_number_text(number) == str(int(number))
+    else:
+        assert report_module._js_number_text(number) == report_module._js_layout(number)
+        assert report_module._js_number_text(-number) == "-" + report_module._js_layout(number)
+
+
+@pytest.mark.parametrize(
+    ("number", "text"),
+    [
+        (0.001, "0.001"),
+        (1e-7, "1e-7"),
+        (1.5e-5, "0.000015"),
+        (1e21, "1e+21"),
+        (2.5, "2.5"),
+        (9007199254740992.0, "9007199254740992"),
+        (1e16, "10000000000000000"),
+    ],
+)
+def test_number_text_matches_javascript_examples(number: float, text: str) -> None:
+    assert report_module._js_number_text(number) == text
+
+
+@given(
+    st.integers(),
+    st.sampled_from(list(Verdict)),
+    st.text(max_size=5),
+    st.none() | st.text(max_size=5),
+)
+def test_quick_expectation_equals_the_dataclass_constructor(
+    order: int, verdict: Verdict, text: str, value: str | None
+) -> None:
+    quick = quick_expectation(order, verdict, text, text, text, value, value, text)
+    made = Expectation(order, verdict, text, text, text, value, value, text)
+    assert quick == made and repr(quick) == repr(made) and hash(quick) == hash(made)
+    with pytest.raises(AttributeError):
+        quick.order = 1  # type: ignore[misc]

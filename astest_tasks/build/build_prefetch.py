@@ -1,0 +1,274 @@
+"""Compile the next spec while this one runs: asc (Node) and the guest (wasmtime) on two cores.
+
+A plain ``doit`` runs one task at a time: build, run, build, run... A run spends seconds in the
+guest, where wasmtime releases the GIL and the compile server sits idle, and the next build then
+waits for a compile of its own. So when a run starts, a registered spec build that doit is
+bound to run (see ``next_build``) is compiled on a thread, into a scratch folder of its own.
+When that build's action comes, it takes the compile's output if its request is the same and
+neither its input files (size and modification time) nor the environment changed since the
+compile started; otherwise the prefetched output is thrown away and it compiles as usual. The
+output is what the build would make itself: asc is deterministic, and each compile already goes
+to a scratch folder of its own (compiler.compile_spec).
+
+- Only in a plain serial doit, from its main thread: doit's ``-n N`` worker processes and
+  ``-P thread`` workers already run builds side by side. ``ASTEST_PREFETCH=0`` turns it off.
+- Only through the compile server: a prefetch never spawns a compiler, and gives up when the
+  server is unavailable (or closed because we are exiting). Custom build commands (``cmd``) are
+  never prefetched: they may do more than compile.
+- At most one prefetch at a time; its scratch folder is removed when it is taken or dropped,
+  and at exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from astest_tasks.build.compile_server import CompileOutput
+
+SWITCH_VARIABLE = "ASTEST_PREFETCH"
+LOOK_AHEAD = 32  # builds next_build considers beyond the current spec's other modes
+
+Stamps = dict[str, tuple[int, int] | None]
+# Compiles a build request into the given wasm path; None when no server can (see prefetch()).
+Compiler = Callable[[Mapping[str, object], Path], CompileOutput | None]
+
+
+@dataclass(frozen=True)
+class PlannedBuild:
+    """A spec build as its task was created: the action's request and the task's file_dep."""
+
+    basename: str  # the task creator's: one dodo may hold several pipelines
+    request: Mapping[str, object]
+    inputs: tuple[str, ...]  # absolute paths
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.basename, str(self.request["mode"]), str(self.request["spec_id"]))
+
+    def wasm(self) -> Path:
+        return Path(str(self.request["project_root"])) / str(self.request["wasm_path"])
+
+    def record(self) -> Path:
+        return Path(str(self.request["project_root"])) / str(self.request["record_path"])
+
+
+@dataclass
+class _Prefetch:
+    build: PlannedBuild
+    stamps: Stamps
+    scratch: Path
+    # The environment the compile saw: an in-process runner script may change ours meanwhile.
+    environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    thread: threading.Thread | None = None
+    output: CompileOutput | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+def input_stamps(paths: Sequence[str]) -> Stamps:
+    """Each input's (mtime in ns, size), None for a missing one."""
+    stamps: Stamps = {}
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            stamps[path] = None
+        else:
+            stamps[path] = (info.st_mtime_ns, info.st_size)
+    return stamps
+
+
+def outputs_missing(build: PlannedBuild) -> bool:
+    """Its module or record is missing: doit is sure to run it."""
+    return not (build.wasm().is_file() and build.record().is_file())
+
+
+def bound_to_build(build: PlannedBuild) -> bool:
+    """Whether doit will run this build: its outputs are missing or older than an input. (An
+    input touched but unchanged makes doit skip it after all, by its checksum: a wasted compile.)"""
+    try:
+        built_ns = min(build.wasm().stat().st_mtime_ns, build.record().stat().st_mtime_ns)
+    except OSError:
+        return True
+    return any(
+        stamp is not None and stamp[0] > built_ns for stamp in input_stamps(build.inputs).values()
+    )
+
+
+def next_build(
+    current: tuple[str, str, str], following: Sequence[PlannedBuild]
+) -> PlannedBuild | None:
+    """Which of the builds doit meets after the current one to compile ahead: the first never
+    built (a cold run goes through them in order); else the same spec in another mode, when it is
+    bound to build (an edited spec is rebuilt in every mode, while touched but unchanged files
+    elsewhere, after a checkout, would mislead an mtime test); else the first bound to build."""
+    # A run that repeats on every doit (a failing spec) must not stat a whole big suite's
+    # inputs each time: look a bounded way ahead, where a head start is of use anyway.
+    near = following[:LOOK_AHEAD]
+    missing = next((build for build in near if outputs_missing(build)), None)
+    if missing is not None:
+        return missing
+    same_spec = [build for build in following if build.key[::2] == current[::2]]
+    others = [build for build in near if build.key[::2] != current[::2]]
+    return next((build for build in [*same_spec, *others] if bound_to_build(build)), None)
+
+
+class BuildPrefetcher:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._planned: list[PlannedBuild] = []
+        self._place: dict[tuple[str, str, str], int] = {}  # key -> index in _planned
+        self._current: _Prefetch | None = None
+        self._closed = False
+
+    def plan(self, basename: str, request: Mapping[str, object], inputs: Sequence[str]) -> None:
+        """Remember a spec build, in the order doit will meet it."""
+        if request.get("build_cmd"):
+            return
+        build = PlannedBuild(basename, dict(request), tuple(inputs))
+        with self._lock:
+            # Tasks made again in the same process (watch mode's cycles): the new plan wins.
+            place = self._place.get(build.key)
+            if place is not None:
+                self._planned[place] = build
+            else:
+                self._place[build.key] = len(self._planned)
+                self._planned.append(build)
+            stale = self._current
+            if stale is None or stale.build.key != build.key or stale.build == build:
+                return
+            self._current = None
+        _discard(stale)
+
+    def start_after(self, key: tuple[str, str, str], compiler: Compiler) -> bool:
+        """Start compiling one of the builds planned after the one of ``key`` (basename, mode,
+        spec id), chosen by ``next_build``; False when there is none, or a prefetch is already
+        under way."""
+        with self._lock:
+            place = self._place.get(key)
+            if self._closed or place is None:
+                return False
+            passed = self._current
+            if passed is not None:
+                # Still ahead of this run, or not finished: let it be.
+                passed_place = self._place.get(passed.build.key)
+                if passed_place is None or not passed.done.is_set():
+                    return False
+                if passed_place > place:
+                    return False
+                # doit went past its build without taking it (it was up to date after all).
+                self._current = None
+            following = self._planned[place + 1 :]
+        if passed is not None:
+            _discard(passed)
+        chosen = next_build(key, following)
+        if chosen is None:
+            return False
+        wasm = chosen.wasm()
+        try:
+            wasm.parent.mkdir(parents=True, exist_ok=True)
+            scratch = Path(tempfile.mkdtemp(prefix=".asc-prefetch-", dir=wasm.parent))
+        except OSError:
+            return False
+        prefetch = _Prefetch(chosen, input_stamps(chosen.inputs), scratch)
+        thread = threading.Thread(
+            target=_compile, args=(prefetch, compiler), name="astest-prefetch", daemon=True
+        )
+        prefetch.thread = thread
+        with self._lock:
+            if self._closed or self._current is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
+                return False
+            self._current = prefetch
+        thread.start()
+        return True
+
+    def take(self, request: Mapping[str, object], into: Path) -> CompileOutput | None:
+        """The prefetched compile of this request, its files moved into ``into`` (a scratch
+        folder of the build's own); None when there is none or it no longer holds."""
+        with self._lock:
+            prefetch = self._current
+            if prefetch is None or dict(prefetch.build.request) != dict(request):
+                return None
+            self._current = None
+        try:
+            prefetch.done.wait()
+            output = prefetch.output
+            if output is None or output.exit_code != 0:
+                return None  # a failure is reported from a compile of the build's own
+            if input_stamps(prefetch.build.inputs) != prefetch.stamps:
+                return None
+            if dict(os.environ) != prefetch.environ:
+                return None
+            for produced in sorted(prefetch.scratch.iterdir()):
+                os.replace(produced, into / produced.name)
+            return output
+        except OSError:
+            return None
+        finally:
+            shutil.rmtree(prefetch.scratch, ignore_errors=True)
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until the compile under way, if any, has finished; False on a timeout."""
+        with self._lock:
+            prefetch = self._current
+        return prefetch is None or prefetch.done.wait(timeout)
+
+    def close(self) -> None:
+        """Drop whatever is prefetched (at exit): nothing will take it."""
+        with self._lock:
+            self._closed = True
+            prefetch, self._current = self._current, None
+        if prefetch is not None:
+            _discard(prefetch)
+
+
+def _discard(prefetch: _Prefetch) -> None:
+    # A compile still running writes into the folder after it is gone: asc then fails to write,
+    # and nobody reads that output.
+    shutil.rmtree(prefetch.scratch, ignore_errors=True)
+
+
+def _compile(prefetch: _Prefetch, compiler: Compiler) -> None:
+    try:
+        prefetch.output = compiler(
+            prefetch.build.request, prefetch.scratch / prefetch.build.wasm().name
+        )
+    except Exception:  # a prefetch is only a head start: the build compiles again itself
+        prefetch.output = None
+    finally:
+        prefetch.done.set()
+
+
+def enabled(environ: Mapping[str, str] | None = None) -> bool:
+    """Prefetch only in doit's main process and thread, unless switched off."""
+    import multiprocessing
+
+    env = os.environ if environ is None else environ
+    return (
+        env.get(SWITCH_VARIABLE, "1") != "0"
+        and multiprocessing.parent_process() is None
+        and threading.current_thread() is threading.main_thread()
+    )
+
+
+_PREFETCHER = BuildPrefetcher()
+atexit.register(_PREFETCHER.close)
+
+
+def plan_build(basename: str, request: Mapping[str, object], inputs: Sequence[str]) -> None:
+    _PREFETCHER.plan(basename, request, inputs)
+
+
+def prefetch_after(basename: str, mode: str, spec_id: str, compiler: Compiler) -> bool:
+    return enabled() and _PREFETCHER.start_after((basename, mode, spec_id), compiler)
+
+
+def take_prefetched(request: Mapping[str, object], into: Path) -> CompileOutput | None:
+    return _PREFETCHER.take(request, into)

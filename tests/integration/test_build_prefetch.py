@@ -1,0 +1,114 @@
+"""Compiling the next build while a spec runs (build_prefetch): the same artifacts, the same
+results, nothing left behind, and the head start really taken.
+
+Real asc and as-test from npm, real wasmtime, on copies of the passing fixture.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from astest_tasks.build.build_prefetch import SWITCH_VARIABLE
+from tests.integration.conftest import Project, _doit_environment, copy_project
+from tests.integration.toolchains import Toolchain
+
+pytestmark = pytest.mark.integration
+
+# doit in a process of its own, counting the compiles started ahead and the ones builds took.
+_COUNTING_DOIT = """
+import atexit, sys
+import astest_tasks.tasks.run_action as actions
+import astest_tasks.build.compiler as compiler
+started, taken = [], []
+compile_ahead, take_prefetched = actions.compile_ahead, compiler.take_prefetched
+def counting_ahead(request, out_file):
+    started.append(request["spec_id"])
+    return compile_ahead(request, out_file)
+def counting_take(request, into):
+    output = take_prefetched(request, into)
+    if output is not None:
+        taken.append(request["spec_id"])
+    return output
+actions.compile_ahead, compiler.take_prefetched = counting_ahead, counting_take
+def tell():
+    print(f"PREFETCH started={len(started)} taken={len(taken)}", file=sys.stderr)
+atexit.register(tell)
+from doit.doit_cmd import DoitMain
+from doit.cmd_base import DodoTaskLoader
+sys.exit(DoitMain(DodoTaskLoader()).run(sys.argv[1:]))
+"""
+
+
+def counting_doit(project: Project, env: dict[str, str]) -> tuple[int, str, int, int]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _COUNTING_DOIT],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=_doit_environment(env),
+        stdin=subprocess.DEVNULL,
+    )
+    found = re.search(r"PREFETCH started=(\d+) taken=(\d+)", proc.stderr)
+    assert found, proc.stderr
+    return proc.returncode, proc.stdout + proc.stderr, int(found[1]), int(found[2])
+
+
+def artifacts(project: Project) -> dict[str, bytes]:
+    """Every build output, build records with the project's own path taken out."""
+    build = project.root / ".as-test" / "build"
+    found = {}
+    for path in sorted(build.rglob("*")):
+        if path.is_file() and not path.name.endswith(".result.json"):
+            data = path.read_bytes().replace(str(project.root).encode(), b"<root>")
+            found[str(path.relative_to(build))] = data
+    return found
+
+
+def test_a_cold_run_compiles_ahead_and_builds_what_a_run_without_it_builds(
+    tmp_path: Path, toolchain: Toolchain
+) -> None:
+    ahead = copy_project("passing", tmp_path / "ahead", toolchain)
+    plain = copy_project("passing", tmp_path / "plain", toolchain)
+
+    code, output, started, taken = counting_doit(ahead, {})
+    assert code == 0, output
+    # Five specs in two modes: every build after the first is compiled during a run.
+    builds = len(list((ahead.root / ".as-test" / "build").rglob("*.build.json")))
+    assert builds == 10
+    assert started == taken == builds - 1
+
+    code, output, started, taken = counting_doit(plain, {SWITCH_VARIABLE: "0"})
+    assert code == 0, output
+    assert started == taken == 0
+
+    assert artifacts(ahead) == artifacts(plain)
+    assert ahead.report()["totals"] == plain.report()["totals"]
+    assert list(ahead.root.rglob(".asc-*")) == []
+
+
+def test_an_edited_spec_rebuilds_with_a_head_start_and_no_change_starts_nothing(
+    tmp_path: Path, toolchain: Toolchain
+) -> None:
+    project = copy_project("passing", tmp_path, toolchain)
+    assert project.doit().exit_code == 0
+    spec = project.root / "assembly" / "__tests__" / "geometry.spec.ts"
+    # A new expectation, so the module changes (a comment alone gives the same bytes).
+    edit = 'describe("edited", () => {\n  test("area of a square", () => {\n'
+    edit += "    expect(area(2, 2)).toBe(4.0);\n  });\n});\n"
+    spec.write_text(spec.read_text() + edit)
+    code, output, started, taken = counting_doit(project, {})
+    assert code == 0, output
+    # The wasi build of geometry runs first; its bindings build is compiled during its run.
+    assert (started, taken) == (1, 1)
+    code, output, started, taken = counting_doit(project, {})
+    assert code == 0, output
+    assert (started, taken) == (0, 0)
+    record = project.root / ".as-test" / "build" / "bindings" / "geometry.build.json"
+    assert json.loads(record.read_text())["status"] == "ok"
