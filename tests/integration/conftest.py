@@ -5,18 +5,20 @@ fully built copy is made once per session and cloned (with doit's state) by the 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from filelock import FileLock
 
 from tests.integration.toolchains import (
     AS_TEST_1_0,
@@ -188,21 +190,45 @@ def fresh_project(tmp_path: Path, toolchain: Toolchain) -> Callable[[str], Proje
     return make
 
 
+def built_once(
+    name: str,
+    toolchain: Toolchain,
+    tmp_path_factory: pytest.TempPathFactory,
+    env: dict[str, str] | None = None,
+) -> tuple[Project, DoitRun]:
+    """The fixture project ``name``, built and run once per test run, and a copy of it (with
+    doit's state: as up to date as the original) for this worker's tests.
+
+    The parallel workers of one run (pytest-xdist) share the build: the first to ask makes it
+    under a file lock, the others wait and copy it, so the build costs one worker, not each. Every
+    worker gets a copy, so no worker's tests touch a project another is reading.
+    """
+    worker_folder = tmp_path_factory.mktemp(f"built-{name}")
+    base = tmp_path_factory.getbasetemp()
+    shared_base = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    shared = shared_base / f"built-{name}-{toolchain.id}"
+    record = shared / "run.json"
+    with FileLock(f"{shared}.lock"):
+        if not record.is_file():
+            shutil.rmtree(shared, ignore_errors=True)  # a half-built one of a stopped worker
+            shared.mkdir()
+            run = copy_project(name, shared, toolchain).doit(env=env)
+            record.write_text(json.dumps(dataclasses.asdict(run)))
+    run = DoitRun(**json.loads(record.read_text()))
+    return clone_project(Project(shared / name), worker_folder), run
+
+
 @pytest.fixture(scope="session")
 def built_passing(
     tmp_path_factory: pytest.TempPathFactory, toolchain: Toolchain
-) -> Iterator[tuple[Project, DoitRun]]:
+) -> tuple[Project, DoitRun]:
     """The passing fixture, built and run once in both modes."""
-    project = copy_project("passing", tmp_path_factory.mktemp("built-passing"), toolchain)
-    run = project.doit()
-    yield project, run
+    return built_once("passing", toolchain, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def built_failing(
     tmp_path_factory: pytest.TempPathFactory, toolchain: Toolchain
-) -> Iterator[tuple[Project, DoitRun]]:
+) -> tuple[Project, DoitRun]:
     """The failing fixture, built and run once in both modes, with a short spec timeout."""
-    project = copy_project("failing", tmp_path_factory.mktemp("built-failing"), toolchain)
-    run = project.doit(env={"ASTEST_TIMEOUT": "2"})
-    yield project, run
+    return built_once("failing", toolchain, tmp_path_factory, env={"ASTEST_TIMEOUT": "2"})

@@ -1,24 +1,46 @@
 """The Node runner scripts each as-test version's own `ast init` writes, made once per session.
 
 Tests that run specs through as-test's stock runners (as external runtimes, or through
-`npx ast test`) copy them from here rather than each running `ast init` again.
+`npx ast test`) copy them from here rather than each running `ast init` again. The parallel
+workers of one test run (pytest-xdist) share one copy per toolchain: the first to ask makes it
+under a file lock, the others wait for it and then read it.
 """
 
 from __future__ import annotations
 
 import functools
+import os
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
+from filelock import FileLock
+
 from tests.integration.toolchains import Toolchain
+
+MADE = "made"  # written last: a folder without it was left half-made by an interrupted worker
 
 
 @functools.cache
 def stock_runners(toolchain: Toolchain) -> Path:
     """The folder holding ``default.wasi.js`` and ``default.bindings.js`` as that toolchain's
     ``ast init`` writes them."""
-    scratch = Path(tempfile.mkdtemp(prefix=f"ast-init-{toolchain.id}-"))
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # the same in every worker of one run
+    if run is None:
+        scratch = Path(tempfile.mkdtemp(prefix=f"ast-init-{toolchain.id}-"))
+        return _ast_init(scratch, toolchain)
+    shared = Path(tempfile.gettempdir()) / f"ast-init-{toolchain.id}-{run}"
+    with FileLock(f"{shared}.lock"):
+        if not (shared / MADE).is_file():
+            shutil.rmtree(shared, ignore_errors=True)
+            shared.mkdir()
+            _ast_init(shared, toolchain)
+            (shared / MADE).write_text("")
+    return shared / ".as-test" / "runners"
+
+
+def _ast_init(scratch: Path, toolchain: Toolchain) -> Path:
     (scratch / "node_modules").symlink_to(toolchain.node_modules)
     (scratch / "package.json").write_text('{"type": "module"}')
     for target in ("wasi", "bindings"):

@@ -21,7 +21,9 @@ from astest_tasks.coverage.model import CoveragePoint
 from astest_tasks.model.results import read_result_head
 from tests.integration.conftest import NODE_MODULES, DoitRun, Project, clone_project, copy_project
 
-pytestmark = pytest.mark.integration
+# One worker runs the whole module (pytest-xdist's loadgroup): its module-scoped projects are
+# built once, not once per worker.
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("coverage")]
 
 COVERAGE_DIR = ".as-test/coverage/default"
 SPECS = ("calc.spec.ts", "shapes.spec.ts")

@@ -18,7 +18,9 @@ import pytest
 
 from tests.integration.conftest import DoitRun, Project, clone_project, copy_project
 
-pytestmark = pytest.mark.integration
+# One worker runs the whole module (pytest-xdist's loadgroup): its module-scoped projects are
+# built once, not once per worker.
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("fuzz")]
 
 SEED = "790229808"
 BUGGY = "astest:fuzz:default:buggy"

@@ -10,7 +10,9 @@ import pytest
 from astest_tasks.model.results import read_result
 from tests.integration.conftest import DoitRun, Project, copy_project
 
-pytestmark = pytest.mark.integration
+# One worker runs the whole module (pytest-xdist's loadgroup): its module-scoped projects are
+# built once, not once per worker.
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("limits")]
 
 
 @pytest.fixture(scope="module")

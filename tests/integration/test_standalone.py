@@ -11,7 +11,9 @@ import pytest
 
 from tests.integration.conftest import EXECUTED, DoitRun, Project, clone_project, copy_project
 
-pytestmark = pytest.mark.integration
+# One worker runs the whole module (pytest-xdist's loadgroup): its module-scoped projects are
+# built once, not once per worker.
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("standalone")]
 
 
 def astest(project: Project, *args: str, env: dict[str, str] | None = None) -> DoitRun:

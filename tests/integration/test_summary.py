@@ -185,14 +185,29 @@ def test_each_finished_spec_gets_a_live_line_with_its_place(
     assert live[-1].startswith("[10/10]  PASS  bindings")
 
 
-SLOW_FIRST_RUNNER = """\
-import os, time
+HELD_BACK_RUNNER = """\
+import json, os, time
+from pathlib import Path
 from astest_tasks.runner import instantiate
 
-if os.environ["AS_TEST_WASM_PATH"].endswith("geometry.spec.wasm"):
-    time.sleep(1.5)  # the first run task finishes after the others
+
+def finished_specs(counter):
+    try:
+        return json.loads(counter.read_text())["finished"]
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
+counter = os.environ.get("HOLD_GEOMETRY_UNTIL_A_SPEC_FINISHES_IN")
+if counter and os.environ["AS_TEST_WASM_PATH"].endswith("geometry.spec.wasm"):
+    # the first run task finishes after another: it waits until the live-line counter has
+    # counted a spec (an event, not a guess at how long the others take)
+    deadline = time.monotonic() + 120
+    while finished_specs(Path(counter)) < 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
 instantiate({}).start()
 """
+PROGRESS_COUNTER = ".as-test/cache/progress.json"  # where the live lines are counted
 
 
 @pytest.mark.parametrize("parallel", [["-n", "2"], ["-n", "2", "-P", "thread"]])
@@ -200,16 +215,21 @@ def test_live_lines_under_parallel_workers_count_specs_in_the_order_they_finish(
     built_passing: tuple[Project, DoitRun], tmp_path: Path, parallel: list[str]
 ) -> None:
     project = clone_project(built_passing[0], tmp_path)
-    (project.root / ".as-test/runners/default.wasi.py").write_text(SLOW_FIRST_RUNNER)
+    (project.root / ".as-test/runners/default.wasi.py").write_text(HELD_BACK_RUNNER)
+    counter = project.root / PROGRESS_COUNTER
+    counter.unlink()  # the built project's count: held back, geometry would wait for this run's
+    env = {"ASTEST_TIMEOUT": "29"}
+    if "thread" not in parallel:
+        # Threads take turns at in-process runners (they share os.environ): a held-back spec
+        # would hold the other thread back too, so only separate processes hold it.
+        env["HOLD_GEOMETRY_UNTIL_A_SPEC_FINISHES_IN"] = str(counter)
     # The runner re-runs the five wasi specs; a new timeout, part of every run task's key, the
     # five bindings ones. Nothing is rebuilt.
-    run = project.doit(*parallel, env={"ASTEST_TIMEOUT": "29"})
+    run = project.doit(*parallel, env=env)
     assert run.exit_code == 0, run.stdout + run.stderr
     live = [line for line in ANSI.sub("", run.stderr).splitlines() if line.startswith("[")]
     assert [line.split("]")[0] for line in live] == [f"[{k}/10" for k in range(1, 11)]
     if "thread" not in parallel:
-        # Threads take turns at in-process runners (they share os.environ), so only separate
-        # processes let the held-back spec finish after another.
-        assert "geometry" not in live[0], "the slow spec should have finished after another"
+        assert "geometry" not in live[0], "the held-back spec should have finished after another"
     again = project.doit(*parallel, env={"ASTEST_TIMEOUT": "28"})
     assert [line for line in again.stderr.splitlines() if line.startswith("[1/10]")]

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,9 @@ from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.web_runtime import run_in_browser
 from tests.integration.conftest import DoitRun, Project, copy_project
 
-pytestmark = pytest.mark.integration
+# One worker runs the whole module (pytest-xdist's loadgroup): its module-scoped projects are
+# built once, not once per worker.
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("web")]
 
 LAUNCH_LINE = "astest: started Chromium"
 
@@ -41,16 +44,26 @@ def with_web_mode(project: Project, *, only_web: bool = False, spec: str | None 
     path.write_text(json.dumps(config))
 
 
+# Marks the browsers this test process starts, directly or through a doit it runs: both inherit
+# its environment. Other test processes (parallel workers, other checkouts) start their own.
+BROWSER_OWNER = f"ASTEST_TESTS_BROWSER_OWNER={os.getpid()}-{time.monotonic_ns()}"
+os.environ["ASTEST_TESTS_BROWSER_OWNER"] = BROWSER_OWNER.split("=", 1)[1]
+
+
 def chromium_processes() -> set[int]:
-    """Browsers that Playwright launched (it always passes --remote-debugging-pipe)."""
+    """Browsers that Playwright launched (it always passes --remote-debugging-pipe) for this test
+    process."""
     found = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 cmdline = (entry / "cmdline").read_bytes()
+                if b"chrom" not in cmdline or b"--remote-debugging-pipe" not in cmdline:
+                    continue
+                environment = (entry / "environ").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if b"chrom" in cmdline and b"--remote-debugging-pipe" in cmdline:
+            if BROWSER_OWNER.encode() in environment:
                 found.add(int(entry.name))
     return found
 
@@ -162,6 +175,17 @@ def test_web_modes_need_no_runner_script(web_passing: tuple[Project, DoitRun]) -
     assert "astest:runner:web" not in run.stdout
 
 
+def wait_for(condition: Callable[[], bool], seconds: float = 30) -> bool:
+    """Poll until ``condition`` holds; False if it still does not after ``seconds`` (a limit
+    for a broken run, far beyond what a loaded machine needs)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def kill_browsers_of_this_process(known: set[int]) -> int:
     killed = 0
     for pid in chromium_processes() - known:
@@ -207,8 +231,7 @@ def test_ctrl_c_during_a_web_run_leaves_no_browser_behind(
         for line in proc.stderr:  # the hanging spec is running once the browser is up
             if LAUNCH_LINE in line:
                 break
-        time.sleep(1.0)
-        assert chromium_processes() - others, "the browser should be running now"
+        assert wait_for(lambda: bool(chromium_processes() - others)), "no browser is running"
         if whole_group:  # a terminal's Ctrl-C reaches every process of the group
             os.killpg(proc.pid, signal.SIGINT)
         else:  # only doit hears it: closing the browser is up to us
@@ -218,9 +241,7 @@ def test_ctrl_c_during_a_web_run_leaves_no_browser_behind(
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    deadline = time.monotonic() + 10
-    while chromium_processes() - others and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_for(lambda: not chromium_processes() - others)
     assert chromium_processes() - others == set()
     assert proc.returncode != 0
 

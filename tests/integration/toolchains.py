@@ -19,8 +19,11 @@ import hashlib
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from filelock import FileLock
 
 REPO = Path(__file__).resolve().parents[2]
 TOOLCHAIN_18_DIR = REPO / "tests" / "toolchains" / "as-test-1.8.0"
@@ -70,14 +73,26 @@ def _ensure_1_8() -> None:
     lock = TOOLCHAIN_18_DIR / "package-lock.json"
     stamp = TOOLCHAIN_18_DIR / "node_modules" / INSTALL_STAMP
     wanted = hashlib.sha256(lock.read_bytes()).hexdigest()
-    if stamp.is_file() and stamp.read_text().strip() == wanted:
-        return
+    with FileLock(_install_lock_path()):
+        if stamp.is_file() and stamp.read_text().strip() == wanted:
+            return
+        _install_1_8()
+        stamp.write_text(wanted + "\n")
+
+
+def _install_lock_path() -> Path:
+    """Outside the toolchain folder (npm ci empties node_modules; the folder is in git), one per
+    checkout, so two clones' sessions do not wait for each other."""
+    checkout = hashlib.sha256(str(TOOLCHAIN_18_DIR).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"astest-tasks-toolchain-1.8-{checkout}.lock"
+
+
+def _install_1_8() -> None:
     tarball = Path(os.environ.get(TARBALL_VARIABLE) or VENDORED_TARBALL)
     if tarball.is_file():
         _install_from_tarball(tarball)
     else:
         _install_from_registry(tarball)
-    stamp.write_text(wanted + "\n")
 
 
 def _install_from_tarball(tarball: Path) -> None:
