@@ -24,8 +24,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from astest_tasks.core.js_values import JS_WHITESPACE
+
 # JavaScript's \s: WhiteSpace and LineTerminator of ECMAScript (also what trim() removes).
-_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_SPACE = JS_WHITESPACE  # \s of a JavaScript regular expression
 
 
 def _js(source: str) -> re.Pattern[str]:

@@ -14,13 +14,19 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import cast
 
 from astest_tasks.core.guest_text import decode_guest_utf8
+from astest_tasks.core.js_values import (
+    JS_WHITESPACE,
+    js_json,
+    js_json_string,
+    js_number,
+    js_string,
+)
 
 __all__ = [
     "Counts",
@@ -73,7 +79,7 @@ def merge_verdicts(a: Verdict, b: Verdict) -> Verdict:
 
 def normalize_verdict(value: object) -> Verdict:
     """``normalizeVerdict``: ``String(value ?? "none")``; anything unknown is ``none``."""
-    text = _js_string("none" if value is None else value)
+    text = js_string("none" if value is None else value)
     try:
         return Verdict(text)
     except ValueError:
@@ -228,7 +234,7 @@ def _top_level_entries(document: object) -> list[object]:
     if isinstance(document, list):
         return document
     if _js_falsy(document):
-        raise ReportError(f"report payload is {_js_json(document)}, not a report object")
+        raise ReportError(f"report payload is {js_json(document)}, not a report object")
     if isinstance(document, dict):
         suites = document.get("suites")
         if isinstance(suites, list):
@@ -259,12 +265,12 @@ def _list_field(fields: Mapping[str, object], key: str) -> list[object]:
 
 def _string_field(fields: Mapping[str, object], key: str, default: str = "") -> str:
     value = fields.get(key)
-    return _js_string(default if value is None else value)
+    return js_string(default if value is None else value)
 
 
 def _number_field(fields: Mapping[str, object], key: str) -> float:
     value = fields.get(key)
-    return _js_number(0 if value is None else value)
+    return js_number(0 if value is None else value)
 
 
 def _int_field(fields: Mapping[str, object], key: str) -> int:
@@ -365,7 +371,7 @@ def _plain_value_text(value: object) -> object:
         return None
     kind = type(value)
     if kind is str:
-        return _js_json_string(cast(str, value))
+        return js_json_string(cast(str, value))
     if kind is int and -_EXACT_INT < cast(int, value) < _EXACT_INT:
         return str(value)  # what Number#toString gives for an integer below 2**53
     if kind is float:
@@ -377,12 +383,12 @@ def _log_text(value: object) -> str:
     # Guest logs are {"order", "depth", "text"}; the CLI's stats never read them.
     if isinstance(value, dict):
         return _string_field(value, "text")
-    return "" if value is None else _js_string(value)
+    return "" if value is None else js_string(value)
 
 
 def _value_text(value: object) -> str | None:
     """``JSON.stringify`` of a raw left/right value; None where the CLI sees ``"null"``."""
-    text = _js_json(value)
+    text = js_json(value)
     return None if text == "null" else text
 
 
@@ -433,7 +439,7 @@ def _runtime_failure_message(details: str, stdout: str, stderr: str) -> str:
 
 
 def _normalize_runtime_output(text: str) -> str:
-    return text.replace("\r\n", "\n").strip(_JS_WHITESPACE)
+    return text.replace("\r\n", "\n").strip(JS_WHITESPACE)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -763,169 +769,3 @@ def _stored_strs(d: Mapping[str, object], key: str) -> list[str]:
     if not all(isinstance(item, str) for item in items):
         raise ReportError(f"stored result field {key!r} should hold only strings")
     return [item for item in items if isinstance(item, str)]
-
-
-# --------------------------------------------------------------------------------------------------
-# JavaScript conversions, applied to values json.loads produced
-
-
-# StrWhiteSpaceChar: what String.prototype.trim and Number(string) strip.
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-_JS_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_JS_RADIX_PREFIXES = {"0x": 16, "0o": 8, "0b": 2}
-_JS_RADIX_DIGITS = {16: "0123456789abcdef", 8: "01234567", 2: "01"}
-_JS_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _js_string(value: object) -> str:
-    """``String(value)`` for a JSON value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return _js_number_text(_to_double(value))
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        # Array.prototype.join writes null elements as empty strings.
-        return ",".join("" if item is None else _js_string(item) for item in value)
-    return "[object Object]"
-
-
-def _js_number(value: object) -> float:
-    """``Number(value)`` for a JSON value (not null: the CLI applies ``?? 0`` first)."""
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, int | float):
-        return _to_double(value)
-    if isinstance(value, str):
-        return _js_string_to_number(value)
-    if isinstance(value, list):
-        return _js_string_to_number(_js_string(value))
-    return math.nan
-
-
-def _js_string_to_number(text: str) -> float:
-    text = text.strip(_JS_WHITESPACE)
-    if not text:
-        return 0.0
-    if text in ("Infinity", "+Infinity"):
-        return math.inf
-    if text == "-Infinity":
-        return -math.inf
-    if _JS_DECIMAL.fullmatch(text):
-        return float(text)
-    base = _JS_RADIX_PREFIXES.get(text[:2].lower())
-    digits = text[2:].lower()
-    if base is not None and digits and all(c in _JS_RADIX_DIGITS[base] for c in digits):
-        return _to_double(int(digits, base))
-    return math.nan
-
-
-def _to_double(value: int | float) -> float:
-    # JavaScript numbers are doubles; an integer too large for one is Infinity there.
-    try:
-        return float(value)
-    except OverflowError:
-        return math.copysign(math.inf, value)
-
-
-_EXACT_INTEGERS = float(2**53)
-
-
-def _js_number_text(number: float) -> str:
-    """``Number.prototype.toString()``: shortest round-trip digits, JavaScript's layout."""
-    if math.isnan(number):
-        return "NaN"
-    if number == 0:
-        return "0"
-    if number < 0:
-        return "-" + _js_number_text(-number)
-    if math.isinf(number):
-        return "Infinity"
-    if number < _EXACT_INTEGERS and number.is_integer():
-        return str(int(number))  # every digit of an integer below 2**53 is needed to round-trip
-    if not number.is_integer():
-        text = repr(number)
-        if "e" not in text:
-            # repr writes shortest round-trip digits, as JavaScript does, and without an exponent
-            # only from 1e-4 to 1e16, inside JavaScript's own plain range (1e-7 to 1e21).
-            return text
-    return _js_layout(number)
-
-
-def _js_layout(number: float) -> str:
-    """JavaScript's layout of a positive, finite ``number``'s shortest digits."""
-    digits, point = _shortest_digits(number)
-    size = len(digits)
-    if size <= point <= 21:
-        return digits + "0" * (point - size)
-    if 0 < point <= 21:
-        return f"{digits[:point]}.{digits[point:]}"
-    if -6 < point <= 0:
-        return "0." + "0" * -point + digits
-    mantissa = digits if size == 1 else f"{digits[0]}.{digits[1:]}"
-    exponent = point - 1
-    return f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
-
-
-def _shortest_digits(number: float) -> tuple[str, int]:
-    """Digits ``d`` and point position ``n`` with ``number == 0.d * 10**n`` (``number`` > 0).
-
-    ``repr`` already gives the shortest digits that round-trip, which is what JavaScript uses;
-    only its layout (``1e+16``, ``1.5e-07``, ``0.001``, ``12.0``) is taken apart here.
-    """
-    mantissa, _, exponent = repr(number).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    all_digits = whole + fraction
-    significant = all_digits.lstrip("0")
-    point = len(whole) + (int(exponent) if exponent else 0) - (len(all_digits) - len(significant))
-    return significant.rstrip("0"), point
-
-
-def _js_json(value: object) -> str:
-    """``JSON.stringify(value)`` for a JSON value (compact, JavaScript number and key order)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        number = _to_double(value)
-        return _js_number_text(number) if math.isfinite(number) else "null"
-    if isinstance(value, str):
-        return _js_json_string(value)
-    if isinstance(value, list):
-        return "[" + ",".join(_js_json(item) for item in value) + "]"
-    if isinstance(value, dict):
-        members = (f"{_js_json_string(key)}:{_js_json(value[key])}" for key in _js_key_order(value))
-        return "{" + ",".join(members) + "}"
-    return "null"
-
-
-def _js_json_string(text: str) -> str:
-    # json.dumps(text, ensure_ascii=False) without its per-call encoder: the same C function.
-    quoted: str = _encode_json_string(text)
-    if text.isascii():
-        return quoted
-    # JSON.stringify escapes lone surrogates; json.dumps(ensure_ascii=False) passes them through.
-    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", quoted)
-
-
-_encode_json_string = json.encoder.encode_basestring
-
-
-def _js_key_order(obj: Mapping[str, object]) -> list[str]:
-    """JavaScript property order: array-index keys ascending first, then the rest as inserted."""
-    index_keys = [key for key in obj if _is_js_array_index(key)]
-    other_keys = [key for key in obj if not _is_js_array_index(key)]
-    return sorted(index_keys, key=int) + other_keys
-
-
-def _is_js_array_index(key: str) -> bool:
-    # The length check keeps int() away from absurdly long digit strings (and its digit limit).
-    return len(key) <= 10 and bool(_JS_ARRAY_INDEX.fullmatch(key)) and int(key) < 2**32 - 1

@@ -27,6 +27,7 @@ from typing import Final
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import as_node_writes, encode_wtf8
+from astest_tasks.core.js_values import js_number_text, js_trim
 
 DEFAULT_PREAMBLE: Final = "\n".join(
     [
@@ -88,13 +89,6 @@ _LEGACY_NAME: Final = re.compile(rf"({_JS_DOT}*)::([^:]+)")
 _LEGACY_INDEX: Final = re.compile(rf"({_JS_DOT}*)::([0-9]+)")
 _DIGITS: Final = re.compile("[0-9]+")
 _UNSAFE_DISAMBIGUATOR_CHARS: Final = re.compile("[^A-Za-z0-9._-]")
-# The characters JavaScript's String.prototype.trim() removes.
-_JS_WHITESPACE: Final = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-# Above this JavaScript prints numbers in exponent form ("1e+21").
-_JS_EXPONENT_THRESHOLD: Final = 1e21
 
 
 # --- paths -----------------------------------------------------------------------------------
@@ -197,13 +191,6 @@ def _legacy_disambiguator(spec_path: str, project_root: Path, duplicates: Collec
 # --- keys ------------------------------------------------------------------------------------
 
 
-def _js_number_text(value: float) -> str:
-    """``String(value)`` for a positive JavaScript number."""
-    if value < _JS_EXPONENT_THRESHOLD:
-        return str(int(value))
-    return repr(value)  # same shortest round-trip digits and "e+NN" form as JavaScript
-
-
 def _canonicalize_local_key(local_key: str) -> str:
     """Rewrite legacy suffixes: ``X::0`` -> ``X``, ``X::N`` -> ``X #N+1``, names -> ``X [name]``."""
     indexed_name = _LEGACY_INDEXED_NAME.fullmatch(local_key)
@@ -218,7 +205,7 @@ def _canonicalize_local_key(local_key: str) -> str:
         number = float(index[2])
         if number == float("inf"):
             return local_key
-        return index[1] if number == 0 else f"{index[1]} #{_js_number_text(number + 1)}"
+        return index[1] if number == 0 else f"{index[1]} #{js_number_text(number + 1)}"
     return local_key
 
 
@@ -268,12 +255,8 @@ class SnapshotFile:
     normalized: bool
 
 
-def _js_trim(text: str) -> str:
-    return text.strip(_JS_WHITESPACE)
-
-
 def _is_comment(line: str) -> bool:
-    trimmed = _js_trim(line)
+    trimmed = js_trim(line)
     return trimmed.startswith("#") or trimmed.startswith("//")
 
 
@@ -305,7 +288,7 @@ def _skip_blank_and_comment_lines(lines: list[str], index: int) -> int:
 
 def _trim_preamble(lines: list[str]) -> str:
     end = len(lines)
-    while end > 0 and not _js_trim(lines[end - 1]):
+    while end > 0 and not js_trim(lines[end - 1]):
         end -= 1
     return "\n".join(lines[:end])
 

@@ -763,58 +763,6 @@ def test_the_runtime_error_suite_counts_the_same_under_both_rules() -> None:
     )
 
 
-# -- number formatting without Decimal (issue 19) --------------------------------------------------
-def _decimal_shortest_digits(number: float) -> tuple[str, int]:
-    """The Decimal-based implementation this one replaced: the reference for the property."""
-    from decimal import Decimal
-
-    exact = Decimal(repr(number)).as_tuple()
-    assert isinstance(exact.exponent, int)
-    all_digits = "".join(str(d) for d in exact.digits)
-    digits = all_digits.rstrip("0")
-    return digits, exact.exponent + len(all_digits) - len(digits) + len(digits)
-
-
-@settings(max_examples=3000)
-@given(st.floats(min_value=0.0, exclude_min=True, allow_infinity=False, allow_nan=False))
-def test_shortest_digits_match_the_decimal_reference(number: float) -> None:
-    from astest_tasks.model.guest_report import _shortest_digits
-
-    assert _shortest_digits(number) == _decimal_shortest_digits(number)
-
-
-@settings(max_examples=3000)
-@given(
-    st.floats(allow_nan=False)
-    | st.integers(min_value=-(2**60), max_value=2**60).map(float)
-    | st.sampled_from([2.0**53 - 1, 2.0**53, 2.0**53 + 2, 1e21, 1e-7, 1e-6, 5e-324, -0.0])
-)
-def test_js_number_text_keeps_javascripts_layout(number: float) -> None:
-    from astest_tasks.model.guest_report import _js_number_text
-
-    digits, point = (
-        _decimal_shortest_digits(abs(number)) if number and math.isfinite(number) else ("", 0)
-    )
-    text = _js_number_text(number)
-    if not number or not math.isfinite(number):
-        assert text in {"0", "Infinity", "-Infinity"}
-        return
-    sign = "-" if number < 0 else ""
-    size = len(digits)
-    if size <= point <= 21:
-        expected = digits + "0" * (point - size)
-    elif 0 < point <= 21:
-        expected = f"{digits[:point]}.{digits[point:]}"
-    elif -6 < point <= 0:
-        expected = "0." + "0" * -point + digits
-    else:
-        mantissa = digits if size == 1 else f"{digits[0]}.{digits[1:]}"
-        exponent = point - 1
-        expected = f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
-    assert text == sign + expected
-    assert float(text) == number
-
-
 # -- the fast paths for big reports: each must give what the general rules give -----------------
 _plain_values = st.one_of(
     st.none(),
@@ -859,32 +807,6 @@ def test_a_guest_written_expectation_takes_the_fast_path() -> None:
     entry |= {"instr": "toBe", "message": "", "location": "13:7"}
     fast = report_module._usual_expectation(entry)
     assert fast == Expectation(3, Verdict.OK, "toBe", "", "13:7", "9007199252740985", "-2.5", "")
-
-
-@given(st.floats(min_value=5e-324, allow_infinity=False))
-@settings(max_examples=1000)
-def test_number_text_of_any_double_is_javascripts_layout(number: float) -> None:
-    if number.is_integer() and number < 2**53:
-        assert report_module._js_number_text(number) == str(int(number))
-    else:
-        assert report_module._js_number_text(number) == report_module._js_layout(number)
-        assert report_module._js_number_text(-number) == "-" + report_module._js_layout(number)
-
-
-@pytest.mark.parametrize(
-    ("number", "text"),
-    [
-        (0.001, "0.001"),
-        (1e-7, "1e-7"),
-        (1.5e-5, "0.000015"),
-        (1e21, "1e+21"),
-        (2.5, "2.5"),
-        (9007199254740992.0, "9007199254740992"),
-        (1e16, "10000000000000000"),
-    ],
-)
-def test_number_text_matches_javascript_examples(number: float, text: str) -> None:
-    assert report_module._js_number_text(number) == text
 
 
 @given(
