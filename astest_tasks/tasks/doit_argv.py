@@ -84,8 +84,12 @@ def task_options_first(
     followers = {f"--{name}": words for name, words in (bare_followers or {}).items()}
     flags = {f"--{option['long']}" for option in options if option.get("type") is bool}
     valued = {f"--{option['long']}" for option in options} - flags
-    # Short forms (``-m wasi``, ``-mwasi``): their letters are ours alone on these commands.
-    shorts = {f"-{option['short']}" for option in options if option.get("short")}
+    # Short forms (``-m wasi``, ``-mwasi``) move as their long form: a letter of ours may also be
+    # one of doit's own (``-c``, doit's --continue, is as-test's --config), and the long form
+    # is ours alone.
+    shorts = {
+        f"-{option['short']}": f"--{option['long']}" for option in options if option.get("short")
+    }
     moved: list[str] = []
     rest: list[str] = []
     index = 0
@@ -95,14 +99,17 @@ def task_options_first(
         index += 1
         name = word.split("=", 1)[0]
         joined_short = len(word) > 2 and word[:2] in shorts  # -mwasi
-        if word in flags or (name in valued and "=" in word) or joined_short:
+        if joined_short:
+            moved.append(f"{shorts[word[:2]]}={word[2:]}")
+        elif word in flags or (name in valued and "=" in word):
             moved.append(word)
         elif word in bare:
             taken = following is not None and following in followers.get(word, ())
             moved.append(f"{word}={following if taken else bare[word]}")
             index += int(taken)
         elif word in valued or word in shorts:
-            moved += [word] if following is None else [word, following]
+            long_word = shorts.get(word, word)
+            moved += [long_word] if following is None else [long_word, following]
             index += int(following is not None)
         else:
             rest.append(word)

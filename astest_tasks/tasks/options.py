@@ -211,7 +211,9 @@ class TaskOptions:
     list_modes: bool = _option(
         False, "print the configured modes and which run by default, instead of running"
     )
-    config: str = _option(DEFAULT_CONFIG, "path of the as-test config file [default: %(default)s]")
+    config: str = _option(
+        DEFAULT_CONFIG, "path of the as-test config file [default: %(default)s]", short="c"
+    )
 
     # Joint readings of several options, made once with the record (no options themselves).
     features: FeatureSwitches = field(init=False, repr=False, compare=False)

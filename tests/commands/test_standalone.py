@@ -38,6 +38,8 @@ def test_list_shows_the_projects_tasks_under_the_astest_name(
         ["list", "--all", "--mode", "wasi", "--spec", "geometry"],
         ["--mode", "wasi", "list", "--all", "--spec=geometry"],  # before the command too
         ["-m", "wasi", "list", "--spec", "geometry", "--all"],
+        # -c is as-test's --config here, though doit's run reads -c as --continue
+        ["-c", "as-test.config.json", "-m", "wasi", "list", "--spec", "geometry", "--all"],
     ],
 )
 def test_task_options_may_stand_anywhere_on_the_line(
