@@ -15,11 +15,11 @@ from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.inprocess_runtime import run_python_runner
 from astest_tasks.run.runner_files import default_runner_path
-from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 
 
 @dataclass(frozen=True)
-class DefaultRuntime:
+class DefaultRuntime(RuntimeDefaults):
     """The target's default runner, executed inside the run task's process."""
 
     target: str  # wasi or bindings
@@ -31,10 +31,6 @@ class DefaultRuntime:
     @property
     def description(self) -> str:
         return f"in-process runner {self.runner}"
-
-    @property
-    def cache_key(self) -> str:
-        return self.description
 
     @property
     def default_runner_target(self) -> str | None:

@@ -33,7 +33,7 @@ from pathlib import Path
 from astest_tasks.core.process_env import base_environ
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun, StderrBuffer
-from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.run.runtime_env import runtime_variables
 
 READ_CHUNK = 64 * 1024
@@ -44,7 +44,7 @@ RUNTIME_SEND_BUFFER = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
-class ExternalRuntime:
+class ExternalRuntime(RuntimeDefaults):
     """A command run as a subprocess per spec, talking WIPC over its stdin and stdout."""
 
     command: str  # as configured, for messages and the cache key
@@ -54,14 +54,6 @@ class ExternalRuntime:
     @property
     def description(self) -> str:
         return f"external runtime `{self.command}`"
-
-    @property
-    def cache_key(self) -> str:
-        return self.description
-
-    @property
-    def default_runner_target(self) -> str | None:
-        return None
 
     def input_files(self, project_root: Path) -> list[str]:
         return list(self.scripts)

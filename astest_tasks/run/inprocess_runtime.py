@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from astest_tasks.core.process_env import runner_environment
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
-from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.run.runtime_env import runtime_variables
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class InProcessRuntime:
+class InProcessRuntime(RuntimeDefaults):
     """A runner script of the user's, named by the runtime command (``python ./runner.py``)."""
 
     runner: str  # relative to the project root, posix separators
@@ -45,14 +45,6 @@ class InProcessRuntime:
     @property
     def description(self) -> str:
         return f"in-process runner {self.runner}"
-
-    @property
-    def cache_key(self) -> str:
-        return self.description
-
-    @property
-    def default_runner_target(self) -> str | None:
-        return None
 
     def input_files(self, project_root: Path) -> list[str]:
         # A missing runner is no input: its specs fail with a message that says how to fix it.

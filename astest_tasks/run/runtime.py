@@ -72,3 +72,20 @@ class Runtime(Protocol):
         """Run one spec, relaying its WIPC conversation through ``channel``; a spec that cannot
         start is a ``GuestRun.not_started``, never an exception."""
         ...
+
+
+class RuntimeDefaults:
+    """What most runtimes answer alike: the description is the cache key (which runner or
+    command), and no default runner has to be made first. A runtime that differs overrides."""
+
+    @property
+    def description(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def cache_key(self) -> str:
+        return self.description
+
+    @property
+    def default_runner_target(self) -> str | None:
+        return None

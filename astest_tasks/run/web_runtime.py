@@ -30,7 +30,7 @@ from astest_tasks.run.browser_session import (
 )
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
-from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 
 if TYPE_CHECKING:
     from astest_tasks.run.web_server import HarnessServer, WebRun
@@ -50,7 +50,7 @@ _server_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
-class BrowserRuntime:
+class BrowserRuntime(RuntimeDefaults):
     """The web target: each spec in a page of the Chromium that the run task's process keeps."""
 
     browser: str  # --browser, BROWSER or runOptions.runtime.browser; "" = the default Chromium
@@ -66,10 +66,6 @@ class BrowserRuntime:
         # Which executable runs the specs is in the key, so switching browsers re-runs them;
         # headful or headless does not change a result and stays out.
         return self.description
-
-    @property
-    def default_runner_target(self) -> str | None:
-        return None
 
     def input_files(self, project_root: Path) -> list[str]:
         return []  # the page and worker ship with astest-tasks, whose version is in the key
