@@ -31,6 +31,23 @@ SPEC_DIR = Path("assembly") / "__tests__"
 LIB_DIR = Path("assembly") / "lib"
 SPEC_GLOB = "assembly/__tests__/*.spec.ts"
 
+# The devDependencies package.json pins, per as-test version the suite is generated for: the
+# repository's toolchain (1.0.7) and tests/toolchains/as-test-1.8.0. The config is the same for
+# both (one wasi target, no modes): as-test 1.8 reads it as its default mode and writes its stock
+# Node WASI runner on the first run, as 1.0.7 does.
+TOOLCHAINS = {
+    "1.0.7": {
+        "@assemblyscript/wasi-shim": "0.1.0",
+        "as-test": "1.0.7",
+        "assemblyscript": "0.28.14",
+    },
+    "1.8.0": {
+        "@assemblyscript/wasi-shim": "0.1.0",
+        "as-test": "1.8.0",
+        "assemblyscript": "0.28.20",
+    },
+}
+
 # The shared helpers the specs import. Plain, typical AssemblyScript: loops, i64 arithmetic,
 # strings built char by char, arrays copied and sorted.
 NUMERIC_TS = """\
@@ -512,8 +529,9 @@ def spec_path(project: Path, index: int) -> Path:
     return project / SPEC_DIR / f"{spec_name(index)}.spec.ts"
 
 
-def project_files(count: int) -> dict[Path, str]:
-    """Every file of the generated project, relative path -> content."""
+def project_files(count: int, toolchain: str = "1.0.7") -> dict[Path, str]:
+    """Every file of the generated project, relative path -> content; ``toolchain`` is the
+    as-test version package.json pins (a key of TOOLCHAINS)."""
     files: dict[Path, str] = {}
     files[Path("package.json")] = (
         json.dumps(
@@ -521,11 +539,7 @@ def project_files(count: int) -> dict[Path, str]:
                 "name": f"astest-bench-suite-{count}",
                 "private": True,
                 "type": "module",
-                "devDependencies": {
-                    "@assemblyscript/wasi-shim": "0.1.0",
-                    "as-test": "1.0.7",
-                    "assemblyscript": "0.28.14",
-                },
+                "devDependencies": TOOLCHAINS[toolchain],
             },
             indent=2,
         )
@@ -567,7 +581,9 @@ def write_if_changed(path: Path, text: str) -> bool:
     return True
 
 
-def generate(project: Path, count: int, node_modules: Path | None = None) -> int:
+def generate(
+    project: Path, count: int, node_modules: Path | None = None, toolchain: str = "1.0.7"
+) -> int:
     """Write (or bring up to date) the suite of ``count`` specs in ``project``.
 
     Files whose content is already right are left alone (their mtimes too); spec files beyond
@@ -575,7 +591,7 @@ def generate(project: Path, count: int, node_modules: Path | None = None) -> int
     """
     if count < 1:
         raise ValueError(f"need at least one spec, got {count}")
-    files = project_files(count)
+    files = project_files(count, toolchain)
     written = sum(write_if_changed(project / rel, text) for rel, text in files.items())
     spec_dir = project / SPEC_DIR
     for stale in spec_dir.glob("*.spec.ts"):
@@ -606,8 +622,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="symlink this node_modules folder into the project",
     )
+    parser.add_argument(
+        "--toolchain",
+        choices=sorted(TOOLCHAINS),
+        default="1.0.7",
+        help="the as-test version package.json pins [1.0.7]",
+    )
     args = parser.parse_args(argv)
-    written = generate(args.project, args.count, args.node_modules)
+    written = generate(args.project, args.count, args.node_modules, args.toolchain)
     print(f"{args.project}: {args.count} specs ({written} files written)")
     return 0
 

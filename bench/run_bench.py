@@ -1,4 +1,4 @@
-"""Benchmark astest-tasks (`doit`) against as-test 1.0.7's own CLI (`npx ast test`).
+"""Benchmark astest-tasks (`doit`) against as-test 1.0.7 and 1.8.0's own CLI (`npx ast test`).
 
     /path/to/venv/bin/python bench/run_bench.py             # full run (long: see --help)
     /path/to/venv/bin/python bench/run_bench.py --quick     # a smoke run of a few minutes
@@ -10,9 +10,12 @@ By default the astest_tasks measured is the committed one (HEAD, exported to ``b
 put first on PYTHONPATH), so half-finished edits in the working tree do not leak into the figures;
 ``--code worktree`` measures the installed package instead.
 
-What is measured, on a generated suite of ``--compare-size`` passing specs (one wasi target),
-alternating the two tools (which one goes first flips every repetition), each tool in its own copy
-of the suite so neither sees the other's outputs:
+What is measured, for each as-test version of ``--against`` (both by default) on a generated
+suite of passing specs (one wasi target; ``--compare-size`` specs against 1.0.7, with the
+repository's node_modules, ``--compare-size-18`` against 1.8.0, with
+tests/toolchains/as-test-1.8.0's, which doit then compiles with too), alternating the two tools
+(which one goes first flips every repetition), each tool in its own copy of the suite so neither
+sees the other's outputs:
 
 - cold, serial: ``npx ast test`` vs ``doit``, both from clean outputs (everything under
   ``.as-test/`` but the runner scripts and snapshots, which a real project keeps, doit's
@@ -21,7 +24,11 @@ of the suite so neither sees the other's outputs:
 - no-change rerun: the same commands again right after;
 - one spec changed: one spec's code rewritten (a new revision constant, so its wasm changes), then
   the same commands;
-- cold, parallel: ``npx ast test --parallel`` (``--their-parallel``) vs ``doit -n 2``.
+- cold, parallel: ``npx ast test --parallel`` (``--their-parallel``; against 1.8.0
+  ``--jobs 2``, ``--their-parallel-18``) vs ``doit -n 2``.
+
+Against 1.8.0 the serial runs pass ``--cache`` (its incremental cache: unchanged specs are
+neither rebuilt nor rerun), its best for reruns; clean outputs remove that cache too.
 
 Then the cost of ``doit`` alone at each of ``--sizes`` specs: cold and no-op.
 
@@ -58,6 +65,7 @@ import generate_suite
 REPO = Path(__file__).resolve().parents[1]
 WORK = REPO / "bench" / ".work"
 NODE_MODULES = REPO / "node_modules"
+NODE_MODULES_18 = REPO / "tests" / "toolchains" / "as-test-1.8.0" / "node_modules"
 RUN_TIMEOUT_S = 3600.0
 
 # Goals from issue 4 (ratios are ours / theirs).
@@ -65,6 +73,39 @@ GOAL_COLD = 0.5
 GOAL_NO_CHANGE = 0.05
 GOAL_ONE_CHANGED = 0.25
 GOAL_NOOP_100_S = 1.0
+# Goal from issue 17: `doit -n 2` no slower than serial `doit` (ratio parallel / serial).
+GOAL_PARALLEL_VS_SERIAL = 1.0
+
+
+@dataclass(frozen=True)
+class Rival:
+    """An as-test version measured against: its toolchain and the flags of its best serial run."""
+
+    version: str
+    node_modules: Path
+    serial_flags: tuple[str, ...]  # added to its cold, no-change and one-changed runs
+    goals: tuple[tuple[str, float], ...]  # (scenario, goal ratio ours/theirs)
+
+    def goal(self, scenario: str) -> float | None:
+        return dict(self.goals).get(scenario)
+
+
+RIVALS = {
+    # Goals from issue 4.
+    "1.0.7": Rival(
+        "1.0.7",
+        NODE_MODULES,
+        (),
+        (
+            ("cold", GOAL_COLD),
+            ("cold-parallel", GOAL_COLD),
+            ("no-change", GOAL_NO_CHANGE),
+            ("one-changed", GOAL_ONE_CHANGED),
+        ),
+    ),
+    # Goals from issue 17: against 1.8's --cache, its best.
+    "1.8.0": Rival("1.8.0", NODE_MODULES_18, ("--cache",), (("cold", 0.8), ("no-change", 0.35))),
+}
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 AST_COUNT = re.compile(r"^(Files|Tests):\s+(\d+) failed,\s+(\d+) skipped,\s+(\d+) total")
@@ -93,6 +134,7 @@ class Sample:
     seconds: float
     command: str
     counts: Counts
+    against: str = "1.0.7"  # the as-test version (toolchain) of the comparison
 
 
 @dataclass
@@ -100,11 +142,11 @@ class Results:
     samples: list[Sample] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def times(self, tool: str, scenario: str, size: int) -> list[float]:
+    def times(self, tool: str, scenario: str, size: int, against: str = "1.0.7") -> list[float]:
         return [
             s.seconds
             for s in self.samples
-            if s.tool == tool and s.scenario == scenario and s.size == size
+            if s.tool == tool and s.scenario == scenario and s.size == size and s.against == against
         ]
 
 
@@ -117,12 +159,19 @@ class Project:
     tool: str
     path: Path
     size: int
+    against: str = "1.0.7"  # the as-test version whose toolchain node_modules links to
+
+    @property
+    def label(self) -> str:
+        return f"as-test {self.against}" if self.tool == "as-test" else self.tool
 
 
-def prepare(tool: str, size: int) -> Project:
-    path = WORK / f"suite-{size}-{tool}"
-    generate_suite.generate(path, size, NODE_MODULES)  # also resets a changed spec to revision 0
-    return Project(tool, path, size)
+def prepare(tool: str, size: int, against: str = "1.0.7") -> Project:
+    suffix = "" if against == "1.0.7" else f"-{against}"
+    path = WORK / f"suite-{size}-{tool}{suffix}"
+    # Also resets a changed spec to revision 0.
+    generate_suite.generate(path, size, RIVALS[against].node_modules, toolchain=against)
+    return Project(tool, path, size, against)
 
 
 def clean(project: Project) -> None:
@@ -322,7 +371,7 @@ def measure(
 ) -> Sample:
     report_before = file_state(report_path(project))
     seconds, text, code = timed_run(project, argv, scenario)
-    where = f"{project.tool} {scenario} at {project.size} specs (`{shlex.join(argv)}`)"
+    where = f"{project.label} {scenario} at {project.size} specs (`{shlex.join(argv)}`)"
     if code != 0:
         raise BenchError(f"{where} exited {code}:\n{tail(text)}")
     try:
@@ -344,11 +393,13 @@ def measure(
         if note not in results.notes:
             results.notes.append(note)
         print(f"  NOTE {note}", flush=True)
-    sample = Sample(project.tool, scenario, project.size, seconds, shlex.join(argv), counts)
+    sample = Sample(
+        project.tool, scenario, project.size, seconds, shlex.join(argv), counts, project.against
+    )
     results.samples.append(sample)
     cached = "" if counts.cached is None else f", {counts.cached} cached"
     print(
-        f"  {project.tool:8} {scenario:18} {project.size:4} specs  {seconds:8.2f} s  "
+        f"  {project.label:13} {scenario:18} {project.size:4} specs  {seconds:8.2f} s  "
         f"({counts.specs} specs, {counts.tests} tests{cached})",
         flush=True,
     )
@@ -358,7 +409,8 @@ def measure(
 def check_agreement(theirs: Sample, ours: Sample) -> None:
     if (theirs.counts.specs, theirs.counts.tests) != (ours.counts.specs, ours.counts.tests):
         raise BenchError(
-            f"{theirs.scenario}: the tools disagree: as-test reported {theirs.counts.specs} specs "
+            f"{theirs.scenario}: the tools disagree: as-test {theirs.against} reported "
+            f"{theirs.counts.specs} specs "
             f"and {theirs.counts.tests} tests, doit {ours.counts.specs} specs and "
             f"{ours.counts.tests} tests"
         )
@@ -376,6 +428,15 @@ class Plan:
     scale_repeat: int
     their_parallel: tuple[str, ...]
     our_jobs: int
+    against: tuple[str, ...] = ("1.0.7",)  # the as-test versions compared with, in order
+    compare_size_18: int = 20
+    their_parallel_18: tuple[str, ...] = ("--jobs", "2")
+
+    def size_for(self, against: str) -> int:
+        return self.compare_size if against == "1.0.7" else self.compare_size_18
+
+    def parallel_for(self, against: str) -> tuple[str, ...]:
+        return self.their_parallel if against == "1.0.7" else self.their_parallel_18
 
 
 def npx_ast(*extra: str) -> list[str]:
@@ -407,43 +468,56 @@ def pair(
 
 
 def compare(plan: Plan, results: Results) -> None:
-    size = plan.compare_size
-    theirs, ours = prepare("as-test", size), prepare("doit", size)
+    for against in plan.against:
+        compare_with(plan, results, RIVALS[against])
+
+
+def compare_with(plan: Plan, results: Results, rival: Rival) -> None:
+    """The four scenarios against one as-test version, on a suite linked to its toolchain."""
+    size = plan.size_for(rival.version)
+    theirs = prepare("as-test", size, rival.version)
+    ours = prepare("doit", size, rival.version)
     doit = doit_executable()
     changed_index = size // 2
     changed = generate_suite.spec_path(Path(), changed_index)
+    serial = npx_ast(*rival.serial_flags)
 
     # Warm the page cache and let as-test write its runner script (a real project has it); for
     # doit, `doit list` imports everything and creates the tasks without building anything.
-    print(f"\nwarm-up (not measured): `npx ast test` and `doit list` on {size} specs", flush=True)
+    print(
+        f"\nas-test {rival.version}: warm-up (not measured): `npx ast test` and `doit list` on "
+        f"{size} specs",
+        flush=True,
+    )
     clean(theirs)
     measure(Results(), theirs, npx_ast(), "warm-up", 0)
     clean(ours)
     seconds, text, code = timed_run(ours, [doit, "list"], "warm-up")
     if code != 0:
         raise BenchError(f"`doit list` in {ours.path} exited {code}:\n{tail(text)}")
-    print(f"  doit     warm-up (doit list)  {size:4} specs  {seconds:8.2f} s", flush=True)
+    print(f"  doit          warm-up (doit list)  {size:4} specs  {seconds:8.2f} s", flush=True)
 
     for rep in range(plan.repeat):
         first_theirs = rep % 2 == 0
         print(
-            f"\nrepetition {rep + 1}/{plan.repeat} ({'as-test' if first_theirs else 'doit'} first)",
+            f"\nas-test {rival.version}, repetition {rep + 1}/{plan.repeat} "
+            f"({'as-test' if first_theirs else 'doit'} first)",
             flush=True,
         )
 
-        pair(results, theirs, ours, first_theirs, "cold", npx_ast(), [doit], True, 0)
-        pair(results, theirs, ours, first_theirs, "no-change", npx_ast(), [doit], False, size)
+        pair(results, theirs, ours, first_theirs, "cold", serial, [doit], True, 0)
+        pair(results, theirs, ours, first_theirs, "no-change", serial, [doit], False, size)
         revision = rep + 1
         for project in (theirs, ours):
             (project.path / changed).write_text(generate_suite.spec_source(changed_index, revision))
-        pair(results, theirs, ours, first_theirs, "one-changed", npx_ast(), [doit], False, size - 1)
+        pair(results, theirs, ours, first_theirs, "one-changed", serial, [doit], False, size - 1)
         pair(
             results,
             theirs,
             ours,
             first_theirs,
             "cold-parallel",
-            npx_ast(*plan.their_parallel),
+            npx_ast(*plan.parallel_for(rival.version)),
             [doit, "-n", str(plan.our_jobs)],
             True,
             0,
@@ -477,37 +551,56 @@ def fmt_s(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def render(plan: Plan, results: Results) -> str:
-    size = plan.compare_size
+def render_comparison(plan: Plan, results: Results, rival: Rival) -> list[str]:
+    """The table of one as-test version against doit, and doit -n N against serial doit."""
+    size, version = plan.size_for(rival.version), rival.version
+    serial = shlex.join(["npx", "ast", "test", *rival.serial_flags])
     rows = [
-        ("cold, serial", "cold", "npx ast test", "doit", GOAL_COLD),
+        ("cold, serial", "cold", serial, "doit"),
         (
             "cold, parallel",
             "cold-parallel",
-            shlex.join(["npx", "ast", "test", *plan.their_parallel]),
+            shlex.join(["npx", "ast", "test", *plan.parallel_for(version)]),
             f"doit -n {plan.our_jobs}",
-            GOAL_COLD,
         ),
-        ("no-change rerun", "no-change", "npx ast test", "doit", GOAL_NO_CHANGE),
-        ("one spec changed", "one-changed", "npx ast test", "doit", GOAL_ONE_CHANGED),
+        ("no-change rerun", "no-change", serial, "doit"),
+        ("one spec changed", "one-changed", serial, "doit"),
     ]
     out = [
-        f"as-test vs doit on {size} specs: medians of {plan.repeat} run(s), seconds",
+        f"as-test {version} vs doit on {size} specs: medians of {plan.repeat} run(s), seconds",
         "",
-        "| scenario | theirs | as-test (s) | ours | doit (s) | ours/theirs | goal | met |",
+        f"| scenario | theirs | as-test {version} (s) | ours | doit (s) | ours/theirs | goal "
+        "| met |",
         "|---|---|---:|---|---:|---:|---:|---|",
     ]
-    for label, scenario, their_cmd, our_cmd, goal in rows:
-        t = median(results.times("as-test", scenario, size))
-        o = median(results.times("doit", scenario, size))
+    for label, scenario, their_cmd, our_cmd in rows:
+        t = median(results.times("as-test", scenario, size, version))
+        o = median(results.times("doit", scenario, size, version))
         ratio = None if t is None or o is None or t == 0 else o / t
-        met = "-" if ratio is None else ("yes" if ratio <= goal else "no")
+        goal = rival.goal(scenario)
+        met = "-" if ratio is None or goal is None else ("yes" if ratio <= goal else "no")
         out.append(
             f"| {label} | `{their_cmd}` | {fmt_s(t)} | `{our_cmd}` | {fmt_s(o)} | "
-            f"{'-' if ratio is None else f'{ratio:.3f}'} | <= {goal:g} | {met} |"
+            f"{'-' if ratio is None else f'{ratio:.3f}'} | "
+            f"{'-' if goal is None else f'<= {goal:g}'} | {met} |"
         )
+    cold = median(results.times("doit", "cold", size, version))
+    parallel = median(results.times("doit", "cold-parallel", size, version))
+    if cold and parallel is not None:
+        ratio = parallel / cold
+        met = "yes" if ratio <= GOAL_PARALLEL_VS_SERIAL else "no"
+        out.append(
+            f"\ndoit -n {plan.our_jobs} / serial doit, cold: {ratio:.3f} "
+            f"(goal <= {GOAL_PARALLEL_VS_SERIAL:g}: {met})"
+        )
+    return out
+
+
+def render(plan: Plan, results: Results) -> str:
+    out: list[str] = []
+    for against in plan.against:
+        out += [*render_comparison(plan, results, RIVALS[against]), ""]
     out += [
-        "",
         "doit alone: medians, seconds (per spec = cold / N)",
         "",
         "| specs | cold (s) | per spec (s) | no-op (s) | runs (cold/no-op) |",
@@ -531,8 +624,8 @@ def render(plan: Plan, results: Results) -> str:
     return "\n".join(out)
 
 
-def read_version(package: str) -> str:
-    path = NODE_MODULES / package / "package.json"
+def read_version(package: str, node_modules: Path = NODE_MODULES) -> str:
+    path = node_modules / package / "package.json"
     try:
         return str(json.loads(path.read_text())["version"])
     except (OSError, ValueError, KeyError):
@@ -594,9 +687,14 @@ def versions(code: str) -> dict[str, str]:
         "doit": py_version("doit"),
         "wasmtime (PyPI)": py_version("wasmtime"),
         "python": f"{platform.python_version()} ({sys.executable})",
-        "as-test": read_version("as-test"),
-        "assemblyscript": read_version("assemblyscript"),
-        "@assemblyscript/wasi-shim": read_version("@assemblyscript/wasi-shim"),
+        **{
+            f"{package} ({where})": read_version(package, modules)
+            for where, modules in (
+                ("1.0.7 toolchain", NODE_MODULES),
+                ("1.8 toolchain", NODE_MODULES_18),
+            )
+            for package in ("as-test", "assemblyscript", "@assemblyscript/wasi-shim")
+        },
         "node": tool_output(["node", "--version"]),
         "npm": tool_output(["npm", "--version"]),
         "cpus": str(os.cpu_count()),
@@ -605,14 +703,15 @@ def versions(code: str) -> dict[str, str]:
     }
 
 
-def parallel_note(their_parallel: Sequence[str]) -> str | None:
+def parallel_note(their_parallel: Sequence[str], version: str = "1.0.7") -> str | None:
     if list(their_parallel) != ["--parallel"]:
         return None
     cpus = os.cpu_count() or 1
+    option = "--their-parallel" if version == "1.0.7" else "--their-parallel-18"
     return (
-        f"as-test 1.0.7's --parallel picks its worker count itself: at most max(1, cpus - 1) = "
-        f"{max(1, cpus - 1)} on this {cpus}-cpu machine (bin/index.js resolveAutoJobs); "
-        "pass --their-parallel '--jobs 2' to compare against two as-test workers"
+        f"as-test {version}'s --parallel picks its worker count itself: at most "
+        f"max(1, cpus - 1) = {max(1, cpus - 1)} on this {cpus}-cpu machine (bin/index.js "
+        f"resolveAutoJobs); pass {option} '--jobs 2' to compare against two as-test workers"
     )
 
 
@@ -636,6 +735,14 @@ def parse_sizes(text: str) -> tuple[int, ...]:
     return sizes
 
 
+def parse_against(text: str) -> tuple[str, ...]:
+    versions = tuple(part.strip() for part in text.split(",") if part.strip())
+    unknown = [v for v in versions if v not in RIVALS]
+    if not versions or unknown:
+        raise argparse.ArgumentTypeError(f"expected some of {','.join(RIVALS)}, got {text!r}")
+    return versions
+
+
 def positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -645,8 +752,10 @@ def positive(text: str) -> int:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description="Benchmark astest-tasks (doit) against as-test 1.0.7's `npx ast test`.",
-        epilog="--quick means --compare-size 10 --sizes 10,50 --repeat 1 unless those are given.",
+        description="Benchmark astest-tasks (doit) against as-test 1.0.7's and 1.8.0's "
+        "`npx ast test`.",
+        epilog="--quick means --compare-size 10 --compare-size-18 10 --sizes 10,50 --repeat 1 "
+        "unless those are given.",
     )
     parser.add_argument(
         "--compare-size", type=positive, default=None, help="specs in the head-to-head suite [50]"
@@ -667,6 +776,23 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="as-test's parallel flags, one shell-quoted string [--parallel]",
     )
     parser.add_argument("--our-jobs", type=positive, default=2, help="doit -n value [2]")
+    parser.add_argument(
+        "--against",
+        type=parse_against,
+        default=("1.0.7", "1.8.0"),
+        help="the as-test versions to compare with, comma-separated [1.0.7,1.8.0]",
+    )
+    parser.add_argument(
+        "--compare-size-18",
+        type=positive,
+        default=None,
+        help="specs in the head-to-head suite against as-test 1.8.0 [20]",
+    )
+    parser.add_argument(
+        "--their-parallel-18",
+        default="--jobs 2",
+        help="as-test 1.8.0's parallel flags, one shell-quoted string [--jobs 2]",
+    )
     parser.add_argument("--quick", action="store_true", help="a small, fast configuration")
     parser.add_argument(
         "--from-json",
@@ -701,6 +827,10 @@ def load_saved(path: Path) -> tuple[Plan, Results, dict[str, str], list[str]]:
         scale_repeat=int(raw_plan["scale_repeat"]),
         their_parallel=tuple(str(a) for a in raw_plan["their_parallel"]),
         our_jobs=int(raw_plan["our_jobs"]),
+        # Files of runs before the 1.8.0 comparison existed compared with 1.0.7 only.
+        against=tuple(str(a) for a in raw_plan.get("against", ["1.0.7"])),
+        compare_size_18=int(raw_plan.get("compare_size_18", 20)),
+        their_parallel_18=tuple(str(a) for a in raw_plan.get("their_parallel_18", ["--jobs", "2"])),
     )
     results = Results(notes=[str(n) for n in data.get("notes", [])])
     for raw in data["samples"]:
@@ -750,6 +880,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         scale_repeat=args.scale_repeat or repeat,
         their_parallel=tuple(shlex.split(args.their_parallel)),
         our_jobs=args.our_jobs,
+        against=args.against,
+        compare_size_18=args.compare_size_18 or (10 if quick else 20),
+        their_parallel_18=tuple(shlex.split(args.their_parallel_18)),
     )
     global CODE_DIR
     if args.code == "head":
@@ -760,12 +893,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, value in info.items():
         print(f"  {name}: {value}")
     results = Results()
-    for note in (parallel_note(plan.their_parallel), cache_note()):
+    notes = [parallel_note(plan.parallel_for(v), v) for v in plan.against]
+    for note in (*notes, cache_note()):
         if note:
             results.notes.append(note)
-    if not (NODE_MODULES / "as-test").is_dir():
-        print(f"ERROR: {NODE_MODULES / 'as-test'} is missing; run `npm ci` at the repository root")
-        return 3
+    if "1.8.0" in plan.against:
+        results.notes.append(
+            "as-test 1.8.0's serial runs pass --cache (its incremental cache, emptied by every "
+            "clean); the suite's node_modules is tests/toolchains/as-test-1.8.0's, for doit too"
+        )
+    for against in plan.against:
+        modules = RIVALS[against].node_modules
+        if not (modules / "as-test").is_dir():
+            print(f"ERROR: {modules / 'as-test'} is missing; run `npm ci` in {modules.parent}")
+            return 3
     # End cleanly (partial tables, samples saved) on Ctrl-C or SIGTERM, also when started in the
     # background by a shell that set SIGINT to be ignored.
     signal.signal(signal.SIGINT, signal.default_int_handler)

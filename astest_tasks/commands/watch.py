@@ -84,6 +84,9 @@ class Cycle:
     tasks: list[Any]  # what doit loaded; empty when loading failed (a broken config)
     config_path: str
     report: Path | None  # report.json, when the summary wrote it in this cycle
+    # report.json when the run passed without the summary writing it: every task was up to
+    # date (watching a project already built, or a save that changed no byte doit reads).
+    up_to_date: Path | None = None
 
 
 def watch_arguments(arguments: Sequence[str]) -> list[str] | None:
@@ -190,7 +193,8 @@ def _run_cycle(doit_args: list[str], report: Path) -> Cycle:
         code = int(AstestMain(loader).run(list(doit_args)) or 0)
     report = _report_path(loader.tasks) or report
     written = report if report.exists() and _mtime(report) != before else None
-    return Cycle(code, loader.tasks, loader.config_path, written)
+    unchanged = report if written is None and code == 0 and report.exists() else None
+    return Cycle(code, loader.tasks, loader.config_path, written, unchanged)
 
 
 def _start_cycle(stream: TextIO, changed: list[str]) -> None:
@@ -207,9 +211,15 @@ def _start_cycle(stream: TextIO, changed: list[str]) -> None:
 
 
 def _end_cycle(stream: TextIO, cycle: Cycle, watched: int) -> None:
+    palette = Palette(enabled=use_colour(stream))
     if cycle.report is not None:
-        palette = Palette(enabled=use_colour(stream))
         stream.write(render_changed(_read_report(cycle.report), palette))
+    elif cycle.up_to_date is not None:
+        # Nothing ran, so there are no spec lines to show: the totals of the last report,
+        # which still holds, rather than a "stopped" line pointing at output there is none of.
+        last = [Shown(result=item.result, cached=True) for item in _read_report(cycle.up_to_date)]
+        stream.write("every result is up to date: nothing to run\n")
+        stream.write(render_changed(last, palette))
     else:
         stream.write(f"the run stopped with exit code {cycle.exit_code} (see above)\n")
     stream.write(f"watching {watched} files for changes; Ctrl-C stops\n")

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.cli import main
-from astest_tasks.commands.watch import _read_report, run_watch, watch_arguments
-from astest_tasks.model.results import SpecIdentity, Stage, Status, failure_result
+from astest_tasks.commands.watch import Cycle, _end_cycle, _read_report, run_watch, watch_arguments
+from astest_tasks.model.guest_report import Counts
+from astest_tasks.model.results import SpecIdentity, SpecResult, Stage, Status, failure_result
 from astest_tasks.output.console import Shown
 from astest_tasks.output.summary import write_reports
 
@@ -46,3 +47,30 @@ def test_a_cycle_reads_back_the_report_the_summary_wrote(tmp_path: Path) -> None
     assert shown.cached and shown.result == failed
     assert shown.result.status == Status.FAILED
     assert json.loads(report.read_text())["totals"]["cached"] == 1
+
+
+def test_a_cycle_with_nothing_to_run_shows_the_last_totals(tmp_path: Path) -> None:
+    # Watching a project already built: every task is up to date, the summary writes nothing.
+    passed = SpecResult(
+        spec="assembly/__tests__/math.spec.ts",
+        spec_id="math",
+        mode="wasi",
+        target="wasi",
+        status=Status.PASSED,
+        stage=Stage.RUN,
+        counts=Counts(1, 0, 0, 3, 0, 0, 1.0),
+        failures=(),
+        suites=(),
+        duration_s=0.25,
+        session="s1",
+        build_command="node asc.js",
+    )
+    report = tmp_path / "report.json"
+    write_reports(report, [Shown(result=passed, cached=False)])
+    out = io.StringIO()
+    _end_cycle(out, Cycle(0, [], "as-test.config.json", None, up_to_date=report), 4)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "every result is up to date: nothing to run"
+    assert "files: 1 passed, 0 failed, 0 skipped (1 cached)" in lines
+    assert not any("math" in line or "stopped" in line for line in lines)
+    assert lines[-1] == "watching 4 files for changes; Ctrl-C stops"
