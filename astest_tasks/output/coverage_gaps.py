@@ -67,6 +67,7 @@ class _Tree:
             else:
                 self.roots.append(point)
         self.lines: list[str] = []
+        self._below: dict[str, int] = {}  # a point's hash -> uncovered points beneath it
 
     def draw(self) -> int:
         """Draw every visible root; the count of points folded or drawn below a root."""
@@ -103,13 +104,16 @@ class _Tree:
         )
 
     def _visible(self, point: CoveragePoint) -> bool:
-        return not point.executed or self._nested_uncovered(self.children.get(point.hash, [])) > 0
+        return not point.executed or self._uncovered_below(point) > 0
 
     def _nested_uncovered(self, points: list[CoveragePoint]) -> int:
-        return sum(
-            (0 if point.executed else 1) + self._nested_uncovered(self.children.get(point.hash, []))
-            for point in points
-        )
+        return sum((0 if point.executed else 1) + self._uncovered_below(point) for point in points)
+
+    def _uncovered_below(self, point: CoveragePoint) -> int:
+        """Counted once per point: a deep tree would otherwise be walked again at every level."""
+        if point.hash not in self._below:
+            self._below[point.hash] = self._nested_uncovered(self.children.get(point.hash, []))
+        return self._below[point.hash]
 
     def _row(
         self, point: CoveragePoint, ancestors: tuple[bool, ...], is_last: bool, *, header: bool
