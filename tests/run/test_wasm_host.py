@@ -191,7 +191,7 @@ def test_infinite_loop_is_stopped_by_the_timeout(tmp_path: Path) -> None:
     wat = wasi_module((1, call_frame(FILE_START)), then="(loop $spin (br $spin))")
     started = time.monotonic()
     result, channel = run(tmp_path, wat, limits=HostLimits(timeout_s=0.3))
-    assert time.monotonic() - started < 5.0
+    assert time.monotonic() - started < 30.0  # stopped, not spinning (a loaded machine is slow)
     assert result.timed_out
     assert result.exit_code == 1
     assert result.trap == "timed out"
