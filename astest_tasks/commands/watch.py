@@ -41,6 +41,7 @@ from astest_tasks.output.console import Shown, render_changed
 from astest_tasks.output.terminal import Palette, use_colour
 from astest_tasks.tasks.doit_argv import doit_command, task_options_first
 from astest_tasks.tasks.options import DEFAULT_CONFIG, TASK_PARAMS
+from astest_tasks.tasks.project_lock import wait_for_refused_lock
 
 WATCH_FLAG = "--watch"
 DEBOUNCE_MS = 1600  # the longest a burst of events is gathered for
@@ -114,12 +115,13 @@ def run_watch(arguments: Sequence[str], out: TextIO | None = None) -> int:
     notifier = _Notifier(RustNotify)
     passed = False
     changed: list[str] = []
+    headline: str | None = None  # what starts a cycle that no file change started
     report = Path(DEFAULT_REPORT)
     try:
         notifier.follow(changes.inputs.folders)
         while True:
             before = changes.inputs.stamps()
-            _start_cycle(stream, changed)
+            _start_cycle(stream, changed, headline)
             passed = False  # until this cycle says otherwise: an interrupted one counts as failed
             cycle = _run_cycle(doit_args, report)
             passed = cycle.exit_code == 0
@@ -135,7 +137,12 @@ def run_watch(arguments: Sequence[str], out: TextIO | None = None) -> int:
             # Saves made while the cycle ran, which a new notifier cannot have seen.
             pending = changes.changed(changes.inputs.files)
             _end_cycle(stream, cycle, len(changes.inputs.files))
-            changed = pending or notifier.next_changes(changes)
+            # Refused because another doit holds the project: nothing could be loaded, so there
+            # is nothing to watch yet; run again as soon as that doit is done.
+            if not cycle.tasks and wait_for_refused_lock(lambda who: _say_waiting(stream, who)):
+                changed, headline = [], "the other doit has finished: running again"
+            else:
+                changed, headline = pending or notifier.next_changes(changes), None
     except KeyboardInterrupt:
         stream.write("\nstopped watching\n")
         stream.flush()
@@ -197,16 +204,23 @@ def _run_cycle(doit_args: list[str], report: Path) -> Cycle:
     return Cycle(code, loader.tasks, loader.config_path, written, unchanged)
 
 
-def _start_cycle(stream: TextIO, changed: list[str]) -> None:
+def _start_cycle(stream: TextIO, changed: list[str], headline: str | None) -> None:
     if stream.isatty():
         stream.write(_CLEAR_SCREEN)
     clock = time.strftime("%H:%M:%S")
-    if not changed:
+    if headline is not None:
+        stream.write(f"[{clock}] {headline}\n")
+    elif not changed:
         stream.write(f"[{clock}] astest --watch: first run\n")
     else:
         names = [os.path.relpath(path) for path in changed]
         shown = ", ".join(names[:3]) + (f" (+{len(names) - 3} more)" if len(names) > 3 else "")
         stream.write(f"[{clock}] changed: {shown}\n")
+    stream.flush()
+
+
+def _say_waiting(stream: TextIO, holder: str) -> None:
+    stream.write(f"waiting for the other doit ({holder}) to finish; Ctrl-C stops\n")
     stream.flush()
 
 

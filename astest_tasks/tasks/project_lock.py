@@ -3,13 +3,16 @@
 Two runs at once would build into the same files and race on doit's state. The lock is an
 exclusive ``flock`` on ``<output root>/cache/project.lock``, taken when the tasks are created and
 held until the process ends; doit's ``-n`` workers are forked from this process and share it.
-Commands that only read (``doit list``, ``doit info``, …) do not take it.
+Commands that only read (``doit list``, ``doit info``, …) do not take it. ``astest --watch``,
+refused at its first cycle, waits for the holder to end (``wait_for_refused_lock``) instead of
+watching a project it could not load.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from astest_tasks.core.errors import UserError
@@ -21,6 +24,7 @@ except ImportError:  # Windows: no flock, no lock
     fcntl = None  # type: ignore[assignment]
 
 _held: dict[str, int] = {}  # lock path -> open descriptor, for this process's lifetime
+_refused: list[Path] = []  # the lock this process was refused last, until it is waited for
 
 
 def lock_project(lock_path: Path, argv: list[str] | None = None) -> None:
@@ -35,12 +39,43 @@ def lock_project(lock_path: Path, argv: list[str] | None = None) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "another process"
+        holder = _holder(fd)
         os.close(fd)
+        _refused[:] = [lock_path]
         raise UserError(
             f"another doit ({holder}) is running in this project and holds {lock_path}; fix: "
             "wait for it to finish or stop it, then run again"
         ) from None
+    _hold(key, fd)
+
+
+def wait_for_refused_lock(announce: Callable[[str], None]) -> bool:
+    """When this process was refused the project's lock, tell ``announce`` who holds it, block
+    until that process lets go, and keep the lock from then on (the next task creation finds
+    it held). False when no lock was refused. Ctrl-C or SIGTERM interrupt the wait."""
+    if fcntl is None or not _refused:
+        return False
+    lock_path = _refused.pop()
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            announce(_holder(fd))
+            fcntl.flock(fd, fcntl.LOCK_EX)  # flock waits on the kernel's word, not a poll
+    except BaseException:
+        os.close(fd)
+        raise
+    _hold(str(lock_path.resolve()), fd)
+    return True
+
+
+def _holder(fd: int) -> str:
+    return os.pread(fd, 64, 0).decode(errors="replace").strip() or "another process"
+
+
+def _hold(key: str, fd: int) -> None:
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
     _held[key] = fd  # released when the process ends

@@ -3,6 +3,7 @@ leaves a state from which a plain ``astest`` runs nothing but the summary."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import queue
@@ -216,6 +217,37 @@ def test_a_compile_error_is_reported_and_watching_goes_on(
         # SIGTERM (how CI cancels) stops it as Ctrl-C does; the last cycle failed: exit 1.
         assert watcher.interrupt(signal.SIGTERM) == 1, watcher.stderr
     finally:
+        watcher.stop()
+
+
+def test_started_while_another_doit_runs_it_waits_for_it_then_runs(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    project = fresh_project("passing")
+    lock = project.root / ".as-test/cache/project.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    holder = os.open(lock, os.O_RDWR | os.O_CREAT)  # held here as another doit would hold it
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    os.pwrite(holder, b"pid 4242", 0)
+    watcher = Watcher(project, "--mode", "wasi", "--spec", "geometry")
+    try:
+        refused = watcher.cycle()
+        assert "the run stopped with exit code 3 (see above)" in refused, refused
+        assert ran(refused) == []
+        waiting = watcher.lines.get(timeout=CYCLE_LIMIT_S)
+        assert waiting == "waiting for the other doit (pid 4242) to finish; Ctrl-C stops"
+        os.close(holder)  # that doit is done: the watch runs at once, no save needed
+        holder = -1
+        resumed = watcher.cycle()
+        assert "the other doit has finished: running again" in resumed[0], resumed
+        assert ran(resumed) == [("PASS", "wasi", "geometry")]
+        # From now on it holds the project: a plain run beside it is refused.
+        code, output = astest(project, "--mode", "wasi")
+        assert code == 3 and f"(pid {watcher.process.pid})" in output, output
+        assert watcher.interrupt() == 0
+    finally:
+        if holder >= 0:
+            os.close(holder)
         watcher.stop()
 
 

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import fcntl
 import multiprocessing
 import os
+import threading
 from pathlib import Path
 
 import pytest
 
 from astest_tasks.core.errors import UserError
 from astest_tasks.tasks import project_lock
-from astest_tasks.tasks.project_lock import lock_project
+from astest_tasks.tasks.project_lock import lock_project, wait_for_refused_lock
 
 
 @pytest.fixture(autouse=True)
 def no_locks_held(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(project_lock, "_held", {})
+    monkeypatch.setattr(project_lock, "_refused", [])
 
 
 def _try_lock(path: str, results: multiprocessing.Queue[str]) -> None:
@@ -67,3 +70,35 @@ def test_commands_that_only_read_take_no_lock(tmp_path: Path, argv: list[str]) -
     lock = tmp_path / "project.lock"
     lock_project(lock, argv)
     assert not lock.exists()
+
+
+def test_a_refused_process_waits_for_the_holder_and_then_keeps_the_lock(tmp_path: Path) -> None:
+    lock = tmp_path / "project.lock"
+    holder = os.open(lock, os.O_RDWR | os.O_CREAT)  # another open file: flock treats it as a
+    fcntl.flock(holder, fcntl.LOCK_EX)  # second holder, as another doit's would be
+    os.pwrite(holder, b"pid 4242", 0)
+    with pytest.raises(UserError, match=r"another doit \(pid 4242\)"):
+        lock_project(lock, ["astest"])
+
+    announced: list[str] = []
+    released_first: list[bool] = []
+
+    def release(who: str) -> None:
+        announced.append(who)
+
+        def let_go() -> None:
+            released_first.append(True)  # before the lock is free: the waiter cannot be earlier
+            os.close(holder)
+
+        threading.Thread(target=let_go).start()
+
+    assert wait_for_refused_lock(release) is True
+    assert announced == ["pid 4242"] and released_first == [True]
+    lock_project(lock, ["astest"])  # held by this process now: the next task creation passes
+    assert other_process_tries(lock).startswith(f"another doit (pid {os.getpid()})")
+    assert wait_for_refused_lock(release) is False  # the refusal was waited for once
+
+
+def test_nothing_is_waited_for_when_no_lock_was_refused(tmp_path: Path) -> None:
+    lock_project(tmp_path / "project.lock", ["astest"])
+    assert wait_for_refused_lock(lambda who: pytest.fail(f"announced {who}")) is False
