@@ -1,25 +1,22 @@
-"""Compile the next specs ahead of doit: asc (Node) on both cores, and the guest (wasmtime).
+"""Compile the next spec while this one runs: asc (Node) and the guest (wasmtime) on two cores.
 
-A plain ``doit`` runs one task at a time: build, run, build, run... Each build waits for a
-compile of its own, on one core, while the other core idles; a run spends time in the guest,
-where wasmtime releases the GIL and the compile server sits idle too. So when a build or a run
-starts, a registered spec build that doit is bound to run (see ``next_build``) is compiled on a
-thread, into a scratch folder of its own: beside the build's own compile (a second compile
-server, on the other core) or beside the guest. When that build's action comes, it takes the
-compile's output if its request is the same and neither its input files (size and modification
-time) nor the environment changed since the compile started; otherwise the prefetched output is
-thrown away and it compiles as usual. The output is what the build would make itself: asc is
-deterministic, and each compile already goes to a scratch folder of its own
-(compiler.compile_spec).
+A plain ``doit`` runs one task at a time: build, run, build, run... A run spends seconds in the
+guest, where wasmtime releases the GIL and the compile server sits idle, and the next build then
+waits for a compile of its own. So when a run starts, a registered spec build that doit is
+bound to run (see ``next_build``) is compiled on a thread, into a scratch folder of its own.
+When that build's action comes, it takes the compile's output if its request is the same and
+neither its input files (size and modification time) nor the environment changed since the
+compile started; otherwise the prefetched output is thrown away and it compiles as usual. The
+output is what the build would make itself: asc is deterministic, and each compile already goes
+to a scratch folder of its own (compiler.compile_spec).
 
 - Only in a plain serial doit, from its main thread: doit's ``-n N`` worker processes and
   ``-P thread`` workers already run builds side by side. ``ASTEST_PREFETCH=0`` turns it off.
 - Only through the compile server: a prefetch never spawns a compiler, and gives up when the
   server is unavailable (or closed because we are exiting). Custom build commands (``cmd``) are
   never prefetched: they may do more than compile.
-- At most ``width`` prefetches at a time (two on two or more cores, else one), so at most two
-  compiles run at once with the build's own; a scratch folder is removed when its prefetch is
-  taken or dropped, and at exit.
+- At most one prefetch at a time; its scratch folder is removed when it is taken or dropped,
+  and at exit.
 """
 
 from __future__ import annotations
@@ -29,7 +26,6 @@ import os
 import shutil
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,15 +120,11 @@ def next_build(
 
 
 class BuildPrefetcher:
-    """The planned builds in doit's order, and the prefetches under way (at most ``width``)."""
-
-    def __init__(self, width: int | None = None) -> None:
-        self.width = default_width() if width is None else width
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._planned: list[PlannedBuild] = []
         self._place: dict[tuple[str, str, str], int] = {}  # key -> index in _planned
-        self._by_output: dict[tuple[str, str], tuple[str, str, str]] = {}  # (root, wasm) -> key
-        self._flight: dict[tuple[str, str, str], _Prefetch] = {}  # compiles ahead, by build key
+        self._current: _Prefetch | None = None
         self._closed = False
 
     def plan(self, basename: str, request: Mapping[str, object], inputs: Sequence[str]) -> None:
@@ -148,42 +140,33 @@ class BuildPrefetcher:
             else:
                 self._place[build.key] = len(self._planned)
                 self._planned.append(build)
-            self._by_output[_output_of(request)] = build.key
-            stale = self._flight.get(build.key)
-            if stale is None or stale.build == build:
+            stale = self._current
+            if stale is None or stale.build.key != build.key or stale.build == build:
                 return
-            del self._flight[build.key]
+            self._current = None
         _discard(stale)
-
-    def key_of(self, request: Mapping[str, object]) -> tuple[str, str, str] | None:
-        """The planned build that writes what ``request`` writes."""
-        with self._lock:
-            return self._by_output.get(_output_of(request))
 
     def start_after(self, key: tuple[str, str, str], compiler: Compiler) -> bool:
         """Start compiling one of the builds planned after the one of ``key`` (basename, mode,
-        spec id), chosen by ``next_build`` among those not under way already; False when there
-        is none, or ``width`` prefetches are under way."""
+        spec id), chosen by ``next_build``; False when there is none, or a prefetch is already
+        under way."""
         with self._lock:
             place = self._place.get(key)
             if self._closed or place is None:
                 return False
-            # Finished compiles of builds doit went past without taking them (they were up to
-            # date after all) are dropped; those still compiling hold their place until done.
-            passed = [
-                prefetch
-                for passed_key, prefetch in self._flight.items()
-                if self._place.get(passed_key, -1) < place and prefetch.done.is_set()
-            ]
-            for prefetch in passed:
-                del self._flight[prefetch.build.key]
-            full = len(self._flight) >= self.width
-            under_way = set(self._flight)
-            following = [b for b in self._planned[place + 1 :] if b.key not in under_way]
-        for prefetch in passed:
-            _discard(prefetch)
-        if full:
-            return False
+            passed = self._current
+            if passed is not None:
+                # Still ahead of this run, or not finished: let it be.
+                passed_place = self._place.get(passed.build.key)
+                if passed_place is None or not passed.done.is_set():
+                    return False
+                if passed_place > place:
+                    return False
+                # doit went past its build without taking it (it was up to date after all).
+                self._current = None
+            following = self._planned[place + 1 :]
+        if passed is not None:
+            _discard(passed)
         chosen = next_build(key, following)
         if chosen is None:
             return False
@@ -199,10 +182,10 @@ class BuildPrefetcher:
         )
         prefetch.thread = thread
         with self._lock:
-            if self._closed or len(self._flight) >= self.width or chosen.key in self._flight:
+            if self._closed or self._current is not None:
                 shutil.rmtree(scratch, ignore_errors=True)
                 return False
-            self._flight[chosen.key] = prefetch
+            self._current = prefetch
         thread.start()
         return True
 
@@ -210,11 +193,10 @@ class BuildPrefetcher:
         """The prefetched compile of this request, its files moved into ``into`` (a scratch
         folder of the build's own); None when there is none or it no longer holds."""
         with self._lock:
-            key = self._by_output.get(_output_of(request))
-            prefetch = self._flight.get(key) if key is not None else None
+            prefetch = self._current
             if prefetch is None or dict(prefetch.build.request) != dict(request):
                 return None
-            del self._flight[prefetch.build.key]
+            self._current = None
         try:
             prefetch.done.wait()
             output = prefetch.output
@@ -233,33 +215,18 @@ class BuildPrefetcher:
             shutil.rmtree(prefetch.scratch, ignore_errors=True)
 
     def settle(self, timeout: float | None = None) -> bool:
-        """Wait until the compiles under way, if any, have finished; False on a timeout."""
+        """Wait until the compile under way, if any, has finished; False on a timeout."""
         with self._lock:
-            under_way = list(self._flight.values())
-        deadline = None if timeout is None else time.monotonic() + timeout
-        for prefetch in under_way:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if not prefetch.done.wait(left):
-                return False
-        return True
+            prefetch = self._current
+        return prefetch is None or prefetch.done.wait(timeout)
 
     def close(self) -> None:
         """Drop whatever is prefetched (at exit): nothing will take it."""
         with self._lock:
             self._closed = True
-            under_way, self._flight = list(self._flight.values()), {}
-        for prefetch in under_way:
+            prefetch, self._current = self._current, None
+        if prefetch is not None:
             _discard(prefetch)
-
-
-def default_width() -> int:
-    """Two compiles ahead where there are two cores: the build doit runs compiles on one, the
-    next on the other. One core has no room for a second compile beside the build's own."""
-    return 2 if (os.cpu_count() or 1) >= 2 else 1
-
-
-def _output_of(request: Mapping[str, object]) -> tuple[str, str]:
-    return (str(request["project_root"]), str(request["wasm_path"]))
 
 
 def _discard(prefetch: _Prefetch) -> None:
@@ -301,14 +268,6 @@ def plan_build(basename: str, request: Mapping[str, object], inputs: Sequence[st
 
 def prefetch_after(basename: str, mode: str, spec_id: str, compiler: Compiler) -> bool:
     return enabled() and _PREFETCHER.start_after((basename, mode, spec_id), compiler)
-
-
-def prefetch_beside(request: Mapping[str, object], compiler: Compiler) -> bool:
-    """When a build starts: compile a later one on the other core while this one compiles."""
-    if not enabled():
-        return False
-    key = _PREFETCHER.key_of(request)
-    return key is not None and _PREFETCHER.start_after(key, compiler)
 
 
 def take_prefetched(request: Mapping[str, object], into: Path) -> CompileOutput | None:

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from astest_tasks.build.build_prefetch import prefetch_beside, take_prefetched
+from astest_tasks.build.build_prefetch import take_prefetched
 from astest_tasks.build.compile_pool import compile_with_server
 from astest_tasks.build.compile_server import CompileOutput, time_limit_message
 from astest_tasks.config.as_test_rules import AsTestRules
@@ -130,10 +130,7 @@ def compile_spec(request: BuildRequest, toolchain: Toolchain) -> BuildRecord:
     scratch = Path(tempfile.mkdtemp(prefix=".asc-", dir=final_wasm.parent))
     try:
         scratch_wasm = scratch / final_wasm.name
-        planned = asdict(request)
-        # While this build compiles on one core, a later one compiles on the other.
-        prefetch_beside(planned, compile_ahead)
-        output = take_prefetched(planned, scratch)
+        output = take_prefetched(asdict(request), scratch)
         if output is None:
             output = _run_compiler(request, toolchain, scratch_wasm)
         exit_code = output.exit_code

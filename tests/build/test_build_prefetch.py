@@ -15,7 +15,6 @@ from astest_tasks.build.build_prefetch import (
     BuildPrefetcher,
     PlannedBuild,
     bound_to_build,
-    default_width,
     enabled,
     input_stamps,
     next_build,
@@ -46,8 +45,8 @@ def spec_source(root: Path, spec_id: str) -> str:
     return str(source)
 
 
-def planned(root: Path, *spec_ids: str, width: int = 1) -> BuildPrefetcher:
-    prefetcher = BuildPrefetcher(width)
+def planned(root: Path, *spec_ids: str) -> BuildPrefetcher:
+    prefetcher = BuildPrefetcher()
     for spec_id in spec_ids:
         prefetcher.plan("astest", request(root, spec_id), [spec_source(root, spec_id)])
     return prefetcher
@@ -164,56 +163,18 @@ def test_a_compiler_that_raises_or_has_no_server_gives_nothing(tmp_path: Path) -
         assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is None
 
 
-def test_at_most_width_prefetches_at_a_time_and_none_after_the_last_build(
-    tmp_path: Path,
-) -> None:
-    prefetcher = planned(tmp_path, "a", "b", "c", "d", width=2)
+def test_one_prefetch_at_a_time_and_none_after_the_last_build(tmp_path: Path) -> None:
+    prefetcher = planned(tmp_path, "a", "b", "c")
     gate = threading.Event()
-    held = FakeCompiler(gate=gate)
-    assert prefetcher.start_after(("astest", "wasi", "a"), held)  # b, beside a's own compile
-    assert prefetcher.start_after(("astest", "wasi", "a"), held)  # a's run: c, b is under way
-    assert not prefetcher.start_after(("astest", "wasi", "b"), FakeCompiler())  # two at once
+    assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler(gate=gate))
+    assert not prefetcher.start_after(("astest", "wasi", "b"), FakeCompiler())
     assert not prefetcher.settle(timeout=0.01)  # held at the gate
     gate.set()
     assert prefetcher.settle(timeout=30)
-    assert sorted(held.compiled) == ["b", "c"]
-    assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s1")) is not None
-    assert prefetcher.take(request(tmp_path, "c"), scratch_folder(tmp_path / "s2")) is not None
-    last = FakeCompiler()
-    assert prefetcher.start_after(("astest", "wasi", "c"), last)
-    assert not prefetcher.start_after(("astest", "wasi", "d"), FakeCompiler())  # nothing after
-    assert prefetcher.settle(timeout=30) and last.compiled == ["d"]
+    assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is not None
+    assert not prefetcher.start_after(("astest", "wasi", "c"), FakeCompiler())
     assert not prefetcher.start_after(("astest", "bindings", "a"), FakeCompiler())  # not planned
     assert not prefetcher.start_after(("other", "wasi", "a"), FakeCompiler())
-
-
-def test_one_core_gets_one_prefetch_at_a_time(tmp_path: Path) -> None:
-    prefetcher = planned(tmp_path, "a", "b", "c", width=1)
-    gate = threading.Event()
-    assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler(gate=gate))
-    assert not prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler())
-    gate.set()
-    assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is not None
-
-
-def test_a_build_finds_its_place_in_the_plan_by_what_it_writes(tmp_path: Path) -> None:
-    prefetcher = planned(tmp_path, "a", "b")
-    assert prefetcher.key_of(request(tmp_path, "b")) == ("astest", "wasi", "b")
-    assert prefetcher.key_of(request(tmp_path, "b", mode="bindings")) is None
-    assert prefetcher.key_of(request(tmp_path / "elsewhere", "b")) is None
-
-
-def test_default_width_uses_a_second_core_only_when_there_is_one(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(os, "cpu_count", lambda: 1)
-    assert default_width() == 1
-    monkeypatch.setattr(os, "cpu_count", lambda: None)
-    assert default_width() == 1
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    assert default_width() == 2
-    monkeypatch.setattr(os, "cpu_count", lambda: 16)
-    assert default_width() == 2
 
 
 def test_custom_build_commands_are_never_prefetched(tmp_path: Path) -> None:

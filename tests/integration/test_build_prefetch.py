@@ -1,5 +1,5 @@
-"""Compiling the next builds ahead, beside a build or a run (build_prefetch): the same
-artifacts, the same results, nothing left behind, and the head start really taken.
+"""Compiling the next build while a spec runs (build_prefetch): the same artifacts, the same
+results, nothing left behind, and the head start really taken.
 
 Real asc and as-test from npm, real wasmtime, on copies of the passing fixture.
 """
@@ -10,12 +10,11 @@ import json
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from astest_tasks.build.build_prefetch import SWITCH_VARIABLE, default_width
+from astest_tasks.build.build_prefetch import SWITCH_VARIABLE
 from tests.integration.conftest import Project, _doit_environment, copy_project
 from tests.integration.toolchains import Toolchain
 
@@ -26,26 +25,19 @@ _COUNTING_DOIT = """
 import atexit, sys
 import astest_tasks.tasks.run_action as actions
 import astest_tasks.build.compiler as compiler
-started, beside_builds, taken = [], [], []
+started, taken = [], []
 compile_ahead, take_prefetched = actions.compile_ahead, compiler.take_prefetched
 def counting_ahead(request, out_file):
     started.append(request["spec_id"])
     return compile_ahead(request, out_file)
-def counting_beside_build(request, out_file):
-    beside_builds.append(request["spec_id"])
-    return counting_ahead(request, out_file)
 def counting_take(request, into):
     output = take_prefetched(request, into)
     if output is not None:
         taken.append(request["spec_id"])
     return output
-actions.compile_ahead, compiler.compile_ahead = counting_ahead, counting_beside_build
-compiler.take_prefetched = counting_take
+actions.compile_ahead, compiler.take_prefetched = counting_ahead, counting_take
 def tell():
-    print(
-        f"PREFETCH started={len(started)} beside_builds={len(beside_builds)} taken={len(taken)}",
-        file=sys.stderr,
-    )
+    print(f"PREFETCH started={len(started)} taken={len(taken)}", file=sys.stderr)
 atexit.register(tell)
 from doit.doit_cmd import DoitMain
 from doit.cmd_base import DodoTaskLoader
@@ -53,16 +45,7 @@ sys.exit(DoitMain(DodoTaskLoader()).run(sys.argv[1:]))
 """
 
 
-@dataclass(frozen=True)
-class CountedRun:
-    exit_code: int
-    output: str
-    started: int  # compiles started ahead
-    beside_builds: int  # ...of which beside a build's own compile, on the other core
-    taken: int  # prefetched compiles a build took
-
-
-def counting_doit(project: Project, env: dict[str, str]) -> CountedRun:
+def counting_doit(project: Project, env: dict[str, str]) -> tuple[int, str, int, int]:
     proc = subprocess.run(
         [sys.executable, "-c", _COUNTING_DOIT],
         cwd=project.root,
@@ -72,10 +55,9 @@ def counting_doit(project: Project, env: dict[str, str]) -> CountedRun:
         env=_doit_environment(env),
         stdin=subprocess.DEVNULL,
     )
-    found = re.search(r"PREFETCH started=(\d+) beside_builds=(\d+) taken=(\d+)", proc.stderr)
+    found = re.search(r"PREFETCH started=(\d+) taken=(\d+)", proc.stderr)
     assert found, proc.stderr
-    started, beside_builds, taken = (int(found[n]) for n in (1, 2, 3))
-    return CountedRun(proc.returncode, proc.stdout + proc.stderr, started, beside_builds, taken)
+    return proc.returncode, proc.stdout + proc.stderr, int(found[1]), int(found[2])
 
 
 def artifacts(project: Project) -> dict[str, bytes]:
@@ -95,19 +77,16 @@ def test_a_cold_run_compiles_ahead_and_builds_what_a_run_without_it_builds(
     ahead = copy_project("passing", tmp_path / "ahead", toolchain)
     plain = copy_project("passing", tmp_path / "plain", toolchain)
 
-    run = counting_doit(ahead, {})
-    assert run.exit_code == 0, run.output
-    # Five specs in two modes: every build after the first is compiled ahead, beside the build
-    # before it (on the other core) or beside its run.
+    code, output, started, taken = counting_doit(ahead, {})
+    assert code == 0, output
+    # Five specs in two modes: every build after the first is compiled during a run.
     builds = len(list((ahead.root / ".as-test" / "build").rglob("*.build.json")))
     assert builds == 10
-    assert run.started == run.taken == builds - 1
-    # With two cores the first build already has a second compile beside it.
-    assert run.beside_builds >= (1 if default_width() == 2 else 0)
+    assert started == taken == builds - 1
 
-    run = counting_doit(plain, {SWITCH_VARIABLE: "0"})
-    assert run.exit_code == 0, run.output
-    assert run.started == run.taken == 0
+    code, output, started, taken = counting_doit(plain, {SWITCH_VARIABLE: "0"})
+    assert code == 0, output
+    assert started == taken == 0
 
     assert artifacts(ahead) == artifacts(plain)
     assert ahead.report()["totals"] == plain.report()["totals"]
@@ -124,14 +103,12 @@ def test_an_edited_spec_rebuilds_with_a_head_start_and_no_change_starts_nothing(
     edit = 'describe("edited", () => {\n  test("area of a square", () => {\n'
     edit += "    expect(area(2, 2)).toBe(4.0);\n  });\n});\n"
     spec.write_text(spec.read_text() + edit)
-    run = counting_doit(project, {})
-    assert run.exit_code == 0, run.output
-    # The wasi build of geometry runs first; its bindings build is compiled beside it (on one
-    # core: beside its run).
-    assert (run.started, run.taken) == (1, 1)
-    assert run.beside_builds == (1 if default_width() == 2 else 0)
-    run = counting_doit(project, {})
-    assert run.exit_code == 0, run.output
-    assert (run.started, run.taken) == (0, 0)
+    code, output, started, taken = counting_doit(project, {})
+    assert code == 0, output
+    # The wasi build of geometry runs first; its bindings build is compiled during its run.
+    assert (started, taken) == (1, 1)
+    code, output, started, taken = counting_doit(project, {})
+    assert code == 0, output
+    assert (started, taken) == (0, 0)
     record = project.root / ".as-test" / "build" / "bindings" / "geometry.build.json"
     assert json.loads(record.read_text())["status"] == "ok"
