@@ -204,6 +204,24 @@ def render(specs: int, rows: int, repeat: int, results: Results) -> str:
     return "\n".join(out)
 
 
+def begin(code: str) -> dict[str, str] | None:
+    """What both as-test 1.8.0 benchmarks do first: check the toolchain, export the code measured
+    (``--code head``), print the command line and the versions, and let Ctrl-C or SIGTERM end
+    the run with partial tables. The versions printed, or None when the toolchain is missing."""
+    if not (NODE_MODULES / "as-test").is_dir():
+        print(f"ERROR: {NODE_MODULES} is missing; run `npm ci` in {NODE_MODULES.parent}")
+        return None
+    if code == "head":
+        run_bench.CODE_DIR, _ = run_bench.export_head()
+    print("command:", shlex.join([sys.executable, *sys.argv]))
+    info = versions()
+    for name, value in info.items():
+        print(f"  {name}: {value}")
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, run_bench.interrupt)
+    return info
+
+
 def versions() -> dict[str, str]:
     def package(name: str) -> str:
         try:
@@ -246,17 +264,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, default=WORK / "big-results.json")
     args = parser.parse_args(argv)
-    if not (NODE_MODULES / "as-test").is_dir():
-        print(f"ERROR: {NODE_MODULES} is missing; run `npm ci` in {NODE_MODULES.parent}")
+    info = begin(args.code)
+    if info is None:
         return 3
-    if args.code == "head":
-        run_bench.CODE_DIR, _ = run_bench.export_head()
-    print("command:", shlex.join([sys.executable, *sys.argv]))
-    info = versions()
-    for name, value in info.items():
-        print(f"  {name}: {value}")
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, run_bench.interrupt)
     results = Results()
     status = 0
     try:

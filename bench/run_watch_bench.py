@@ -320,17 +320,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, default=WORK / "watch-results.json")
     args = parser.parse_args(argv)
-    if not (NODE_MODULES / "as-test").is_dir():
-        print(f"ERROR: {NODE_MODULES} is missing; run `npm ci` in {NODE_MODULES.parent}")
+    info = run_big_bench.begin(args.code)
+    if info is None:
         return 3
-    if args.code == "head":
-        run_bench.CODE_DIR, _ = run_bench.export_head()
-    print("command:", shlex.join([sys.executable, *sys.argv]))
-    info = run_big_bench.versions()
-    for name, value in info.items():
-        print(f"  {name}: {value}")
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, run_bench.interrupt)
     results = Results()
     status = 0
     try:
