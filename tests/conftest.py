@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -34,6 +35,22 @@ from astest_tasks.model.results import (
     Status,
     failure_result,
 )
+
+# -- the session's signals ------------------------------------------------------------------------
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Let SIGINT through when the suite was started with it ignored.
+
+    A shell starts a background job (``cmd &`` in a script, ``nohup``) with SIGINT ignored, and
+    every process started from it inherits that: the tests that press Ctrl-C on a doit, a watcher
+    or a browser run would wait in vain, and those that check our handlers would find someone
+    else's. Python's own handler is what an ordinary terminal start gives; children started from
+    a process with a handler (not an ignored signal) get the default action back.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 # -- result records --------------------------------------------------------------------------------
 
