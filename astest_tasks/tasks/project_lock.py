@@ -34,8 +34,7 @@ def lock_project(lock_path: Path, argv: list[str] | None = None) -> None:
     key = str(lock_path.resolve())
     if key in _held:
         return  # a second task creator of the same doit process (two instances in one dodo)
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    fd = _open(lock_path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -56,8 +55,7 @@ def wait_for_refused_lock(announce: Callable[[str], None]) -> bool:
     if fcntl is None or not _refused:
         return False
     lock_path = _refused.pop()
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    fd = _open(lock_path)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -69,6 +67,11 @@ def wait_for_refused_lock(announce: Callable[[str], None]) -> bool:
         raise
     _hold(str(lock_path.resolve()), fd)
     return True
+
+
+def _open(lock_path: Path) -> int:
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    return os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
 
 
 def _holder(fd: int) -> str:
