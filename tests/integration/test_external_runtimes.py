@@ -114,8 +114,11 @@ def test_a_missing_runtime_executable_fails_its_specs_clearly_and_others_run(
     assert "no-such-runtime-xyz" in run.stdout
 
 
+# Hangs the first time, until it is stopped; a later start (the check that the interrupted run
+# is not cached) ends at once with a failure, rather than sleeping out its two minutes.
 STUBBORN_RUNTIME = """\
 #!/bin/sh
+[ -e runtime.pid ] && exit 1
 echo $$ > runtime.pid
 exec sleep 120
 """
