@@ -24,11 +24,12 @@ except ImportError:  # Windows: no flock, no lock
     fcntl = None  # type: ignore[assignment]
 
 _held: dict[str, int] = {}  # lock path -> open descriptor, for this process's lifetime
-_refused: list[Path] = []  # the lock this process was refused last, until it is waited for
+_refused: Path | None = None  # the lock this process was refused last, until it is waited for
 
 
 def lock_project(lock_path: Path, argv: list[str] | None = None) -> None:
     """Take the project's lock, or raise UserError naming the process that holds it."""
+    global _refused
     if fcntl is None or _is_read_only(sys.argv[1:] if argv is None else argv):
         return
     key = str(lock_path.resolve())
@@ -40,7 +41,7 @@ def lock_project(lock_path: Path, argv: list[str] | None = None) -> None:
     except BlockingIOError:
         holder = _holder(fd)
         os.close(fd)
-        _refused[:] = [lock_path]
+        _refused = lock_path
         raise UserError(
             f"another doit ({holder}) is running in this project and holds {lock_path}; fix: "
             "wait for it to finish or stop it, then run again"
@@ -52,9 +53,10 @@ def wait_for_refused_lock(announce: Callable[[str], None]) -> bool:
     """When this process was refused the project's lock, tell ``announce`` who holds it, block
     until that process lets go, and keep the lock from then on (the next task creation finds
     it held). False when no lock was refused. Ctrl-C or SIGTERM interrupt the wait."""
-    if fcntl is None or not _refused:
+    global _refused
+    lock_path, _refused = _refused, None
+    if fcntl is None or lock_path is None:
         return False
-    lock_path = _refused.pop()
     fd = _open(lock_path)
     try:
         try:

@@ -18,7 +18,7 @@ from astest_tasks.tasks.project_lock import lock_project, wait_for_refused_lock
 @pytest.fixture(autouse=True)
 def no_locks_held(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(project_lock, "_held", {})
-    monkeypatch.setattr(project_lock, "_refused", [])
+    monkeypatch.setattr(project_lock, "_refused", None)
 
 
 def _try_lock(path: str, results: multiprocessing.Queue[str]) -> None:
