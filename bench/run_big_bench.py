@@ -71,8 +71,8 @@ class Results:
         ]
 
 
-def their_argv() -> list[str]:
-    return ["node", "node_modules/as-test/bin/index.js", "test", "--cache"]
+def their_argv(extra: Sequence[str] = ()) -> list[str]:
+    return ["node", "node_modules/as-test/bin/index.js", "test", "--cache", *extra]
 
 
 # Runs the command and reports its wall time and the peak RSS of the largest process of its tree.
@@ -150,7 +150,14 @@ def prepare(tool: str, specs: int, rows: int) -> Project:
     return Project(tool, path, specs)
 
 
-def run(specs: int, rows: int, repeat: int, results: Results, our_argv: list[str]) -> None:
+def run(
+    specs: int,
+    rows: int,
+    repeat: int,
+    results: Results,
+    our_argv: list[str],
+    their_extra: Sequence[str] = (),
+) -> None:
     theirs, ours = prepare("as-test", specs, rows), prepare("doit", specs, rows)
     doit = run_bench.doit_executable()
     tests = 2 * generate_big_suite.expected_tests(specs, rows)  # two modes
@@ -160,7 +167,7 @@ def run(specs: int, rows: int, repeat: int, results: Results, our_argv: list[str
     clean(ours)
     timed_run(ours, [doit, "list"])
     for rep in range(repeat):
-        order = [(theirs, their_argv()), (ours, [doit, *our_argv])]
+        order = [(theirs, their_argv(their_extra)), (ours, [doit, *our_argv])]
         if rep % 2:
             order.reverse()
         print(f"\nrepetition {rep + 1}/{repeat} ({order[0][0].tool} first)", flush=True)
@@ -178,13 +185,22 @@ def median(values: Sequence[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def render(specs: int, rows: int, repeat: int, results: Results) -> str:
+def render(
+    specs: int,
+    rows: int,
+    repeat: int,
+    results: Results,
+    our_argv: Sequence[str] = (),
+    their_extra: Sequence[str] = (),
+) -> str:
     tests = 2 * generate_big_suite.expected_tests(specs, rows)
+    theirs = shlex.join(["--cache", *their_extra])
+    ours = shlex.join(["doit", *our_argv])
     out = [
         f"{specs} specs x {rows} expectations x 2 modes ({tests} tests): medians of {repeat} "
         "run(s)",
         "",
-        "| scenario | as-test 1.8.0 `--cache` (s) | doit (s) | ours/theirs | goal | met "
+        f"| scenario | as-test 1.8.0 `{theirs}` (s) | `{ours}` (s) | ours/theirs | goal | met "
         "| peak RSS theirs / ours (MiB) |",
         "|---|---:|---:|---:|---:|---|---:|",
     ]
@@ -262,6 +278,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="",
         help="extra doit arguments, one shell-quoted string (e.g. '-n 2') ['']",
     )
+    parser.add_argument(
+        "--their-args",
+        default="",
+        help="extra `ast test` arguments after --cache (e.g. '--jobs 2') ['']",
+    )
     parser.add_argument("--json", type=Path, default=WORK / "big-results.json")
     args = parser.parse_args(argv)
     info = begin(args.code)
@@ -270,7 +291,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = Results()
     status = 0
     try:
-        run(args.specs, args.rows, args.repeat, results, shlex.split(args.our_args))
+        run(
+            args.specs,
+            args.rows,
+            args.repeat,
+            results,
+            shlex.split(args.our_args),
+            shlex.split(args.their_args),
+        )
     except BenchError as exc:
         print(f"\nBENCHMARK INVALID: {exc}", file=sys.stderr)
         status = 1
@@ -285,7 +313,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"\n(load average at the end {info['load average at the end']}; samples in {args.json})")
     print()
-    print(render(args.specs, args.rows, args.repeat, results))
+    print(
+        render(
+            args.specs,
+            args.rows,
+            args.repeat,
+            results,
+            shlex.split(args.our_args),
+            shlex.split(args.their_args),
+        )
+    )
     return status
 
 
