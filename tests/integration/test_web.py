@@ -198,7 +198,16 @@ def kill_browsers_of_this_process(known: set[int]) -> int:
     return killed
 
 
-def test_a_browser_that_dies_is_restarted_once() -> None:
+def killed_browsers_litter_here(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """A browser killed on purpose cannot remove its profile and socket folders: have Playwright's
+    driver and Chromium make them under the test's own folder rather than the machine's /tmp."""
+    monkeypatch.setenv("TMPDIR", str(folder))
+
+
+def test_a_browser_that_dies_is_restarted_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    killed_browsers_litter_here(monkeypatch, tmp_path)
     others = chromium_processes()
     chromium = find_chromium("")
     session = BrowserSession(BrowserChoice(chromium, headless=True))
@@ -279,8 +288,9 @@ def test_after_the_page_crashes_the_next_spec_gets_a_fresh_page(tmp_path: Path) 
 
 
 def test_a_browser_that_cannot_be_restarted_fails_calls_and_never_hangs(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    killed_browsers_litter_here(monkeypatch, tmp_path)
     others = chromium_processes()
     session = BrowserSession(BrowserChoice(find_chromium(""), headless=True))
     try:
