@@ -290,15 +290,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
     results = Results()
     status = 0
+    shape = (args.specs, args.rows, args.repeat)
+    our_argv, their_extra = shlex.split(args.our_args), shlex.split(args.their_args)
     try:
-        run(
-            args.specs,
-            args.rows,
-            args.repeat,
-            results,
-            shlex.split(args.our_args),
-            shlex.split(args.their_args),
-        )
+        run(*shape, results, our_argv, their_extra)
     except BenchError as exc:
         print(f"\nBENCHMARK INVALID: {exc}", file=sys.stderr)
         status = 1
@@ -313,16 +308,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"\n(load average at the end {info['load average at the end']}; samples in {args.json})")
     print()
-    print(
-        render(
-            args.specs,
-            args.rows,
-            args.repeat,
-            results,
-            shlex.split(args.our_args),
-            shlex.split(args.their_args),
-        )
-    )
+    print(render(*shape, results, our_argv, their_extra))
     return status
 
 
