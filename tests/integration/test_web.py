@@ -7,10 +7,12 @@ import contextlib
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -198,16 +200,20 @@ def kill_browsers_of_this_process(known: set[int]) -> int:
     return killed
 
 
-def killed_browsers_litter_here(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
-    """A browser killed on purpose cannot remove its profile and socket folders: have Playwright's
-    driver and Chromium make them under the test's own folder rather than the machine's /tmp."""
+@pytest.fixture
+def browser_litter_folder(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A browser killed on purpose cannot remove its profile and socket folders: Playwright's
+    driver and Chromium make them here, removed after the test, rather than in the machine's
+    temp folder. A short folder of that temp folder, not ``tmp_path``: Chromium puts a Unix
+    socket in it, whose path must stay under 108 bytes (an xdist worker's ``tmp_path`` does not)."""
+    folder = Path(tempfile.mkdtemp(prefix="astest-web-"))
     monkeypatch.setenv("TMPDIR", str(folder))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_a_browser_that_dies_is_restarted_once(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    killed_browsers_litter_here(monkeypatch, tmp_path)
+@pytest.mark.usefixtures("browser_litter_folder")
+def test_a_browser_that_dies_is_restarted_once() -> None:
     others = chromium_processes()
     chromium = find_chromium("")
     session = BrowserSession(BrowserChoice(chromium, headless=True))
@@ -287,10 +293,10 @@ def test_after_the_page_crashes_the_next_spec_gets_a_fresh_page(tmp_path: Path) 
         close_shared_sessions()
 
 
+@pytest.mark.usefixtures("browser_litter_folder")
 def test_a_browser_that_cannot_be_restarted_fails_calls_and_never_hangs(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    killed_browsers_litter_here(monkeypatch, tmp_path)
     others = chromium_processes()
     session = BrowserSession(BrowserChoice(find_chromium(""), headless=True))
     try:
