@@ -18,8 +18,8 @@ from astest_tasks.build.build_prefetch import SWITCH_VARIABLE
 from tests.integration.conftest import Project, _doit_environment, copy_project
 from tests.integration.toolchains import Toolchain
 
-# The compile-ahead is our own machinery around the compile server; both toolchains' builds
-# through that server are compared byte for byte in test_compile_server.py.
+# The compile-ahead is our own machinery around the compile server, the same for any asc: the
+# other integration tests compile through that server on both toolchains.
 pytestmark = [pytest.mark.integration, pytest.mark.toolchains("1.8.0")]
 
 # doit in a process of its own, counting the compiles started ahead and the ones builds took.
