@@ -2,10 +2,13 @@
 integration tests compare our verdicts and counts with the real as-test of the same version, in
 the same test run.
 
-Each spec runs alone, in a scratch copy of the project, so that one spec's numbers are not blurred
-by another's. as-test 1.0.7 runs every mode with the base runtime command and has no selectors, so
-its copy's config is narrowed to the spec and given the stock Node runner of the mode's target;
-1.8 selects with its own `ast test <spec> --mode <mode>` on the project's config as it is.
+Under 1.0.7 each spec runs alone, in a scratch copy of the project, so that one spec's numbers are
+not blurred by another's: 1.0.7 runs every mode with the base runtime command and has no
+selectors, so its copy's config is narrowed to the spec and given the stock Node runner of the
+mode's target. 1.8 selects with its own `ast test <spec> --mode <mode>` on the project's config as
+it is, and also writes a readable log per spec and mode with that file's verdict and counts, so
+one `ast test` of several specs gives each one's numbers (``run_as_test_per_file``) for the cost
+of one Node start and one warm-up of asc, not one per spec and mode.
 """
 
 from __future__ import annotations
@@ -22,6 +25,11 @@ from tests.integration.toolchains import Toolchain
 
 COUNT_LINE = re.compile(r"^(Files|Suites|Tests):\s+(\d+) failed,\s+(\d+) skipped,\s+(\d+) total")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# as-test 1.8's readable log of one spec in one mode (formatReadableLog).
+LOG_VERDICT = re.compile(r"^(PASS|FAIL|SKIP)  (\S+)$", re.MULTILINE)
+LOG_COUNTS = re.compile(
+    r"^(Suites|Tests): (\d+) passed, (\d+) failed, (\d+) skipped$", re.MULTILINE
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,37 @@ def run_as_test(
         "npx ast " + " ".join(args) + ("" if toolchain.is_1_8 else f" (input narrowed to {spec})")
     )
     return _run(copy, args, toolchain, spec, mode, shown)
+
+
+def run_as_test_per_file(
+    project_root: Path, specs: list[str], toolchain: Toolchain, scratch: Path
+) -> dict[tuple[str, str], AsTestRun]:
+    """as-test 1.8 only: one ``ast test <specs...>`` in every mode of the project's config, in a
+    copy of ``project_root``; (spec, mode) -> that file's run as its own log tells it. The exit
+    code of each is what ``ast test <spec> --mode <mode>`` exits with for that verdict."""
+    assert toolchain.is_1_8, "as-test 1.0.7 writes no log per spec"
+    copy = _scratch_copy(project_root, f"ast-{toolchain.id}-per-file", toolchain, scratch)
+    logs = copy / ".as-test" / "logs"
+    shutil.rmtree(logs, ignore_errors=True)  # ours, in the same format: only as-test's may count
+    whole = _run(copy, ["test", *specs], toolchain, "", "", "npx ast test " + " ".join(specs))
+    found: dict[tuple[str, str], AsTestRun] = {}
+    for log in sorted(logs.glob("*/**/*.spec.log")):
+        text = log.read_text()
+        mode = log.relative_to(logs).parts[0]
+        verdict = LOG_VERDICT.search(text)
+        assert verdict is not None, f"{log}: no verdict line in as-test's log:\n{text}"
+        spec = verdict[2]
+        totals = {
+            "files": Totals(
+                int(verdict[1] == "FAIL"), int(verdict[1] == "SKIP"), int(verdict[1] == "PASS")
+            )
+        }
+        for kind, passed, failed, skipped in LOG_COUNTS.findall(text):
+            totals[kind.lower()] = Totals(int(failed), int(skipped), int(passed))
+        shown = f"{whole.command}, its log {log.relative_to(copy)}"
+        found[(spec, mode)] = AsTestRun(spec, mode, shown, int(verdict[1] == "FAIL"), totals, text)
+    assert found, f"{whole.command} wrote no logs:\n{whole.output[-1500:]}"
+    return found
 
 
 def run_as_test_command(

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.integration.as_test_cli import LOG_COUNTS, LOG_VERDICT
 from tests.integration.conftest import DoitRun, Project, copy_project
 from tests.integration.stock_runners import stock_runners
 from tests.integration.toolchains import AS_TEST_1_8
@@ -23,10 +24,6 @@ from tests.integration.toolchains import AS_TEST_1_8
 pytestmark = pytest.mark.integration
 
 _VERDICTS = {"PASS": "passed", "FAIL": "failed", "SKIP": "skipped"}
-_LOG_VERDICT = re.compile(r"^(PASS|FAIL|SKIP)  (\S+)$", re.MULTILINE)
-_LOG_COUNTS = re.compile(
-    r"^(Suites|Tests): (\d+) passed, (\d+) failed, (\d+) skipped$", re.MULTILINE
-)
 _SUMMARY_SNAPSHOTS = re.compile(r"Snapshots: (\d+) matched, (\d+) created, (\d+) updated")
 
 
@@ -56,10 +53,10 @@ def ast_spec_logs(project: Project) -> dict[tuple[str, str], dict[str, Any]]:
     for log in sorted(logs.glob("*/**/*.spec.log")):
         text = log.read_text()
         mode = log.relative_to(logs).parts[0]
-        verdict = _LOG_VERDICT.search(text)
+        verdict = LOG_VERDICT.search(text)
         assert verdict is not None, text
         counts: dict[str, int] = {}
-        for kind, passed, failed, skipped in _LOG_COUNTS.findall(text):
+        for kind, passed, failed, skipped in LOG_COUNTS.findall(text):
             for outcome, number in (("passed", passed), ("failed", failed), ("skipped", skipped)):
                 counts[f"{kind.lower()}_{outcome}"] = int(number)
         found[(verdict[2], mode)] = {"verdict": _VERDICTS[verdict[1]], "counts": counts}
