@@ -20,6 +20,7 @@ from typing import IO, Any
 import pytest
 from filelock import FileLock
 
+from tests.integration.stock_runners import stock_runners
 from tests.integration.toolchains import (
     AS_TEST_1_0,
     BY_VERSION,
@@ -190,6 +191,21 @@ def fresh_project(tmp_path: Path, toolchain: Toolchain) -> Callable[[str], Proje
     return make
 
 
+def shared_temp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This test run's temporary folder that all its parallel workers (pytest-xdist) share; pytest
+    removes it with the run's other temporary folders, a few runs later."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def stock_runner_scripts(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[[Toolchain], Path]:
+    """The folder of the runner scripts a toolchain's own `ast init` writes (stock_runners.py)."""
+    return lambda toolchain: stock_runners(toolchain, shared_temp(tmp_path_factory))
+
+
 def built_once(
     name: str,
     toolchain: Toolchain,
@@ -204,9 +220,7 @@ def built_once(
     worker gets a copy, so no worker's tests touch a project another is reading.
     """
     worker_folder = tmp_path_factory.mktemp(f"built-{name}")
-    base = tmp_path_factory.getbasetemp()
-    shared_base = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    shared = shared_base / f"built-{name}-{toolchain.id}"
+    shared = shared_temp(tmp_path_factory) / f"built-{name}-{toolchain.id}"
     record = shared / "run.json"
     with FileLock(f"{shared}.lock"):
         if not record.is_file():

@@ -8,11 +8,8 @@ under a file lock, the others wait for it and then read it.
 
 from __future__ import annotations
 
-import functools
-import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 from filelock import FileLock
@@ -22,15 +19,12 @@ from tests.integration.toolchains import Toolchain
 MADE = "made"  # written last: a folder without it was left half-made by an interrupted worker
 
 
-@functools.cache
-def stock_runners(toolchain: Toolchain) -> Path:
+def stock_runners(toolchain: Toolchain, shared_temp: Path) -> Path:
     """The folder holding ``default.wasi.js`` and ``default.bindings.js`` as that toolchain's
-    ``ast init`` writes them."""
-    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # the same in every worker of one run
-    if run is None:
-        scratch = Path(tempfile.mkdtemp(prefix=f"ast-init-{toolchain.id}-"))
-        return _ast_init(scratch, toolchain)
-    shared = Path(tempfile.gettempdir()) / f"ast-init-{toolchain.id}-{run}"
+    ``ast init`` writes them, made in ``shared_temp``: the test run's temporary folder that
+    every worker shares (the ``stock_runner_scripts`` fixture passes it), which pytest removes
+    with the run's other temporary folders."""
+    shared = shared_temp / f"ast-init-{toolchain.id}"
     with FileLock(f"{shared}.lock"):
         if not (shared / MADE).is_file():
             shutil.rmtree(shared, ignore_errors=True)

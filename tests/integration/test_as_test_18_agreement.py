@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,7 @@ import pytest
 
 from tests.integration.as_test_cli import LOG_COUNTS, LOG_VERDICT
 from tests.integration.conftest import DoitRun, Project, copy_project
-from tests.integration.stock_runners import stock_runners
-from tests.integration.toolchains import AS_TEST_1_8
+from tests.integration.toolchains import AS_TEST_1_8, Toolchain
 
 pytestmark = pytest.mark.integration
 
@@ -163,7 +163,9 @@ def test_coverage_streamed_by_a_1_8_guest_totals_like_as_test_1_8(tmp_path: Path
     assert int(our_total[2]) > 0  # as-test 1.8 sends points only as coverage:batch frames
 
 
-def test_the_stock_node_runners_of_1_8_run_as_external_runtimes(tmp_path: Path) -> None:
+def test_the_stock_node_runners_of_1_8_run_as_external_runtimes(
+    tmp_path: Path, stock_runner_scripts: Callable[[Toolchain], Path]
+) -> None:
     """`ast init` of 1.8 writes single-file runners that import instantiate() from as-test/lib and
     take the wasm from AS_TEST_WASM_PATH (its runtime cmd has no <file>): they must give the
     verdicts and counts our in-process runners give."""
@@ -171,7 +173,7 @@ def test_the_stock_node_runners_of_1_8_run_as_external_runtimes(tmp_path: Path) 
     runners = project.root / ".as-test" / "runners"
     runners.mkdir(parents=True, exist_ok=True)
     for target in ("wasi", "bindings"):
-        stock = (stock_runners(AS_TEST_1_8) / f"default.{target}.js").read_text()
+        stock = (stock_runner_scripts(AS_TEST_1_8) / f"default.{target}.js").read_text()
         assert 'import { instantiate } from "as-test/lib";' in stock
         (runners / f"default.{target}.js").write_text(stock)
     config = {

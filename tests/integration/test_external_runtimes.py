@@ -7,14 +7,14 @@ import json
 import shutil
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.integration.conftest import Project, copy_project
-from tests.integration.stock_runners import stock_runners as stock_runners_of
-from tests.integration.toolchains import AS_TEST_1_0
+from tests.integration.toolchains import AS_TEST_1_0, Toolchain
 
 pytestmark = pytest.mark.integration
 
@@ -37,9 +37,9 @@ wasi.start(new WebAssembly.Instance(module, wasi.getImportObject()));
 
 
 @pytest.fixture(scope="module")
-def stock_runners() -> Path:
+def stock_runners(stock_runner_scripts: Callable[[Toolchain], Path]) -> Path:
     """as-test 1.0.7's own runner scripts, written by its `ast init`."""
-    return stock_runners_of(AS_TEST_1_0)
+    return stock_runner_scripts(AS_TEST_1_0)
 
 
 def configure(project: Project, modes: dict[str, Any]) -> None:

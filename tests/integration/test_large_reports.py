@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,6 @@ import pytest
 from astest_tasks.model.guest_report import Suite
 from astest_tasks.model.results import read_result
 from tests.integration.conftest import Project, copy_project
-from tests.integration.stock_runners import stock_runners
 from tests.integration.toolchains import Toolchain
 
 pytestmark = pytest.mark.integration
@@ -30,10 +30,11 @@ AS_TEST_TESTS_LINE = re.compile(r"^Tests:\s+(\d+) failed, (\d+) skipped,\s+(\d+)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def install_stock_runners(project: Project, toolchain: Toolchain) -> None:
-    """The runner scripts the project's own as-test writes with `ast init` (bindings target)."""
+def install_stock_runners(project: Project, runners: Path) -> None:
+    """The runner scripts the project's own as-test writes with `ast init` (bindings target),
+    from ``runners`` (the stock_runner_scripts fixture's)."""
     (project.root / ".as-test" / "runners").mkdir(parents=True)
-    runner = stock_runners(toolchain) / "default.bindings.js"
+    runner = runners / "default.bindings.js"
     shutil.copy(runner, project.root / ".as-test" / "runners" / runner.name)
 
 
@@ -70,12 +71,13 @@ def ast_test(project: Project) -> tuple[int, int, int]:
 
 
 def test_a_report_over_100_kib_arrives_whole_through_the_stock_node_runner(
-    tmp_path: Path, toolchain: Toolchain
+    tmp_path: Path, toolchain: Toolchain, stock_runner_scripts: Callable[[Toolchain], Path]
 ) -> None:
+    runners = stock_runner_scripts(toolchain)
     ours = copy_project("codec", tmp_path / "ours", toolchain)
-    install_stock_runners(ours, toolchain)
+    install_stock_runners(ours, runners)
     theirs = copy_project("codec", tmp_path / "theirs", toolchain)
-    install_stock_runners(theirs, toolchain)
+    install_stock_runners(theirs, runners)
 
     run = ours.doit()
     as_test_exit, as_test_failed, as_test_total = ast_test(theirs)
