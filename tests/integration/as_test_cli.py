@@ -90,22 +90,37 @@ def run_as_test_per_file(
     shutil.rmtree(logs, ignore_errors=True)  # ours, in the same format: only as-test's may count
     whole = _run(copy, ["test", *specs], toolchain, "", "", "npx ast test " + " ".join(specs))
     found: dict[tuple[str, str], AsTestRun] = {}
-    for log in sorted(logs.glob("*/**/*.spec.log")):
-        text = log.read_text()
-        mode = log.relative_to(logs).parts[0]
+    for (spec, mode), log in read_spec_logs(logs).items():
+        shown = f"{whole.command}, its log {log.path.relative_to(copy)}"
+        exit_code = int(log.verdict == "FAIL")
+        found[(spec, mode)] = AsTestRun(spec, mode, shown, exit_code, log.totals, log.text)
+    assert found, f"{whole.command} wrote no logs:\n{whole.output[-1500:]}"
+    return found
+
+
+@dataclass(frozen=True)
+class SpecLog:
+    """as-test 1.8's readable log of one spec in one mode."""
+
+    path: Path
+    verdict: str  # PASS, FAIL or SKIP
+    totals: dict[str, Totals]  # "files" (this one file), "suites", "tests"
+    text: str
+
+
+def read_spec_logs(logs: Path) -> dict[tuple[str, str], SpecLog]:
+    """(spec, mode) -> its log, for every log under ``logs`` (``<logs>/<mode>/…/<spec>.log``)."""
+    found: dict[tuple[str, str], SpecLog] = {}
+    for path in sorted(logs.glob("*/**/*.spec.log")):
+        text = path.read_text()
+        mode = path.relative_to(logs).parts[0]
         verdict = LOG_VERDICT.search(text)
-        assert verdict is not None, f"{log}: no verdict line in as-test's log:\n{text}"
-        spec = verdict[2]
-        totals = {
-            "files": Totals(
-                int(verdict[1] == "FAIL"), int(verdict[1] == "SKIP"), int(verdict[1] == "PASS")
-            )
-        }
+        assert verdict is not None, f"{path}: no verdict line in as-test's log:\n{text}"
+        word = verdict[1]
+        totals = {"files": Totals(int(word == "FAIL"), int(word == "SKIP"), int(word == "PASS"))}
         for kind, passed, failed, skipped in LOG_COUNTS.findall(text):
             totals[kind.lower()] = Totals(int(failed), int(skipped), int(passed))
-        shown = f"{whole.command}, its log {log.relative_to(copy)}"
-        found[(spec, mode)] = AsTestRun(spec, mode, shown, int(verdict[1] == "FAIL"), totals, text)
-    assert found, f"{whole.command} wrote no logs:\n{whole.output[-1500:]}"
+        found[(verdict[2], mode)] = SpecLog(path, word, totals, text)
     return found
 
 

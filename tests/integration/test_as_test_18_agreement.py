@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.as_test_cli import LOG_COUNTS, LOG_VERDICT
+from tests.integration.as_test_cli import read_spec_logs
 from tests.integration.conftest import DoitRun, Project, copy_project
 from tests.integration.toolchains import AS_TEST_1_8, Toolchain
 
@@ -49,17 +49,14 @@ def run_ast(project: Project, *args: str) -> str:
 def ast_spec_logs(project: Project) -> dict[tuple[str, str], dict[str, Any]]:
     """(spec, mode) -> verdict and counts, from as-test's per-spec readable logs."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    logs = project.root / ".as-test" / "logs"
-    for log in sorted(logs.glob("*/**/*.spec.log")):
-        text = log.read_text()
-        mode = log.relative_to(logs).parts[0]
-        verdict = LOG_VERDICT.search(text)
-        assert verdict is not None, text
-        counts: dict[str, int] = {}
-        for kind, passed, failed, skipped in LOG_COUNTS.findall(text):
-            for outcome, number in (("passed", passed), ("failed", failed), ("skipped", skipped)):
-                counts[f"{kind.lower()}_{outcome}"] = int(number)
-        found[(verdict[2], mode)] = {"verdict": _VERDICTS[verdict[1]], "counts": counts}
+    for key, log in read_spec_logs(project.root / ".as-test" / "logs").items():
+        counts = {
+            f"{kind}_{outcome}": getattr(log.totals[kind], outcome)
+            for kind in ("suites", "tests")
+            if kind in log.totals
+            for outcome in ("passed", "failed", "skipped")
+        }
+        found[key] = {"verdict": _VERDICTS[log.verdict], "counts": counts}
     return found
 
 
