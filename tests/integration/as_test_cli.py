@@ -26,8 +26,8 @@ from tests.integration.toolchains import Toolchain
 COUNT_LINE = re.compile(r"^(Files|Suites|Tests):\s+(\d+) failed,\s+(\d+) skipped,\s+(\d+) total")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # as-test 1.8's readable log of one spec in one mode (formatReadableLog).
-LOG_VERDICT = re.compile(r"^(PASS|FAIL|SKIP)  (\S+)$", re.MULTILINE)
-LOG_COUNTS = re.compile(
+_LOG_VERDICT = re.compile(r"^(PASS|FAIL|SKIP)  (\S+)$", re.MULTILINE)
+_LOG_COUNTS = re.compile(
     r"^(Suites|Tests): (\d+) passed, (\d+) failed, (\d+) skipped$", re.MULTILINE
 )
 
@@ -114,11 +114,11 @@ def read_spec_logs(logs: Path) -> dict[tuple[str, str], SpecLog]:
     for path in sorted(logs.glob("*/**/*.spec.log")):
         text = path.read_text()
         mode = path.relative_to(logs).parts[0]
-        verdict = LOG_VERDICT.search(text)
+        verdict = _LOG_VERDICT.search(text)
         assert verdict is not None, f"{path}: no verdict line in as-test's log:\n{text}"
         word = verdict[1]
         totals = {"files": Totals(int(word == "FAIL"), int(word == "SKIP"), int(word == "PASS"))}
-        for kind, passed, failed, skipped in LOG_COUNTS.findall(text):
+        for kind, passed, failed, skipped in _LOG_COUNTS.findall(text):
             totals[kind.lower()] = Totals(int(failed), int(skipped), int(passed))
         found[(verdict[2], mode)] = SpecLog(path, word, totals, text)
     return found
