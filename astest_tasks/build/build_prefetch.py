@@ -69,6 +69,7 @@ class _Prefetch:
     thread: threading.Thread | None = None
     output: CompileOutput | None = None
     done: threading.Event = field(default_factory=threading.Event)
+    dropped: bool = False  # nobody will take it: its folder goes, also what is written later
 
 
 def input_stamps(paths: Sequence[str]) -> Stamps:
@@ -230,8 +231,9 @@ class BuildPrefetcher:
 
 
 def _discard(prefetch: _Prefetch) -> None:
-    # A compile still running writes into the folder after it is gone: asc then fails to write,
-    # and nobody reads that output.
+    # A compile still running may write into the folder while it is being removed, and leave it
+    # behind with what it wrote: the compile's thread then removes it again (_compile).
+    prefetch.dropped = True
     shutil.rmtree(prefetch.scratch, ignore_errors=True)
 
 
@@ -243,6 +245,8 @@ def _compile(prefetch: _Prefetch, compiler: Compiler) -> None:
     except Exception:  # a prefetch is only a head start: the build compiles again itself
         prefetch.output = None
     finally:
+        if prefetch.dropped:
+            shutil.rmtree(prefetch.scratch, ignore_errors=True)
         prefetch.done.set()
 
 

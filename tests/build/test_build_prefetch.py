@@ -75,6 +75,11 @@ def scratch_folder(into: Path) -> Path:
 
 
 def leftovers(root: Path) -> list[str]:
+    """Scratch folders left behind, once every compile thread has ended (a compile that was
+    dropped while it wrote removes its folder again when it returns)."""
+    for thread in threading.enumerate():
+        if thread.name == "astest-prefetch":
+            thread.join(timeout=30)
     return [p.name for p in root.rglob(".asc-prefetch-*")]
 
 
