@@ -29,6 +29,7 @@ import wasmtime
 
 from astest_tasks.core.guest_text import decode_guest_utf16, encode_wtf8
 from astest_tasks.core.interrupts import signals_end_the_process
+from astest_tasks.run import module_shelf
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun, StderrBuffer
 
@@ -103,6 +104,11 @@ class _EngineHolder:
         self._pid = -1
         self._engine: wasmtime.Engine | None = None
 
+    def existing(self) -> wasmtime.Engine | None:
+        """This process's engine, if a run has made it yet."""
+        with self._lock:
+            return self._engine if self._pid == os.getpid() else None
+
     def engine(self) -> wasmtime.Engine:
         with self._lock:
             if self._engine is None or self._pid != os.getpid():
@@ -135,6 +141,14 @@ def _tick_forever(engine: wasmtime.Engine) -> None:
 
 
 _ENGINES = _EngineHolder()
+
+
+def compile_ahead_of_run(wasm: bytes) -> None:
+    """Compile a module its run will take from the shelf (module_shelf.py): only once a run has
+    made this process's engine, since a project whose modes all run in Node never needs it."""
+    engine = _ENGINES.existing()
+    if engine is not None:
+        module_shelf.SHELF.offer(engine, wasm)
 
 
 class GuestMemory:
@@ -187,7 +201,8 @@ def prepare_guest(
     stderr = StderrBuffer()
     engine = _ENGINES.engine()
     try:
-        module = wasmtime.Module.from_file(engine, str(wasm_path))
+        wasm = wasm_path.read_bytes()
+        module = module_shelf.SHELF.take(engine, wasm) or wasmtime.Module(engine, wasm)
         store = wasmtime.Store(engine)
         store.set_limits(memory_size=limits.memory_bytes)
         # Before instantiating: a module's start section runs during instantiation, and a new

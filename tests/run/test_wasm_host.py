@@ -569,3 +569,43 @@ def test_a_guest_failing_far_below_the_memory_limit_is_not_out_of_memory(tmp_pat
     result, _ = run(tmp_path, wasi_module(then="unreachable"))
     assert result.exit_code == 1
     assert not result.memory_exhausted
+
+
+def test_a_module_compiled_ahead_is_the_one_the_run_uses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from astest_tasks.run import module_shelf, wasm_host
+
+    shelf = module_shelf.ModuleShelf()
+    monkeypatch.setattr(module_shelf, "SHELF", shelf)
+    wasm = save(tmp_path, HOST_ADD_GUEST)
+    engine = wasm_host._ENGINES.engine()
+    wasm_host.compile_ahead_of_run(wasm.read_bytes())
+    assert len(shelf) == 1
+    offered = shelf._entries[module_shelf._key(wasm.read_bytes())].module
+    seen: list[wasmtime.Module] = []
+    real_linker = wasmtime.Linker
+
+    class SeeingLinker(real_linker):  # type: ignore[misc,valid-type]
+        def instantiate(self, store: wasmtime.Store, module: wasmtime.Module) -> object:
+            seen.append(module)
+            return super().instantiate(store, module)
+
+    monkeypatch.setattr(wasmtime, "Linker", SeeingLinker)
+    imports = {"env": {"host_add": lambda a, b: a + b}}
+    guest = prepare_guest(wasm, "wasi", ProtocolChannel(None), LIMITS, {}, imports)
+    assert seen == [offered] and len(shelf) == 0
+    assert guest.start().exit_code == 0
+    assert wasm_host._ENGINES.engine() is engine
+
+
+def test_nothing_is_compiled_ahead_before_a_run_has_made_the_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from astest_tasks.run import module_shelf, wasm_host
+
+    shelf = module_shelf.ModuleShelf()
+    monkeypatch.setattr(module_shelf, "SHELF", shelf)
+    monkeypatch.setattr(wasm_host, "_ENGINES", wasm_host._EngineHolder())
+    wasm_host.compile_ahead_of_run(save(tmp_path, HOST_ADD_GUEST).read_bytes())
+    assert len(shelf) == 0
