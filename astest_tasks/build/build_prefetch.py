@@ -22,11 +22,12 @@ to a scratch folder of its own (compiler.compile_spec).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +39,9 @@ LOOK_AHEAD = 32  # builds next_build considers beyond the current spec's other m
 Stamps = dict[str, tuple[int, int] | None]
 # Compiles a build request into the given wasm path; None when no server can (see prefetch()).
 Compiler = Callable[[Mapping[str, object], Path], CompileOutput | None]
+# Given the module's bytes once its build may take the output: work the run will need next (its
+# wasmtime compile), done on the prefetch thread without keeping the build waiting.
+FollowUp = Callable[[bytes], None]
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,9 @@ class BuildPrefetcher:
             self._current = None
         _discard(stale)
 
-    def start_after(self, key: tuple[str, str, str], compiler: Compiler) -> bool:
+    def start_after(
+        self, key: tuple[str, str, str], compiler: Compiler, then: FollowUp | None = None
+    ) -> bool:
         """Start compiling one of the builds planned after the one of ``key`` (basename, mode,
         spec id), chosen by ``next_build``; False when there is none, or a prefetch is already
         under way."""
@@ -169,8 +175,31 @@ class BuildPrefetcher:
         if passed is not None:
             _discard(passed)
         chosen = next_build(key, following)
-        if chosen is None:
-            return False
+        return chosen is not None and self._start(chosen, compiler, then)
+
+    def start_for(
+        self, changed: Collection[str], compiler: Compiler, then: FollowUp | None = None
+    ) -> bool:
+        """Start compiling the first planned build that reads one of ``changed`` (absolute paths)
+        and is bound to build: watch mode's head start, before its cycle has even loaded the
+        tasks. False when there is none, or a compile ahead is under way."""
+        with self._lock:
+            if self._closed:
+                return False
+            passed = self._current
+            if passed is not None and not passed.done.is_set():
+                return False
+            self._current = None
+            planned = list(self._planned)
+        if passed is not None:
+            _discard(passed)
+        wanted = set(changed)
+        chosen = next(
+            (b for b in planned if wanted.intersection(b.inputs) and bound_to_build(b)), None
+        )
+        return chosen is not None and self._start(chosen, compiler, then)
+
+    def _start(self, chosen: PlannedBuild, compiler: Compiler, then: FollowUp | None) -> bool:
         wasm = chosen.wasm()
         try:
             wasm.parent.mkdir(parents=True, exist_ok=True)
@@ -179,7 +208,7 @@ class BuildPrefetcher:
             return False
         prefetch = _Prefetch(chosen, input_stamps(chosen.inputs), scratch)
         thread = threading.Thread(
-            target=_compile, args=(prefetch, compiler), name="astest-prefetch", daemon=True
+            target=_compile, args=(prefetch, compiler, then), name="astest-prefetch", daemon=True
         )
         prefetch.thread = thread
         with self._lock:
@@ -189,6 +218,10 @@ class BuildPrefetcher:
             self._current = prefetch
         thread.start()
         return True
+
+    def planned(self) -> list[PlannedBuild]:
+        with self._lock:
+            return list(self._planned)
 
     def take(self, request: Mapping[str, object], into: Path) -> CompileOutput | None:
         """The prefetched compile of this request, its files moved into ``into`` (a scratch
@@ -237,17 +270,22 @@ def _discard(prefetch: _Prefetch) -> None:
     shutil.rmtree(prefetch.scratch, ignore_errors=True)
 
 
-def _compile(prefetch: _Prefetch, compiler: Compiler) -> None:
+def _compile(prefetch: _Prefetch, compiler: Compiler, then: FollowUp | None) -> None:
+    wasm: bytes | None = None
     try:
-        prefetch.output = compiler(
-            prefetch.build.request, prefetch.scratch / prefetch.build.wasm().name
-        )
+        out_file = prefetch.scratch / prefetch.build.wasm().name
+        prefetch.output = compiler(prefetch.build.request, out_file)
+        if then is not None and prefetch.output is not None and prefetch.output.exit_code == 0:
+            wasm = out_file.read_bytes()  # before the build may move it away
     except Exception:  # a prefetch is only a head start: the build compiles again itself
         prefetch.output = None
     finally:
         if prefetch.dropped:
             shutil.rmtree(prefetch.scratch, ignore_errors=True)
         prefetch.done.set()
+    if then is not None and wasm is not None:
+        with contextlib.suppress(Exception):  # only a head start too: the run compiles itself
+            then(wasm)
 
 
 def enabled(environ: Mapping[str, str] | None = None) -> bool:
@@ -263,15 +301,42 @@ def enabled(environ: Mapping[str, str] | None = None) -> bool:
 
 
 _PREFETCHER = BuildPrefetcher()
-atexit.register(_PREFETCHER.close)
+
+
+def _close() -> None:
+    _PREFETCHER.close()
+
+
+def _forget_after_fork() -> None:
+    # A doit worker forked while a compile ran ahead (watch mode's head start under -n N) must not
+    # wait for a thread that is not in it, nor remove a folder its parent still owns.
+    global _PREFETCHER
+    _PREFETCHER = BuildPrefetcher()
+
+
+atexit.register(_close)
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def plan_build(basename: str, request: Mapping[str, object], inputs: Sequence[str]) -> None:
     _PREFETCHER.plan(basename, request, inputs)
 
 
-def prefetch_after(basename: str, mode: str, spec_id: str, compiler: Compiler) -> bool:
-    return enabled() and _PREFETCHER.start_after((basename, mode, spec_id), compiler)
+def prefetch_after(
+    basename: str, mode: str, spec_id: str, compiler: Compiler, then: FollowUp | None = None
+) -> bool:
+    return enabled() and _PREFETCHER.start_after((basename, mode, spec_id), compiler, then)
+
+
+def prefetch_for(
+    changed: Collection[str], compiler: Compiler, then: FollowUp | None = None
+) -> bool:
+    return enabled() and _PREFETCHER.start_for(changed, compiler, then)
+
+
+def planned_builds() -> list[PlannedBuild]:
+    """The spec builds of the tasks made in this process, in the order doit meets them."""
+    return _PREFETCHER.planned()
 
 
 def take_prefetched(request: Mapping[str, object], into: Path) -> CompileOutput | None:

@@ -20,8 +20,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from astest_tasks.build.build_check import UnusableBuild, check_build
-from astest_tasks.build.build_prefetch import prefetch_after
-from astest_tasks.build.compiler import compile_ahead
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import for_stream
@@ -53,6 +51,7 @@ from astest_tasks.run.outcome import (
     rebuilt_report_warning,
 )
 from astest_tasks.run.runtime import RunnableSpec, Runtime, SpecLimits
+from astest_tasks.tasks.compile_ahead import compile_next
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
 MIB = 1024 * 1024
@@ -193,7 +192,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     )
     last_pass_s = _last_pass_seconds(root / run.result_path)  # read before this run replaces it
     # The next build's compile runs in Node on the other core while this guest runs.
-    prefetch_after(run.task_basename, run.mode, run.spec_id, compile_ahead)
+    compile_next(run.task_basename, run.mode, run.spec_id)
     guest = _run_guest(run, root, channel)
     basename = posixpath.basename(run.spec_path)
     verdict_input = RunVerdictInput(

@@ -311,3 +311,69 @@ def test_next_build_looks_a_bounded_way_ahead_but_always_at_the_same_spec(tmp_pa
     assert next_build(("astest", "wasi", "a"), [*far, same]) is None
     os.utime(spec_source(tmp_path, "a"), ns=(3_000_000_000, 3_000_000_000))
     assert next_build(("astest", "wasi", "a"), [*far, same]) == same
+
+
+def test_a_changed_file_starts_the_first_build_that_reads_it_and_is_due(tmp_path: Path) -> None:
+    """Watch mode's head start: the saved spec's build, before its cycle loads the tasks."""
+    prefetcher = planned(tmp_path, "a", "b", "c")
+    builds = {build.key[2]: build for build in prefetcher.planned()}
+    for build in builds.values():
+        built(build, 2_000_000_000)
+        os.utime(build.inputs[0], ns=(1_000_000_000, 1_000_000_000))
+    saved = builds["b"].inputs[0]
+    os.utime(saved, ns=(3_000_000_000, 3_000_000_000))
+    compiler = FakeCompiler()
+    assert prefetcher.start_for([saved, str(tmp_path / "unrelated.ts")], compiler)
+    assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is not None
+    assert compiler.compiled == ["b"]
+    # A file no build reads, or one whose build is up to date: nothing to start.
+    assert not prefetcher.start_for([str(tmp_path / "unrelated.ts")], FakeCompiler())
+    assert not prefetcher.start_for([builds["c"].inputs[0]], FakeCompiler())
+    assert leftovers(tmp_path) == []
+
+
+def test_a_head_start_replaces_a_finished_compile_nobody_took(tmp_path: Path) -> None:
+    prefetcher = planned(tmp_path, "a", "b")
+    assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler())  # b, never taken
+    assert prefetcher.settle(timeout=30)
+    compiler = FakeCompiler()
+    assert prefetcher.start_for([spec_source(tmp_path, "a")], compiler)
+    assert prefetcher.take(request(tmp_path, "a"), scratch_folder(tmp_path / "s")) is not None
+    assert compiler.compiled == ["a"]
+    assert leftovers(tmp_path) == []
+
+
+def test_a_head_start_waits_for_no_compile_under_way(tmp_path: Path) -> None:
+    prefetcher = planned(tmp_path, "a", "b")
+    gate = threading.Event()
+    assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler(gate=gate))
+    assert not prefetcher.start_for([spec_source(tmp_path, "a")], FakeCompiler())
+    gate.set()
+    assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is not None
+
+
+def test_the_follow_up_gets_the_module_once_the_build_may_take_it(tmp_path: Path) -> None:
+    """The follow-up (wasmtime's compile of the module) runs after the build is let go."""
+    prefetcher = planned(tmp_path, "a", "b")
+    taken, finished = threading.Event(), threading.Event()
+    followed: list[bytes] = []
+
+    def follow_up(wasm: bytes) -> None:
+        if taken.wait(timeout=30):  # the build took its output while we were still here
+            followed.append(wasm)
+        finished.set()
+
+    assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler(), follow_up)
+    assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is not None
+    taken.set()
+    assert finished.wait(timeout=30)
+    assert followed == [MODULE]
+
+
+def test_no_follow_up_after_a_failed_compile(tmp_path: Path) -> None:
+    prefetcher = planned(tmp_path, "a", "b")
+    followed: list[bytes] = []
+    assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler(1), followed.append)
+    assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is None
+    assert leftovers(tmp_path) == []  # also waits for the compile's thread to end
+    assert followed == []

@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.toolchains("1.8.0")]
 # doit in a process of its own, counting the compiles started ahead and the ones builds took.
 _COUNTING_DOIT = """
 import atexit, sys
-import astest_tasks.tasks.run_action as actions
+import astest_tasks.tasks.compile_ahead as actions
 import astest_tasks.build.compiler as compiler
 started, taken = [], []
 compile_ahead, take_prefetched = actions.compile_ahead, compiler.take_prefetched
