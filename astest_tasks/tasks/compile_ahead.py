@@ -11,8 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from astest_tasks.build.build_prefetch import prefetch_after, prefetch_for
+from astest_tasks.build.build_prefetch import (
+    enabled,
+    planned_builds,
+    prefetch_after,
+    prefetch_for,
+)
 from astest_tasks.build.compiler import compile_ahead
+from astest_tasks.build.compiler_warmup import CompilerWarmup
 
 
 def compile_next(basename: str, mode: str, spec_id: str) -> bool:
@@ -31,3 +37,7 @@ def _compile_for_wasmtime(wasm: bytes) -> None:
 
     compile_ahead_of_run(wasm)
 
+
+def warm_compiler(warmup: CompilerWarmup) -> bool:
+    """While watch mode idles: compile the project's builds again to warm the compile server."""
+    return enabled() and warmup.start(planned_builds(), compile_ahead)

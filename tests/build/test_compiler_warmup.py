@@ -1,0 +1,111 @@
+"""Tests for astest_tasks.build.compiler_warmup: warming the compile server while watch idles."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from astest_tasks.build.build_prefetch import PlannedBuild
+from astest_tasks.build.compile_server import CompileOutput
+from astest_tasks.build.compiler_warmup import HEAVY_COMPILE_S, CompilerWarmup
+
+
+def builds(root: Path, *spec_ids: str) -> list[PlannedBuild]:
+    return [
+        PlannedBuild(
+            "astest",
+            {
+                "project_root": str(root),
+                "spec_id": spec_id,
+                "mode": "wasi",
+                "wasm_path": f".as-test/build/wasi/{spec_id}.spec.wasm",
+                "record_path": f".as-test/build/wasi/{spec_id}.build.json",
+            },
+            (str(root / f"{spec_id}.spec.ts"),),
+        )
+        for spec_id in spec_ids
+    ]
+
+
+class CountingCompiler:
+    """Writes a module where it is told; may hold every compile until let go."""
+
+    def __init__(self, hold: bool = False, serve: bool = True) -> None:
+        self.compiled: list[str] = []
+        self.out_files: list[Path] = []
+        self.started = threading.Semaphore(0)
+        self.go = threading.Event()
+        if not hold:
+            self.go.set()
+        self.serve = serve
+
+    def __call__(self, request: Mapping[str, object], out_file: Path) -> CompileOutput | None:
+        self.started.release()
+        assert self.go.wait(timeout=30)
+        if not self.serve:
+            return None
+        self.compiled.append(str(request["spec_id"]))
+        self.out_files.append(out_file)
+        out_file.write_bytes(b"\0asm\1\0\0\0")
+        return CompileOutput(0, b"", b"")
+
+
+def warm_up_ended() -> None:
+    """Wait for the warm-up thread to end by itself (stop() would end it early)."""
+    for thread in threading.enumerate():
+        if thread.name == "astest-warmup":
+            thread.join(timeout=30)
+            assert not thread.is_alive()
+
+
+def test_it_compiles_the_builds_in_turn_until_its_budget_is_spent(tmp_path: Path) -> None:
+    warmup = CompilerWarmup(budget=5)
+    compiler = CountingCompiler()
+    assert warmup.start(builds(tmp_path, "a", "b"), compiler)
+    warm_up_ended()
+    assert compiler.compiled == ["a", "b", "a", "b", "a"]
+    assert warmup.left == 0
+    assert not warmup.start(builds(tmp_path, "a"), compiler)  # spent for the session
+    # Into a scratch folder of its own, removed afterwards: never over a real build.
+    assert all(not out.parent.exists() for out in compiler.out_files)
+    assert not (tmp_path / ".as-test").exists()
+
+
+def test_stop_waits_for_the_compile_in_flight_and_starts_no_other(tmp_path: Path) -> None:
+    warmup = CompilerWarmup(budget=10)
+    compiler = CountingCompiler(hold=True)
+    assert warmup.start(builds(tmp_path, "a", "b"), compiler)
+    assert compiler.started.acquire(timeout=30)  # the first compile is under way
+    stopping = threading.Thread(target=warmup.stop)
+    stopping.start()
+    compiler.go.set()
+    stopping.join(timeout=30)
+    assert not stopping.is_alive()
+    assert compiler.compiled == ["a"]
+    assert warmup.left == 9  # what is left is for the next idle time
+    assert warmup.start(builds(tmp_path, "b"), CountingCompiler())
+
+
+def test_no_compile_server_ends_the_warm_up_for_good(tmp_path: Path) -> None:
+    warmup = CompilerWarmup(budget=10)
+    assert warmup.start(builds(tmp_path, "a"), CountingCompiler(serve=False))
+    warm_up_ended()
+    assert warmup.left == 0
+
+
+def test_a_heavy_compile_ends_the_warm_up_for_good(tmp_path: Path) -> None:
+    ticks = iter([0.0, 0.1, 1.0, 1.1 + HEAVY_COMPILE_S])  # the second compile is heavy
+    warmup = CompilerWarmup(budget=10, clock=lambda: next(ticks))
+    compiler = CountingCompiler()
+    assert warmup.start(builds(tmp_path, "a", "b"), compiler)
+    warm_up_ended()
+    assert compiler.compiled == ["a", "b"]
+    assert warmup.left == 0
+
+
+def test_nothing_to_compile_starts_nothing(tmp_path: Path) -> None:
+    warmup = CompilerWarmup(budget=10)
+    assert not warmup.start([], CountingCompiler())
+    warmup.stop()  # nothing to wait for
+    assert warmup.left == 10
