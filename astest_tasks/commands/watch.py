@@ -8,7 +8,10 @@ left out, and instead of the whole summary a cycle prints the specs it ran and t
 
 Between cycles a watchfiles notifier reports file events in the folders that hold the inputs of
 the loaded tasks (watch_inputs.py). It is created before the first cycle and never paused, so a
-save made while a cycle runs is seen after it; bursts are gathered by its debounce. Tasks are
+save made while a cycle runs is seen after it; bursts are gathered by its debounce. The idle time
+is used (tasks/compile_ahead.py): the compile server is warmed between cycles, and the first
+event of a saved source starts its build's compile while the rest of the burst is gathered and
+the cycle loads its tasks. Tasks are
 loaded afresh each cycle, so an edited config, a new spec or a new import counts at once.
 Running doit in this process keeps the compile server pool (compile_pool.py) warm across
 cycles, as it does across the builds of one run.
@@ -26,19 +29,21 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from doit.reporter import ConsoleReporter
 
+from astest_tasks.build.compiler_warmup import CompilerWarmup
 from astest_tasks.commands.standalone import DOIT_CONFIG, AstestLoader, AstestMain
 from astest_tasks.commands.watch_inputs import ChangeFilter, Stamp, WatchedInputs, inputs_of_tasks
 from astest_tasks.core.interrupts import unwind_on_sigterm
 from astest_tasks.model.results import SpecResult
 from astest_tasks.output.console import Shown, render_changed
 from astest_tasks.output.terminal import Palette, use_colour
+from astest_tasks.tasks.compile_ahead import compile_changed, warm_compiler
 from astest_tasks.tasks.doit_argv import doit_command, task_options_first
 from astest_tasks.tasks.options import DEFAULT_CONFIG, TASK_PARAMS
 from astest_tasks.tasks.project_lock import wait_for_refused_lock
@@ -46,6 +51,9 @@ from astest_tasks.tasks.project_lock import wait_for_refused_lock
 WATCH_FLAG = "--watch"
 DEBOUNCE_MS = 1600  # the longest a burst of events is gathered for
 STEP_MS = 50  # a burst ends after this long without a new event
+# How often the notifier looks for events: the first event of a save starts its build at once
+# (the head start), so this delay is on the cycle's critical path and STEP_MS is not.
+FIRST_STEP_MS = 10
 _CLEAR_SCREEN = "\x1b[2J\x1b[H"
 DEFAULT_REPORT = ".as-test/report.json"  # until the first cycle's tasks say where it goes
 
@@ -113,6 +121,7 @@ def run_watch(arguments: Sequence[str], out: TextIO | None = None) -> int:
     doit_args = task_options_first(arguments, TASK_PARAMS)
     changes = ChangeFilter(WatchedInputs(frozenset({os.path.abspath(DEFAULT_CONFIG)})))
     notifier = _Notifier(RustNotify)
+    ahead = _CompileAhead(in_workers=_runs_in_worker_processes(doit_args))
     passed = False
     changed: list[str] = []
     headline: str | None = None  # what starts a cycle that no file change started
@@ -123,6 +132,7 @@ def run_watch(arguments: Sequence[str], out: TextIO | None = None) -> int:
             before = changes.inputs.stamps()
             _start_cycle(stream, changed, headline)
             passed = False  # until this cycle says otherwise: an interrupted one counts as failed
+            ahead.stop_warming()
             cycle = _run_cycle(doit_args, report)
             passed = cycle.exit_code == 0
             report = _report_path(cycle.tasks) or report
@@ -142,11 +152,15 @@ def run_watch(arguments: Sequence[str], out: TextIO | None = None) -> int:
             if not cycle.tasks and wait_for_refused_lock(lambda who: _say_waiting(stream, who)):
                 changed, headline = [], "the other doit has finished: running again"
             else:
-                changed, headline = pending or notifier.next_changes(changes), None
+                if not pending:
+                    ahead.warm()
+                changed = pending or notifier.next_changes(changes, ahead.head_start)
+                headline = None
     except KeyboardInterrupt:
         stream.write("\nstopped watching\n")
         stream.flush()
     finally:
+        ahead.stop_warming(wait=False)  # its daemon thread ends with us; the server is closed
         notifier.close()
     return 0 if passed else 1
 
@@ -174,21 +188,83 @@ class _Notifier:
             self._notify = self._factory(existing or [os.getcwd()], False, False, 300, False, True)
         self._folders = existing
 
-    def next_changes(self, changes: ChangeFilter) -> list[str]:
-        """Block until an input changes; the changed paths."""
+    def next_changes(
+        self, changes: ChangeFilter, head_start: Callable[[list[str]], object] | None = None
+    ) -> list[str]:
+        """Block until an input changes; the changed paths. ``head_start`` is told of the first
+        changes at once, while the rest of their burst is still being gathered."""
         while True:
-            raw = self._notify.watch(DEBOUNCE_MS, STEP_MS, 0, None)
-            if raw == "signal":  # Ctrl-C or SIGTERM arrived while waiting
-                raise KeyboardInterrupt
-            if isinstance(raw, set):
-                found = changes.changed(path for _change, path in raw)
-                if found:
-                    return found
+            raw = self._notify.watch(DEBOUNCE_MS, FIRST_STEP_MS, 0, None)
+            found = self._inputs_changed(raw, changes)
+            if found:
+                break
+        if head_start is not None:
+            head_start(found)
+        deadline = time.monotonic() + DEBOUNCE_MS / 1000
+        while (left_ms := int((deadline - time.monotonic()) * 1000)) > 0:
+            # The burst ends once STEP_MS pass without another event.
+            raw = self._notify.watch(DEBOUNCE_MS, FIRST_STEP_MS, min(STEP_MS, left_ms), None)
+            if raw == "timeout":
+                break
+            found = sorted(set(found) | set(self._inputs_changed(raw, changes)))
+        return found
+
+    @staticmethod
+    def _inputs_changed(raw: object, changes: ChangeFilter) -> list[str]:
+        if raw == "signal":  # Ctrl-C or SIGTERM arrived while waiting
+            raise KeyboardInterrupt
+        if isinstance(raw, set):
+            return changes.changed(path for _change, path in raw)
+        return []
 
     def close(self) -> None:
         if self._notify is not None:
             self._notify.close()
             self._notify = None
+
+
+class _CompileAhead:
+    """Compiles that use the idle time of a watch: the compile server warmed between cycles,
+    and a saved source's build started on the save's first event (compile_ahead.py). Neither
+    under ``-n N``: the builds run in doit's worker processes, which have servers of their own."""
+
+    def __init__(self, in_workers: bool) -> None:
+        self._off = in_workers
+        self._warmup = CompilerWarmup()
+
+    def warm(self) -> None:
+        if not self._off:
+            warm_compiler(self._warmup)
+
+    def stop_warming(self, wait: bool = True) -> None:
+        self._warmup.stop(wait)
+
+    def head_start(self, changed: list[str]) -> None:
+        """Only for saved sources: an edited config or runner changes what the builds are,
+        which only the cycle's reloaded tasks tell."""
+        self._warmup.stop()
+        if not self._off and all(path.endswith(".ts") for path in changed):
+            compile_changed(changed)
+
+
+def _runs_in_worker_processes(doit_args: Sequence[str]) -> bool:
+    """Whether doit runs the tasks in worker processes: ``-n N`` (N > 0) without ``-P thread``."""
+    processes, threads = "0", False
+    for index, word in enumerate(doit_args):
+        following = doit_args[index + 1] if index + 1 < len(doit_args) else ""
+        if word in ("-n", "--process"):
+            processes = following
+        elif word.startswith("--process="):
+            processes = word.partition("=")[2]
+        elif word.startswith("-n") and word[2:].isdigit():
+            processes = word[2:]
+        elif word in ("-P", "--parallel-type"):
+            threads = following == "thread"
+        elif word.startswith("--parallel-type="):
+            threads = word.partition("=")[2] == "thread"
+        elif word == "-Pthread":
+            threads = True
+    return processes.isdigit() and int(processes) > 0 and not threads
 
 
 def _run_cycle(doit_args: list[str], report: Path) -> Cycle:

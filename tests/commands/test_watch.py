@@ -10,7 +10,20 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.cli import main
-from astest_tasks.commands.watch import Cycle, _end_cycle, _read_report, run_watch, watch_arguments
+from astest_tasks.commands import watch
+from astest_tasks.commands.watch import (
+    FIRST_STEP_MS,
+    STEP_MS,
+    Cycle,
+    _CompileAhead,
+    _end_cycle,
+    _Notifier,
+    _read_report,
+    _runs_in_worker_processes,
+    run_watch,
+    watch_arguments,
+)
+from astest_tasks.commands.watch_inputs import ChangeFilter, WatchedInputs
 from astest_tasks.model.guest_report import Counts
 from astest_tasks.model.results import SpecIdentity, SpecResult, Stage, Status, failure_result
 from astest_tasks.output.console import Shown
@@ -74,3 +87,91 @@ def test_a_cycle_with_nothing_to_run_shows_the_last_totals(tmp_path: Path) -> No
     assert "files: 1 passed, 0 failed, 0 skipped (1 cached)" in lines
     assert not any("math" in line or "stopped" in line for line in lines)
     assert lines[-1] == "watching 4 files for changes; Ctrl-C stops"
+
+
+class ScriptedNotify:
+    """Stands in for watchfiles' RustNotify: answers each watch() call from a script, and
+    records the (step, timeout) it was called with."""
+
+    def __init__(self, answers: list[object]) -> None:
+        self.answers = answers
+        self.calls: list[tuple[int, int]] = []
+
+    def watch(self, debounce_ms: int, step_ms: int, timeout_ms: int, stop: object) -> object:
+        self.calls.append((step_ms, timeout_ms))
+        return self.answers.pop(0)
+
+    def close(self) -> None:
+        pass
+
+
+def notifier_over(tmp_path: Path, answers: list[object]) -> tuple[_Notifier, ScriptedNotify]:
+    notify = ScriptedNotify(answers)
+    notifier = _Notifier(lambda *args: notify)
+    notifier.follow([str(tmp_path)])
+    return notifier, notify
+
+
+def test_the_first_change_of_a_burst_is_told_at_once_and_the_rest_gathered(
+    tmp_path: Path,
+) -> None:
+    spec, lib, other = (str(tmp_path / name) for name in ("a.spec.ts", "lib.ts", "notes.md"))
+    for path in (spec, lib, other):
+        Path(path).write_text("x")
+    changes = ChangeFilter(WatchedInputs(frozenset({spec, lib})))
+    told: list[list[str]] = []
+    notifier, notify = notifier_over(
+        tmp_path,
+        [{(2, other)}, {(2, spec)}, {(2, lib)}, "timeout"],  # notes.md is no input
+    )
+
+    def head_start(changed: list[str]) -> None:
+        told.append(list(changed))
+        assert len(notify.answers) == 2  # before the rest of the burst was gathered
+
+    assert notifier.next_changes(changes, head_start) == sorted([spec, lib])
+    assert told == [[spec]]
+    # Idle: polled every FIRST_STEP_MS with no time limit; then each further event is waited
+    # for at most STEP_MS.
+    assert notify.calls[0] == (FIRST_STEP_MS, 0)
+    assert notify.calls[2:] == [(FIRST_STEP_MS, STEP_MS), (FIRST_STEP_MS, STEP_MS)]
+
+
+def test_a_signal_while_waiting_stops_the_watch(tmp_path: Path) -> None:
+    spec = str(tmp_path / "a.spec.ts")
+    Path(spec).write_text("x")
+    changes = ChangeFilter(WatchedInputs(frozenset({spec})))
+    for answers in (["signal"], [{(2, spec)}, "signal"]):
+        notifier, _notify = notifier_over(tmp_path, list(answers))
+        with pytest.raises(KeyboardInterrupt):
+            notifier.next_changes(changes, lambda changed: None)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "in_workers"),
+    [
+        ([], False),
+        (["-n", "2"], True),
+        (["-n2"], True),
+        (["--process=2"], True),
+        (["--process", "0"], False),
+        (["-n", "2", "-P", "thread"], False),
+        (["-n", "2", "--parallel-type=thread"], False),
+        (["-n", "2", "-P", "process"], True),
+        (["--verbosity", "2", "astest"], False),
+    ],
+)
+def test_compiles_ahead_are_off_when_doit_runs_tasks_in_worker_processes(
+    arguments: list[str], in_workers: bool
+) -> None:
+    assert _runs_in_worker_processes(arguments) is in_workers
+
+
+def test_a_head_start_only_for_saved_sources(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[list[str]] = []
+    monkeypatch.setattr(watch, "compile_changed", lambda changed: started.append(changed))
+    ahead = _CompileAhead(in_workers=False)
+    ahead.head_start(["/p/assembly/__tests__/a.spec.ts", "/p/assembly/lib.ts"])
+    ahead.head_start(["/p/assembly/__tests__/a.spec.ts", "/p/as-test.config.json"])
+    _CompileAhead(in_workers=True).head_start(["/p/assembly/__tests__/a.spec.ts"])
+    assert started == [["/p/assembly/__tests__/a.spec.ts", "/p/assembly/lib.ts"]]

@@ -40,9 +40,15 @@ WATCHING = "watching "
 class Watcher:
     """``astest --watch`` in the background, its stdout read line by line by a thread."""
 
-    def __init__(self, project: Project, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        project: Project,
+        *args: str,
+        env: dict[str, str] | None = None,
+        launcher: tuple[str, ...] = ("-m", "astest_tasks"),
+    ) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "astest_tasks", "--watch", *args],
+            [sys.executable, *launcher, "--watch", *args],
             cwd=project.root,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -53,7 +59,8 @@ class Watcher:
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
@@ -84,7 +91,9 @@ class Watcher:
 
     def interrupt(self, signum: int = signal.SIGINT) -> int:
         self.process.send_signal(signum)
-        return self.process.wait(timeout=60)
+        code = self.process.wait(timeout=60)
+        self._stderr_reader.join(timeout=60)  # all it wrote, up to its last words
+        return code
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -288,3 +297,56 @@ def test_stopped_mid_cycle_it_leaves_every_file_whole(
     assert "tests: 7 passed, 0 failed" in output
     code, output = astest(project, *selection)
     assert code == 0 and EXECUTED.findall(output) == ["astest:summary"], output
+
+
+# astest --watch counting the builds that took a compile started ahead of them, and the runs that
+# took a module compiled ahead (build_prefetch, module_shelf).
+_COUNTING_WATCH = """
+import atexit, sys
+import astest_tasks.build.compiler as compiler
+import astest_tasks.run.module_shelf as module_shelf
+taken, modules = [], []
+take_prefetched, take_module = compiler.take_prefetched, module_shelf.ModuleShelf.take
+def counting_take(request, into):
+    output = take_prefetched(request, into)
+    if output is not None:
+        taken.append(request["spec_id"])
+    return output
+def counting_module(self, engine, wasm):
+    module = take_module(self, engine, wasm)
+    if module is not None:
+        modules.append(module)
+    return module
+compiler.take_prefetched, module_shelf.ModuleShelf.take = counting_take, counting_module
+atexit.register(lambda: print(f"AHEAD taken={taken} modules={len(modules)}", file=sys.stderr))
+from astest_tasks.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_saved_spec_is_compiled_from_its_first_event_and_its_module_ready_for_the_run(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    """The head start: the build of a saved spec starts before its cycle loads the tasks, and
+    the cycle's build and run take what it made; the result is the plain run's."""
+    project = fresh_project("passing")
+    watcher = Watcher(
+        project, "--mode", "wasi", "--spec", "geometry", launcher=("-c", _COUNTING_WATCH)
+    )
+    try:
+        first = watcher.cycle()
+        assert ran(first) == [("PASS", "wasi", "geometry")]
+        assert totals_line(first).startswith("tests: 6 passed, 0 failed"), first
+        edit(project.root / "assembly/__tests__/geometry.spec.ts", lambda text: text + ADDED_TEST)
+        saved = watcher.cycle()
+        assert ran(saved) == [("PASS", "wasi", "geometry")]
+        assert totals_line(saved).startswith("tests: 7 passed, 0 failed"), saved
+        assert watcher.interrupt() == 0, watcher.stderr
+    finally:
+        watcher.stop()
+    counts = next((line for line in watcher.stderr if line.startswith("AHEAD ")), "")
+    assert counts.strip() == "AHEAD taken=['geometry'] modules=1", watcher.stderr
+    # What the head start built is what a plain build makes: nothing left to do.
+    code, output = astest(project, "--mode", "wasi", "--spec", "geometry")
+    assert code == 0 and EXECUTED.findall(output) == ["astest:summary"], output
+    assert not list((project.root / ".as-test").rglob(".asc-prefetch-*"))
