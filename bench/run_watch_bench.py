@@ -13,7 +13,10 @@ every round), the smallest spec of the suite is saved with a new ``REVISION`` co
 benchmark waits, reading the watcher's output as it comes, for that spec's ``PASS`` line, then for
 the end of the cycle. The figures are the time from the save to each line (``time.perf_counter``
 on the line's arrival); the first round is a warm-up, not measured. The watchers idle while the
-other one works.
+other one works. Each save waits until its watcher is idle (its processes used no CPU for
+0.5 s, read from /proc), as a person saves at a human pace: ours warms its compile server for a
+few seconds after its first cycle, and a save made meanwhile waits for one warm-up compile.
+``--no-idle-wait`` saves as soon as the last cycle ended.
 
 Every wait is for an event (a line of output), with a timeout that fails the benchmark rather
 than a figure: there are no fixed sleeps. A failing spec, a watcher that exits, or a cycle that
@@ -48,6 +51,8 @@ from run_bench import ANSI, BenchError, Project, clean, fmt_s, positive, run_env
 WORK = run_bench.WORK
 NODE_MODULES = run_bench.NODE_MODULES_18
 WAIT_TIMEOUT_S = 300.0  # a cycle that takes longer is broken, not slow
+IDLE_WINDOW_S = 0.5  # a watcher is idle once its processes used no CPU for this long
+IDLE_POLL_S = 0.1
 
 # Goals from issue 17: one small spec saved -> its result printed.
 GOAL_OURS_S = 0.5
@@ -141,6 +146,35 @@ class Running:
             self.log.append(line)
             found.append(line)
 
+    def cpu_ticks(self) -> int:
+        """CPU time (clock ticks) used so far by the watcher's processes still running (its
+        session: it and every process it started)."""
+        total = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rpartition(")")[2].split()
+            except OSError:
+                continue  # ended meanwhile
+            if int(fields[3]) == self.proc.pid:  # the process group: its session's leader
+                total += int(fields[11]) + int(fields[12])  # utime + stime
+        return total
+
+    def wait_until_idle(self) -> float:
+        """Wait until the watcher has used no CPU for IDLE_WINDOW_S (after a cycle it may still
+        work: ours warms its compile server); the seconds waited. Polls /proc, which has no
+        event to wait for."""
+        started = deadline = time.perf_counter()
+        deadline += WAIT_TIMEOUT_S
+        quiet_since, last = time.perf_counter(), self.cpu_ticks()
+        while time.perf_counter() - quiet_since < IDLE_WINDOW_S:
+            if time.perf_counter() > deadline:
+                raise self.error(f"never idle for {IDLE_WINDOW_S} s within {WAIT_TIMEOUT_S:.0f} s")
+            time.sleep(IDLE_POLL_S)
+            now = self.cpu_ticks()
+            if now != last:
+                quiet_since, last = time.perf_counter(), now
+        return time.perf_counter() - started
+
     def error(self, message: str) -> BenchError:
         tail = "\n".join("    " + line for line in self.log[-25:])
         return BenchError(f"{self.watcher.tool} (`{shlex.join(self.argv)}`) {message}:\n{tail}")
@@ -201,10 +235,13 @@ def save(path: Path, text: str, how: str) -> float:
 
 
 def one_edit(
-    running: Running, project: Project, index: int, revision: int, how: str
+    running: Running, project: Project, index: int, revision: int, how: str, idle: bool
 ) -> tuple[float, float]:
-    """Save the spec with a new revision; (seconds to its result line, to the cycle's end)."""
+    """Save the spec with a new revision (once the watcher is idle, with ``idle``); (seconds to
+    its result line, to the cycle's end)."""
     watcher = running.watcher
+    if idle:
+        running.wait_until_idle()
     for line in running.drain():  # an idle watcher has printed nothing since its last cycle
         if watcher.started.search(line):
             raise running.error(f"started a cycle nobody asked for: {line!r}")
@@ -238,7 +275,7 @@ def prepare(tool: str, specs: int) -> Project:
     return project
 
 
-def run(specs: int, edits: int, how: str, results: Results) -> None:
+def run(specs: int, edits: int, how: str, idle: bool, results: Results) -> None:
     index = smallest_spec(specs)
     projects = {"astest": prepare("astest", specs), "as-test": prepare("as-test", specs)}
     print(f"\nedited spec: {generate_suite.spec_name(index)} (the smallest of {specs})", flush=True)
@@ -256,7 +293,9 @@ def run(specs: int, edits: int, how: str, results: Results) -> None:
         for edit in range(edits + 1):  # edit 0 is the warm-up
             order = ["astest", "as-test"] if edit % 2 == 0 else ["as-test", "astest"]
             for tool in order:
-                to_result, to_ready = one_edit(running[tool], projects[tool], index, edit + 1, how)
+                to_result, to_ready = one_edit(
+                    running[tool], projects[tool], index, edit + 1, how, idle
+                )
                 label = "warm-up" if edit == 0 else f"edit {edit}/{edits}"
                 print(
                     f"  {tool:8} {label:10} result {to_result:6.3f} s  cycle end {to_ready:6.3f} s",
@@ -318,6 +357,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="head",
         help="measure astest_tasks as committed (HEAD) or as installed [head]",
     )
+    parser.add_argument(
+        "--no-idle-wait",
+        dest="idle",
+        action="store_false",
+        help="save as soon as the last cycle ended, not once the watcher is idle (ours warms "
+        "its compile server for a few seconds after its first cycle; a save then waits for "
+        "one warm-up compile)",
+    )
     parser.add_argument("--json", type=Path, default=WORK / "watch-results.json")
     args = parser.parse_args(argv)
     info = run_big_bench.begin(args.code)
@@ -326,7 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = Results()
     status = 0
     try:
-        run(args.specs, args.edits, args.save, results)
+        run(args.specs, args.edits, args.save, args.idle, results)
     except BenchError as exc:
         print(f"\nBENCHMARK INVALID: {exc}", file=sys.stderr)
         status = 1
