@@ -23,8 +23,18 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
+import { setFlagsFromString } from "node:v8";
 
 const PROTOCOL = 1;
+
+// Each compile leaves its whole program behind as garbage, and V8 lets the heap grow to several
+// times what is live before it collects: 20 small specs compiled in one process reached 420-470
+// MB of RSS with about 65 MB live, more than a big suite's guest. Growing the heap by at most
+// half again between collections keeps it near 300 MB at the same speed (measured: the 20
+// compiles took 3.2 s either way). Forcing a full collection after each compile instead undid
+// V8's optimisation of asc (compiles 2.5 times slower). Set here rather than on the command
+// line: a V8 without this flag only logs an error, where Node would refuse to start.
+setFlagsFromString("--heap-growing-percent=50");
 
 // Protocol lines go through the real stdout stream's own write (synchronous for pipes on Linux,
 // and it copes with a full pipe); everything else that writes to process.stdout/stderr — asc's
