@@ -56,9 +56,10 @@ class CompilerWarmup:
     def stop(self, wait: bool = True) -> None:
         """Stop after the compile in flight; with ``wait``, return once it has finished."""
         self._stop.set()
-        thread, self._thread = self._thread, None
+        thread = self._thread
         if thread is not None and wait:
             thread.join()
+            self._thread = None
 
     def _warm(self, builds: list[PlannedBuild], compiler: Compiler, stop: threading.Event) -> None:
         scratch = Path(tempfile.mkdtemp(prefix="astest-warmup-"))

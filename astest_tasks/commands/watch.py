@@ -36,6 +36,7 @@ from typing import Any, TextIO
 
 from doit.reporter import ConsoleReporter
 
+from astest_tasks.build.compile_pool import shutdown as close_compile_servers
 from astest_tasks.build.compiler_warmup import CompilerWarmup
 from astest_tasks.commands.standalone import DOIT_CONFIG, AstestLoader, AstestMain
 from astest_tasks.commands.watch_inputs import ChangeFilter, Stamp, WatchedInputs, inputs_of_tasks
@@ -160,7 +161,7 @@ def run_watch(arguments: Sequence[str], out: TextIO | None = None) -> int:
         stream.write("\nstopped watching\n")
         stream.flush()
     finally:
-        ahead.stop_warming(wait=False)  # its daemon thread ends with us; the server is closed
+        ahead.close()
         notifier.close()
     return 0 if passed else 1
 
@@ -238,6 +239,14 @@ class _CompileAhead:
 
     def stop_warming(self, wait: bool = True) -> None:
         self._warmup.stop(wait)
+
+    def close(self) -> None:
+        """At the end of the watch. The compile servers close first: a warm-up compile under way
+        then ends with its server, and its thread removes its scratch folder, which a thread
+        cut off at exit would leave behind."""
+        self._warmup.stop(wait=False)
+        close_compile_servers()
+        self._warmup.stop()
 
     def head_start(self, changed: list[str]) -> None:
         """Only for saved sources: an edited config or runner changes what the builds are,

@@ -109,3 +109,21 @@ def test_nothing_to_compile_starts_nothing(tmp_path: Path) -> None:
     assert not warmup.start([], CountingCompiler())
     warmup.stop()  # nothing to wait for
     assert warmup.left == 10
+
+
+def test_a_stop_without_waiting_can_still_be_waited_for(tmp_path: Path) -> None:
+    """Watch mode's exit: stop at once, close the servers, then wait for the thread to have
+    removed its scratch folder."""
+    warmup = CompilerWarmup(budget=10)
+    compiler = CountingCompiler(hold=True)
+    assert warmup.start(builds(tmp_path, "a"), compiler)
+    assert compiler.started.acquire(timeout=30)
+    warmup.stop(wait=False)
+    waiting = threading.Thread(target=warmup.stop)
+    waiting.start()
+    waiting.join(timeout=0.2)
+    assert waiting.is_alive()  # still waiting for the compile in flight
+    compiler.go.set()
+    waiting.join(timeout=30)
+    assert not waiting.is_alive()
+    assert all(not out.parent.exists() for out in compiler.out_files)

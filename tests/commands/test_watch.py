@@ -175,3 +175,21 @@ def test_a_head_start_only_for_saved_sources(monkeypatch: pytest.MonkeyPatch) ->
     ahead.head_start(["/p/assembly/__tests__/a.spec.ts", "/p/as-test.config.json"])
     _CompileAhead(in_workers=True).head_start(["/p/assembly/__tests__/a.spec.ts"])
     assert started == [["/p/assembly/__tests__/a.spec.ts", "/p/assembly/lib.ts"]]
+
+
+def test_at_the_end_the_servers_close_before_the_warm_up_is_waited_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A warm-up compile under way ends with its server; waiting for it first could take a
+    whole compile, and not waiting would leave its scratch folder to a thread cut off at exit."""
+    calls: list[str] = []
+
+    class RecordingWarmup:
+        def stop(self, wait: bool = True) -> None:
+            calls.append(f"stop(wait={wait})")
+
+    monkeypatch.setattr(watch, "close_compile_servers", lambda: calls.append("servers closed"))
+    ahead = _CompileAhead(in_workers=False)
+    monkeypatch.setattr(ahead, "_warmup", RecordingWarmup())
+    ahead.close()
+    assert calls == ["stop(wait=False)", "servers closed", "stop(wait=True)"]

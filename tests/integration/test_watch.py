@@ -350,3 +350,27 @@ def test_a_saved_spec_is_compiled_from_its_first_event_and_its_module_ready_for_
     code, output = astest(project, "--mode", "wasi", "--spec", "geometry")
     assert code == 0 and EXECUTED.findall(output) == ["astest:summary"], output
     assert not list((project.root / ".as-test").rglob(".asc-prefetch-*"))
+
+
+def test_stopped_while_warming_its_compiler_it_leaves_no_scratch_folder(
+    fresh_project: Callable[[str], Project], tmp_path: Path
+) -> None:
+    """Between cycles the watcher compiles the project's specs again into a scratch folder of
+    its own, to warm its compile server; Ctrl-C in the middle of that removes the folder."""
+    scratch_parent = tmp_path / "tmp"
+    scratch_parent.mkdir()
+    project = fresh_project("passing")
+    watcher = Watcher(
+        project, "--mode", "wasi", "--spec", "geometry", env={"TMPDIR": str(scratch_parent)}
+    )
+    try:
+        assert ran(watcher.cycle()) == [("PASS", "wasi", "geometry")]
+        deadline = time.monotonic() + CYCLE_LIMIT_S
+        while not list(scratch_parent.glob("astest-warmup-*")):  # the warm-up has begun
+            assert watcher.process.poll() is None, watcher.stderr
+            assert time.monotonic() < deadline, "no warm-up began after the first cycle"
+            time.sleep(0.01)
+        assert watcher.interrupt(signal.SIGTERM) == 0, watcher.stderr
+    finally:
+        watcher.stop()
+    assert list(scratch_parent.iterdir()) == []
