@@ -39,9 +39,10 @@ LOOK_AHEAD = 32  # builds next_build considers beyond the current spec's other m
 Stamps = dict[str, tuple[int, int] | None]
 # Compiles a build request into the given wasm path; None when no server can (see prefetch()).
 Compiler = Callable[[Mapping[str, object], Path], CompileOutput | None]
-# Given the module's bytes once its build may take the output: work the run will need next (its
-# wasmtime compile), done on the prefetch thread without keeping the build waiting.
-FollowUp = Callable[[bytes], None]
+# Given the module's bytes before its build may take the output: what the run will need next (its
+# wasmtime compile) is set up at once, and the work it returns is done on the prefetch thread
+# after the build is let go.
+FollowUp = Callable[[bytes], Callable[[], None] | None]
 
 
 @dataclass(frozen=True)
@@ -271,21 +272,22 @@ def _discard(prefetch: _Prefetch) -> None:
 
 
 def _compile(prefetch: _Prefetch, compiler: Compiler, then: FollowUp | None) -> None:
-    wasm: bytes | None = None
+    later: Callable[[], None] | None = None
     try:
         out_file = prefetch.scratch / prefetch.build.wasm().name
         prefetch.output = compiler(prefetch.build.request, out_file)
         if then is not None and prefetch.output is not None and prefetch.output.exit_code == 0:
-            wasm = out_file.read_bytes()  # before the build may move it away
+            # Before the build may move the module away, and before its run may look for it.
+            later = then(out_file.read_bytes())
     except Exception:  # a prefetch is only a head start: the build compiles again itself
         prefetch.output = None
     finally:
         if prefetch.dropped:
             shutil.rmtree(prefetch.scratch, ignore_errors=True)
         prefetch.done.set()
-    if then is not None and wasm is not None:
+    if later is not None:
         with contextlib.suppress(Exception):  # only a head start too: the run compiles itself
-            then(wasm)
+            later()
 
 
 def enabled(environ: Mapping[str, str] | None = None) -> bool:

@@ -3,8 +3,9 @@
 A run's first step is Cranelift compiling the spec's new module: about 30 ms for a small spec,
 far more for a big one, all on the critical path of a watch cycle or of a serial run. The
 compile that runs ahead of a build (build_prefetch.py) can do that step too, on its thread, right
-after asc: ``offer`` compiles the module and keeps it here; the run's ``take`` finds it by the
-module's bytes (waiting if it is still being compiled) instead of compiling again.
+after asc: ``reserve`` puts its place on the shelf while the build still waits for asc's output,
+then compiles it; the run's ``take`` finds it by the module's bytes (waiting if it is still being
+compiled) instead of compiling again.
 
 - Keyed by the bytes' SHA-256 and the engine: a module is handed only to a run of exactly those
   bytes, with the engine it was compiled for (a forked doit worker makes its own engine and
@@ -20,6 +21,7 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import wasmtime
@@ -41,23 +43,36 @@ class ModuleShelf:
 
     def offer(self, engine: wasmtime.Engine, wasm: bytes) -> None:
         """Compile ``wasm`` for ``engine`` on this thread and keep it for its run."""
+        compile_it = self.reserve(engine, wasm)
+        if compile_it is not None:
+            compile_it()
+
+    def reserve(self, engine: wasmtime.Engine, wasm: bytes) -> Callable[[], None] | None:
+        """Put a place for the module on the shelf now, so that its run waits for it rather than
+        compiling it again; the returned call compiles it (None: already there)."""
         key = _key(wasm)
         entry = _Entry(engine)
         with self._lock:
             if key in self._entries:
-                return
+                return None
             self._entries[key] = entry
             while len(self._entries) > SHELF_SIZE:
                 self._entries.popitem(last=False)
-        try:
-            entry.module = wasmtime.Module(engine, wasm)
-        except wasmtime.WasmtimeError:
-            entry.module = None  # the run compiles it again and reports the error itself
-        finally:
-            entry.ready.set()
+
+        def compile_it() -> None:
+            try:
+                entry.module = wasmtime.Module(engine, wasm)
+            except wasmtime.WasmtimeError:
+                entry.module = None  # the run compiles it again and reports the error itself
+            finally:
+                entry.ready.set()
+
+        return compile_it
 
     def take(self, engine: wasmtime.Engine, wasm: bytes) -> wasmtime.Module | None:
         """The module compiled ahead for these bytes and this engine; None when there is none."""
+        if not self._entries:  # most runs: nothing was compiled ahead, so hash nothing
+            return None
         with self._lock:
             entry = self._entries.pop(_key(wasm), None)
         if entry is None or entry.engine is not engine:

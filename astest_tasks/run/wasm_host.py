@@ -143,12 +143,12 @@ def _tick_forever(engine: wasmtime.Engine) -> None:
 _ENGINES = _EngineHolder()
 
 
-def compile_ahead_of_run(wasm: bytes) -> None:
-    """Compile a module its run will take from the shelf (module_shelf.py): only once a run has
-    made this process's engine, since a project whose modes all run in Node never needs it."""
+def compile_ahead_of_run(wasm: bytes) -> Callable[[], None] | None:
+    """A place on the shelf for a module its run will take (module_shelf.py), and the call that
+    compiles it. Only once a run has made this process's engine: a project whose modes all run in
+    Node never needs it."""
     engine = _ENGINES.existing()
-    if engine is not None:
-        module_shelf.SHELF.offer(engine, wasm)
+    return None if engine is None else module_shelf.SHELF.reserve(engine, wasm)
 
 
 class GuestMemory:
@@ -202,7 +202,9 @@ def prepare_guest(
     engine = _ENGINES.engine()
     try:
         wasm = wasm_path.read_bytes()
-        module = module_shelf.SHELF.take(engine, wasm) or wasmtime.Module(engine, wasm)
+        module = module_shelf.SHELF.take(engine, wasm)
+        if module is None:
+            module = wasmtime.Module(engine, wasm)
         store = wasmtime.Store(engine)
         store.set_limits(memory_size=limits.memory_bytes)
         # Before instantiating: a module's start section runs during instantiation, and a new

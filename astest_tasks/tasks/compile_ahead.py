@@ -9,7 +9,7 @@ for the two cores and made the run 0.1-0.2 s slower.)"""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from astest_tasks.build.build_prefetch import (
     enabled,
@@ -31,11 +31,11 @@ def compile_changed(changed: Collection[str]) -> bool:
     return prefetch_for(changed, compile_ahead, _compile_for_wasmtime)
 
 
-def _compile_for_wasmtime(wasm: bytes) -> None:
+def _compile_for_wasmtime(wasm: bytes) -> Callable[[], None] | None:
     # Imported here: a no-op doit makes the run tasks, and must not pay for loading wasmtime.
     from astest_tasks.run.wasm_host import compile_ahead_of_run
 
-    compile_ahead_of_run(wasm)
+    return compile_ahead_of_run(wasm)
 
 
 def warm_compiler(warmup: CompilerWarmup) -> bool:

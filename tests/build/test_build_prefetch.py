@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -352,28 +352,43 @@ def test_a_head_start_waits_for_no_compile_under_way(tmp_path: Path) -> None:
     assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is not None
 
 
-def test_the_follow_up_gets_the_module_once_the_build_may_take_it(tmp_path: Path) -> None:
-    """The follow-up (wasmtime's compile of the module) runs after the build is let go."""
+def test_the_follow_up_is_set_up_before_the_build_is_let_go_and_done_after(
+    tmp_path: Path,
+) -> None:
+    """The follow-up (wasmtime's compile of the module) gets its place before the build can
+    take asc's output, and does its work after the build is let go."""
     prefetcher = planned(tmp_path, "a", "b")
     taken, finished = threading.Event(), threading.Event()
-    followed: list[bytes] = []
+    events: list[str] = []
 
-    def follow_up(wasm: bytes) -> None:
-        if taken.wait(timeout=30):  # the build took its output while we were still here
-            followed.append(wasm)
-        finished.set()
+    def follow_up(wasm: bytes) -> Callable[[], None]:
+        events.append(f"set up with {len(wasm)} bytes, taken: {taken.is_set()}")
+
+        def work() -> None:
+            if taken.wait(timeout=30):  # the build took its output while this was to come
+                events.append("done after the build took it")
+            finished.set()
+
+        return work
 
     assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler(), follow_up)
     assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is not None
     taken.set()
     assert finished.wait(timeout=30)
-    assert followed == [MODULE]
+    assert events == [
+        f"set up with {len(MODULE)} bytes, taken: False",
+        "done after the build took it",
+    ]
 
 
 def test_no_follow_up_after_a_failed_compile(tmp_path: Path) -> None:
     prefetcher = planned(tmp_path, "a", "b")
     followed: list[bytes] = []
-    assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler(1), followed.append)
+
+    def follow_up(wasm: bytes) -> None:
+        followed.append(wasm)
+
+    assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler(1), follow_up)
     assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is None
     assert leftovers(tmp_path) == []  # also waits for the compile's thread to end
     assert followed == []

@@ -35,6 +35,17 @@ def test_a_run_takes_the_module_compiled_for_its_bytes_once() -> None:
     assert len(shelf) == 0
 
 
+def test_a_reserved_place_is_taken_once_its_module_is_compiled() -> None:
+    engine = wasmtime.Engine()
+    shelf = ModuleShelf()
+    compile_it = shelf.reserve(engine, module_bytes(5))
+    assert compile_it is not None and len(shelf) == 1
+    assert shelf.reserve(engine, module_bytes(5)) is None  # already there
+    compile_it()
+    module = shelf.take(engine, module_bytes(5))
+    assert module is not None and answer_of(engine, module) == 5
+
+
 def test_other_bytes_or_another_engine_find_nothing() -> None:
     engine = wasmtime.Engine()
     shelf = ModuleShelf()

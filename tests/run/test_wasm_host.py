@@ -580,8 +580,9 @@ def test_a_module_compiled_ahead_is_the_one_the_run_uses(
     monkeypatch.setattr(module_shelf, "SHELF", shelf)
     wasm = save(tmp_path, HOST_ADD_GUEST)
     engine = wasm_host._ENGINES.engine()
-    wasm_host.compile_ahead_of_run(wasm.read_bytes())
-    assert len(shelf) == 1
+    compile_it = wasm_host.compile_ahead_of_run(wasm.read_bytes())
+    assert compile_it is not None and len(shelf) == 1  # its place is there before it compiles
+    compile_it()
     offered = shelf._entries[module_shelf._key(wasm.read_bytes())].module
     seen: list[wasmtime.Module] = []
     real_linker = wasmtime.Linker
@@ -607,5 +608,5 @@ def test_nothing_is_compiled_ahead_before_a_run_has_made_the_engine(
     shelf = module_shelf.ModuleShelf()
     monkeypatch.setattr(module_shelf, "SHELF", shelf)
     monkeypatch.setattr(wasm_host, "_ENGINES", wasm_host._EngineHolder())
-    wasm_host.compile_ahead_of_run(save(tmp_path, HOST_ADD_GUEST).read_bytes())
+    assert wasm_host.compile_ahead_of_run(save(tmp_path, HOST_ADD_GUEST).read_bytes()) is None
     assert len(shelf) == 0
