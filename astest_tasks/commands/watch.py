@@ -53,8 +53,10 @@ WATCH_FLAG = "--watch"
 DEBOUNCE_MS = 1600  # the longest a burst of events is gathered for
 STEP_MS = 50  # a burst ends after this long without a new event
 # How often the notifier looks for events: the first event of a save starts its build at once
-# (the head start), so this delay is on the cycle's critical path and STEP_MS is not.
-FIRST_STEP_MS = 10
+# (the head start), so this delay is on the cycle's critical path and STEP_MS is not. A change is
+# seen one to two steps after it; idle, looking every 5 ms costs about 0.4 % of a core (0.2 % at
+# 10 ms, measured), and saves about 7 ms of a cycle of about 0.17 s.
+FIRST_STEP_MS = 5
 _CLEAR_SCREEN = "\x1b[2J\x1b[H"
 DEFAULT_REPORT = ".as-test/report.json"  # until the first cycle's tasks say where it goes
 
