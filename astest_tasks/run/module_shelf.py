@@ -1,9 +1,9 @@
 """Spec modules compiled for wasmtime ahead of their run, handed to the run in this process.
 
 A run's first step is Cranelift compiling the spec's new module: about 30 ms for a small spec,
-far more for a big one, all on the critical path of a watch cycle or of a serial run. The
-compile that runs ahead of a build (build_prefetch.py) can do that step too, on its thread, right
-after asc: ``reserve`` puts its place on the shelf while the build still waits for asc's output,
+on the critical path of a watch cycle. The compile that watch mode starts ahead of a build
+(build_prefetch.py, tasks/compile_ahead.py) does that step too, on its thread, right after asc:
+``reserve`` puts the module's place on the shelf while the build still waits for asc's output,
 then compiles it; the run's ``take`` finds it by the module's bytes (waiting if it is still being
 compiled) instead of compiling again.
 
@@ -41,12 +41,6 @@ class ModuleShelf:
         self._lock = threading.Lock()
         self._entries: OrderedDict[bytes, _Entry] = OrderedDict()
 
-    def offer(self, engine: wasmtime.Engine, wasm: bytes) -> None:
-        """Compile ``wasm`` for ``engine`` on this thread and keep it for its run."""
-        compile_it = self.reserve(engine, wasm)
-        if compile_it is not None:
-            compile_it()
-
     def reserve(self, engine: wasmtime.Engine, wasm: bytes) -> Callable[[], None] | None:
         """Put a place for the module on the shelf now, so that its run waits for it rather than
         compiling it again; the returned call compiles it (None: already there)."""
@@ -79,10 +73,6 @@ class ModuleShelf:
             return None
         entry.ready.wait()
         return entry.module
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
 
     def __len__(self) -> int:
         with self._lock:

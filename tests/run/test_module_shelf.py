@@ -16,6 +16,13 @@ def module_bytes(answer: int) -> bytes:
     return bytes(wasmtime.wat2wasm(wat))
 
 
+def offer(shelf: ModuleShelf, engine: wasmtime.Engine, wasm: bytes) -> None:
+    """What a compile ahead does: reserve the module's place, then compile it."""
+    compile_it = shelf.reserve(engine, wasm)
+    if compile_it is not None:
+        compile_it()
+
+
 def answer_of(engine: wasmtime.Engine, module: wasmtime.Module) -> object:
     store = wasmtime.Store(engine)
     instance = wasmtime.Instance(store, module, [])
@@ -27,7 +34,7 @@ def answer_of(engine: wasmtime.Engine, module: wasmtime.Module) -> object:
 def test_a_run_takes_the_module_compiled_for_its_bytes_once() -> None:
     engine = wasmtime.Engine()
     shelf = ModuleShelf()
-    shelf.offer(engine, module_bytes(42))
+    offer(shelf, engine, module_bytes(42))
     module = shelf.take(engine, module_bytes(42))
     assert module is not None
     assert answer_of(engine, module) == 42
@@ -49,7 +56,7 @@ def test_a_reserved_place_is_taken_once_its_module_is_compiled() -> None:
 def test_other_bytes_or_another_engine_find_nothing() -> None:
     engine = wasmtime.Engine()
     shelf = ModuleShelf()
-    shelf.offer(engine, module_bytes(1))
+    offer(shelf, engine, module_bytes(1))
     assert shelf.take(engine, module_bytes(2)) is None
     assert shelf.take(wasmtime.Engine(), module_bytes(1)) is None  # and it is gone
     assert len(shelf) == 0
@@ -58,7 +65,7 @@ def test_other_bytes_or_another_engine_find_nothing() -> None:
 def test_bytes_wasmtime_refuses_give_nothing_so_the_run_reports_the_error_itself() -> None:
     engine = wasmtime.Engine()
     shelf = ModuleShelf()
-    shelf.offer(engine, b"\0asm\1\0\0\0\xff")
+    offer(shelf, engine, b"\0asm\1\0\0\0\xff")
     assert shelf.take(engine, b"\0asm\1\0\0\0\xff") is None
 
 
@@ -66,7 +73,7 @@ def test_only_the_newest_modules_wait() -> None:
     engine = wasmtime.Engine()
     shelf = ModuleShelf()
     for answer in range(SHELF_SIZE + 2):
-        shelf.offer(engine, module_bytes(answer))
+        offer(shelf, engine, module_bytes(answer))
     assert len(shelf) == SHELF_SIZE
     assert shelf.take(engine, module_bytes(0)) is None
     assert shelf.take(engine, module_bytes(SHELF_SIZE + 1)) is not None
@@ -88,7 +95,7 @@ def test_a_run_waits_for_the_module_still_being_compiled() -> None:
     engine = wasmtime.Engine()
     shelf = ModuleShelf()
     wasm = module_bytes(7)
-    # The entry as offer() registers it before compiling; the compile finishes only once the
+    # The entry as reserve() registers it before compiling; the compile finishes only once the
     # run is already waiting for it.
     entry = module_shelf._Entry(engine, ready=_WatchedEvent())
     shelf._entries[module_shelf._key(wasm)] = entry
@@ -104,7 +111,7 @@ def test_a_run_waits_for_the_module_still_being_compiled() -> None:
 
 def test_a_forked_process_starts_with_an_empty_shelf() -> None:
     engine = wasmtime.Engine()
-    module_shelf.SHELF.offer(engine, module_bytes(3))
+    offer(module_shelf.SHELF, engine, module_bytes(3))
     read_end, write_end = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover - the child reports through the pipe
