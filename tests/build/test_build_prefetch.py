@@ -392,3 +392,25 @@ def test_no_follow_up_after_a_failed_compile(tmp_path: Path) -> None:
     assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is None
     assert leftovers(tmp_path) == []  # also waits for the compile's thread to end
     assert followed == []
+
+
+def test_a_build_waits_for_a_compile_ahead_of_another_build_rather_than_compile_beside_it(
+    tmp_path: Path,
+) -> None:
+    """doit skipped the build compiled ahead (touched but unchanged): the next build waits for
+    that compile to end, so that it finds the compile server free instead of starting another."""
+    prefetcher = planned(tmp_path, "a", "b", "c")
+    gate = threading.Event()
+    assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler(gate=gate))  # b
+    taken: list[CompileOutput | None] = []
+    build_c = threading.Thread(
+        target=lambda: taken.append(prefetcher.take(request(tmp_path, "c"), tmp_path))
+    )
+    build_c.start()
+    build_c.join(timeout=0.2)
+    assert build_c.is_alive()  # held while the compile of b is under way
+    gate.set()
+    build_c.join(timeout=30)
+    assert taken == [None]  # c compiles itself, now with the server to itself
+    # The compile of b is still there for b, should doit run it after all.
+    assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is not None
