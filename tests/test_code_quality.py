@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import fnmatch
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -80,3 +82,37 @@ def test_every_test_checks_an_outcome() -> None:
             and not _checks_something(function, helpers, {function.name})
         ]
     assert silent == [], "these tests assert nothing; fix: assert what they should produce"
+
+
+# pytest's default norecursedirs, used where pyproject.toml sets none.
+_PYTEST_DEFAULT_NORECURSE = (
+    "*.egg",
+    ".*",
+    "_darcs",
+    "build",
+    "CVS",
+    "dist",
+    "node_modules",
+    "venv",
+    "{arch}",
+)
+
+
+def test_every_folder_of_tests_is_collected() -> None:
+    """A test folder whose name pytest skips (its defaults skip `build`) silently runs nothing:
+    tests/build went uncollected by every full run until its name was taken off the list."""
+    options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    skipped = options.get("norecursedirs", _PYTEST_DEFAULT_NORECURSE)
+    tests = REPO / "tests"
+    folders = {
+        path.parent.relative_to(tests)
+        for path in tests.rglob("test_*.py")
+        if "node_modules" not in path.parts
+    }
+    assert Path("build") in folders
+    unseen = sorted(
+        str(folder)
+        for folder in folders
+        if any(fnmatch.fnmatch(part, pattern) for part in folder.parts for pattern in skipped)
+    )
+    assert unseen == [], f"pytest skips these test folders: {unseen}"
