@@ -34,7 +34,8 @@ Then the cost of ``doit`` alone at each of ``--sizes`` specs: cold and no-op.
 
 Every run must exit 0 and report every spec, with the same spec and test counts from both tools;
 otherwise the benchmark stops (a benchmark of a broken run is worthless). It prints the medians,
-the ratios ours/theirs against the goals of issue 4, and writes every sample to a JSON file.
+the ratios ours/theirs against the goals of issues 4 and 17, and writes every sample to a JSON
+file.
 """
 
 from __future__ import annotations
@@ -68,8 +69,10 @@ NODE_MODULES = REPO / "node_modules"
 NODE_MODULES_18 = REPO / "tests" / "toolchains" / "as-test-1.8.0" / "node_modules"
 RUN_TIMEOUT_S = 3600.0
 
-# Goals from issue 4 (ratios are ours / theirs).
-GOAL_COLD = 0.5
+# Goals from issue 4 (ratios are ours / theirs), but for a serial cold run: issue 17 set it to
+# 0.8 for both as-test versions.
+GOAL_COLD_PARALLEL = 0.5
+GOAL_COLD_SERIAL = 0.8
 GOAL_NO_CHANGE = 0.05
 GOAL_ONE_CHANGED = 0.25
 GOAL_NOOP_100_S = 1.0
@@ -91,20 +94,22 @@ class Rival:
 
 
 RIVALS = {
-    # Goals from issue 4.
+    # Goals from issue 4, and issue 17's for a serial cold run.
     "1.0.7": Rival(
         "1.0.7",
         NODE_MODULES,
         (),
         (
-            ("cold", GOAL_COLD),
-            ("cold-parallel", GOAL_COLD),
+            ("cold", GOAL_COLD_SERIAL),
+            ("cold-parallel", GOAL_COLD_PARALLEL),
             ("no-change", GOAL_NO_CHANGE),
             ("one-changed", GOAL_ONE_CHANGED),
         ),
     ),
     # Goals from issue 17: against 1.8's --cache, its best.
-    "1.8.0": Rival("1.8.0", NODE_MODULES_18, ("--cache",), (("cold", 0.8), ("no-change", 0.35))),
+    "1.8.0": Rival(
+        "1.8.0", NODE_MODULES_18, ("--cache",), (("cold", GOAL_COLD_SERIAL), ("no-change", 0.35))
+    ),
 }
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
