@@ -11,8 +11,8 @@ the loaded tasks (watch_inputs.py). It is created before the first cycle and nev
 save made while a cycle runs is seen after it; bursts are gathered by its debounce. The idle time
 is used (tasks/compile_ahead.py): the compile server is warmed between cycles, and the first
 event of a saved source starts its build's compile while the rest of the burst is gathered and
-the cycle loads its tasks. Tasks are
-loaded afresh each cycle, so an edited config, a new spec or a new import counts at once.
+the cycle loads its tasks. Tasks are loaded afresh each cycle, so an edited config, a new spec
+or a new import counts at once.
 Running doit in this process keeps the compile server pool (compile_pool.py) warm across
 cycles, as it does across the builds of one run.
 
@@ -45,7 +45,11 @@ from astest_tasks.model.results import SpecResult
 from astest_tasks.output.console import Shown, render_changed
 from astest_tasks.output.terminal import Palette, use_colour
 from astest_tasks.tasks.compile_ahead import compile_changed, warm_compiler
-from astest_tasks.tasks.doit_argv import doit_command, task_options_first
+from astest_tasks.tasks.doit_argv import (
+    doit_command,
+    runs_in_worker_processes,
+    task_options_first,
+)
 from astest_tasks.tasks.options import DEFAULT_CONFIG, TASK_PARAMS
 from astest_tasks.tasks.project_lock import wait_for_refused_lock
 
@@ -124,7 +128,7 @@ def run_watch(arguments: Sequence[str], out: TextIO | None = None) -> int:
     doit_args = task_options_first(arguments, TASK_PARAMS)
     changes = ChangeFilter(WatchedInputs(frozenset({os.path.abspath(DEFAULT_CONFIG)})))
     notifier = _Notifier(RustNotify)
-    ahead = _CompileAhead(in_workers=_runs_in_worker_processes(doit_args))
+    ahead = _CompileAhead(in_workers=runs_in_worker_processes(doit_args))
     passed = False
     changed: list[str] = []
     headline: str | None = None  # what starts a cycle that no file change started
@@ -239,8 +243,8 @@ class _CompileAhead:
         if not self._off:
             warm_compiler(self._warmup)
 
-    def stop_warming(self, wait: bool = True) -> None:
-        self._warmup.stop(wait)
+    def stop_warming(self) -> None:
+        self._warmup.stop()
 
     def close(self) -> None:
         """At the end of the watch. The compile servers close first: a warm-up compile under way
@@ -256,26 +260,6 @@ class _CompileAhead:
         self._warmup.stop()
         if not self._off and all(path.endswith(".ts") for path in changed):
             compile_changed(changed)
-
-
-def _runs_in_worker_processes(doit_args: Sequence[str]) -> bool:
-    """Whether doit runs the tasks in worker processes: ``-n N`` (N > 0) without ``-P thread``."""
-    processes, threads = "0", False
-    for index, word in enumerate(doit_args):
-        following = doit_args[index + 1] if index + 1 < len(doit_args) else ""
-        if word in ("-n", "--process"):
-            processes = following
-        elif word.startswith("--process="):
-            processes = word.partition("=")[2]
-        elif word.startswith("-n") and word[2:].isdigit():
-            processes = word[2:]
-        elif word in ("-P", "--parallel-type"):
-            threads = following == "thread"
-        elif word.startswith("--parallel-type="):
-            threads = word.partition("=")[2] == "thread"
-        elif word == "-Pthread":
-            threads = True
-    return processes.isdigit() and int(processes) > 0 and not threads
 
 
 def _run_cycle(doit_args: list[str], report: Path) -> Cycle:

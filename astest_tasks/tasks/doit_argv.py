@@ -5,6 +5,8 @@ decisions must be made then: whether this call may write (project_lock.py) and w
 tasks are wanted (fuzz_tasks.py). doit's own rule (``DoitMain.run``): after dropping its
 ``name=value`` variables, the first word is the command if it names one; otherwise doit runs
 tasks, and a later word that happens to name a command (``--spec info``) is only a value.
+Watch mode also needs to know, before the first cycle, whether doit will run the tasks in worker
+processes (``runs_in_worker_processes``).
 """
 
 from __future__ import annotations
@@ -57,6 +59,26 @@ def dodo_config(arguments: Sequence[str]) -> Mapping[str, Any]:
     module = sys.modules.get(os.path.splitext(os.path.basename(dodo))[0])
     config = getattr(module, "DOIT_CONFIG", None)
     return config if isinstance(config, dict) else {}
+
+
+def runs_in_worker_processes(doit_args: Sequence[str]) -> bool:
+    """Whether doit runs the tasks in worker processes: ``-n N`` (N > 0) without ``-P thread``."""
+    processes, threads = "0", False
+    for index, word in enumerate(doit_args):
+        following = doit_args[index + 1] if index + 1 < len(doit_args) else ""
+        if word in ("-n", "--process"):
+            processes = following
+        elif word.startswith("--process="):
+            processes = word.partition("=")[2]
+        elif word.startswith("-n") and word[2:].isdigit():
+            processes = word[2:]
+        elif word in ("-P", "--parallel-type"):
+            threads = following == "thread"
+        elif word.startswith("--parallel-type="):
+            threads = word.partition("=")[2] == "thread"
+        elif word == "-Pthread":
+            threads = True
+    return processes.isdigit() and int(processes) > 0 and not threads
 
 
 def default_tasks(arguments: Sequence[str]) -> list[str]:

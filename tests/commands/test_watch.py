@@ -19,7 +19,6 @@ from astest_tasks.commands.watch import (
     _end_cycle,
     _Notifier,
     _read_report,
-    _runs_in_worker_processes,
     run_watch,
     watch_arguments,
 )
@@ -145,26 +144,6 @@ def test_a_signal_while_waiting_stops_the_watch(tmp_path: Path) -> None:
         notifier, _notify = notifier_over(tmp_path, list(answers))
         with pytest.raises(KeyboardInterrupt):
             notifier.next_changes(changes, lambda changed: None)
-
-
-@pytest.mark.parametrize(
-    ("arguments", "in_workers"),
-    [
-        ([], False),
-        (["-n", "2"], True),
-        (["-n2"], True),
-        (["--process=2"], True),
-        (["--process", "0"], False),
-        (["-n", "2", "-P", "thread"], False),
-        (["-n", "2", "--parallel-type=thread"], False),
-        (["-n", "2", "-P", "process"], True),
-        (["--verbosity", "2", "astest"], False),
-    ],
-)
-def test_compiles_ahead_are_off_when_doit_runs_tasks_in_worker_processes(
-    arguments: list[str], in_workers: bool
-) -> None:
-    assert _runs_in_worker_processes(arguments) is in_workers
 
 
 def test_a_head_start_only_for_saved_sources(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,7 @@ import pytest
 from astest_tasks.tasks.doit_argv import (
     doit_command,
     names_tasks_under,
+    runs_in_worker_processes,
     task_options_first,
 )
 
@@ -112,3 +113,23 @@ def test_a_bare_optional_value_option_takes_its_implied_value(
         task_options_first(argv, options, {"show-coverage": "on"}, {"show-coverage": ["all"]})
         == expected
     )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "in_workers"),
+    [
+        ([], False),
+        (["-n", "2"], True),
+        (["-n2"], True),
+        (["--process=2"], True),
+        (["--process", "0"], False),
+        (["-n", "2", "-P", "thread"], False),
+        (["-n", "2", "--parallel-type=thread"], False),
+        (["-n", "2", "-P", "process"], True),
+        (["--verbosity", "2", "astest"], False),
+    ],
+)
+def test_compiles_ahead_are_off_when_doit_runs_tasks_in_worker_processes(
+    arguments: list[str], in_workers: bool
+) -> None:
+    assert runs_in_worker_processes(arguments) is in_workers
