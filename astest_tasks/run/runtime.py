@@ -64,6 +64,12 @@ class Runtime(Protocol):
         template when missing; None when it runs nothing that astest-tasks makes."""
         ...
 
+    @property
+    def runs_in_any_process(self) -> bool:
+        """Whether another process of ours runs its specs as well as doit's own: a serial doit
+        then runs the next spec in its helper beside the current one (run_ahead.py)."""
+        ...
+
     def input_files(self, project_root: Path) -> list[str]:
         """The project files whose content decides its results: editing one re-runs its specs."""
         ...
@@ -89,3 +95,7 @@ class RuntimeDefaults:
     @property
     def default_runner_target(self) -> str | None:
         return None
+
+    @property
+    def runs_in_any_process(self) -> bool:
+        return True

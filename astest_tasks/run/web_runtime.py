@@ -67,6 +67,10 @@ class BrowserRuntime(RuntimeDefaults):
         # headful or headless does not change a result and stays out.
         return self.description
 
+    @property
+    def runs_in_any_process(self) -> bool:
+        return False  # its warm browser belongs to the run task's process (browser_session.py)
+
     def input_files(self, project_root: Path) -> list[str]:
         return []  # the page and worker ship with astest-tasks, whose version is in the key
 

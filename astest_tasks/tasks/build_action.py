@@ -19,6 +19,7 @@ from astest_tasks.build.compiler import (
 )
 from astest_tasks.config.toolchain import check_node_version, load_toolchain
 from astest_tasks.core.errors import UserError
+from astest_tasks.tasks.run_ahead import note_built
 
 
 def build_spec(request: dict[str, object]) -> bool:
@@ -32,6 +33,7 @@ def build_spec(request: dict[str, object]) -> bool:
     except Exception:  # a bug of ours must fail this spec, not the whole run
         record = _failed_record(build, "internal error in astest-tasks:\n" + traceback.format_exc())
     write_build_record(build, record)
+    note_built(str(Path(build.project_root) / build.record_path))
     return True
 
 

@@ -87,7 +87,9 @@ from astest_tasks.tasks.options import TaskOptions
 from astest_tasks.tasks.output_folders import check_output_folders
 from astest_tasks.tasks.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
 from astest_tasks.tasks.project_lock import lock_project
-from astest_tasks.tasks.run_action import RunRequest, run_spec
+from astest_tasks.tasks.run_action import run_spec
+from astest_tasks.tasks.run_ahead import plan_run
+from astest_tasks.tasks.run_request import RunRequest
 from astest_tasks.tasks.summary_action import show_summary_from_worker, summarize
 
 PROJECT_LOCK = "cache/project.lock"  # one doit run at a time (project_lock.py)
@@ -175,13 +177,18 @@ def create_tasks(
         no_snapshot=switches.no_snapshot,
         coverage_detail=switches.show_coverage is not ShowCoverage.NONE,
     )
+    # Each spec's build comes before the previous spec's run: a serial doit then meets every run
+    # with the next spec already built, which the run ahead needs (run_ahead.py).
+    previous_run: dict[str, Any] | None = None
     for mode in modes:
         for spec in specs_by_mode[mode.name]:
             files = spec_files(mode, spec)
             runtime = runtimes[mode.name]
             yield _build_task(project_root, mode, spec, files, toolchain, scan_cache, pipeline)
+            if previous_run is not None:
+                yield previous_run
             place = (len(run_tasks) + 1, total)
-            yield _run_task(project_root, mode, spec, files, runtime, invocation, place)
+            previous_run = _run_task(project_root, mode, spec, files, runtime, invocation, place)
             run_tasks.append(pipeline.task(f"run:{mode.name}:{spec.spec_id}"))
             entries.append(
                 SummaryEntry(
@@ -194,6 +201,8 @@ def create_tasks(
                     command=pipeline.command,
                 )
             )
+    if previous_run is not None:
+        yield previous_run
     fuzzing = _fuzz_plan(project_root, config, modes, toolchain, scan_cache, invocation, options)
     yield from fuzzing.tasks
     if options.fuzz:
@@ -445,6 +454,7 @@ def _run_task(
         input_patterns=tuple(mode.input_patterns),
         coverage_detail=invocation.coverage_detail and mode.coverage_enabled,
     )
+    plan_run(request, invocation.session)
     file_dep = [files.build_record]  # also orders the run after its build
     file_dep += runtime.input_files(root)
     pipeline = invocation.pipeline

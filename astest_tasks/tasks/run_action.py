@@ -16,11 +16,10 @@ import posixpath
 import sys
 import time
 import traceback
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from astest_tasks.build.build_check import UnusableBuild, check_build
-from astest_tasks.config.run_rules import RunRules
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.coverage.model import coverage_from_dict, coverage_from_payload
@@ -50,61 +49,42 @@ from astest_tasks.run.outcome import (
     is_empty_spec,
     rebuilt_report_warning,
 )
-from astest_tasks.run.runtime import RunnableSpec, Runtime, SpecLimits
+from astest_tasks.run.runtime import RunnableSpec, SpecLimits
 from astest_tasks.tasks.compile_ahead import compile_next
+from astest_tasks.tasks.run_ahead import handed_over, running_here
+from astest_tasks.tasks.run_request import RunRequest
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
 MIB = 1024 * 1024
 
 
-@dataclass(frozen=True)
-class RunRequest:
-    project_root: str
-    spec_path: str
-    spec_id: str
-    mode: str
-    target: str
-    wasm_path: str
-    build_record_path: str
-    result_path: str
-    snapshot_dir: str
-    timeout_s: float
-    runtime: Runtime  # the mode's, chosen once when the tasks were made (runtime_command.py)
-    memory_limit_mib: float = 1024.0
-    output_limit_mib: float = 64.0
-    run_env: dict[str, str] = field(default_factory=dict)
-    total: int = 0  # the run tasks of this invocation, for the live progress line (0: no line)
-    progress_file: str = ""  # counts finished specs across doit's workers (progress.py)
-    position: int = 0  # this spec's place among the run tasks: the count where none can be kept
-    crash_dir: str = ".as-test/crashes"
-    logs_dir: str | None = None  # readable per-spec logs; None when the config says "none"
-    update_snapshots: str = ""  # "", "create" or "overwrite" (SnapshotUpdate)
-    no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass uncompared
-    snapshot_files: tuple[str, ...] = ()  # every file the spec's snapshots may come from
-    task_basename: str = "astest"  # the task creator's name: <basename>:run:<mode>:<spec-id>
-    command: str = "doit"  # what runs these tasks, for the hints: doit, or the astest command
-    options_command: str = "doit astest"  # how a hint gives an option: `doit astest --timeout 5`
-    # The installed as-test, whose run-side rules apply (run_rules.py); "" means 1.0.7's.
-    as_test_version: str = ""
-    input_patterns: tuple[str, ...] = ()  # the mode's input globs: as-test 1.2.0+ snapshot paths
-    coverage_detail: bool = False  # --show-coverage: ask a 1.8 guest for the gap tree's points
-
-    @property
-    def rules(self) -> RunRules:
-        return RunRules.for_version(self.as_test_version)
-
-    def snapshot_input_layout(self) -> tuple[Path, tuple[str, ...]] | None:
-        """(project root, input patterns) where as-test 1.2.0+ places snapshot files, else None."""
-        if not self.rules.snapshot_input_layout:
-            return None
-        return Path(self.project_root), self.input_patterns
-
-    def task(self, kind: str) -> str:
-        return f"{self.task_basename}:{kind}:{self.mode}:{self.spec_id}"
-
-
 def run_spec(run: RunRequest, session: str) -> dict[str, str]:
     """Run one spec; returns what doit saves with the task: the snapshot files' state after it."""
+    handed = handed_over(run, session)
+    outcome = None
+    if handed is not None:
+        # The next build compiles while the helper finishes this spec, as it would beside a run.
+        compile_next(run.task_basename, run.mode, run.spec_id)
+        outcome = handed.outcome()
+    if outcome is not None:
+        result, state = outcome
+    else:
+        with running_here(run, session, execute_handed_over):
+            result, state = execute_run(run, session)
+    _announce(result, run, session)
+    return state
+
+
+def execute_handed_over(run: RunRequest, session: str) -> tuple[SpecResult, dict[str, str]]:
+    """``execute_run`` in the run ahead's helper process (run_ahead.py): what goes back is what
+    the live line needs; the expectations stay in the result file the helper wrote."""
+    result, state = execute_run(run, session)
+    return replace(result, suites=(), failures=(), output="", coverage=None), state
+
+
+def execute_run(run: RunRequest, session: str) -> tuple[SpecResult, dict[str, str]]:
+    """Everything a run task does but its live line: run, decide, write the result and the files
+    beside it."""
     started = time.perf_counter()
     try:
         result = _execute(run, session)
@@ -124,10 +104,9 @@ def run_spec(run: RunRequest, session: str) -> dict[str, str]:
             note = f"could not write the readable log in {run.logs_dir}: {exc}"
             result = replace(result, warnings=(*result.warnings, note))
     write_result(root / run.result_path, result)
-    _announce(result, run, session)
     # Taken after the run, so snapshots this run wrote count as seen: the next plain doit is
     # cached. (As file_deps they could not be: a snapshot file may not exist yet.)
-    return {SNAPSHOT_STATE: snapshot_state(root, run.snapshot_files)}
+    return result, {SNAPSHOT_STATE: snapshot_state(root, run.snapshot_files)}
 
 
 def _announce(result: SpecResult, run: RunRequest, session: str) -> None:

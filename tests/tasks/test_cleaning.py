@@ -13,7 +13,7 @@ from astest_tasks.tasks.cleaning import (
     run_leftovers,
     summary_leftovers,
 )
-from astest_tasks.tasks.run_action import RunRequest
+from astest_tasks.tasks.run_request import RunRequest
 
 
 def test_leftovers_of_a_run_and_of_the_summary() -> None:

@@ -18,7 +18,8 @@ from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.runtime import RunnableSpec, SpecLimits
 from astest_tasks.run.runtime_command import resolve_runtime
-from astest_tasks.tasks.run_action import RunRequest, run_spec
+from astest_tasks.tasks.run_action import run_spec
+from astest_tasks.tasks.run_request import RunRequest
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 from tests.recorded_wire import RECORDED_TESTS, SPEC_FILE, recorded_1_0_7
 
@@ -42,6 +43,10 @@ class ReplayingRuntime:
     @property
     def default_runner_target(self) -> str | None:
         return None
+
+    @property
+    def runs_in_any_process(self) -> bool:
+        return True
 
     def input_files(self, project_root: Path) -> list[str]:
         return []

@@ -1,0 +1,152 @@
+"""A serial doit running the next spec in its helper process (run_ahead.py): the same results as
+one process, in doit's order, fully cached afterwards, and no helper left behind by a stop.
+
+Real asc, as-test and wasmtime, on copies of the passing fixture. ``ASTEST_RUN_AHEAD=always``
+hands runs over from the first one on, so that what is handed over does not depend on how long
+a spec takes on the machine of the day.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import signal
+from pathlib import Path
+
+import pytest
+
+from astest_tasks.tasks.run_ahead import SWITCH_VARIABLE
+from tests.integration.conftest import Project, copy_project
+from tests.integration.pausing import PausePoint, start_paused, stop
+from tests.integration.test_interruptions import assert_every_json_file_is_whole
+from tests.integration.toolchains import Toolchain
+
+# The run ahead is our own machinery around the run task's action, the same for any as-test.
+pytestmark = [pytest.mark.integration, pytest.mark.toolchains("1.8.0")]
+
+# The default runner, plus a line per spec naming the process that ran it, and a print of its
+# own (which doit shows with -v 2).
+RUNNER = """
+import os
+
+from astest_tasks.runner import instantiate
+
+with open(os.environ["RUNNER_LOG"], "a") as log:
+    log.write(f"{os.environ['AS_TEST_WASM_PATH']} {os.getpid()}\\n")
+print(f"runner ran {os.environ['AS_TEST_WASM_PATH'].split('/build/')[1]}")
+
+instance = instantiate({})
+instance.start()
+"""
+EXIT_LIMIT_S = 120.0  # a ceiling for a helper that never ends, not a timing the test relies on
+
+
+def project_with_logging_runners(tmp_path: Path, toolchain: Toolchain, name: str) -> Project:
+    project = copy_project("passing", tmp_path / name, toolchain)
+    runners = project.root / ".as-test" / "runners"
+    runners.mkdir(parents=True)
+    for target in ("wasi", "bindings"):
+        (runners / f"default.{target}.py").write_text(RUNNER)
+    return project
+
+
+def ran_by(log: Path) -> dict[str, int]:
+    """Which process ran each spec: its module's path and the pid."""
+    pairs = (line.rsplit(" ", 1) for line in log.read_text().splitlines())
+    return {wasm: int(pid) for wasm, pid in pairs}
+
+
+def outcomes(project: Project) -> list[tuple[str, str, str, dict[str, float]]]:
+    """Each spec's verdict and counts, without the guest's own time."""
+    return [
+        (entry["file"], entry["mode"], entry["verdict"], {**entry["counts"], "time_ms": 0})
+        for entry in project.report()["specs"]
+    ]
+
+
+def test_a_serial_run_hands_every_other_spec_to_the_helper_with_the_same_results(
+    tmp_path: Path, toolchain: Toolchain
+) -> None:
+    ahead = project_with_logging_runners(tmp_path, toolchain, "ahead")
+    alone = project_with_logging_runners(tmp_path, toolchain, "alone")
+    log = tmp_path / "ahead.log"
+
+    run = ahead.doit("-v", "2", env={SWITCH_VARIABLE: "always", "RUNNER_LOG": str(log)})
+    assert run.exit_code == 0, run.stdout + run.stderr
+    pids = ran_by(log)
+    assert len(pids) == 10
+    # doit ran the first spec itself and handed the next to the helper, then the same again.
+    by_process = sorted(list(pids.values()).count(pid) for pid in set(pids.values()))
+    assert by_process == [5, 5]
+
+    # Each spec's prints and live line come when doit reaches its run, in doit's order.
+    run_tasks = [task for task in run.executed if task.startswith("astest:run:")]
+    assert len(run_tasks) == 10
+    printed = re.findall(r"^runner ran (\S+)$", run.stdout, re.MULTILINE)
+    # (astest:run:wasi:left/shared ran .as-test/build/wasi/left/shared.spec.wasm)
+    assert [name.removesuffix(".spec.wasm") for name in printed] == [
+        "/".join(task.split(":")[2:]) for task in run_tasks
+    ]
+    live = re.findall(r"^\[(\d+)/10\]", run.stderr, re.MULTILINE)
+    assert live == [str(n) for n in range(1, 11)]
+
+    plain = alone.doit(env={SWITCH_VARIABLE: "0", "RUNNER_LOG": str(tmp_path / "alone.log")})
+    assert plain.exit_code == 0, plain.stdout + plain.stderr
+    assert len(set(ran_by(tmp_path / "alone.log").values())) == 1
+    assert outcomes(ahead) == outcomes(alone)
+    assert run.last_line == plain.last_line
+
+    # doit saved the handed-over runs as its own: the next run has nothing to do.
+    again = ahead.doit(env={SWITCH_VARIABLE: "always", "RUNNER_LOG": str(log)})
+    assert again.exit_code == 0, again.stdout
+    assert [t for t in again.executed if ":run:" in t or ":build:" in t] == []
+    assert "(10 cached)" in again.stdout
+
+
+def helper_of(doit_pid: int) -> int:
+    """The run ahead's helper among the children of the doit process."""
+    children: list[int] = []
+    for task in Path(f"/proc/{doit_pid}/task").iterdir():
+        children += [int(pid) for pid in (task / "children").read_text().split()]
+    helpers = [
+        pid for pid in children if b"run_helper" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
+    assert len(helpers) == 1, children
+    return helpers[0]
+
+
+def wait_for_exit(pid: int) -> bool:
+    """Wait for a process that is not our child to end (a pidfd becomes readable then)."""
+    try:
+        descriptor = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        readable, _, _ = select.select([descriptor], [], [], EXIT_LIMIT_S)
+        return bool(readable)
+    finally:
+        os.close(descriptor)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_doit_stopped_while_the_helper_runs_a_spec_leaves_no_helper_and_loses_nothing(
+    tmp_path: Path, toolchain: Toolchain, sig: signal.Signals
+) -> None:
+    project = project_with_logging_runners(tmp_path, toolchain, "stopped")
+    log = tmp_path / "stopped.log"
+    env = {SWITCH_VARIABLE: "always", "RUNNER_LOG": str(log)}
+    # doit waits for the first spec it handed over.
+    point = PausePoint("call", "astest_tasks.tasks.run_ahead:HandedOver.outcome")
+    paused = start_paused(project, point, env=env)
+    helper = helper_of(paused.proc.pid)
+    assert stop(paused, sig) != 0, "a stopped run never reports success"
+    assert wait_for_exit(helper), "the helper outlived doit"
+
+    assert_every_json_file_is_whole(project)
+    assert not list((project.root / ".as-test").rglob("*.tmp")), "no temporary file is left"
+    finished = project.doit(env=env)
+    assert finished.exit_code == 0, finished.stdout + finished.stderr
+    assert {entry["verdict"] for entry in project.report()["specs"]} == {"passed"}
+    assert json.loads((project.root / ".as-test" / "report.json").read_text())["totals"]

@@ -1,0 +1,293 @@
+"""What the run ahead hands to its helper, when, and when the run task takes what it did.
+
+The helper here is a stand-in that answers as told (the real one: test_run_helper.py; both
+together on real specs: tests/integration/test_run_ahead.py).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from astest_tasks.model.guest_report import Counts
+from astest_tasks.model.results import SpecResult, Stage, Status
+from astest_tasks.run.channel import ProtocolChannel
+from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.tasks import run_ahead
+from astest_tasks.tasks.run_ahead import RunAhead
+from astest_tasks.tasks.run_helper import Answer
+from astest_tasks.tasks.run_request import RunRequest
+
+SESSION = "session-1"
+WAIT_LIMIT_S = 120.0  # a ceiling for a broken test, not a timing any test relies on
+
+
+@dataclass(frozen=True)
+class StillRuntime:
+    """Never asked to run here: the stand-in helper answers instead."""
+
+    anywhere: bool = True
+
+    @property
+    def description(self) -> str:
+        return "a runtime that is never run"
+
+    @property
+    def cache_key(self) -> str:
+        return self.description
+
+    @property
+    def default_runner_target(self) -> str | None:
+        return None
+
+    @property
+    def runs_in_any_process(self) -> bool:
+        return self.anywhere
+
+    def input_files(self, project_root: Path) -> list[str]:
+        return ["runner.py"]
+
+    def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
+        raise AssertionError("not run in these tests")
+
+
+class StandInHelper:
+    """Records what it is handed; answers when the test says so."""
+
+    made: ClassVar[list[StandInHelper]] = []
+    first_made: ClassVar[threading.Event] = threading.Event()
+
+    def __init__(self) -> None:
+        self.jobs: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
+        self.callbacks: list[Callable[[Answer | None], None]] = []
+        self.alive = True
+        self.handed = threading.Event()
+        StandInHelper.made.append(self)
+        StandInHelper.first_made.set()
+
+    def submit(
+        self,
+        function: Callable[..., Any],
+        arguments: tuple[Any, ...],
+        on_answer: Callable[[Answer | None], None],
+    ) -> bool:
+        self.jobs.append((function, arguments))
+        self.callbacks.append(on_answer)
+        self.handed.set()
+        return True
+
+    def answer(self, answer: Answer | None) -> None:
+        self.callbacks[-1](answer)
+
+    def close(self) -> None:
+        self.alive = False
+
+
+@pytest.fixture(autouse=True)
+def stand_in_helper(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    StandInHelper.made = []
+    StandInHelper.first_made = threading.Event()
+    monkeypatch.setattr(run_ahead, "RunHelper", StandInHelper)
+    yield
+
+
+def execute(run: RunRequest, session: str) -> tuple[SpecResult, dict[str, str]]:
+    raise AssertionError("only handed to the helper, which is a stand-in")
+
+
+def spec_run(root: Path, spec_id: str, **changes: Any) -> RunRequest:
+    run = RunRequest(
+        project_root=str(root),
+        spec_path=f"assembly/__tests__/{spec_id}.spec.ts",
+        spec_id=spec_id,
+        mode="wasi",
+        target="wasi",
+        wasm_path=f".as-test/build/wasi/{spec_id}.spec.wasm",
+        build_record_path=f".as-test/build/wasi/{spec_id}.spec.build.json",
+        result_path=f".as-test/build/wasi/{spec_id}.spec.result.json",
+        snapshot_dir=".as-test/snapshots",
+        timeout_s=10.0,
+        runtime=StillRuntime(),
+        snapshot_files=(f".as-test/snapshots/{spec_id}.spec.snap",),
+    )
+    return replace(run, **changes)
+
+
+def build(ahead: RunAhead, run: RunRequest) -> None:
+    """What doit's build of the spec leaves: its module and record, noted as built."""
+    root = Path(run.project_root)
+    for name in (run.wasm_path, run.build_record_path):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"built " + name.encode())
+    ahead.note_built(str(root / run.build_record_path))
+
+
+def planned(root: Path, *spec_ids: str) -> tuple[RunAhead, list[RunRequest]]:
+    (root / "runner.py").write_text("# the runner\n")
+    ahead = RunAhead()
+    runs = [spec_run(root, spec_id) for spec_id in spec_ids]
+    for run in runs:
+        ahead.plan(run, SESSION)
+    return ahead, runs
+
+
+def passed(run: RunRequest) -> SpecResult:
+    return SpecResult(
+        spec=run.spec_path,
+        spec_id=run.spec_id,
+        mode=run.mode,
+        target=run.target,
+        status=Status.PASSED,
+        stage=Stage.RUN,
+        counts=replace(Counts.zero(), tests_passed=3),
+        failures=(),
+        suites=(),
+        duration_s=1.5,
+        session=SESSION,
+        build_command="asc",
+    )
+
+
+def test_the_next_built_run_goes_to_the_helper_and_its_task_takes_what_it_did(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ahead, (first, second, _) = planned(tmp_path, "a", "b", "c")
+    build(ahead, first)
+    build(ahead, second)
+    assert ahead.hand_next(first, SESSION, execute)
+    (helper,) = StandInHelper.made
+    assert helper.jobs == [(execute, (second, SESSION))]
+    assert ahead.handed_over(first, SESSION) is None  # only the handed-over run finds it
+    assert ahead.handed_over(second, "another session") is None
+
+    handed = ahead.handed_over(second, SESSION)
+    assert handed is not None
+    state = {"snapshots": "state after the run"}
+    helper.answer(Answer(1, (passed(second), state), stdout="printed\n", stderr="warned\n"))
+    assert handed.outcome() == (passed(second), state)
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("printed\n", "warned\n")
+    assert ahead.handed_over(second, SESSION) is None  # taken once
+
+
+def test_a_run_goes_over_only_when_doit_is_bound_to_run_it_as_we_would(tmp_path: Path) -> None:
+    ahead, (first, second) = planned(tmp_path, "a", "b")
+    assert not ahead.hand_next(first, SESSION, execute), "its spec is not built yet"
+    (tmp_path / second.wasm_path).parent.mkdir(parents=True)
+    (tmp_path / second.build_record_path).write_text("{}")
+    assert not ahead.hand_next(first, SESSION, execute), "built, but not by this doit"
+    build(ahead, second)
+    assert not ahead.hand_next(second, SESSION, execute), "nothing is planned after the last"
+    (tmp_path / second.result_path).write_text("{}")
+    assert not ahead.hand_next(first, SESSION, execute), "a result: doit may find it current"
+    (tmp_path / second.result_path).unlink()
+
+    for changes in ({"update_snapshots": "create"}, {"runtime": StillRuntime(anywhere=False)}):
+        other = RunAhead()
+        changed = replace(second, **changes)
+        other.plan(first, SESSION)
+        other.plan(changed, SESSION)
+        build(other, changed)
+        assert not other.hand_next(first, SESSION, execute), changes
+    assert StandInHelper.made == []
+    assert ahead.hand_next(first, SESSION, execute)
+
+
+def test_one_run_at_a_time_goes_to_the_helper(tmp_path: Path) -> None:
+    ahead, (first, second, third) = planned(tmp_path, "a", "b", "c")
+    for run in (second, third):
+        build(ahead, run)
+    assert ahead.hand_next(first, SESSION, execute)
+    assert not ahead.hand_next(second, SESSION, execute), "the helper is busy"
+    (helper,) = StandInHelper.made
+    helper.answer(Answer(1, (passed(second), {})))
+    # Answered but never taken (doit went past it): the helper is free again.
+    assert ahead.hand_next(second, SESSION, execute)
+    assert [arguments[0].spec_id for _, arguments in helper.jobs] == ["b", "c"]
+
+
+def test_the_task_runs_the_spec_itself_when_an_input_changed_or_the_helper_failed(
+    tmp_path: Path,
+) -> None:
+    ahead, (first, second, third) = planned(tmp_path, "a", "b", "c")
+    build(ahead, second)
+    assert ahead.hand_next(first, SESSION, execute)
+    (helper,) = StandInHelper.made
+    handed = ahead.handed_over(second, SESSION)
+    assert handed is not None
+    helper.answer(Answer(1, (passed(second), {})))
+    # The runner was edited after the helper started: doit's own run must see the edit.
+    runner = tmp_path / "runner.py"
+    runner.write_text("# edited while the spec ran\n")
+    os.utime(runner, ns=(1, 1))
+    assert handed.outcome() is None
+
+    build(ahead, third)
+    assert ahead.hand_next(second, SESSION, execute)
+    handed = ahead.handed_over(third, SESSION)
+    assert handed is not None
+    helper.answer(None)  # the helper died
+    assert handed.outcome() is None
+
+    ahead.plan(spec_run(tmp_path, "d"), SESSION)
+    build(ahead, spec_run(tmp_path, "d"))
+    assert ahead.hand_next(third, SESSION, execute)
+    handed = ahead.handed_over(spec_run(tmp_path, "d"), SESSION)
+    assert handed is not None
+    helper.answer(Answer(3, None, problem="Traceback: ValueError"))
+    assert handed.outcome() is None
+
+
+def test_a_run_going_past_the_limit_hands_the_next_over_and_a_short_one_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ahead, (first, second, third) = planned(tmp_path, "a", "b", "c")
+    for run in (second, third):
+        build(ahead, run)
+    monkeypatch.setattr(run_ahead, "LONG_RUN_S", 3600.0)
+    with ahead.running_here(first, SESSION, execute, always=False):
+        pass  # over long before the limit
+    assert StandInHelper.made == []
+
+    monkeypatch.setattr(run_ahead, "LONG_RUN_S", 0.0)
+    with ahead.running_here(first, SESSION, execute, always=False):
+        # The run goes on until the helper has the next one: past any limit. (The timer's
+        # thread makes the helper.)
+        assert StandInHelper.first_made.wait(WAIT_LIMIT_S)
+        made = StandInHelper.made[0]
+        assert made.handed.wait(WAIT_LIMIT_S)
+    assert made.jobs[0][1] == (second, SESSION)
+    made.answer(Answer(1, (passed(second), {})))
+
+    # From then on the next run goes over as a run starts, with no wait.
+    monkeypatch.setattr(run_ahead, "LONG_RUN_S", 3600.0)
+    with ahead.running_here(second, SESSION, execute, always=False):
+        assert [arguments[0] for _, arguments in made.jobs] == [second, third]
+
+
+def test_always_hands_over_from_the_first_run_and_a_new_session_starts_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ahead, (first, second) = planned(tmp_path, "a", "b")
+    build(ahead, second)
+    monkeypatch.setattr(run_ahead, "LONG_RUN_S", 3600.0)
+    with ahead.running_here(first, SESSION, execute, always=True):
+        (helper,) = StandInHelper.made
+        assert helper.jobs == [(execute, (second, SESSION))]
+
+    ahead.plan(first, "session-2")
+    ahead.plan(second, "session-2")
+    assert not ahead.hand_next(first, "session-2", execute), "built in the last session only"
+
+
+def test_the_switch_reads_off_always_and_the_default() -> None:
+    assert run_ahead.switch({}) == "1"
+    assert run_ahead.switch({"ASTEST_RUN_AHEAD": "0"}) == "0"
+    assert run_ahead.switch({"ASTEST_RUN_AHEAD": " Always "}) == "always"
