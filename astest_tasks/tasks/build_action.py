@@ -32,9 +32,18 @@ def build_spec(request: dict[str, object]) -> bool:
         record = _failed_record(build, str(exc))
     except Exception:  # a bug of ours must fail this spec, not the whole run
         record = _failed_record(build, "internal error in astest-tasks:\n" + traceback.format_exc())
+    record_file = Path(build.project_root) / build.record_path
+    previous = _text_or_none(record_file)
     write_build_record(build, record)
-    note_built(str(Path(build.project_root) / build.record_path))
+    note_built(str(record_file), changed=previous != _text_or_none(record_file))
     return True
+
+
+def _text_or_none(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return None
 
 
 def _failed_record(build: BuildRequest, diagnostics: str) -> BuildRecord:

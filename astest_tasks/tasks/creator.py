@@ -10,7 +10,7 @@ import os
 import posixpath
 import sys
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -177,18 +177,8 @@ def create_tasks(
         no_snapshot=switches.no_snapshot,
         coverage_detail=switches.show_coverage is not ShowCoverage.NONE,
     )
-    # Each spec's build comes before the previous spec's run: a serial doit then meets every run
-    # with the next spec already built, which the run ahead needs (run_ahead.py).
-    previous_run: dict[str, Any] | None = None
     for mode in modes:
         for spec in specs_by_mode[mode.name]:
-            files = spec_files(mode, spec)
-            runtime = runtimes[mode.name]
-            yield _build_task(project_root, mode, spec, files, toolchain, scan_cache, pipeline)
-            if previous_run is not None:
-                yield previous_run
-            place = (len(run_tasks) + 1, total)
-            previous_run = _run_task(project_root, mode, spec, files, runtime, invocation, place)
             run_tasks.append(pipeline.task(f"run:{mode.name}:{spec.spec_id}"))
             entries.append(
                 SummaryEntry(
@@ -196,11 +186,24 @@ def create_tasks(
                     spec_id=spec.spec_id,
                     spec=spec.path,
                     target=mode.target,
-                    result=files.result,
+                    result=spec_files(mode, spec).result,
                     run_task=run_tasks[-1],
                     command=pipeline.command,
                 )
             )
+    # A spec's modes one after another, and each build before the previous run: a serial doit
+    # then meets every run with the next one built, which the run ahead needs (run_ahead.py),
+    # and an edited spec's runs in its modes come next to each other.
+    previous_run: dict[str, Any] | None = None
+    for place, (mode, spec) in enumerate(_spec_by_spec(modes, specs_by_mode), start=1):
+        files = spec_files(mode, spec)
+        yield _build_task(project_root, mode, spec, files, toolchain, scan_cache, pipeline)
+        if previous_run is not None:
+            yield previous_run
+        runtime = runtimes[mode.name]
+        previous_run = _run_task(
+            project_root, mode, spec, files, runtime, invocation, (place, total)
+        )
     if previous_run is not None:
         yield previous_run
     fuzzing = _fuzz_plan(project_root, config, modes, toolchain, scan_cache, invocation, options)
@@ -232,6 +235,21 @@ def create_tasks(
         note=selection_note,
         show_coverage=switches.show_coverage,
     )
+
+
+def _spec_by_spec(
+    modes: Sequence[ModeSettings], specs_by_mode: Mapping[str, Sequence[Spec]]
+) -> list[tuple[ModeSettings, Spec]]:
+    """Every (mode, spec), each spec in all its modes before the next spec (in the order the
+    specs first appear), its modes in the config's order."""
+    first_seen: dict[str, int] = {}
+    pairs: list[tuple[int, int, ModeSettings, Spec]] = []
+    for mode_index, mode in enumerate(modes):
+        for spec in specs_by_mode[mode.name]:
+            spec_index = first_seen.setdefault(spec.path, len(first_seen))
+            pairs.append((spec_index, mode_index, mode, spec))
+    pairs.sort(key=lambda pair: pair[:2])
+    return [(mode, spec) for _, _, mode, spec in pairs]
 
 
 def _spec_inputs(

@@ -7,21 +7,23 @@ two. So a serial doit runs two specs at once, as ``doit -n 2`` would run their t
 
 - The tasks are made so that each spec's build comes before the previous spec's run
   (``creator.py``): when doit runs spec k, spec k+1 is built.
-- Once a run has gone on for ``LONG_RUN_S`` (and from then on, at the start of each run doit
-  does itself), the next planned run is handed to the helper process (``run_helper.py``), which
-  runs it exactly as a ``doit -n`` worker would and writes its result.
+- Once a run has gone on for ``LONG_RUN_S``, and from then on at the start of each run doit
+  does itself (also at once when the spec's last run took that long), the next planned run is
+  handed to the helper process (``run_helper.py``), which runs it exactly as a ``doit -n``
+  worker would and writes its result.
 - When doit reaches the handed-over run, its action waits for the helper and takes what it did,
   if the request, the session and every input file (the module, its build record, the runner
   scripts, the snapshot files) are still as they were when it was handed over; otherwise, or if
   the helper failed, it runs the spec itself. Its live line is printed then, in doit's order.
 
 A run is handed over only when doit is bound to run it and nothing can differ from running it
-in doit's own process: doit built its spec in this very invocation, it has no result yet (doit
-runs a task whose target is missing), it writes no snapshots (``--update-snapshots`` runs are
-not handed over), and its runtime runs anywhere (the browser's warm session lives in doit's
-process). Only in a plain serial doit, from its main thread: ``doit -n N`` runs tasks side by
-side already. ``ASTEST_RUN_AHEAD=0`` turns it off; ``ASTEST_RUN_AHEAD=always`` hands runs over
-from the first one on, without waiting for a long run.
+in doit's own process: doit built its spec in this very invocation, and either it has no result
+yet (doit runs a task whose target is missing) or that build changed its build record (a
+``file_dep`` of the run); it writes no snapshots (``--update-snapshots`` runs are not handed
+over); and its runtime runs anywhere (the browser's warm session lives in doit's process).
+Only in a plain serial doit, from its main thread: ``doit -n N`` runs tasks side by side
+already. ``ASTEST_RUN_AHEAD=0`` turns it off; ``ASTEST_RUN_AHEAD=always`` hands runs over from
+the first one on, without waiting for a long run.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from astest_tasks.build.build_prefetch import Stamps, input_stamps
-from astest_tasks.model.results import SpecResult
+from astest_tasks.model.results import SpecResult, read_result_head
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.tasks.run_helper import Answer, RunHelper
 from astest_tasks.tasks.run_request import RunRequest
@@ -97,7 +99,8 @@ class RunAhead:
         self._session = ""
         self._planned: list[RunRequest] = []
         self._place: dict[tuple[str, str, str], int] = {}
-        self._built: set[str] = set()  # build records written in this session, absolute
+        # Build records written in this session (absolute paths), and whether each changed.
+        self._built: dict[str, bool] = {}
         self._long_runs = False
         self._handed: HandedOver | None = None
         self._helper: RunHelper | None = None
@@ -108,7 +111,7 @@ class RunAhead:
         with self._lock:
             if session != self._session:
                 self._session = session
-                self._planned, self._place, self._built = [], {}, set()
+                self._planned, self._place, self._built = [], {}, {}
                 self._long_runs = False
             place = self._place.get(_key(request))
             if place is not None:
@@ -117,9 +120,9 @@ class RunAhead:
                 self._place[_key(request)] = len(self._planned)
                 self._planned.append(request)
 
-    def note_built(self, record: str) -> None:
+    def note_built(self, record: str, *, changed: bool) -> None:
         with self._lock:
-            self._built.add(record)
+            self._built[record] = changed
 
     def handed_over(self, run: RunRequest, session: str) -> HandedOver | None:
         with self._lock:
@@ -135,7 +138,8 @@ class RunAhead:
     ) -> Iterator[None]:
         """While doit's process runs ``run``: the next run goes to the helper, now if runs have
         proved long (or ``always``), else once this one has gone on for LONG_RUN_S."""
-        if always or self._long_runs:
+        if always or self._long_runs or _last_run_was_long(run):
+            self._long_runs = True
             self.hand_next(run, session, execute)
             yield
             return
@@ -147,7 +151,7 @@ class RunAhead:
         finally:
             timer.cancel()
 
-    def _long_run(self, run: RunRequest, session: str, execute: Execute) -> None:
+    def _long_run(self, run: RunRequest, session: str, execute: Execute) -> None:  # on a timer
         self._long_runs = True
         self.hand_next(run, session, execute)
 
@@ -180,12 +184,13 @@ class RunAhead:
     def _may_hand_over(self, request: RunRequest) -> bool:
         root = Path(request.project_root)
         record = str(root / request.build_record_path)
+        if record not in self._built or not os.path.isfile(record):
+            return False
+        bound_to_run = self._built[record] or not (root / request.result_path).exists()
         return (
-            request.runtime.runs_in_any_process
+            bound_to_run
+            and request.runtime.runs_in_any_process
             and SnapshotUpdate.parse(request.update_snapshots) is SnapshotUpdate.NONE
-            and record in self._built
-            and os.path.isfile(record)
-            and not (root / request.result_path).exists()
         )
 
     def forget(self) -> None:
@@ -199,6 +204,12 @@ class RunAhead:
             helper, self._helper = self._helper, None
         if helper is not None:
             helper.close()
+
+
+def _last_run_was_long(run: RunRequest) -> bool:
+    """Whether the spec's result (if any: its first line only) says its run took LONG_RUN_S."""
+    previous = read_result_head(Path(run.project_root) / run.result_path)
+    return previous is not None and previous.duration_s >= LONG_RUN_S
 
 
 def switch(environ: Mapping[str, str] | None = None) -> str:
@@ -239,9 +250,10 @@ def plan_run(request: RunRequest, session: str) -> None:
     _RUN_AHEAD.plan(request, session)
 
 
-def note_built(record: str) -> None:
-    """A build action wrote this record (an absolute path) in this process."""
-    _RUN_AHEAD.note_built(record)
+def note_built(record: str, *, changed: bool) -> None:
+    """A build action wrote this record (an absolute path) in this process; ``changed``: its
+    content differs from the record it replaced (or there was none)."""
+    _RUN_AHEAD.note_built(record, changed=changed)
 
 
 def handed_over(run: RunRequest, session: str) -> HandedOver | None:

@@ -96,19 +96,23 @@ def test_a_cold_run_compiles_ahead_and_builds_what_a_run_without_it_builds(
     assert list(ahead.root.rglob(".asc-*")) == []
 
 
-def test_an_edited_spec_rebuilds_with_a_head_start_and_no_change_starts_nothing(
+def test_edited_specs_rebuild_with_a_head_start_and_no_change_starts_nothing(
     tmp_path: Path, toolchain: Toolchain
 ) -> None:
     project = copy_project("passing", tmp_path, toolchain)
     assert project.doit().exit_code == 0
-    spec = project.root / "assembly" / "__tests__" / "geometry.spec.ts"
+    tests = project.root / "assembly" / "__tests__"
     # A new expectation, so the module changes (a comment alone gives the same bytes).
     edit = 'describe("edited", () => {\n  test("area of a square", () => {\n'
     edit += "    expect(area(2, 2)).toBe(4.0);\n  });\n});\n"
-    spec.write_text(spec.read_text() + edit)
+    (tests / "geometry.spec.ts").write_text((tests / "geometry.spec.ts").read_text() + edit)
+    edit = 'describe("edited", () => {\n  test("sums", () => {\n'
+    edit += "    expect(1 + 1).toBe(2);\n  });\n});\n"
+    (tests / "skips.spec.ts").write_text((tests / "skips.spec.ts").read_text() + edit)
     code, output, started, taken = counting_doit(project, {})
     assert code == 0, output
-    # The wasi build of geometry runs first; its bindings build is compiled during its run.
+    # geometry's two builds come before its runs (the tasks go spec by spec); skips' first
+    # build, the next one doit is bound to run, is compiled while geometry runs.
     assert (started, taken) == (1, 1)
     code, output, started, taken = counting_doit(project, {})
     assert code == 0, output

@@ -105,6 +105,31 @@ def test_a_serial_run_hands_every_other_spec_to_the_helper_with_the_same_results
     assert "(10 cached)" in again.stdout
 
 
+def test_an_edited_spec_runs_in_both_modes_at_once(tmp_path: Path, toolchain: Toolchain) -> None:
+    project = project_with_logging_runners(tmp_path, toolchain, "edited")
+    log = tmp_path / "edited.log"
+    env = {SWITCH_VARIABLE: "always", "RUNNER_LOG": str(log)}
+    assert project.doit(env=env).exit_code == 0
+    spec = project.root / "assembly" / "__tests__" / "geometry.spec.ts"
+    # A new expectation, so the module changes in both modes (a comment gives the same bytes).
+    edit = 'describe("edited", () => {\n  test("area of a square", () => {\n'
+    edit += "    expect(area(2, 2)).toBe(4.0);\n  });\n});\n"
+    spec.write_text(spec.read_text() + edit)
+    log.unlink()
+
+    run = project.doit(env=env)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert [t for t in run.executed if ":run:" in t] == [
+        "astest:run:wasi:geometry",
+        "astest:run:bindings:geometry",
+    ]
+    # Its result existed, but its new build record is an input that doit runs it again for.
+    pids = ran_by(log)
+    assert len(pids) == 2 and len(set(pids.values())) == 2, pids
+    again = project.doit(env=env)
+    assert [t for t in again.executed if ":run:" in t or ":build:" in t] == []
+
+
 def helper_of(doit_pid: int) -> int:
     """The run ahead's helper among the children of the doit process."""
     children: list[int] = []

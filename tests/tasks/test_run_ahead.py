@@ -120,13 +120,13 @@ def spec_run(root: Path, spec_id: str, **changes: Any) -> RunRequest:
     return replace(run, **changes)
 
 
-def build(ahead: RunAhead, run: RunRequest) -> None:
+def build(ahead: RunAhead, run: RunRequest, *, changed: bool = False) -> None:
     """What doit's build of the spec leaves: its module and record, noted as built."""
     root = Path(run.project_root)
     for name in (run.wasm_path, run.build_record_path):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(b"built " + name.encode())
-    ahead.note_built(str(root / run.build_record_path))
+    ahead.note_built(str(root / run.build_record_path), changed=changed)
 
 
 def planned(root: Path, *spec_ids: str) -> tuple[RunAhead, list[RunRequest]]:
@@ -187,7 +187,11 @@ def test_a_run_goes_over_only_when_doit_is_bound_to_run_it_as_we_would(tmp_path:
     assert not ahead.hand_next(second, SESSION, execute), "nothing is planned after the last"
     (tmp_path / second.result_path).write_text("{}")
     assert not ahead.hand_next(first, SESSION, execute), "a result: doit may find it current"
-    (tmp_path / second.result_path).unlink()
+    build(ahead, second, changed=True)
+    assert ahead.hand_next(first, SESSION, execute), "a new build record: doit runs it again"
+    (helper,) = StandInHelper.made
+    helper.answer(Answer(1, (passed(second), {})))
+    build(ahead, second, changed=False)
 
     for changes in ({"update_snapshots": "create"}, {"runtime": StillRuntime(anywhere=False)}):
         other = RunAhead()
@@ -196,8 +200,9 @@ def test_a_run_goes_over_only_when_doit_is_bound_to_run_it_as_we_would(tmp_path:
         other.plan(changed, SESSION)
         build(other, changed)
         assert not other.hand_next(first, SESSION, execute), changes
-    assert StandInHelper.made == []
-    assert ahead.hand_next(first, SESSION, execute)
+    assert len(StandInHelper.made) == 1
+    (tmp_path / second.result_path).unlink()
+    assert ahead.hand_next(first, SESSION, execute), "no result: doit runs it"
 
 
 def test_one_run_at_a_time_goes_to_the_helper(tmp_path: Path) -> None:
