@@ -171,11 +171,15 @@ class RunAhead:
             following = self._planned[place + 1]
             if not self._may_hand_over(following):
                 return False
-            handed = HandedOver(following, session, input_stamps(_inputs(following)))
-            self._handed = handed
             helper = self._helper
             if helper is None or not helper.alive:
-                helper = self._helper = RunHelper()
+                try:
+                    helper = self._helper = RunHelper()
+                except OSError:  # no process to be had (a limit on processes or files)
+                    self._closed = True  # only a head start: doit runs every spec itself
+                    return False
+            handed = HandedOver(following, session, input_stamps(_inputs(following)))
+            self._handed = handed
         if helper.submit(execute, (following, session), handed.receive):
             return True
         handed.receive(None)

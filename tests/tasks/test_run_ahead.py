@@ -296,3 +296,18 @@ def test_the_switch_reads_off_always_and_the_default() -> None:
     assert run_ahead.switch({}) == "1"
     assert run_ahead.switch({"ASTEST_RUN_AHEAD": "0"}) == "0"
     assert run_ahead.switch({"ASTEST_RUN_AHEAD": " Always "}) == "always"
+
+
+def test_no_helper_to_be_had_leaves_every_run_to_doit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_process() -> None:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(run_ahead, "RunHelper", no_process)
+    ahead, (first, second, third) = planned(tmp_path, "a", "b", "c")
+    for run in (second, third):
+        build(ahead, run)
+    assert not ahead.hand_next(first, SESSION, execute)
+    assert ahead.handed_over(second, SESSION) is None
+    assert not ahead.hand_next(second, SESSION, execute), "it does not try again"
