@@ -6,6 +6,7 @@ import contextlib
 import glob
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -54,6 +55,26 @@ class _NameTaken(Exception):
     """The temporary name chosen is another write's file (not ours to remove)."""
 
 
+# In a process that leaves through os._exit (the run ahead's helper, when doit goes), held
+# while a write is under way, so that the write can end first: no temporary file outlives that
+# process. Only there: a Ctrl-C landing between a lock's acquire and its release would leave it
+# held and every later write waiting, and that process ignores Ctrl-C.
+_WRITING: threading.Lock | None = None
+
+
+def guard_writes() -> None:
+    """From now on, writes in this process can be waited for by ``stop_writing``."""
+    global _WRITING
+    _WRITING = threading.Lock()
+
+
+def stop_writing() -> None:
+    """Wait for a write under way to end, and let no other start (after ``guard_writes``): for
+    a process about to leave through ``os._exit``, where no clean-up of a write would run."""
+    if _WRITING is not None:
+        _WRITING.acquire()
+
+
 def _write_through_temporary(
     path: Path, data: bytes, mode: int, install: Callable[[Path, Path], bool]
 ) -> bool:
@@ -64,6 +85,16 @@ def _write_through_temporary(
     so the clean-up knows it even when the interrupt lands just after the file was created
     (tempfile.mkstemp returns the name only after creating the file, which left one behind).
     """
+    guard = _WRITING
+    if guard is None:
+        return _write_through_temporary_now(path, data, mode, install)
+    with guard:
+        return _write_through_temporary_now(path, data, mode, install)
+
+
+def _write_through_temporary_now(
+    path: Path, data: bytes, mode: int, install: Callable[[Path, Path], bool]
+) -> bool:
     while True:
         temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
         try:

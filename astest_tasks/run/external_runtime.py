@@ -25,6 +25,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -146,12 +147,16 @@ def run_external(
     finally:
         theirs.close()  # the runtime holds its own copies; ours would hide its end of output
     stderr = StderrBuffer()
+    with _LIVE_LOCK:
+        _LIVE.add(process)
     try:
         timed_out = _converse(process, ours, channel, stderr, started + timeout_s)
     finally:
         if process.poll() is None:
             _kill_group(process)
         ours.close()
+        with _LIVE_LOCK:
+            _LIVE.discard(process)
     channel.finish()
     code = process.wait()
     trap = None
@@ -248,6 +253,21 @@ def _watch_stdin(selector: selectors.BaseSelector, stdin: socket.socket, *, want
         selector.register(stdin, selectors.EVENT_WRITE)
     elif not wanted and registered:
         selector.unregister(stdin)
+
+
+# The runtime processes running now: each in a session of its own, which no Ctrl-C reaches.
+_LIVE: set[subprocess.Popen[bytes]] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def end_external_runtimes() -> None:
+    """Kill every runtime process group still running: for a process about to leave through
+    ``os._exit``, where no ``finally`` of ``run_external`` runs (the run ahead's helper)."""
+    with _LIVE_LOCK:
+        running = list(_LIVE)
+    for process in running:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

@@ -17,6 +17,7 @@ from doit.dependency import UptodateCalculator
 from doit.tools import config_changed
 
 from astest_tasks.model.results import Status, read_result_head
+from astest_tasks.tasks.run_ahead import was_handed_over
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
 _SAVED_INPUTS = "_astest_inputs"  # beside config_changed's digest: what the digest was of
@@ -99,6 +100,22 @@ class Always:
 
     def __str__(self) -> str:
         return self.reason
+
+
+class NotHandedOver:
+    """False once the run ahead has handed this run to its helper in this session (run_ahead.py):
+    doit then runs the task, whose action takes what the helper did, even where the result
+    file the helper wrote would make the task look up to date."""
+
+    def __init__(self, key: tuple[str, str, str], session: str) -> None:
+        self.key = key
+        self.session = session
+
+    def __call__(self) -> bool:
+        return not was_handed_over(self.key, self.session)
+
+    def __str__(self) -> str:
+        return "this run was handed to the run ahead's helper"
 
 
 class SnapshotsUnchanged:

@@ -67,6 +67,7 @@ from astest_tasks.tasks.checks import (
     BuildUpToDate,
     InputsChanged,
     LastResultPassed,
+    NotHandedOver,
     SnapshotsUnchanged,
 )
 from astest_tasks.tasks.cleaning import (
@@ -489,6 +490,7 @@ def _run_task(
             InputsChanged("run", _run_inputs(mode, spec, runtime, invocation)),
             LastResultPassed(str(root), files.result),
             SnapshotsUnchanged(str(root), list(request.snapshot_files)),
+            NotHandedOver((pipeline.basename, mode.name, spec.spec_id), invocation.session),
             # So that `doit info` and `doit list --status` see an imported module's edit too.
             BuildUpToDate(f"{pipeline.basename}:build:{mode.name}:{spec.spec_id}"),
             # An update run asks every spec again: only a run can tell what is missing.

@@ -5,25 +5,30 @@ while one runs; on a suite whose guests take seconds each (a codec suite looping
 tens of thousands of expectations) the runs themselves are the time, and they used one core of
 two. So a serial doit runs two specs at once, as ``doit -n 2`` would run their tasks:
 
-- The tasks are made so that each spec's build comes before the previous spec's run
-  (``creator.py``): when doit runs spec k, spec k+1 is built.
+- The tasks are made spec by spec, each build before the previous run (``creator.py``): when
+  doit runs one spec, the next is built, and an edited spec's modes follow each other.
 - Once a run has gone on for ``LONG_RUN_S``, and from then on at the start of each run doit
   does itself (also at once when the spec's last run took that long), the next planned run is
-  handed to the helper process (``run_helper.py``), which runs it exactly as a ``doit -n``
-  worker would and writes its result.
-- When doit reaches the handed-over run, its action waits for the helper and takes what it did,
-  if the request, the session and every input file (the module, its build record, the runner
-  scripts, the snapshot files) are still as they were when it was handed over; otherwise, or if
-  the helper failed, it runs the spec itself. Its live line is printed then, in doit's order.
+  handed to the helper process (``run_helper.py``), which runs the run task's action with
+  doit's ``sys.path`` and environment, as a ``doit -n`` worker would, and writes its result.
+  A timer that fires after its run ended hands nothing over: doit may be on the next run.
+- From then on doit runs that task whatever its files say (``checks.NotHandedOver``: the
+  result the helper wrote could make it look up to date). Its action waits for the helper (at
+  most the spec's time limit and a margin) and takes what it did, if the request, the session
+  and every input file (the module, its build record, the runner scripts, the snapshot files)
+  are as they were when it was handed over; otherwise, or if the helper failed, it runs the spec
+  itself. Its live line, and whatever its runner printed, come then, in doit's order.
 
-A run is handed over only when doit is bound to run it and nothing can differ from running it
-in doit's own process: doit built its spec in this very invocation, and either it has no result
-yet (doit runs a task whose target is missing) or that build changed its build record (a
-``file_dep`` of the run); it writes no snapshots (``--update-snapshots`` runs are not handed
-over); and its runtime runs anywhere (the browser's warm session lives in doit's process).
-Only in a plain serial doit, from its main thread: ``doit -n N`` runs tasks side by side
-already. ``ASTEST_RUN_AHEAD=0`` turns it off; ``ASTEST_RUN_AHEAD=always`` hands runs over from
-the first one on, without waiting for a long run.
+A run is handed over only when doit is bound to run it: doit built its spec in this very
+invocation, and either it has no result yet (doit runs a task whose target is missing) or that
+build changed its build record (a ``file_dep`` of the run). It writes no snapshots
+(``--update-snapshots`` runs are not handed over), and its runtime runs anywhere (the browser's
+warm session lives in doit's process). Only in a plain serial doit, from its main thread:
+``doit -n N`` runs tasks side by side already. A hand-over doit never takes (doit stopped, or
+was told to build a spec without running it) still writes that spec's result, a real run of
+its current build; a watch cycle that begins while one is under way ends the helper first.
+``ASTEST_RUN_AHEAD=0`` turns it off; ``ASTEST_RUN_AHEAD=always`` hands runs over from the
+first one on, without waiting for a long run.
 """
 
 from __future__ import annotations
@@ -64,6 +69,12 @@ def _inputs(request: RunRequest) -> list[str]:
     return [str(root / name) for name in files]
 
 
+# How long a run task waits for the helper beyond the spec's own time limit (which the helper
+# enforces) before it gives up on it: the verdict and the result file take seconds at most.
+ANSWER_MARGIN_S = 120.0
+KEPT_SESSIONS = 8  # plans of earlier sessions (watch mode's cycles) are dropped beyond this
+
+
 @dataclass
 class HandedOver:
     """A run the helper has been given, and, once it is done, what it did."""
@@ -71,6 +82,7 @@ class HandedOver:
     request: RunRequest
     session: str
     stamps: Stamps
+    give_up: Callable[[], None]  # ends a helper that never answers
     answer: Answer | None = None
     done: threading.Event = field(default_factory=threading.Event)
 
@@ -80,7 +92,10 @@ class HandedOver:
 
     def outcome(self) -> Outcome | None:
         """Wait for the helper; what it did, or None when the run task must run the spec."""
-        self.done.wait()
+        limit = self.request.timeout_s
+        if not self.done.wait(limit + ANSWER_MARGIN_S if limit > 0 else None):
+            self.give_up()  # so that it cannot write this spec's files while doit does
+            return None
         answer = self.answer
         if answer is None or answer.problem:
             return None
@@ -93,36 +108,64 @@ class HandedOver:
         return result, state
 
 
+@dataclass
+class _Plan:
+    """One session's run tasks (one pipeline of one doit invocation, or one watch cycle)."""
+
+    planned: list[RunRequest] = field(default_factory=list)
+    place: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    # Build records this session's builds wrote (absolute paths), and whether each changed.
+    built: dict[str, bool] = field(default_factory=dict)
+    handed: set[tuple[str, str, str]] = field(default_factory=set)  # ever handed over
+    long_runs: bool = False
+
+
 class RunAhead:
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._session = ""
-        self._planned: list[RunRequest] = []
-        self._place: dict[tuple[str, str, str], int] = {}
-        # Build records written in this session (absolute paths), and whether each changed.
-        self._built: dict[str, bool] = {}
-        self._long_runs = False
+        self._plans: dict[str, _Plan] = {}  # by session, oldest first
+        self._plan_of_record: dict[str, str] = {}  # build record -> the session that plans it
+        self._running: tuple[str, tuple[str, str, str]] | None = None  # doit's own run now
         self._handed: HandedOver | None = None
         self._helper: RunHelper | None = None
         self._closed = False
 
     def plan(self, request: RunRequest, session: str) -> None:
-        """Remember a run task, in the order doit will meet it; a new session starts afresh."""
+        """Remember a run task, in the order doit will meet it."""
+        stale: RunHelper | None = None
         with self._lock:
-            if session != self._session:
-                self._session = session
-                self._planned, self._place, self._built = [], {}, {}
-                self._long_runs = False
-            place = self._place.get(_key(request))
+            plan = self._plans.get(session)
+            if plan is None:
+                plan = self._plans[session] = _Plan()
+                while len(self._plans) > KEPT_SESSIONS:
+                    del self._plans[next(iter(self._plans))]
+                handed = self._handed
+                if handed is not None and not handed.done.is_set():
+                    # Handed over in an earlier session (a watch cycle) and never taken: its
+                    # late result must not land over the new cycle's. Its helper goes.
+                    self._handed, stale, self._helper = None, self._helper, None
+            key = _key(request)
+            place = plan.place.get(key)
             if place is not None:
-                self._planned[place] = request
+                plan.planned[place] = request
             else:
-                self._place[_key(request)] = len(self._planned)
-                self._planned.append(request)
+                plan.place[key] = len(plan.planned)
+                plan.planned.append(request)
+            record = str(Path(request.project_root) / request.build_record_path)
+            self._plan_of_record[record] = session
+        if stale is not None:
+            stale.close()
 
     def note_built(self, record: str, *, changed: bool) -> None:
         with self._lock:
-            self._built[record] = changed
+            plan = self._plans.get(self._plan_of_record.get(record, ""))
+            if plan is not None:
+                plan.built[record] = changed
+
+    def was_handed_over(self, key: tuple[str, str, str], session: str) -> bool:
+        with self._lock:
+            plan = self._plans.get(session)
+            return plan is not None and key in plan.handed
 
     def handed_over(self, run: RunRequest, session: str) -> HandedOver | None:
         with self._lock:
@@ -138,38 +181,56 @@ class RunAhead:
     ) -> Iterator[None]:
         """While doit's process runs ``run``: the next run goes to the helper, now if runs have
         proved long (or ``always``), else once this one has gone on for LONG_RUN_S."""
-        if always or self._long_runs or _last_run_was_long(run):
-            self._long_runs = True
-            self.hand_next(run, session, execute)
-            yield
-            return
-        timer = threading.Timer(LONG_RUN_S, self._long_run, args=(run, session, execute))
-        timer.daemon = True
-        timer.start()
+        with self._lock:
+            self._running = (session, _key(run))
+            plan = self._plans.get(session)
+        timer: threading.Timer | None = None
         try:
+            if plan is not None and (always or plan.long_runs or _last_run_was_long(run)):
+                plan.long_runs = True
+                self.hand_next(run, session, execute)
+            elif plan is not None:
+                timer = threading.Timer(LONG_RUN_S, self._long_run, args=(run, session, execute))
+                timer.daemon = True
+                timer.start()
             yield
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
+            with self._lock:
+                # A timer that fires from now on finds its run over: it hands nothing over.
+                self._running = None
 
     def _long_run(self, run: RunRequest, session: str, execute: Execute) -> None:  # on a timer
-        self._long_runs = True
+        with self._lock:
+            plan = self._plans.get(session)
+            if plan is not None:
+                plan.long_runs = True
         self.hand_next(run, session, execute)
 
     def hand_next(self, run: RunRequest, session: str, execute: Execute) -> bool:
-        """Have the helper ``execute`` the run planned after ``run``, if it may go (see the
-        module's docstring) and the helper is free."""
+        """Have the helper ``execute`` the run planned after ``run`` while doit runs ``run``, if
+        it may go (see the module's docstring) and the helper is free."""
+        try:
+            return self._hand_next(run, session, execute)
+        except Exception:  # only a head start: doit runs every spec itself from now on
+            self.close()
+            return False
+
+    def _hand_next(self, run: RunRequest, session: str, execute: Execute) -> bool:
         with self._lock:
-            if self._closed or session != self._session:
+            plan = self._plans.get(session)
+            if self._closed or plan is None or self._running != (session, _key(run)):
                 return False
             if self._handed is not None:
                 if not self._handed.done.is_set():
                     return False  # the helper is busy
                 self._handed = None  # never taken: doit went past it
-            place = self._place.get(_key(run))
-            if place is None or place + 1 >= len(self._planned):
+            place = plan.place.get(_key(run))
+            if place is None or place + 1 >= len(plan.planned):
                 return False
-            following = self._planned[place + 1]
-            if not self._may_hand_over(following):
+            following = plan.planned[place + 1]
+            if not _may_hand_over(following, plan):
                 return False
             helper = self._helper
             if helper is None or not helper.alive:
@@ -178,24 +239,21 @@ class RunAhead:
                 except OSError:  # no process to be had (a limit on processes or files)
                     self._closed = True  # only a head start: doit runs every spec itself
                     return False
-            handed = HandedOver(following, session, input_stamps(_inputs(following)))
+            handed = HandedOver(following, session, input_stamps(_inputs(following)), self._give_up)
             self._handed = handed
+            # From now on doit runs this task whatever it finds (see NotHandedOver): its action
+            # takes what the helper did, or runs the spec itself.
+            plan.handed.add(_key(following))
         if helper.submit(execute, (following, session), handed.receive):
             return True
         handed.receive(None)
         return False
 
-    def _may_hand_over(self, request: RunRequest) -> bool:
-        root = Path(request.project_root)
-        record = str(root / request.build_record_path)
-        if record not in self._built or not os.path.isfile(record):
-            return False
-        bound_to_run = self._built[record] or not (root / request.result_path).exists()
-        return (
-            bound_to_run
-            and request.runtime.runs_in_any_process
-            and SnapshotUpdate.parse(request.update_snapshots) is SnapshotUpdate.NONE
-        )
+    def _give_up(self) -> None:
+        with self._lock:
+            helper, self._helper, self._handed = self._helper, None, None
+        if helper is not None:
+            helper.close()
 
     def forget(self) -> None:
         """In a forked child: the helper is the parent's (see RunHelper.forget)."""
@@ -208,6 +266,19 @@ class RunAhead:
             helper, self._helper = self._helper, None
         if helper is not None:
             helper.close()
+
+
+def _may_hand_over(request: RunRequest, plan: _Plan) -> bool:
+    root = Path(request.project_root)
+    record = str(root / request.build_record_path)
+    if record not in plan.built or not os.path.isfile(record):
+        return False
+    bound_to_run = plan.built[record] or not (root / request.result_path).exists()
+    return (
+        bound_to_run
+        and request.runtime.runs_in_any_process
+        and SnapshotUpdate.parse(request.update_snapshots) is SnapshotUpdate.NONE
+    )
 
 
 def _last_run_was_long(run: RunRequest) -> bool:
@@ -258,6 +329,12 @@ def note_built(record: str, *, changed: bool) -> None:
     """A build action wrote this record (an absolute path) in this process; ``changed``: its
     content differs from the record it replaced (or there was none)."""
     _RUN_AHEAD.note_built(record, changed=changed)
+
+
+def was_handed_over(key: tuple[str, str, str], session: str) -> bool:
+    """Whether the run task of ``key`` (basename, mode, spec id) was handed to the helper in
+    this session: doit must then run the task, whose action takes what the helper did."""
+    return _RUN_AHEAD.was_handed_over(key, session)
 
 
 def handed_over(run: RunRequest, session: str) -> HandedOver | None:

@@ -33,7 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from astest_tasks.core.atomic import guard_writes, stop_writing
 from astest_tasks.core.process_env import base_environ
+from astest_tasks.run.external_runtime import end_external_runtimes
 
 _HEADER = struct.Struct(">Q")
 
@@ -86,11 +88,11 @@ class RunHelper:
     """The parent's end: start the helper, hand it jobs, get each answer through a callback."""
 
     def __init__(self) -> None:
-        package_parent = str(Path(__file__).resolve().parents[2])
-        # The astest_tasks this process runs, whatever put it on sys.path (an installed package,
-        # PYTHONPATH, a dodo file's own sys.path.insert).
+        # doit's own sys.path (the dodo's folder, a dodo's sys.path.insert, PYTHONPATH), so that
+        # the helper imports the same astest_tasks and a runner script the same modules.
+        search_path = [str(Path(__file__).resolve().parents[2]), *sys.path]
         bootstrap = (
-            f"import sys; sys.path.insert(0, {package_parent!r}); "
+            f"import sys; sys.path[:] = {search_path!r}; "
             "from astest_tasks.tasks.run_helper import main; main()"
         )
         self._process = subprocess.Popen(
@@ -129,7 +131,7 @@ class RunHelper:
         assert stdin is not None
         try:
             write_frame(stdin, Job(number, function, arguments))
-        except (OSError, ValueError):
+        except Exception:  # a closed pipe, or a job that does not pickle
             with self._lock:
                 self._waiting.pop(number, None)
             return False
@@ -144,22 +146,25 @@ class RunHelper:
                     callback = self._waiting.pop(answer.number, None)
                 if callback is not None:
                     callback(answer)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
-            pass
-        with self._lock:
-            self._alive = False
-            orphans = list(self._waiting.values())
-            self._waiting.clear()
-        for callback in orphans:
-            callback(None)
+        except Exception:  # an answer that does not unpickle: trust nothing after it
+            self._process.kill()
+        finally:
+            with self._lock:
+                self._alive = False
+                orphans = list(self._waiting.values())
+                self._waiting.clear()
+            for callback in orphans:
+                callback(None)
 
-    def close(self) -> None:
-        """Stop the helper: at the end of its stdin it exits, also in the middle of a job."""
+    def close(self, wait_s: float = 5.0) -> None:
+        """Stop the helper: at the end of its stdin it exits, also in the middle of a job (and
+        ends the runtime processes that job started); one that has not within ``wait_s`` is
+        killed."""
         with contextlib.suppress(OSError, ValueError):
             if self._process.stdin is not None:
                 self._process.stdin.close()
         try:
-            self._process.wait(timeout=5)
+            self._process.wait(timeout=wait_s)
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
@@ -180,20 +185,32 @@ class RunHelper:
 def main() -> None:
     """The helper's own loop (started by ``RunHelper``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    guard_writes()
+    # The pipes move to descriptors of our own (not inherited by children): a process a runner
+    # starts must neither read a job nor write into an answer.
+    jobs_in = os.fdopen(os.dup(0), "rb")
     answers = os.fdopen(os.dup(1), "wb")
+    with open(os.devnull, "rb") as nothing:
+        os.dup2(nothing.fileno(), 0)
     os.dup2(2, 1)
     jobs: queue.Queue[Job] = queue.Queue()
-    threading.Thread(target=_read_jobs, args=(sys.stdin.buffer, jobs), daemon=True).start()
+    threading.Thread(target=_read_jobs, args=(jobs_in, jobs), daemon=True).start()
     while True:
         write_frame(answers, _run(jobs.get()))
 
 
 def _read_jobs(stream: IO[bytes], jobs: queue.Queue[Job]) -> None:
-    while (job := read_frame(stream)) is not None:
-        jobs.put(job)
-    # doit closed our stdin, or died: whatever runs now would be written for nobody. Every file
-    # is written whole or not at all (core/atomic.py), so ending here loses nothing.
-    os._exit(0)
+    try:
+        while (job := read_frame(stream)) is not None:
+            jobs.put(job)
+    finally:
+        # doit closed our stdin, or died, or sent what we cannot read: whatever runs now would
+        # be written for nobody. A file being written is finished first (core/atomic.py), and
+        # none is begun after it, so ending here loses nothing and leaves no temporary file; a
+        # runtime's processes (in a session of their own, which no Ctrl-C reaches) end with us.
+        stop_writing()
+        end_external_runtimes()
+        os._exit(0)
 
 
 def _run(job: Job) -> Answer:

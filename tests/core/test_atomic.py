@@ -6,6 +6,7 @@ import itertools
 import os
 import stat
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -169,3 +170,37 @@ def test_ctrl_c_at_any_instant_of_a_create_leaves_no_file_or_the_whole_one_and_n
     interrupted = _every_instant_of(lambda: create_text_atomic(Path(str(target)), "runner"), check)
     assert interrupted > 100
     assert outcomes == {None, "runner"}
+
+
+def test_stop_writing_lets_the_write_under_way_end_whole_and_begins_no_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(atomic, "_WRITING", None)
+    atomic.guard_writes()  # as the run ahead's helper does when it starts
+    real_create = atomic._create_and_write
+    inside, go_on = threading.Event(), threading.Event()
+
+    def slow_create(temporary: Path, data: bytes, mode: int) -> None:
+        real_create(temporary, data, mode)
+        inside.set()
+        go_on.wait()
+
+    monkeypatch.setattr(atomic, "_create_and_write", slow_create)
+    target = tmp_path / "result.json"
+    writer = threading.Thread(target=write_text_atomic, args=(target, "whole"))
+    writer.start()
+    assert inside.wait(60)
+    seen: list[list[str]] = []
+
+    def stop_then_look() -> None:
+        atomic.stop_writing()  # what the run ahead's helper does before os._exit
+        seen.append(sorted(p.name for p in tmp_path.iterdir()))
+
+    stopper = threading.Thread(target=stop_then_look)
+    stopper.start()
+    go_on.set()
+    stopper.join(60)
+    writer.join(60)
+    # Once stop_writing returns, the write is installed and its temporary file gone.
+    assert seen == [["result.json"]]
+    assert target.read_text() == "whole"

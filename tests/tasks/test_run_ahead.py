@@ -95,7 +95,15 @@ def stand_in_helper(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     StandInHelper.made = []
     StandInHelper.first_made = threading.Event()
     monkeypatch.setattr(run_ahead, "RunHelper", StandInHelper)
+    # No run in these tests is long unless a test says so.
+    monkeypatch.setattr(run_ahead, "LONG_RUN_S", 3600.0)
     yield
+
+
+def hands_over(ahead: RunAhead, run: RunRequest, session: str = SESSION) -> bool:
+    """Whether the run after ``run`` goes to the helper as doit starts running ``run``."""
+    with ahead.running_here(run, session, execute, always=False):
+        return ahead.hand_next(run, session, execute)
 
 
 def execute(run: RunRequest, session: str) -> tuple[SpecResult, dict[str, str]]:
@@ -161,7 +169,7 @@ def test_the_next_built_run_goes_to_the_helper_and_its_task_takes_what_it_did(
     ahead, (first, second, _) = planned(tmp_path, "a", "b", "c")
     build(ahead, first)
     build(ahead, second)
-    assert ahead.hand_next(first, SESSION, execute)
+    assert hands_over(ahead, first)
     (helper,) = StandInHelper.made
     assert helper.jobs == [(execute, (second, SESSION))]
     assert ahead.handed_over(first, SESSION) is None  # only the handed-over run finds it
@@ -179,16 +187,16 @@ def test_the_next_built_run_goes_to_the_helper_and_its_task_takes_what_it_did(
 
 def test_a_run_goes_over_only_when_doit_is_bound_to_run_it_as_we_would(tmp_path: Path) -> None:
     ahead, (first, second) = planned(tmp_path, "a", "b")
-    assert not ahead.hand_next(first, SESSION, execute), "its spec is not built yet"
+    assert not hands_over(ahead, first), "its spec is not built yet"
     (tmp_path / second.wasm_path).parent.mkdir(parents=True)
     (tmp_path / second.build_record_path).write_text("{}")
-    assert not ahead.hand_next(first, SESSION, execute), "built, but not by this doit"
+    assert not hands_over(ahead, first), "built, but not by this doit"
     build(ahead, second)
-    assert not ahead.hand_next(second, SESSION, execute), "nothing is planned after the last"
+    assert not hands_over(ahead, second), "nothing is planned after the last"
     (tmp_path / second.result_path).write_text("{}")
-    assert not ahead.hand_next(first, SESSION, execute), "a result: doit may find it current"
+    assert not hands_over(ahead, first), "a result: doit may find it current"
     build(ahead, second, changed=True)
-    assert ahead.hand_next(first, SESSION, execute), "a new build record: doit runs it again"
+    assert hands_over(ahead, first), "a new build record: doit runs it again"
     (helper,) = StandInHelper.made
     helper.answer(Answer(1, (passed(second), {})))
     build(ahead, second, changed=False)
@@ -199,22 +207,22 @@ def test_a_run_goes_over_only_when_doit_is_bound_to_run_it_as_we_would(tmp_path:
         other.plan(first, SESSION)
         other.plan(changed, SESSION)
         build(other, changed)
-        assert not other.hand_next(first, SESSION, execute), changes
+        assert not hands_over(other, first), changes
     assert len(StandInHelper.made) == 1
     (tmp_path / second.result_path).unlink()
-    assert ahead.hand_next(first, SESSION, execute), "no result: doit runs it"
+    assert hands_over(ahead, first), "no result: doit runs it"
 
 
 def test_one_run_at_a_time_goes_to_the_helper(tmp_path: Path) -> None:
     ahead, (first, second, third) = planned(tmp_path, "a", "b", "c")
     for run in (second, third):
         build(ahead, run)
-    assert ahead.hand_next(first, SESSION, execute)
-    assert not ahead.hand_next(second, SESSION, execute), "the helper is busy"
+    assert hands_over(ahead, first)
+    assert not hands_over(ahead, second), "the helper is busy"
     (helper,) = StandInHelper.made
     helper.answer(Answer(1, (passed(second), {})))
     # Answered but never taken (doit went past it): the helper is free again.
-    assert ahead.hand_next(second, SESSION, execute)
+    assert hands_over(ahead, second)
     assert [arguments[0].spec_id for _, arguments in helper.jobs] == ["b", "c"]
 
 
@@ -223,7 +231,7 @@ def test_the_task_runs_the_spec_itself_when_an_input_changed_or_the_helper_faile
 ) -> None:
     ahead, (first, second, third) = planned(tmp_path, "a", "b", "c")
     build(ahead, second)
-    assert ahead.hand_next(first, SESSION, execute)
+    assert hands_over(ahead, first)
     (helper,) = StandInHelper.made
     handed = ahead.handed_over(second, SESSION)
     assert handed is not None
@@ -235,7 +243,7 @@ def test_the_task_runs_the_spec_itself_when_an_input_changed_or_the_helper_faile
     assert handed.outcome() is None
 
     build(ahead, third)
-    assert ahead.hand_next(second, SESSION, execute)
+    assert hands_over(ahead, second)
     handed = ahead.handed_over(third, SESSION)
     assert handed is not None
     helper.answer(None)  # the helper died
@@ -243,7 +251,7 @@ def test_the_task_runs_the_spec_itself_when_an_input_changed_or_the_helper_faile
 
     ahead.plan(spec_run(tmp_path, "d"), SESSION)
     build(ahead, spec_run(tmp_path, "d"))
-    assert ahead.hand_next(third, SESSION, execute)
+    assert hands_over(ahead, third)
     handed = ahead.handed_over(spec_run(tmp_path, "d"), SESSION)
     assert handed is not None
     helper.answer(Answer(3, None, problem="Traceback: ValueError"))
@@ -289,7 +297,7 @@ def test_always_hands_over_from_the_first_run_and_a_new_session_starts_afresh(
 
     ahead.plan(first, "session-2")
     ahead.plan(second, "session-2")
-    assert not ahead.hand_next(first, "session-2", execute), "built in the last session only"
+    assert not hands_over(ahead, first, "session-2"), "built in the last session only"
 
 
 def test_the_switch_reads_off_always_and_the_default() -> None:
@@ -308,6 +316,65 @@ def test_no_helper_to_be_had_leaves_every_run_to_doit(
     ahead, (first, second, third) = planned(tmp_path, "a", "b", "c")
     for run in (second, third):
         build(ahead, run)
-    assert not ahead.hand_next(first, SESSION, execute)
+    assert not hands_over(ahead, first)
     assert ahead.handed_over(second, SESSION) is None
-    assert not ahead.hand_next(second, SESSION, execute), "it does not try again"
+    assert not hands_over(ahead, second), "it does not try again"
+
+
+def test_a_timer_that_fires_after_its_run_hands_nothing_over(tmp_path: Path) -> None:
+    ahead, (first, second) = planned(tmp_path, "a", "b")
+    build(ahead, second)
+    with ahead.running_here(first, SESSION, execute, always=False):
+        pass
+    # doit has moved on to the next task (which may be the very run the timer would hand over):
+    # what the timer does now changes nothing.
+    ahead._long_run(first, SESSION, execute)
+    assert StandInHelper.made == []
+    assert ahead.handed_over(second, SESSION) is None
+
+
+def test_doit_runs_a_handed_over_task_whatever_its_files_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ahead, (first, second) = planned(tmp_path, "a", "b")
+    monkeypatch.setattr(run_ahead, "_RUN_AHEAD", ahead)
+    build(ahead, second)
+    key = ("astest", "wasi", "b")
+    assert not run_ahead.was_handed_over(key, SESSION)
+    assert hands_over(ahead, first)
+    # The helper may write the result before doit reaches the task, which would then look up
+    # to date by its files: the task's NotHandedOver check (checks.py) reads this.
+    assert run_ahead.was_handed_over(key, SESSION)
+    assert not run_ahead.was_handed_over(key, "another session")
+    assert not run_ahead.was_handed_over(("astest", "wasi", "a"), SESSION)
+
+
+def test_a_helper_that_never_answers_is_given_up_after_the_specs_time_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run_ahead, "ANSWER_MARGIN_S", 0.0)
+    (tmp_path / "runner.py").write_text("# the runner\n")
+    ahead = RunAhead()
+    first = spec_run(tmp_path, "a")
+    second = spec_run(tmp_path, "b", timeout_s=0.001)
+    for run in (first, second):
+        ahead.plan(run, SESSION)
+    build(ahead, second)
+    assert hands_over(ahead, first)
+    handed = ahead.handed_over(second, SESSION)
+    assert handed is not None
+    assert handed.outcome() is None  # never answered: the task runs the spec itself
+    (helper,) = StandInHelper.made
+    assert not helper.alive, "a helper that hangs is ended, so it writes nothing later"
+
+
+def test_a_new_session_ends_a_helper_still_running_an_untaken_run(tmp_path: Path) -> None:
+    ahead, (first, second) = planned(tmp_path, "a", "b")
+    build(ahead, second)
+    assert hands_over(ahead, first)
+    (helper,) = StandInHelper.made
+    # Watch mode's next cycle: the run handed over in the last one was never taken, and its
+    # result must not land over the new cycle's own.
+    ahead.plan(first, "session-2")
+    assert not helper.alive
+    assert ahead.handed_over(second, SESSION) is None

@@ -5,9 +5,11 @@ from __future__ import annotations
 import io
 import os
 import queue
+import select
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +31,53 @@ def failing() -> None:
 
 def forever() -> None:
     threading.Event().wait()
+
+
+def _explode() -> None:
+    raise ImportError("a job the helper cannot read")
+
+
+class Unreadable:
+    """Pickles fine; fails to unpickle on the other side."""
+
+    def __reduce__(self) -> tuple[object, tuple[()]]:
+        return (_explode, ())
+
+
+def starts_a_runtime(fifo: str) -> None:
+    """A job that runs an external runtime (a session of its own) that never ends; the runtime
+    writes its pid into ``fifo`` once it runs."""
+    from astest_tasks.run.channel import ProtocolChannel
+    from astest_tasks.run.external_runtime import run_external
+
+    script = (
+        f"import os, threading; open({fifo!r}, 'w').write(str(os.getpid())); "
+        "threading.Event().wait()"
+    )
+    run_external([sys.executable, "-c", script], Path.cwd(), os.environ, ProtocolChannel(None), 600)
+
+
+def read_fifo(fifo: Path) -> str:
+    """What a writer writes into ``fifo``, waiting for it to open and close it (in a thread,
+    so that a writer that never comes fails the test instead of hanging it)."""
+    text: list[str] = []
+    reader = threading.Thread(target=lambda: text.append(fifo.read_text()), daemon=True)
+    reader.start()
+    reader.join(ANSWER_LIMIT_S)
+    assert text, f"nothing was written into {fifo}"
+    return text[0]
+
+
+def ended(pid: int) -> bool:
+    """Wait for a process that is not our child to end (its pidfd becomes readable)."""
+    try:
+        descriptor = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([descriptor], [], [], ANSWER_LIMIT_S)[0])
+    finally:
+        os.close(descriptor)
 
 
 class Answers:
@@ -91,8 +140,10 @@ def test_a_job_that_raises_answers_with_its_traceback(helper: RunHelper) -> None
 
 def test_closing_ends_the_helper_also_in_the_middle_of_a_job(helper: RunHelper) -> None:
     answers = Answers()
+    assert helper.submit(talkative, ("up",), answers)
+    assert answers.next() is not None  # it is up and reading
     assert helper.submit(forever, (), answers)
-    helper.close()
+    helper.close(wait_s=ANSWER_LIMIT_S)
     # It ended by itself at the end of its stdin: a kill would have left -9.
     assert helper._process.returncode == 0
     assert answers.next() is None  # the job's answer never came, and the caller is told so
@@ -106,3 +157,32 @@ def test_a_helper_that_dies_answers_none_to_what_it_held(helper: RunHelper) -> N
     helper._process.kill()
     assert answers.next() is None
     assert not helper.alive
+
+
+def test_a_job_that_does_not_pickle_is_refused(helper: RunHelper) -> None:
+    answers = Answers()
+    assert not helper.submit(lambda: None, (), answers)
+    assert helper.submit(talkative, ("still here",), answers)
+    assert answers.next() is not None
+
+
+def test_a_job_the_helper_cannot_read_ends_it_and_nothing_waits_forever(
+    helper: RunHelper,
+) -> None:
+    answers = Answers()
+    assert helper.submit(talkative, (Unreadable(),), answers)
+    assert answers.next() is None
+    assert not helper.alive
+
+
+def test_a_helper_ending_mid_job_ends_the_runtime_its_job_started(
+    helper: RunHelper, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "started"
+    os.mkfifo(fifo)
+    answers = Answers()
+    assert helper.submit(starts_a_runtime, (str(fifo),), answers)
+    runtime = int(read_fifo(fifo))
+    helper.close(wait_s=ANSWER_LIMIT_S)
+    assert helper._process.returncode == 0
+    assert ended(runtime), "the runtime outlived the helper"
