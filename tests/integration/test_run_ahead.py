@@ -130,6 +130,82 @@ def test_an_edited_spec_runs_in_both_modes_at_once(tmp_path: Path, toolchain: To
     assert [t for t in again.executed if ":run:" in t or ":build:" in t] == []
 
 
+# Without ASTEST_RUN_AHEAD=always: geometry's wasi run waits (a minute at most) until its
+# bindings run has started, which only a hand-over lets happen meanwhile. The wait is an event,
+# so the run lasts past the limit however long the helper takes to start.
+WAITING_WASI_RUNNER = """
+import os, select
+
+from astest_tasks.runner import instantiate
+
+with open(os.environ["RUNNER_LOG"], "a") as log:
+    log.write(f"{os.environ['AS_TEST_WASM_PATH']} {os.getpid()}\\n")
+fifo = os.environ.get("HANDED_OVER_FIFO")
+if fifo and os.environ["AS_TEST_WASM_PATH"].endswith("geometry.spec.wasm"):
+    reading = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    select.select([reading], [], [], 60)
+    os.close(reading)
+instance = instantiate({})
+instance.start()
+"""
+SIGNALLING_BINDINGS_RUNNER = """
+import os
+
+from astest_tasks.runner import instantiate
+
+with open(os.environ["RUNNER_LOG"], "a") as log:
+    log.write(f"{os.environ['AS_TEST_WASM_PATH']} {os.getpid()}\\n")
+fifo = os.environ.get("HANDED_OVER_FIFO")
+if fifo and os.environ["AS_TEST_WASM_PATH"].endswith("geometry.spec.wasm"):
+    try:
+        writing = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:  # nobody waits: the wasi run is over
+        pass
+    else:
+        os.write(writing, b"started")
+        os.close(writing)
+instance = instantiate({})
+instance.start()
+"""
+
+
+def test_a_long_run_hands_the_next_over_and_so_does_a_spec_whose_last_run_was_long(
+    tmp_path: Path, toolchain: Toolchain
+) -> None:
+    project = copy_project("passing", tmp_path / "auto", toolchain)
+    runners = project.root / ".as-test" / "runners"
+    runners.mkdir(parents=True)
+    (runners / "default.wasi.py").write_text(WAITING_WASI_RUNNER)
+    (runners / "default.bindings.py").write_text(SIGNALLING_BINDINGS_RUNNER)
+    fifo = tmp_path / "handed-over"
+    os.mkfifo(fifo)
+    log = tmp_path / "auto.log"
+    geometry = {
+        ".as-test/build/wasi/geometry.spec.wasm",
+        ".as-test/build/bindings/geometry.spec.wasm",
+    }
+
+    # The first run task is geometry's wasi one; it goes past 0.3 s, so the next one, geometry
+    # in bindings, goes to the helper.
+    run = project.doit(env={"RUNNER_LOG": str(log), "HANDED_OVER_FIFO": str(fifo)})
+    assert run.exit_code == 0, run.stdout + run.stderr
+    pids = {os.path.relpath(wasm, project.root): pid for wasm, pid in ran_by(log).items()}
+    assert len({pids[wasm] for wasm in geometry}) == 2, pids
+
+    # Edited, geometry runs again in both modes. Its wasi run no longer waits, but its last
+    # result says it took long: the bindings run goes to the helper from the start.
+    spec = project.root / "assembly" / "__tests__" / "geometry.spec.ts"
+    edit = 'describe("edited", () => {\n  test("area of a square", () => {\n'
+    edit += "    expect(area(2, 2)).toBe(4.0);\n  });\n});\n"
+    spec.write_text(spec.read_text() + edit)
+    log.unlink()
+    again = project.doit(env={"RUNNER_LOG": str(log)})
+    assert again.exit_code == 0, again.stdout + again.stderr
+    pids = {os.path.relpath(wasm, project.root): pid for wasm, pid in ran_by(log).items()}
+    assert set(pids) == geometry
+    assert len(set(pids.values())) == 2, pids
+
+
 def helper_of(doit_pid: int) -> int:
     """The run ahead's helper among the children of the doit process."""
     children: list[int] = []
