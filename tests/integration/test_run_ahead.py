@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
 import signal
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from tests.integration.conftest import Project, copy_project
 from tests.integration.pausing import PausePoint, start_paused, stop
 from tests.integration.test_interruptions import assert_every_json_file_is_whole
 from tests.integration.toolchains import Toolchain
+from tests.tasks.test_run_helper import ended
 
 # The run ahead is our own machinery around the run task's action, the same for any as-test.
 pytestmark = [pytest.mark.integration, pytest.mark.toolchains("1.8.0")]
@@ -40,7 +40,6 @@ print(f"runner ran {os.environ['AS_TEST_WASM_PATH'].split('/build/')[1]}")
 instance = instantiate({})
 instance.start()
 """
-EXIT_LIMIT_S = 120.0  # a ceiling for a helper that never ends, not a timing the test relies on
 
 
 def project_with_logging_runners(tmp_path: Path, toolchain: Toolchain, name: str) -> Project:
@@ -218,19 +217,6 @@ def helper_of(doit_pid: int) -> int:
     return helpers[0]
 
 
-def wait_for_exit(pid: int) -> bool:
-    """Wait for a process that is not our child to end (a pidfd becomes readable then)."""
-    try:
-        descriptor = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        readable, _, _ = select.select([descriptor], [], [], EXIT_LIMIT_S)
-        return bool(readable)
-    finally:
-        os.close(descriptor)
-
-
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_doit_stopped_while_the_helper_runs_a_spec_leaves_no_helper_and_loses_nothing(
     tmp_path: Path, toolchain: Toolchain, sig: signal.Signals
@@ -243,7 +229,7 @@ def test_a_doit_stopped_while_the_helper_runs_a_spec_leaves_no_helper_and_loses_
     paused = start_paused(project, point, env=env)
     helper = helper_of(paused.proc.pid)
     assert stop(paused, sig) != 0, "a stopped run never reports success"
-    assert wait_for_exit(helper), "the helper outlived doit"
+    assert ended(helper), "the helper outlived doit"
 
     assert_every_json_file_is_whole(project)
     assert not list((project.root / ".as-test").rglob("*.tmp")), "no temporary file is left"
