@@ -35,7 +35,8 @@ def build_spec(request: dict[str, object]) -> bool:
     record_file = Path(build.project_root) / build.record_path
     previous = _text_or_none(record_file)
     write_build_record(build, record)
-    note_built(str(record_file), changed=previous != _text_or_none(record_file))
+    # A record that changed is a changed file_dep of the spec's run: doit will run it.
+    note_built(str(record_file), changed=previous != record.to_json())
     return True
 
 
