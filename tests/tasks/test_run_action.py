@@ -16,7 +16,7 @@ from astest_tasks.model.crash_records import crash_entry
 from astest_tasks.model.results import Stage, Status, read_result
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
-from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.run.runtime_command import resolve_runtime
 from astest_tasks.tasks.run_action import run_spec
 from astest_tasks.tasks.run_request import RunRequest
@@ -27,7 +27,7 @@ RECORD = ".as-test/build/wasi/large.spec.build.json"
 
 
 @dataclass(frozen=True)
-class ReplayingRuntime:
+class ReplayingRuntime(RuntimeDefaults):
     """Sends the recorded guest's stdout, then ends as told; remembers nothing between runs."""
 
     exit_code: int = 0
@@ -35,18 +35,6 @@ class ReplayingRuntime:
     @property
     def description(self) -> str:
         return "a recorded as-test 1.0.7 guest"
-
-    @property
-    def cache_key(self) -> str:
-        return self.description
-
-    @property
-    def default_runner_target(self) -> str | None:
-        return None
-
-    @property
-    def runs_in_any_process(self) -> bool:
-        return True
 
     def input_files(self, project_root: Path) -> list[str]:
         return []

@@ -15,22 +15,22 @@ from typing import Any, ClassVar
 
 import pytest
 
-from astest_tasks.model.guest_report import Counts
-from astest_tasks.model.results import SpecResult, Stage, Status
+from astest_tasks.model.results import SpecResult
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
-from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.tasks import run_ahead
 from astest_tasks.tasks.run_ahead import RunAhead
 from astest_tasks.tasks.run_helper import Answer
 from astest_tasks.tasks.run_request import RunRequest
+from tests.conftest import make_spec_result
 
 SESSION = "session-1"
 WAIT_LIMIT_S = 120.0  # a ceiling for a broken test, not a timing any test relies on
 
 
 @dataclass(frozen=True)
-class StillRuntime:
+class StillRuntime(RuntimeDefaults):
     """Never asked to run here: the stand-in helper answers instead."""
 
     anywhere: bool = True
@@ -38,14 +38,6 @@ class StillRuntime:
     @property
     def description(self) -> str:
         return "a runtime that is never run"
-
-    @property
-    def cache_key(self) -> str:
-        return self.description
-
-    @property
-    def default_runner_target(self) -> str | None:
-        return None
 
     @property
     def runs_in_any_process(self) -> bool:
@@ -147,19 +139,8 @@ def planned(root: Path, *spec_ids: str) -> tuple[RunAhead, list[RunRequest]]:
 
 
 def passed(run: RunRequest) -> SpecResult:
-    return SpecResult(
-        spec=run.spec_path,
-        spec_id=run.spec_id,
-        mode=run.mode,
-        target=run.target,
-        status=Status.PASSED,
-        stage=Stage.RUN,
-        counts=replace(Counts.zero(), tests_passed=3),
-        failures=(),
-        suites=(),
-        duration_s=1.5,
-        session=SESSION,
-        build_command="asc",
+    return make_spec_result(
+        run.spec_id, spec=run.spec_path, mode=run.mode, target=run.target, session=SESSION
     )
 
 
