@@ -17,8 +17,9 @@
 // The process exits when stdin reaches end of file, even in the middle of a compile: its client
 // is gone and nobody will read the result.
 //
-// Argument: the assemblyscript package root of the project (resolved by the client the way Node
-// resolves it from the project directory), so the project's own compiler version is used.
+// Arguments: the assemblyscript package root of the project (resolved by the client the way Node
+// resolves it from the project directory), so the project's own compiler version is used; then
+// V8 flags for this server (compile_pool.py chooses them), set before asc and binaryen load.
 
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -35,6 +36,7 @@ const PROTOCOL = 1;
 // V8's optimisation of asc (compiles 2.5 times slower). Set here rather than on the command
 // line: a V8 without this flag only logs an error, where Node would refuse to start.
 setFlagsFromString("--heap-growing-percent=50");
+for (const flag of process.argv.slice(3)) setFlagsFromString(flag);
 
 // Protocol lines go through the real stdout stream's own write (synchronous for pipes on Linux,
 // and it copes with a full pipe); everything else that writes to process.stdout/stderr — asc's

@@ -71,6 +71,7 @@ class CompileServer:
         env: Mapping[str, str],
         start_limit_s: float = START_TIME_LIMIT_S,
         script: Path = SERVER_SCRIPT,
+        v8_flags: Sequence[str] = (),
     ) -> None:
         # The server's own stderr (what it says outside a compile, such as why it died) goes to a
         # file rather than a pipe nobody drains; it lives as long as the server.
@@ -81,7 +82,7 @@ class CompileServer:
             self._proc = subprocess.Popen(
                 # --enable-source-maps: asc's own bin/asc.js re-runs Node with it, so crash
                 # reports name the same source lines as a spawned asc's.
-                [node, "--enable-source-maps", str(script), str(asc_root)],
+                [node, "--enable-source-maps", str(script), str(asc_root), *v8_flags],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._log,

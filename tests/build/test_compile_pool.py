@@ -23,6 +23,7 @@ from astest_tasks.build.compile_pool import (
     CompilePool,
     can_serve,
     compile_with_server,
+    server_flags,
     server_key,
 )
 from astest_tasks.build.compile_server import CompileOutput, time_limit_message
@@ -64,6 +65,58 @@ def test_one_server_serves_every_compile_of_a_process(pool: CompilePool, tmp_pat
     second = run(pool, tmp_path, "ok")
     assert pid_of(first) == pid_of(second)
     assert pool.server_pids == [pid_of(first)]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["a.spec.ts", "-o", "a.wasm"],
+        ["a.spec.ts", "--debug", "--noAssert", "--use", "ASC_OPTIMIZE=1"],
+    ],
+)
+def test_a_build_that_does_not_optimise_runs_binaryen_on_v8s_baseline_tier_only(
+    argv: list[str],
+) -> None:
+    assert server_flags(argv) == ("--liftoff-only",)
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["-O"],
+        ["-O3"],
+        ["-Os"],
+        ["-O3z"],
+        ["--optimize"],
+        ["--optimizeLevel", "2"],
+        ["--optimizeLevel=0"],
+        ["--shrinkLevel", "1"],
+        ["--converge"],
+        ["--runPasses", "dce"],
+    ],
+)
+def test_a_build_that_optimises_keeps_v8s_optimising_tier(option: list[str]) -> None:
+    assert server_flags(["a.spec.ts", *option, "-o", "a.wasm"]) == ()
+
+
+def test_the_compile_that_starts_a_server_chooses_its_v8_flags(
+    pool: CompilePool, tmp_path: Path
+) -> None:
+    node, env = require_node(), dict(os.environ)
+    first = pool.compile(node, tmp_path / "asc", ["ok"], tmp_path, env, 10)
+    optimised = pool.compile(node, tmp_path / "asc", ["ok", "-O3"], tmp_path, env, 10)
+    assert first is not None and optimised is not None
+    # The second compile is served by the same server, flags and all: it is as correct there.
+    assert pid_of(first) == pid_of(optimised)
+    assert first.stdout.decode().endswith(" flags=--liftoff-only")
+    assert optimised.stdout.decode().endswith(" flags=--liftoff-only")
+    other = CompilePool(script=FAKE_SERVER)
+    try:
+        started_optimised = other.compile(node, tmp_path / "asc", ["ok", "-O3"], tmp_path, env, 10)
+    finally:
+        other.close()
+    assert started_optimised is not None
+    assert started_optimised.stdout.decode().endswith(" flags=")
 
 
 def test_a_compile_whose_server_dies_is_retried_once_in_a_new_server(

@@ -41,10 +41,24 @@ def test_a_compile_returns_status_output_and_keeps_the_server(
 ) -> None:
     output, recycle = server.compile(["ok"], tmp_path, {"PROBE": "per-request"}, 10)
     assert output.exit_code == 0
-    assert output.stdout.decode() == f"pid={server.pid} probe=per-request cwd={tmp_path}"
+    assert output.stdout.decode() == f"pid={server.pid} probe=per-request cwd={tmp_path} flags="
     assert output.stderr == b""
     assert recycle is False
     assert server.alive
+
+
+def test_v8_flags_follow_the_assemblyscript_root_on_the_servers_command_line(
+    tmp_path: Path,
+) -> None:
+    env = dict(os.environ)
+    flagged = CompileServer(
+        require_node(), tmp_path / "asc", env, 10, script=FAKE_SERVER, v8_flags=["--a", "--b=1"]
+    )
+    try:
+        output, _ = flagged.compile(["ok"], tmp_path, env, 10)
+    finally:
+        flagged.kill()
+    assert output.stdout.decode().endswith(" flags=--a,--b=1")
 
 
 def test_every_request_carries_its_own_environment_and_directory(

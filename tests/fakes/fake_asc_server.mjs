@@ -4,7 +4,7 @@
 // The handshake depends on the "assemblyscript root" argument's last path part:
 //   not-ready  -> {"ready": false, "error": ...};  silent -> no handshake;  exit -> exit at once.
 // Each request's argv[0] says what to do with it:
-//   ok         -> status 0, stdout "pid=<pid> probe=<env.PROBE> cwd=<cwd>"
+//   ok         -> status 0, stdout "pid=<pid> probe=<env.PROBE> cwd=<cwd> flags=<v8 flags>"
 //   fail       -> status 1, stderr "ERROR: fake failure"
 //   die        -> print last words to stderr, exit 3
 //   die-once:F -> like die when file F does not exist yet (and create it), else like ok
@@ -27,7 +27,8 @@ if (mode === "not-ready") {
 if (mode !== "silent") send({ ready: true, protocol: 1, asc: "0.0.0-fake", node: process.version });
 
 function ok(request, recycle = false) {
-  const text = `pid=${process.pid} probe=${request.env.PROBE} cwd=${request.cwd}`;
+  const flags = process.argv.slice(3).join(",");
+  const text = `pid=${process.pid} probe=${request.env.PROBE} cwd=${request.cwd} flags=${flags}`;
   send({ id: request.id, status: 0, stdout: b64(text), stderr: b64(""), recycle });
 }
 

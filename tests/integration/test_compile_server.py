@@ -137,6 +137,28 @@ def test_served_builds_match_a_spawned_asc_byte_for_byte_across_target_switches(
     assert len(pool.server_pids) == 1
 
 
+@pytest.mark.parametrize("first_args", [(), ("-O3",)], ids=["unoptimised-first", "O3-first"])
+def test_an_optimised_build_is_the_same_bytes_on_either_v8_tier(
+    pool: CompilePool, tmp_path: Path, first_args: tuple[str, ...]
+) -> None:
+    # The compile that starts a server chooses its V8 flags (--liftoff-only unless it asks
+    # binaryen to optimise); a later build that differs is served there too, and must come out
+    # exactly as a spawned asc makes it.
+    project = copy_project("passing", tmp_path)
+    spec = PASSING_SPECS[0]
+    Compiles(pool, project, tmp_path / "first", first_args).served(spec, "wasi")
+    (pid,) = pool.server_pids
+    command_line = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    assert (b"--liftoff-only" in command_line) == (first_args == ())
+    optimised = Compiles(pool, project, tmp_path / "optimised", ("-O3",))
+    served = optimised.served(spec, "wasi")
+    assert served[0].exit_code == 0, served[0].diagnostics
+    assert served == optimised.spawned(spec, "wasi")
+    unoptimised = Compiles(pool, project, tmp_path / "unoptimised")
+    assert unoptimised.served(spec, "wasi") == unoptimised.spawned(spec, "wasi")
+    assert pool.server_pids == [pid]
+
+
 def test_each_compile_sees_its_own_build_environment(pool: CompilePool, tmp_path: Path) -> None:
     # The as-test transform reads AS_TEST_COVERAGE_ENABLED from process.env while compiling.
     project = copy_project("passing", tmp_path)
