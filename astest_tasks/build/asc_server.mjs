@@ -7,9 +7,9 @@
 // Protocol: JSON lines. The first line on stdout is the handshake
 //   {"ready": true, "protocol": 1, "asc": "<version>", "node": "<version>"}
 // or {"ready": false, "protocol": 1, "error": "..."}; then, for each request line on stdin
-//   {"id": N, "argv": [...asc argv...], "cwd": "/abs/dir", "env": {...the whole environment...}}
-// exactly one response line
-//   {"id": N, "status": 0|1, "stdout": "<base64>", "stderr": "<base64>", "recycle": bool}
+//   {"id": ID, "argv": [...asc argv...], "cwd": "/abs/dir", "env": {...the whole environment...}}
+// exactly one response line, with the request's own id (a string the client chose)
+//   {"id": ID, "status": 0|1, "stdout": "<base64>", "stderr": "<base64>", "recycle": bool}
 // `status` is what a spawned `node bin/asc.js` exits with (its wrapper maps any failure to 1).
 // `stdout`/`stderr` are the bytes asc (and the transforms, and binaryen) wrote while compiling
 // that request, kept apart from the protocol stream. `recycle` asks the client to retire this

@@ -2,7 +2,9 @@
 
 - **One per process.** ``doit -n N`` forks worker processes; each starts its own servers, lazily,
   on its first build. The owner is checked by ``os.getpid()``, and a forked child drops what it
-  inherited (our copy of a parent's server pipes would keep that server alive after the parent).
+  inherited (our copy of a parent's server pipes would keep that server alive after the parent),
+  except a server the parent started for its workers to share (shared_server.py: on a machine
+  with few cores, doit's main process starts one before it forks them).
 - **One per thread at a time.** Under ``doit -P thread`` concurrent builds must not share a
   server (asc's globals, ``process.env`` and the cwd belong to the whole Node process), and
   serialising them would throw the parallelism away: a build takes an idle server or starts one.
@@ -33,9 +35,11 @@ from __future__ import annotations
 
 import atexit
 import os
+import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from astest_tasks.build.compile_server import (
     SERVER_SCRIPT,
@@ -46,6 +50,7 @@ from astest_tasks.build.compile_server import (
     ServerUnavailable,
     time_limit_message,
 )
+from astest_tasks.build.shared_server import SharedServer
 from astest_tasks.config.toolchain import warn_once
 
 DISABLE_VARIABLE = "ASTEST_COMPILE_SERVER"
@@ -81,15 +86,65 @@ def can_serve(argv: Sequence[str], env: Mapping[str, str]) -> bool:
     return "--" not in argv
 
 
+class _Lease(Protocol):
+    """A server lent to one compile: this pool's own, or one shared with other processes."""
+
+    def compile(
+        self, argv: Sequence[str], cwd: Path, env: Mapping[str, str], limit_s: float
+    ) -> tuple[CompileOutput, bool]: ...
+
+    def give_back(self, recycle: bool) -> None: ...
+
+    def lose(self) -> None: ...
+
+
+class _OwnLease:
+    def __init__(self, pool: CompilePool, key: ServerKey, server: CompileServer) -> None:
+        self._pool, self._key, self._server = pool, key, server
+
+    def compile(
+        self, argv: Sequence[str], cwd: Path, env: Mapping[str, str], limit_s: float
+    ) -> tuple[CompileOutput, bool]:
+        return self._server.compile(argv, cwd, env, limit_s)
+
+    def give_back(self, recycle: bool) -> None:
+        if recycle:
+            self._server.close()
+            self._pool._drop(self._server)
+        else:
+            self._pool._release(self._key, self._server)
+
+    def lose(self) -> None:
+        self._pool._drop(self._server)
+
+
+class _SharedLease:
+    def __init__(self, shared: SharedServer) -> None:
+        self._shared = shared
+
+    def compile(
+        self, argv: Sequence[str], cwd: Path, env: Mapping[str, str], limit_s: float
+    ) -> tuple[CompileOutput, bool]:
+        return self._shared.compile(argv, cwd, env, limit_s)
+
+    def give_back(self, recycle: bool) -> None:
+        if recycle:
+            self._shared.lose()
+
+    def lose(self) -> None:
+        self._shared.lose()
+
+
 class CompilePool:
-    def __init__(self, script: Path = SERVER_SCRIPT) -> None:
+    def __init__(self, script: Path = SERVER_SCRIPT, shared: SharedServer | None = None) -> None:
         self.pid = os.getpid()
-        self._script = script
+        self.script = script
         self._lock = threading.Lock()
         self._idle: dict[ServerKey, list[CompileServer]] = {}
         self._busy: set[CompileServer] = set()
         self._unavailable: dict[ServerKey, str] = {}
         self._closed = False
+        self._shared = shared  # one this process started for its workers, or inherited
 
     def compile(
         self,
@@ -104,29 +159,24 @@ class CompilePool:
         key = server_key(node, asc_root, env)
         lost: ServerDied | None = None
         for _attempt in range(2):
-            server = self._acquire(key, node, asc_root, env, server_flags(argv))
-            if server is None:
+            lease = self._lease(key, node, asc_root, env, server_flags(argv))
+            if lease is None:
                 return None
             try:
-                output, recycle = server.compile(argv, cwd, env, limit_s)
+                output, recycle = lease.compile(argv, cwd, env, limit_s)
             except ServerDied as exc:
-                self._drop(server)
+                lease.lose()
                 lost = exc
                 continue
             except CompileTimedOut:
-                self._drop(server)
+                lease.lose()
                 return CompileOutput(-1, b"", time_limit_message(limit_s).encode())
             except BaseException:
                 # Ctrl-C (or a bug) mid-compile: the server is busy with a compile nobody will
                 # read, and its reply would answer the next request. Kill it.
-                server.kill()
-                self._drop(server)
+                lease.lose()
                 raise
-            if recycle:
-                server.close()
-                self._drop(server)
-            else:
-                self._release(key, server)
+            lease.give_back(recycle)
             return output
         assert lost is not None
         message = (
@@ -136,6 +186,34 @@ class CompilePool:
         )
         return CompileOutput(-1, b"", message.encode())
 
+    def share(self, node: str, asc_root: Path, argv: Sequence[str], env: Mapping[str, str]) -> bool:
+        """Start the server that the worker processes forked from this one will share
+        (shared_server.py), for compiles like ``argv``; False when none can be started."""
+        key = server_key(node, asc_root, env)
+        with self._lock:
+            if self._closed or key in self._unavailable:
+                return False
+            shared = self._shared
+            if shared is not None and shared.key == key and shared.usable:
+                return True  # watch mode's next cycle: still there, and warm
+        try:
+            server = CompileServer(
+                node, asc_root, env, script=self.script, v8_flags=server_flags(argv)
+            )
+        except ServerUnavailable:
+            return False  # each worker then finds out for itself, and says so once
+        handle, lock_name = tempfile.mkstemp(prefix="astest-asc-turns-")
+        os.close(handle)
+        with self._lock:
+            replaced, self._shared = self._shared, SharedServer(key, server, Path(lock_name))
+            closing = self._closed
+        _ensure_exit_hooks()
+        if replaced is not None:
+            replaced.close()
+        if closing:
+            self.close()
+        return not closing
+
     def close(self) -> None:
         """Close every server; used at exit, so it never raises."""
         with self._lock:
@@ -143,16 +221,29 @@ class CompilePool:
             servers = [s for group in self._idle.values() for s in group] + list(self._busy)
             self._idle.clear()
             self._busy.clear()
+            shared, self._shared = self._shared, None
         for server in servers:
             server.begin_close()
+        if shared is not None:
+            shared.close()
         for server in servers:
             server.finish_close()
 
-    def abandon(self) -> None:
-        """In a forked child: forget the parent's servers without touching the processes."""
+    def abandon(self) -> SharedServer | None:
+        """In a forked child: forget the parent's servers without touching the processes; the
+        one it started for its workers (if any) is returned, to be used from the child."""
         servers = [s for group in self._idle.values() for s in group] + list(self._busy)
         for server in servers:
             server.abandon()
+        shared = self._shared
+        return shared if shared is not None and shared.usable else None
+
+    @property
+    def shared_server_pid(self) -> int | None:
+        """The server shared with forked workers, while this process may still use it."""
+        with self._lock:
+            shared = self._shared
+        return shared.server.pid if shared is not None and shared.usable else None
 
     @property
     def server_pids(self) -> list[int]:
@@ -166,28 +257,31 @@ class CompilePool:
         with self._lock:
             return list(self._busy)
 
-    def _acquire(
+    def _lease(
         self,
         key: ServerKey,
         node: str,
         asc_root: Path,
         env: Mapping[str, str],
         v8_flags: Sequence[str],
-    ) -> CompileServer | None:
+    ) -> _Lease | None:
         with self._lock:
             if self._closed or key in self._unavailable:
                 return None
+            shared = self._shared
+            if shared is not None and shared.key == key and shared.usable:
+                return _SharedLease(shared)
             idle = self._idle.get(key, [])
             while idle:
                 server = idle.pop()
                 if server.alive:
                     self._busy.add(server)
-                    return server
+                    return _OwnLease(self, key, server)
                 server.kill()  # died between builds: replace it, no retry spent
         try:
             # Started outside the lock: a start takes ~0.5 s and other threads may have idle
             # servers to take meanwhile.
-            server = CompileServer(node, asc_root, env, script=self._script, v8_flags=v8_flags)
+            server = CompileServer(node, asc_root, env, script=self.script, v8_flags=v8_flags)
         except ServerUnavailable as exc:
             with self._lock:
                 self._unavailable[key] = str(exc)
@@ -199,7 +293,7 @@ class CompilePool:
                 return None
             self._busy.add(server)
         _ensure_exit_hooks()
-        return server
+        return _OwnLease(self, key, server)
 
     def _release(self, key: ServerKey, server: CompileServer) -> None:
         with self._lock:
@@ -245,6 +339,11 @@ def compile_with_server(
     return current_pool().compile(node, asc_root, argv, cwd, env, limit_s)
 
 
+def share_server(node: str, asc_root: Path, argv: Sequence[str], env: Mapping[str, str]) -> bool:
+    """Start the server doit's worker processes will share (see ``CompilePool.share``)."""
+    return can_serve(argv, env) and current_pool().share(node, asc_root, argv, env)
+
+
 def shutdown() -> None:
     """Close this process's servers (idempotent; registered with atexit)."""
     with _pool_lock:
@@ -255,11 +354,16 @@ def shutdown() -> None:
 
 def _after_fork_in_child() -> None:
     # The lock may have been held by another thread at fork time; start from scratch.
-    global _pool, _pool_lock
+    global _pool, _pool_lock, _hooks_installed
     _pool_lock = threading.Lock()
-    if _pool is not None:
-        _pool.abandon()
+    # multiprocessing clears its finalizers in a worker: a server the worker starts needs its own.
+    _hooks_installed = False
+    inherited = _pool
     _pool = None
+    if inherited is not None:
+        shared = inherited.abandon()
+        if shared is not None:
+            _pool = CompilePool(inherited.script, shared=shared)
 
 
 def _ensure_exit_hooks() -> None:

@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import select
+import signal
 import subprocess
 import tempfile
 import time
@@ -78,6 +79,9 @@ class CompileServer:
         self._log: IO[bytes] = tempfile.TemporaryFile(prefix="astest-asc-server-")  # noqa: SIM115
         self._buffer = b""
         self._next_id = 0
+        # A server may be shared with processes forked from ours (shared_server.py): they cannot
+        # wait for it (it is not their child), and their requests need ids of their own.
+        self._owner_pid = os.getpid()
         try:
             self._proc = subprocess.Popen(
                 # --enable-source-maps: asc's own bin/asc.js re-runs Node with it, so crash
@@ -109,7 +113,12 @@ class CompileServer:
 
     @property
     def alive(self) -> bool:
-        return self._proc.poll() is None
+        """Whether it still runs; in a forked process only a request tells (shared_server.py)."""
+        return self._proc.poll() is None if self._is_ours else True
+
+    @property
+    def _is_ours(self) -> bool:
+        return os.getpid() == self._owner_pid
 
     @property
     def returncode(self) -> int | None:
@@ -120,14 +129,17 @@ class CompileServer:
     ) -> tuple[CompileOutput, bool]:
         """Run one asc ``main(argv)``; returns the output and whether to retire this server."""
         self._next_id += 1
-        request = {"id": self._next_id, "argv": list(argv), "cwd": str(cwd), "env": dict(env)}
+        # Unique across the processes that may share this server: a reply left by a process that
+        # died mid-compile must never pass for another process's.
+        request_id = f"{os.getpid()}:{self._next_id}"
+        request = {"id": request_id, "argv": list(argv), "cwd": str(cwd), "env": dict(env)}
         self._send(json.dumps(request).encode("utf-8") + b"\n")
         try:
             reply = self._read_message(time.monotonic() + limit_s)
         except CompileTimedOut:
             self.kill()
             raise
-        if reply.get("id") != self._next_id:
+        if reply.get("id") != request_id:
             raise self._died(f"it answered out of turn: {reply!r:.200}")
         try:
             output = CompileOutput(
@@ -158,6 +170,13 @@ class CompileServer:
         self._release_files()
 
     def kill(self) -> None:
+        if not self._is_ours:
+            # Popen would take "not my child" for "already exited" and send nothing; the owner
+            # reaps it.
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            self.abandon()
+            return
         with contextlib.suppress(OSError):
             self._proc.kill()
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from astest_tasks.build.build_prefetch import take_prefetched
-from astest_tasks.build.compile_pool import compile_with_server
+from astest_tasks.build.compile_pool import compile_with_server, share_server
 from astest_tasks.build.compile_server import CompileOutput, time_limit_message
 from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.asc_flags import default_flags
@@ -198,16 +198,37 @@ def _run_compiler(request: BuildRequest, toolchain: Toolchain, out_file: Path) -
 
 def compile_ahead(request: Mapping[str, object], out_file: Path) -> CompileOutput | None:
     """A build's compile in the compile server, for build_prefetch; None when no server can."""
+    served = _served_compile(request, out_file)
+    if served is None:
+        return None
+    node, asc_root, argv, env = served
+    root = Path(str(request["project_root"]))
+    return compile_with_server(node, asc_root, argv, root, env, COMPILE_TIME_LIMIT_S)
+
+
+def share_compile_server(request: Mapping[str, object]) -> bool:
+    """Start the compile server that doit's worker processes will share, for builds like this
+    one (shared_server.py); False when none could be started."""
+    served = _served_compile(request, Path(str(request["project_root"]), str(request["wasm_path"])))
+    if served is None:
+        return False
+    node, asc_root, argv, env = served
+    return share_server(node, asc_root, argv, env)
+
+
+def _served_compile(
+    request: Mapping[str, object], out_file: Path
+) -> tuple[str, Path, list[str], dict[str, str]] | None:
+    """What a compile server needs for this build (node, asc root, argv, environment), as the
+    build itself would send it; None for a custom build command, which is always spawned."""
     build = BuildRequest(**request)  # type: ignore[arg-type]
     if build.build_cmd:
         return None
-    root = Path(build.project_root)
-    toolchain = load_toolchain(root, need_wasi_shim=build.target == "wasi")
+    toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.target == "wasi")
     check_node_version(toolchain.node)  # as the build would, before a server is started
     env = {**base_environ(), **build.build_env}
     argv = asc_arguments(build, toolchain, str(out_file))
-    asc_root = toolchain.assemblyscript.root
-    return compile_with_server(toolchain.node, asc_root, argv, root, env, COMPILE_TIME_LIMIT_S)
+    return toolchain.node, toolchain.assemblyscript.root, argv, env
 
 
 def spawn_compiler(argv: list[str], cwd: Path, env: dict[str, str]) -> CompileOutput:

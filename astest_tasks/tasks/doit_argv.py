@@ -61,9 +61,23 @@ def dodo_config(arguments: Sequence[str]) -> Mapping[str, Any]:
     return config if isinstance(config, dict) else {}
 
 
-def runs_in_worker_processes(doit_args: Sequence[str]) -> bool:
-    """Whether doit runs the tasks in worker processes: ``-n N`` (N > 0) without ``-P thread``."""
-    processes, threads = "0", False
+def forks_worker_processes(arguments: Sequence[str]) -> bool:
+    """Whether this doit call runs tasks in worker processes forked from this one: a run with
+    ``-n N`` (N > 0) and not ``-P thread``, on the command line or in the dodo's DOIT_CONFIG."""
+    return doit_command(arguments) == "run" and runs_in_worker_processes(
+        arguments, dodo_config(arguments)
+    )
+
+
+def runs_in_worker_processes(
+    doit_args: Sequence[str], config: Mapping[str, Any] | None = None
+) -> bool:
+    """Whether doit runs the tasks in worker processes: ``-n N`` (N > 0) without ``-P thread``;
+    ``config`` is a DOIT_CONFIG whose ``num_process`` and ``par_type`` the command line
+    overrides."""
+    defaults = config or {}
+    processes = str(defaults.get("num_process", "0"))
+    threads = defaults.get("par_type") == "thread"
     for index, word in enumerate(doit_args):
         following = doit_args[index + 1] if index + 1 < len(doit_args) else ""
         if word in ("-n", "--process"):

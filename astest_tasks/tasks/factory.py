@@ -32,6 +32,7 @@ from astest_tasks.tasks.options import (
 )
 from astest_tasks.tasks.pipeline import BASENAME, Pipeline
 from astest_tasks.tasks.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
+from astest_tasks.tasks.shared_compiler import share_compiler_with_workers
 from astest_tasks.tasks.state_file import check_state_file, state_file_from_argv
 
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
@@ -124,6 +125,7 @@ def make_astest_tasks(
                 return
             sharded = pipeline.sharded(options.shard, options.shard_durations)
             tasks = list(create_tasks(root, options, sharded))
+            share_compiler_with_workers(sys.argv[1:])
         except UserError as exc:
             if with_doctor and doit_command(sys.argv[1:]) == "run":
                 return  # the doctor, which was asked for, names the problem with its fix

@@ -58,5 +58,5 @@ lines.on("line", (line) => {
   } else if (what.startsWith("sleep:")) setTimeout(() => ok(request), Number(what.slice(6)));
   else if (what === "recycle") ok(request, true);
   else if (what === "garbage") process.stdout.write("this is not json\n");
-  else if (what === "wrong-id") send({ id: request.id + 1, status: 0, stdout: "", stderr: "" });
+  else if (what === "wrong-id") send({ id: `${request.id}-other`, status: 0, stdout: "", stderr: "" });
 });

@@ -81,11 +81,21 @@ class Project:
         stderr: int | IO[str] = subprocess.DEVNULL,
         new_session: bool = False,
         stdout: int | IO[str] = subprocess.DEVNULL,
+        cpus: set[int] | None = None,
     ) -> subprocess.Popen[str]:
         """doit in the background, for tests that signal or race it; output is discarded
-        unless ``stderr``/``stdout`` say where. ``new_session`` gives it its own process group."""
+        unless ``stderr``/``stdout`` say where. ``new_session`` gives it its own process group;
+        ``cpus`` are the only cores it may use (what it sees as the machine's)."""
+        command = [sys.executable, "-m", "doit", *args]
+        if cpus is not None:
+            # python -c sets sys.argv to ["-c", "doit", *args]: doit reads sys.argv[1:].
+            pinned = (
+                f"import os, runpy, sys; os.sched_setaffinity(0, {sorted(cpus)!r}); "
+                "sys.argv = sys.argv[1:]; runpy.run_module('doit', run_name='__main__')"
+            )
+            command = [sys.executable, "-c", pinned, "doit", *args]
         return subprocess.Popen(
-            [sys.executable, "-m", "doit", *args],
+            command,
             cwd=self.root,
             stdin=subprocess.DEVNULL,
             stdout=stdout,

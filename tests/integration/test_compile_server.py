@@ -5,6 +5,7 @@ Real asc 0.28.14 and the as-test transform from npm, on copies of the fixture pr
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
@@ -12,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -305,17 +307,28 @@ def test_disabling_the_server_spawns_asc_for_each_build(
     assert record.command.startswith("AS_TEST_COVERAGE_ENABLED=0 node ")
 
 
+class ServersSeen(NamedTuple):
+    exit_code: int
+    servers: set[int]
+    parents: dict[int, int]  # server pid -> its parent's pid, as first seen
+    doit_pid: int
+
+
 def doit_watching_servers(
-    project: Project, *args: str, env: dict[str, str] | None = None
-) -> tuple[int, set[int]]:
+    project: Project, *args: str, env: dict[str, str] | None = None, cpus: set[int] | None = None
+) -> ServersSeen:
     """Run doit, noting every compile server of this project seen while it ran."""
-    proc = project.start_doit(*args, env=env)
-    seen: set[int] = set()
+    proc = project.start_doit(*args, env=env, cpus=cpus)
+    seen = ServersSeen(0, set(), {}, proc.pid)
     marker = f"asc_server.mjs {project.root}"
     while proc.poll() is None:
-        seen.update(processes_mentioning(marker))
+        for pid in set(processes_mentioning(marker)) - seen.servers:
+            seen.servers.add(pid)
+            with contextlib.suppress(OSError):
+                stat = Path(f"/proc/{pid}/stat").read_text()
+                seen.parents[pid] = int(stat.rsplit(")", 1)[1].split()[1])
         time.sleep(0.05)
-    return proc.returncode, seen
+    return seen._replace(exit_code=proc.returncode)
 
 
 # How many servers doit starts and that none outlives it is the pool's own machinery, the same
@@ -328,7 +341,7 @@ def test_doit_uses_servers_and_leaves_none_behind(
 ) -> None:
     project = fresh_project("passing")
     # Two specs in two modes: four builds, enough for both workers and for reuse in each.
-    exit_code, seen = doit_watching_servers(project, *args, env={"ASTEST_SPEC": "shared"})
+    exit_code, seen, _, _ = doit_watching_servers(project, *args, env={"ASTEST_SPEC": "shared"})
     assert exit_code == 0
     assert len(list((project.root / ".as-test/build").rglob("*.spec.wasm"))) == 4
     assert seen, "no compile server ran during the builds"
@@ -337,11 +350,27 @@ def test_doit_uses_servers_and_leaves_none_behind(
 
 
 @pytest.mark.toolchains("1.8.0")
+def test_doit_workers_on_two_cores_share_one_server_that_doit_started(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    # Two servers warming up side by side on two cores are slower than one: doit's main process
+    # starts one before it forks its workers, and both compile there in turn.
+    project = fresh_project("passing")
+    two_cores = set(sorted(os.sched_getaffinity(0))[:2])
+    seen = doit_watching_servers(project, "-n", "2", env={"ASTEST_SPEC": "shared"}, cpus=two_cores)
+    assert seen.exit_code == 0
+    assert len(list((project.root / ".as-test/build").rglob("*.spec.wasm"))) == 4
+    assert len(seen.servers) == 1, f"servers and their parents: {seen.parents}"
+    assert list(seen.parents.values()) == [seen.doit_pid]  # not a worker's
+    assert processes_mentioning(f"asc_server.mjs {project.root}") == []
+
+
+@pytest.mark.toolchains("1.8.0")
 def test_a_build_task_run_alone_works_and_leaves_no_server(
     fresh_project: Callable[[str], Project],
 ) -> None:
     project = fresh_project("passing")
-    exit_code, seen = doit_watching_servers(project, "astest:build:wasi:geometry")
+    exit_code, seen, _, _ = doit_watching_servers(project, "astest:build:wasi:geometry")
     assert exit_code == 0
     assert len(seen) == 1
     record = project.root / ".as-test" / "build" / "wasi" / "geometry.build.json"

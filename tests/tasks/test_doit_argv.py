@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+import types
+
 import pytest
 
 from astest_tasks.tasks.doit_argv import (
     doit_command,
+    forks_worker_processes,
     names_tasks_under,
     runs_in_worker_processes,
     task_options_first,
@@ -133,3 +137,28 @@ def test_compiles_ahead_are_off_when_doit_runs_tasks_in_worker_processes(
     arguments: list[str], in_workers: bool
 ) -> None:
     assert runs_in_worker_processes(arguments) is in_workers
+
+
+@pytest.mark.parametrize(
+    ("arguments", "config", "forks"),
+    [
+        ([], {}, False),
+        (["-n", "2"], {}, True),
+        ([], {"num_process": 2}, True),  # the dodo's DOIT_CONFIG
+        ([], {"num_process": 2, "par_type": "thread"}, False),
+        (["-n", "0"], {"num_process": 2}, False),  # the command line wins
+        (["-P", "thread"], {"num_process": 2}, False),
+        (["list", "-n", "2"], {}, False),  # only a run runs tasks
+        (["clean"], {"num_process": 2}, False),
+    ],
+)
+def test_whether_doit_forks_worker_processes_reads_the_dodos_config_too(
+    arguments: list[str],
+    config: dict[str, object],
+    forks: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    dodo = types.ModuleType("dodo")
+    dodo.DOIT_CONFIG = config  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "dodo", dodo)
+    assert forks_worker_processes(arguments) is forks
