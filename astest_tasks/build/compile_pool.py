@@ -197,13 +197,17 @@ class CompilePool:
             if shared is not None and shared.key == key and shared.usable:
                 return True  # watch mode's next cycle: still there, and warm
         try:
+            handle, lock_name = tempfile.mkstemp(prefix="astest-asc-turns-")
+        except OSError:
+            return False
+        os.close(handle)
+        try:
             server = CompileServer(
                 node, asc_root, env, script=self.script, v8_flags=server_flags(argv)
             )
         except ServerUnavailable:
+            os.unlink(lock_name)
             return False  # each worker then finds out for itself, and says so once
-        handle, lock_name = tempfile.mkstemp(prefix="astest-asc-turns-")
-        os.close(handle)
         with self._lock:
             replaced, self._shared = self._shared, SharedServer(key, server, Path(lock_name))
             closing = self._closed

@@ -45,13 +45,12 @@ class SharedServer:
         self.server = server
         self.lock_path = lock_path
         self.owner_pid = os.getpid()
-        self._lost_in: set[int] = set()  # the processes that have met its loss
+        # Met its loss: each process has its own copy of this object, so each learns for itself.
+        self._lost = False
 
     @property
     def usable(self) -> bool:
-        return os.getpid() not in self._lost_in and (
-            os.getpid() != self.owner_pid or self.server.alive
-        )
+        return not self._lost and (os.getpid() != self.owner_pid or self.server.alive)
 
     def compile(
         self, argv: Sequence[str], cwd: Path, env: Mapping[str, str], limit_s: float
@@ -62,7 +61,7 @@ class SharedServer:
 
     def lose(self) -> None:
         """Kill it (it died, hung, broke the protocol or must be retired); never used again here."""
-        self._lost_in.add(os.getpid())
+        self._lost = True
         self.server.kill()
 
     def close(self) -> None:
