@@ -21,21 +21,22 @@ escape; text files, the console, JUnit XML and TAP show it as the same six chara
 from __future__ import annotations
 
 import codecs
-import re
 import sys
 from typing import Final, TextIO
+
+from astest_tasks.core.lazy_pattern import LazyPattern
 
 # Codec error handler names are process-wide; this one is ours.
 _WTF8_ERRORS: Final = "astest-tasks-wtf8"
 
 # XML 1.0's Char production: everything else cannot appear in a document, not even escaped.
-_NOT_XML_CHAR: Final = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NOT_XML_CHAR: Final = LazyPattern("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 # Outside YAML 1.1's printable set (what PyYAML's reader accepts), or one of its line breaks
 # (NEL, LS, PS), which a quoted scalar would fold into a space: these must be escaped.
-_NOT_YAML_PRINTABLE: Final = re.compile(
+_NOT_YAML_PRINTABLE: Final = LazyPattern(
     "[^\t\u0020-\u007e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE: Final = LazyPattern("[\ud800-\udfff]")
 
 
 def _keep_wtf8_surrogates(error: UnicodeError) -> tuple[str, int]:

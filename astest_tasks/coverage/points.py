@@ -25,17 +25,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.js_values import JS_WHITESPACE
+from astest_tasks.core.lazy_pattern import LazyPattern
 
 # JavaScript's \s: WhiteSpace and LineTerminator of ECMAScript (also what trim() removes).
 _JS_SPACE = JS_WHITESPACE  # \s of a JavaScript regular expression
 
 
-def _js(source: str) -> re.Pattern[str]:
-    """A JavaScript regex (no flags) in Python: \\s as JavaScript's, $ the end of the text."""
+def _js(source: str) -> LazyPattern:
+    """A JavaScript regex (no flags) in Python: \\s as JavaScript's, $ the end of the text;
+    compiled on first use (JavaScript's whitespace class makes each one slow to compile)."""
     translated = source.replace(r"\s", f"[{_JS_SPACE}]").replace(r"\S", f"[^{_JS_SPACE}]")
     if translated.endswith("$"):
         translated = translated[:-1] + r"\Z"
-    return re.compile(translated, re.ASCII)
+    return LazyPattern(translated, re.ASCII)
 
 
 _FUNCTION = _js(r"^(?:export\s+)?function\s+([A-Za-z_]\w*)(?:<[^>]+>)?\s*\(")
@@ -49,7 +51,7 @@ _PROPERTY = _js(
     r"([A-Za-z_]\w*)(?:<[^>]+>)?\s*:\s*[^=;{]+(?:=.*)?;?$"
 )
 # Keyword-led declarations: the keyword decides the label even when no name follows it.
-_KEYWORD_DECLARATIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
+_KEYWORD_DECLARATIONS: tuple[tuple[str, LazyPattern, LazyPattern], ...] = tuple(
     (
         label,
         _js(rf"^{prefix}{keyword}\b"),
@@ -79,8 +81,8 @@ _DECLARATION_TYPES = frozenset(
 )
 _CALL_TYPES = frozenset({"Expression", "Call"})
 _LINE_BREAK = re.compile(r"\r?\n")
-_NON_SPACE = re.compile(f"[^{_JS_SPACE}]")
-_TRAILING_SPACE = re.compile(f"[{_JS_SPACE}]+\\Z")
+_NON_SPACE = LazyPattern(f"[^{_JS_SPACE}]")
+_TRAILING_SPACE = LazyPattern(f"[{_JS_SPACE}]+\\Z")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,44 @@
+"""Patterns compiled on first use: the same answers as ``re``, and nothing compiled at import."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from astest_tasks.core.lazy_pattern import LazyPattern
+
+
+def test_it_answers_as_the_compiled_pattern_does_and_compiles_once() -> None:
+    pattern = LazyPattern(r"(\w+)=(\d+)", re.ASCII)
+    assert "compiled" not in vars(pattern)
+    text = "a=1 b=2 c=x"
+    eager = re.compile(r"(\w+)=(\d+)", re.ASCII)
+    assert pattern.match(text) is not None
+    assert pattern.match(text).groups() == eager.match(text).groups()  # type: ignore[union-attr]
+    assert pattern.match(text, 3) is None and eager.match(text, 3) is None
+    assert pattern.match(text, 4, 6) is None and eager.match(text, 4, 6) is None
+    assert pattern.search(text, 2).span() == eager.search(text, 2).span()  # type: ignore[union-attr]
+    assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in eager.finditer(text)]
+    assert pattern.sub(r"\2", text) == eager.sub(r"\2", text)
+
+    def upper_key(match: re.Match[str]) -> str:
+        return match.group(1).upper()
+
+    assert pattern.sub(upper_key, text) == eager.sub(upper_key, text) == "A B c=x"
+    assert pattern.compiled is pattern.compiled
+
+
+def test_importing_the_modules_with_slow_patterns_compiles_none_of_them() -> None:
+    # A no-change doit imports them all; their character classes took milliseconds each.
+    probe = (
+        "import astest_tasks.core.guest_text as text, astest_tasks.coverage.points as points\n"
+        "lazy = [v for m in (text, points) for v in vars(m).values() if type(v).__name__ == "
+        "'LazyPattern']\n"
+        "lazy += [p for _, *ps in points._KEYWORD_DECLARATIONS for p in ps]\n"
+        "print(len(lazy), sum('compiled' in vars(p) for p in lazy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert int(out[0]) >= 20 and out[1] == "0", out
