@@ -128,8 +128,7 @@ class _SharedLease:
         return self._shared.compile(argv, cwd, env, limit_s)
 
     def give_back(self, recycle: bool) -> None:
-        if recycle:
-            self._shared.lose()
+        pass  # a server asking to be retired was killed in the compile's own turn
 
     def lose(self) -> None:
         self._shared.lose()
@@ -193,27 +192,30 @@ class CompilePool:
         with self._lock:
             if self._closed or key in self._unavailable:
                 return False
-            shared = self._shared
-            if shared is not None and shared.key == key and shared.usable:
+            shared, self._shared = self._shared, None
+        if shared is not None:
+            if shared.key == key and shared.usable:
+                with self._lock:
+                    self._shared = shared
                 return True  # watch mode's next cycle: still there, and warm
+            # Lost or for other compiles: never handed to workers again (a worker kills a lost
+            # server by its pid, which must not be one that was reaped and reused).
+            shared.close()
         try:
-            handle, lock_name = tempfile.mkstemp(prefix="astest-asc-turns-")
+            turns = tempfile.TemporaryFile(prefix="astest-asc-turns-")  # noqa: SIM115
         except OSError:
             return False
-        os.close(handle)
         try:
             server = CompileServer(
                 node, asc_root, env, script=self.script, v8_flags=server_flags(argv)
             )
         except ServerUnavailable:
-            os.unlink(lock_name)
+            turns.close()
             return False  # each worker then finds out for itself, and says so once
         with self._lock:
-            replaced, self._shared = self._shared, SharedServer(key, server, Path(lock_name))
+            self._shared = SharedServer(key, server, turns)
             closing = self._closed
         _ensure_exit_hooks()
-        if replaced is not None:
-            replaced.close()
         if closing:
             self.close()
         return not closing

@@ -7,7 +7,6 @@ whitespace, XML's and YAML's character sets) took 3-7 ms each to compile: about 
 
 from __future__ import annotations
 
-import functools
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -17,10 +16,14 @@ class LazyPattern:
     def __init__(self, source: str, flags: int = 0) -> None:
         self.source = source
         self.flags = flags
+        self._compiled: re.Pattern[str] | None = None
 
-    @functools.cached_property
+    @property
     def compiled(self) -> re.Pattern[str]:
-        return re.compile(self.source, self.flags)
+        # No lock: two threads compiling it at once both get an equal pattern (re caches it).
+        if self._compiled is None:
+            self._compiled = re.compile(self.source, self.flags)
+        return self._compiled
 
     def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
         return self.compiled.match(string, pos, endpos)

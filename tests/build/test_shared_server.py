@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.build import compile_pool
+from astest_tasks.build import compile_pool, shared_server
 from astest_tasks.build.compile_pool import CompilePool
 from tests.fakes import FAKE_SERVER, is_running, require_node, wait_until_gone
 
@@ -30,9 +30,11 @@ def process_pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[CompilePool]:
     compile_pool.shutdown()
 
 
-def compile_in_this_process(root: Path, what: str, cwd: Path) -> dict[str, object]:
+def compile_in_this_process(
+    root: Path, what: str, cwd: Path, asc: str = "asc"
+) -> dict[str, object]:
     output = compile_pool.current_pool().compile(
-        require_node(), root / "asc", [what], cwd, dict(os.environ), 10
+        require_node(), root / asc, [what], cwd, dict(os.environ), 10
     )
     assert output is not None
     text = output.stdout.decode()
@@ -57,15 +59,25 @@ def in_child(report: Path, work: Callable[[], object]) -> int:
     return child
 
 
-def finished(child: int, report: Path) -> object:
+def finished(child: int, report: Path, timeout_s: float = 60) -> object:
+    """The child's result, once it has exited; a child still running after ``timeout_s`` (one
+    stuck where it should have gone on) is killed and fails the test instead of hanging it."""
+    handle = os.pidfd_open(child)
+    try:
+        if not select.select([handle], [], [], timeout_s)[0]:
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+            pytest.fail(f"the worker was still waiting after {timeout_s} s")
+    finally:
+        os.close(handle)
     _, status = os.waitpid(child, 0)
     result = json.loads(report.read_text())
     assert os.waitstatus_to_exitcode(status) == 0, result
     return result
 
 
-def share(pool: CompilePool, root: Path) -> int:
-    assert pool.share(require_node(), root / "asc", ["ok"], dict(os.environ))
+def share(pool: CompilePool, root: Path, asc: str = "asc") -> int:
+    assert pool.share(require_node(), root / asc, ["ok"], dict(os.environ))
     pid = pool.shared_server_pid
     assert pid is not None
     return pid
@@ -118,24 +130,74 @@ def test_workers_take_turns_and_every_reply_reaches_the_compile_that_asked(
             assert text.startswith(f"pid={shared_pid} ") and f"cwd={tmp_path / name} " in text
 
 
-def test_a_reply_left_by_a_worker_that_died_mid_compile_is_not_taken_for_another(
+def test_a_reply_to_another_process_is_never_taken_for_this_one(
     process_pool: CompilePool, tmp_path: Path
 ) -> None:
     shared_pid = share(process_pool, tmp_path)
-    # A worker sent this request and died before reading the reply, which the server still sent.
-    orphan = {"id": "1:1", "argv": ["ok"], "cwd": str(tmp_path), "env": dict(os.environ)}
+    # A request another process sent, numbered as the next worker's first request would be if
+    # ids were only counters: its reply reaches the pipes first.
+    other = tmp_path / "other"
+    other.mkdir()
     server = process_pool._shared.server  # type: ignore[union-attr]
+    orphan = {"id": str(server._next_id + 1), "argv": ["ok"], "cwd": str(other), "env": {}}
     server._send(json.dumps(orphan).encode() + b"\n")
     stdout = server._proc.stdout
     assert stdout is not None
     assert select.select([stdout], [], [], 10)[0], "the fake server never answered"
     report = tmp_path / "next.json"
-    result = finished(
-        in_child(report, lambda: compile_in_this_process(tmp_path, "ok", tmp_path)), report
-    )
+    worker = in_child(report, lambda: compile_in_this_process(tmp_path, "ok", tmp_path))
+    result = finished(worker, report)
     assert result["exit"] == 0  # type: ignore[index]
+    assert f"cwd={tmp_path} " in str(result["text"])  # type: ignore[index]  # its own reply
     assert result["pid"] != shared_pid  # type: ignore[index]  # retried on a server of its own
     assert wait_until_gone(shared_pid)  # and the broken one was ended
+
+
+def hold_the_turn_until_killed(root: Path, asc: str) -> int:
+    """A worker whose compile never ends; returns its pid once the server has its request."""
+    told = root / "told"
+    os.mkfifo(told)
+    worker = in_child(
+        root / "stuck.json",
+        lambda: compile_in_this_process(root, f"hang-telling:{told}", root, asc),
+    )
+    with told.open("rb") as fifo:  # opens once the server has the request, in the worker's turn
+        assert fifo.read() == b"received"
+    return worker
+
+
+def test_a_worker_that_died_mid_compile_is_not_waited_for(
+    process_pool: CompilePool, tmp_path: Path
+) -> None:
+    # The real server answers in order: the next request would wait behind the dead worker's,
+    # which never ends, until its own time limit. The mark the dead worker left says so first.
+    shared_pid = share(process_pool, tmp_path, "serial")
+    stuck = hold_the_turn_until_killed(tmp_path, "serial")
+    os.kill(stuck, signal.SIGKILL)
+    os.waitpid(stuck, 0)
+    report = tmp_path / "next.json"
+    worker = in_child(report, lambda: compile_in_this_process(tmp_path, "ok", tmp_path, "serial"))
+    result = finished(worker, report)
+    assert result["exit"] == 0, result  # type: ignore[index]  # not its time limit
+    assert result["pid"] != shared_pid  # type: ignore[index]
+    assert wait_until_gone(shared_pid)
+
+
+def test_a_worker_waiting_too_long_for_its_turn_goes_on_with_its_own_server(
+    process_pool: CompilePool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared_pid = share(process_pool, tmp_path)
+    stuck = hold_the_turn_until_killed(tmp_path, "asc")
+    try:
+        monkeypatch.setattr(shared_server, "TURN_WAIT_S", 0.2)  # inherited by the next worker
+        report = tmp_path / "next.json"
+        worker = in_child(report, lambda: compile_in_this_process(tmp_path, "ok", tmp_path))
+        result = finished(worker, report)
+        assert result["exit"] == 0 and result["pid"] != shared_pid  # type: ignore[index]
+        assert is_running(shared_pid)  # still the stuck worker's: not killed by the one that left
+    finally:
+        os.kill(stuck, signal.SIGKILL)
+        os.waitpid(stuck, 0)
 
 
 def test_a_server_one_worker_retires_is_replaced_in_the_others(
@@ -156,29 +218,10 @@ def test_a_server_one_worker_retires_is_replaced_in_the_others(
     assert process_pool.shared_server_pid is None  # the owner sees the loss too
 
 
-def test_a_worker_killed_while_compiling_does_not_block_the_others(
-    process_pool: CompilePool, tmp_path: Path
-) -> None:
-    share(process_pool, tmp_path)
-    stuck = in_child(
-        tmp_path / "stuck.json", lambda: compile_in_this_process(tmp_path, "hang", tmp_path)
-    )
-    # The stuck worker holds its turn until it dies: the next one gets the lock, meets the
-    # orphaned request's server (killed by nobody yet) or its own, and finishes either way.
-    os.kill(stuck, signal.SIGKILL)
-    os.waitpid(stuck, 0)
-    report = tmp_path / "next.json"
-    result = finished(
-        in_child(report, lambda: compile_in_this_process(tmp_path, "ok", tmp_path)), report
-    )
-    assert result["exit"] == 0  # type: ignore[index]
-
-
-def test_the_owner_ends_the_server_and_its_lock_file_and_a_worker_only_lets_go(
+def test_the_owner_ends_the_server_and_a_worker_only_lets_go(
     process_pool: CompilePool, tmp_path: Path
 ) -> None:
     shared_pid = share(process_pool, tmp_path)
-    lock_file = process_pool._shared.lock_path  # type: ignore[union-attr]
     report = tmp_path / "closed.json"
 
     def close_in_worker() -> str:
@@ -187,10 +230,8 @@ def test_the_owner_ends_the_server_and_its_lock_file_and_a_worker_only_lets_go(
 
     finished(in_child(report, close_in_worker), report)
     assert is_running(shared_pid)
-    assert lock_file.exists()
     process_pool.close()
     assert wait_until_gone(shared_pid)
-    assert not lock_file.exists()
 
 
 def test_sharing_again_with_the_server_alive_keeps_it(
