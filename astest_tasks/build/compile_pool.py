@@ -325,9 +325,8 @@ def current_pool() -> CompilePool:
     global _pool
     with _pool_lock:
         if _pool is None or _pool.pid != os.getpid():
-            if _pool is not None:
-                _pool.abandon()
-            _pool = CompilePool()
+            shared = _pool.abandon() if _pool is not None else None
+            _pool = CompilePool(shared=shared)
         return _pool
 
 

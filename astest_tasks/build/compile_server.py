@@ -196,11 +196,13 @@ class CompileServer:
 
     def _last_words(self) -> str:
         """The tail of what the server printed outside any compile (why it died, usually)."""
+        # pread: the log's file offset is shared with the server's own stderr (and with the
+        # workers of a shared server); moving it would make the server write over its words.
         try:
-            self._log.seek(0, os.SEEK_END)
-            size = self._log.tell()
-            self._log.seek(max(0, size - _LAST_WORDS_BYTES))
-            return _decode(self._log.read()).strip()
+            log = self._log.fileno()
+            size = os.fstat(log).st_size
+            start = max(0, size - _LAST_WORDS_BYTES)
+            return _decode(os.pread(log, size - start, start)).strip()
         except (OSError, ValueError):
             return ""
 
