@@ -39,15 +39,6 @@ def pool() -> Iterator[CompilePool]:
     created.close()
 
 
-@pytest.fixture
-def process_pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[CompilePool]:
-    """This process's pool (what builds use), serving from the fake server."""
-    created = CompilePool(script=FAKE_SERVER)
-    monkeypatch.setattr(compile_pool, "_pool", created)
-    yield created
-    compile_pool.shutdown()
-
-
 def run(pool: CompilePool, root: Path, what: str, limit_s: float = 10.0) -> CompileOutput:
     output = pool.compile(require_node(), root / "asc", [what], root, dict(os.environ), limit_s)
     assert output is not None

@@ -11,23 +11,14 @@ import json
 import os
 import select
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from astest_tasks.build import compile_pool, shared_server
 from astest_tasks.build.compile_pool import CompilePool
-from tests.fakes import FAKE_SERVER, is_running, require_node, wait_until_gone
-
-
-@pytest.fixture
-def process_pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[CompilePool]:
-    """This process's pool, serving from the fake server: what a forked child inherits."""
-    created = CompilePool(script=FAKE_SERVER)
-    monkeypatch.setattr(compile_pool, "_pool", created)
-    yield created
-    compile_pool.shutdown()
+from tests.fakes import is_running, require_node, wait_until_gone
 
 
 def compile_in_this_process(
