@@ -109,8 +109,7 @@ def bound_to_build(build: PlannedBuild) -> bool:
 
 def first_bound_build(planned: Sequence[PlannedBuild]) -> PlannedBuild | None:
     """The first of the planned builds (within ``LOOK_AHEAD``) that doit is bound to run."""
-    near = planned[:LOOK_AHEAD]
-    return next((build for build in near if outputs_missing(build) or bound_to_build(build)), None)
+    return next((build for build in planned[:LOOK_AHEAD] if bound_to_build(build)), None)
 
 
 def next_build(

@@ -158,7 +158,7 @@ class CompilePool:
         key = server_key(node, asc_root, env)
         lost: ServerDied | None = None
         for _attempt in range(2):
-            lease = self._lease(key, node, asc_root, env, server_flags(argv))
+            lease = self._lease(key, node, asc_root, env, argv)
             if lease is None:
                 return None
             try:
@@ -269,7 +269,7 @@ class CompilePool:
         node: str,
         asc_root: Path,
         env: Mapping[str, str],
-        v8_flags: Sequence[str],
+        argv: Sequence[str],
     ) -> _Lease | None:
         with self._lock:
             if self._closed or key in self._unavailable:
@@ -287,7 +287,9 @@ class CompilePool:
         try:
             # Started outside the lock: a start takes ~0.5 s and other threads may have idle
             # servers to take meanwhile.
-            server = CompileServer(node, asc_root, env, script=self.script, v8_flags=v8_flags)
+            server = CompileServer(
+                node, asc_root, env, script=self.script, v8_flags=server_flags(argv)
+            )
         except ServerUnavailable as exc:
             with self._lock:
                 self._unavailable[key] = str(exc)

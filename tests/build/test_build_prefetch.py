@@ -16,6 +16,7 @@ from astest_tasks.build.build_prefetch import (
     PlannedBuild,
     bound_to_build,
     enabled,
+    first_bound_build,
     input_stamps,
     next_build,
 )
@@ -414,3 +415,21 @@ def test_a_build_waits_for_a_compile_ahead_of_another_build_rather_than_compile_
     assert taken == [None]  # c compiles itself, now with the server to itself
     # The compile of b is still there for b, should doit run it after all.
     assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is not None
+
+
+def test_the_first_bound_build_is_looked_for_a_bounded_way_ahead(tmp_path: Path) -> None:
+    # What doit's main process starts a shared compile server for (tasks/shared_compiler.py).
+    builds = [
+        PlannedBuild("astest", request(tmp_path, f"s{i:03}"), (spec_source(tmp_path, f"s{i:03}"),))
+        for i in range(LOOK_AHEAD + 2)
+    ]
+    assert first_bound_build(builds) == builds[0]  # nothing built yet
+    for planned_build in builds:
+        built(planned_build, 2_000_000_000)
+        os.utime(planned_build.inputs[0], ns=(1_000_000_000, 1_000_000_000))
+    assert first_bound_build(builds) is None  # all up to date
+    os.utime(builds[3].inputs[0], ns=(3_000_000_000, 3_000_000_000))
+    assert first_bound_build(builds) == builds[3]
+    os.utime(builds[3].inputs[0], ns=(1_000_000_000, 1_000_000_000))
+    os.utime(builds[-1].inputs[0], ns=(3_000_000_000, 3_000_000_000))
+    assert first_bound_build(builds) is None  # bound, but beyond the look-ahead
