@@ -11,7 +11,10 @@ A save stops it at once: ``stop`` waits only for the compile in flight (the serv
 a time), so the save's own compile is never queued behind more than one warm-up compile, and
 only in the first seconds of a session. A project whose compiles are heavy (a warm-up compile
 over ``HEAVY_COMPILE_S``) is not warmed further: its own few compiles warm the server as much,
-and a save must not wait long behind one.
+and a save must not wait long behind one. The session's first warm-up compile is not judged: on
+a project already built, the first cycle compiles nothing, so that compile also starts Node and
+is V8's slowest (0.9 s on a small spec, measured), and judging it stopped every warm-up there,
+leaving each save's compile at about 0.2 s instead of 0.1 s.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class CompilerWarmup:
     ) -> None:
         self.left = budget
         self._clock = clock
+        self._judged = False  # whether a compile has been timed yet (see the module's docstring)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -74,7 +78,9 @@ class CompilerWarmup:
                     output = compiler(build.request, scratch / build.wasm().name)
                 except Exception:  # only a warm-up: the builds report their own failures
                     return
-                if output is None or self._clock() - started > HEAVY_COMPILE_S:
+                heavy = self._clock() - started > HEAVY_COMPILE_S and self._judged
+                self._judged = True
+                if output is None or heavy:
                     self.left = 0  # no compile server to warm, or compiles too heavy to wait for
                     return
         finally:
