@@ -275,9 +275,29 @@ def prepare(tool: str, specs: int) -> Project:
     return project
 
 
-def run(specs: int, edits: int, how: str, idle: bool, results: Results) -> None:
+def build_once(project: Project, argv: Sequence[str]) -> None:
+    """A plain run of the tool (its watch argv without --watch), so that the watcher starts on a
+    project already built, as it usually does after a first ``doit``."""
+    plain = [word for word in argv if word != "--watch"]
+    done = subprocess.run(
+        plain,
+        cwd=project.path,
+        env=run_env(project),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"ERROR: {' '.join(plain)} exited {done.returncode} in {project.path}")
+
+
+def run(specs: int, edits: int, how: str, idle: bool, results: Results, built: bool) -> None:
     index = smallest_spec(specs)
     projects = {"astest": prepare("astest", specs), "as-test": prepare("as-test", specs)}
+    if built:
+        build_once(projects["astest"], our_argv())
+        build_once(projects["as-test"], their_argv())
     print(f"\nedited spec: {generate_suite.spec_name(index)} (the smallest of {specs})", flush=True)
     running: dict[str, Running] = {}
     try:
@@ -287,8 +307,10 @@ def run(specs: int, edits: int, how: str, idle: bool, results: Results) -> None:
             running[watcher.tool] = Running(watcher, argv, project)
             running[watcher.tool].wait_for(watcher.ready, "end of the first cycle")
             seconds = time.perf_counter() - started
+            start = "built" if built else "cold"
             print(
-                f"  {watcher.tool:8} first cycle ({specs} specs, cold) {seconds:6.2f} s", flush=True
+                f"  {watcher.tool:8} first cycle ({specs} specs, {start}) {seconds:6.2f} s",
+                flush=True,
             )
         for edit in range(edits + 1):  # edit 0 is the warm-up
             order = ["astest", "as-test"] if edit % 2 == 0 else ["as-test", "astest"]
@@ -365,6 +387,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "its compile server for a few seconds after its first cycle; a save then waits for "
         "one warm-up compile)",
     )
+    parser.add_argument(
+        "--built",
+        action="store_true",
+        help="build each project once with a plain run before its watcher starts (the usual "
+        "case: watching a project already built), instead of starting from clean outputs",
+    )
     parser.add_argument("--json", type=Path, default=WORK / "watch-results.json")
     args = parser.parse_args(argv)
     info = run_big_bench.begin(args.code)
@@ -373,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = Results()
     status = 0
     try:
-        run(args.specs, args.edits, args.save, args.idle, results)
+        run(args.specs, args.edits, args.save, args.idle, results, args.built)
     except BenchError as exc:
         print(f"\nBENCHMARK INVALID: {exc}", file=sys.stderr)
         status = 1
