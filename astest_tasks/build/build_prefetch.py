@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from astest_tasks.build.compile_server import CompileOutput
+from astest_tasks.core.process_role import in_doits_main_thread
 
 SWITCH_VARIABLE = "ASTEST_PREFETCH"
 LOOK_AHEAD = 32  # builds next_build considers beyond the current spec's other modes
@@ -307,14 +308,8 @@ def _compile(prefetch: _Prefetch, compiler: Compiler, then: FollowUp | None) -> 
 
 def enabled(environ: Mapping[str, str] | None = None) -> bool:
     """Prefetch only in doit's main process and thread, unless switched off."""
-    import multiprocessing
-
     env = os.environ if environ is None else environ
-    return (
-        env.get(SWITCH_VARIABLE, "1") != "0"
-        and multiprocessing.parent_process() is None
-        and threading.current_thread() is threading.main_thread()
-    )
+    return env.get(SWITCH_VARIABLE, "1") != "0" and in_doits_main_thread()
 
 
 _PREFETCHER = BuildPrefetcher()

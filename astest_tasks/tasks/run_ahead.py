@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from astest_tasks.build.build_prefetch import Stamps, input_stamps
+from astest_tasks.core.process_role import in_doits_main_thread
 from astest_tasks.model.results import SpecResult, read_result_head
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.tasks.run_helper import Answer, RunHelper
@@ -294,13 +295,7 @@ def switch(environ: Mapping[str, str] | None = None) -> str:
 
 
 def _enabled() -> bool:
-    import multiprocessing
-
-    return (
-        switch() != "0"
-        and multiprocessing.parent_process() is None
-        and threading.current_thread() is threading.main_thread()
-    )
+    return switch() != "0" and in_doits_main_thread()
 
 
 _RUN_AHEAD = RunAhead()

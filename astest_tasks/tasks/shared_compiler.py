@@ -12,12 +12,12 @@ it): a run with nothing to build starts no Node.
 from __future__ import annotations
 
 import multiprocessing
-import threading
 from collections.abc import Sequence
 
 from astest_tasks.build.build_prefetch import first_bound_build, planned_builds
 from astest_tasks.build.compiler import share_compile_server
 from astest_tasks.build.shared_server import MAX_CPUS, can_share, usable_cpus
+from astest_tasks.core.process_role import in_doits_main_thread
 from astest_tasks.tasks.doit_argv import forks_worker_processes
 
 
@@ -31,9 +31,7 @@ def share_compiler_with_workers(arguments: Sequence[str]) -> bool:
     method = multiprocessing.get_start_method(allow_none=True)
     if (method or multiprocessing.get_all_start_methods()[0]) != "fork":
         return False
-    if multiprocessing.parent_process() is not None:
-        return False
-    if threading.current_thread() is not threading.main_thread():
+    if not in_doits_main_thread():
         return False
     if not can_share() or usable_cpus() > MAX_CPUS:
         return False
