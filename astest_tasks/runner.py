@@ -85,6 +85,7 @@ def instantiate(
             context.wasi_env,
             imports or {},
             grants,
+            compiler=context.compiler,
         )
     except GuestStartError as exc:
         context.start_failure = str(exc)

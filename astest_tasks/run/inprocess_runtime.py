@@ -31,6 +31,7 @@ from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.run.runtime_env import runtime_variables
+from astest_tasks.run.wasm_compiler import CompilerChoiceError, WasmCompiler, compiler_for
 
 if TYPE_CHECKING:
     from astest_tasks.run.wasm_host import HostLimits, PreparedGuest
@@ -62,6 +63,12 @@ def run_python_runner(
 
     root = spec.project_root
     wasm = root / spec.wasm_path
+    started = time.perf_counter()
+    try:
+        compiler = compiler_for(spec.previous_run_s)
+    except CompilerChoiceError as exc:
+        channel.finish()
+        return GuestRun.not_started(str(exc), started)
     # The runner's working directory is doit's, not always the project root: give it a path
     # that opens from anywhere.
     variables = runtime_variables(spec.target, str(wasm), root)
@@ -74,6 +81,7 @@ def run_python_runner(
         wasi_env=spec.run_env,
         environ={**spec.run_env, **variables},
         project_root=root,
+        compiler=compiler,
     )
     return run_runner_script(root / runner, context)
 
@@ -90,6 +98,7 @@ class RunnerContext:
     wasi_env: Mapping[str, str]
     environ: Mapping[str, str]
     project_root: Path = field(default_factory=Path.cwd)  # where granted dirs are resolved
+    compiler: WasmCompiler | None = None  # wasm_compiler.py's choice; None: a spec never run
     guest: PreparedGuest | None = None
     start_failure: str | None = None
     notes: list[str] = field(default_factory=list)

@@ -34,6 +34,7 @@ class RunnableSpec:
     wasm_path: str  # relative to the project root (as-test's ``<file>``)
     target: str  # the mode's target: wasi, bindings or web
     run_env: Mapping[str, str]  # the mode's run env (config env and runOptions.env)
+    previous_run_s: float | None = None  # how long its last run took (None: none recorded)
 
 
 @dataclass(frozen=True)

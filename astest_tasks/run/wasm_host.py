@@ -32,6 +32,12 @@ from astest_tasks.core.interrupts import signals_end_the_process
 from astest_tasks.run import module_shelf
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun, StderrBuffer
+from astest_tasks.run.wasm_compiler import (
+    WINCH_MAX_WASM_STACK,
+    CompilerChoiceError,
+    WasmCompiler,
+    compiler_for,
+)
 
 __all__ = [
     "GuestMemory",
@@ -94,7 +100,8 @@ class _GuestExit(Exception):
 
 
 class _EngineHolder:
-    """One engine per process (wasmtime engines are thread-safe) and one epoch ticker thread.
+    """This process's engines, one per compiler (made on first use; wasmtime engines are
+    thread-safe), and one epoch ticker thread that advances them all.
 
     Rebuilt after a fork: doit's ``-n N`` worker processes must not share the parent's ticker.
     """
@@ -102,28 +109,67 @@ class _EngineHolder:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._pid = -1
-        self._engine: wasmtime.Engine | None = None
+        self._engines: dict[WasmCompiler, wasmtime.Engine] = {}
+        self._ticked: tuple[wasmtime.Engine, ...] = ()
 
-    def existing(self) -> wasmtime.Engine | None:
-        """This process's engine, if a run has made it yet."""
+    def existing(self, compiler: WasmCompiler) -> wasmtime.Engine | None:
+        """This process's engine for ``compiler``, if a run has made it yet."""
         with self._lock:
-            return self._engine if self._pid == os.getpid() else None
+            return self._engines.get(compiler) if self._pid == os.getpid() else None
 
-    def engine(self) -> wasmtime.Engine:
+    def engine(self, compiler: WasmCompiler) -> wasmtime.Engine:
         with self._lock:
-            if self._engine is None or self._pid != os.getpid():
-                self._engine = wasmtime.Engine(_engine_config())
+            if self._pid != os.getpid():
+                self._engines = {}
+                self._ticked = ()
                 self._pid = os.getpid()
                 ticker = threading.Thread(
-                    target=_tick_forever, args=(self._engine,), name="astest-epoch", daemon=True
+                    target=self._tick_forever, name="astest-epoch", daemon=True
                 )
                 ticker.start()
-            return self._engine
+            engine = self._engines.get(compiler)
+            if engine is None:
+                engine = self._engines[compiler] = self._new_engine(compiler)
+                if engine not in self._ticked:
+                    self._ticked = (*self._ticked, engine)
+            return engine
+
+    def _new_engine(self, compiler: WasmCompiler) -> wasmtime.Engine:
+        try:
+            return wasmtime.Engine(_engine_config(compiler))
+        except (wasmtime.WasmtimeError, AttributeError):
+            if compiler is WasmCompiler.CRANELIFT:
+                raise
+        # A wasmtime built without Winch: everything compiles with Cranelift, as before Winch.
+        cranelift = self._engines.get(WasmCompiler.CRANELIFT)
+        if cranelift is None:
+            cranelift = self._engines[WasmCompiler.CRANELIFT] = self._new_engine(
+                WasmCompiler.CRANELIFT
+            )
+        return cranelift
+
+    def _tick_forever(self) -> None:
+        while True:
+            time.sleep(EPOCH_TICK_S)
+            for engine in self._ticked:  # replaced whole under the lock, never changed in place
+                engine.increment_epoch()
 
 
-def _engine_config() -> wasmtime.Config:
+# wasmtime's C API value for Winch (WASMTIME_STRATEGY_WINCH in wasmtime/config.h): wasmtime-py's
+# Config.strategy setter accepts only "auto" and "cranelift".
+_WASMTIME_STRATEGY_WINCH = 2
+
+
+def _engine_config(compiler: WasmCompiler) -> wasmtime.Config:
     config = wasmtime.Config()
     config.epoch_interruption = True
+    if compiler is WasmCompiler.WINCH:
+        from wasmtime import _ffi
+
+        _ffi.wasmtime_config_strategy_set(config.ptr(), _WASMTIME_STRATEGY_WINCH)
+        config.max_wasm_stack = WINCH_MAX_WASM_STACK
+    else:
+        config.strategy = "cranelift"
     if os.environ.get(MODULE_CACHE_SWITCH, "1") != "0":
         # wasmtime's own compiled-code cache: compiling a spec's module costs ~0.1 s, loading it
         # from the cache ~2 ms. Its entries are keyed by the wasm's bytes, the engine settings and
@@ -134,20 +180,35 @@ def _engine_config() -> wasmtime.Config:
     return config
 
 
-def _tick_forever(engine: wasmtime.Engine) -> None:
-    while True:
-        time.sleep(EPOCH_TICK_S)
-        engine.increment_epoch()
-
-
 _ENGINES = _EngineHolder()
+
+
+def _compiled(wasm: bytes, compiler: WasmCompiler) -> tuple[wasmtime.Engine, wasmtime.Module]:
+    """The module, from the shelf or compiled now, and the engine its store must use."""
+    engine = _ENGINES.engine(compiler)
+    module = module_shelf.SHELF.take(engine, wasm)
+    if module is not None:
+        return engine, module
+    try:
+        return engine, wasmtime.Module(engine, wasm)
+    except wasmtime.WasmtimeError:
+        if compiler is WasmCompiler.CRANELIFT:
+            raise
+    # Winch refuses what it does not implement yet; Cranelift compiles it, or says what is
+    # wrong with the module.
+    engine = _ENGINES.engine(WasmCompiler.CRANELIFT)
+    return engine, wasmtime.Module(engine, wasm)
 
 
 def compile_ahead_of_run(wasm: bytes) -> Callable[[], None] | None:
     """A place on the shelf for a module its run will take (module_shelf.py), and the call that
     compiles it. Only once a run has made this process's engine: a project whose modes all run in
     Node never needs it."""
-    engine = _ENGINES.existing()
+    try:
+        compiler = compiler_for(None)  # what the run will choose, unless its spec ran heavy
+    except CompilerChoiceError:
+        return None  # the run says what is wrong with the switch
+    engine = _ENGINES.existing(compiler)
     return None if engine is None else module_shelf.SHELF.reserve(engine, wasm)
 
 
@@ -177,11 +238,14 @@ def run_module(
     limits: HostLimits,
     wasi_env: Mapping[str, str],
     user_imports: UserImports | None = None,
+    compiler: WasmCompiler | None = None,
 ) -> GuestRun:
     """Instantiate and start in one go: what the default runners do."""
     started = time.perf_counter()
     try:
-        guest = prepare_guest(wasm_path, target, channel, limits, wasi_env, user_imports)
+        guest = prepare_guest(
+            wasm_path, target, channel, limits, wasi_env, user_imports, compiler=compiler
+        )
     except GuestStartError as exc:
         channel.finish()
         return GuestRun.not_started(str(exc), started)
@@ -196,15 +260,15 @@ def prepare_guest(
     wasi_env: Mapping[str, str],
     user_imports: UserImports | None = None,
     grants: WasiGrants | None = None,
+    compiler: WasmCompiler | None = None,
 ) -> PreparedGuest:
+    """``compiler``: wasm_compiler.py's choice for the spec; None, the choice for a spec never
+    run before."""
     started = time.perf_counter()
     stderr = StderrBuffer()
-    engine = _ENGINES.engine()
     try:
         wasm = wasm_path.read_bytes()
-        module = module_shelf.SHELF.take(engine, wasm)
-        if module is None:
-            module = wasmtime.Module(engine, wasm)
+        engine, module = _compiled(wasm, compiler or compiler_for(None))
         store = wasmtime.Store(engine)
         store.set_limits(memory_size=limits.memory_bytes)
         # Before instantiating: a module's start section runs during instantiation, and a new
@@ -221,6 +285,8 @@ def prepare_guest(
         raise GuestStartError(f"the module exited with code {code} while starting") from None
     except (wasmtime.WasmtimeError, wasmtime.Trap, _LinkProblem, OSError) as exc:
         raise GuestStartError(_one_line(exc)) from None
+    except CompilerChoiceError as exc:
+        raise GuestStartError(str(exc)) from None
     return PreparedGuest(store, instance, channel, stderr, limits, started)
 
 

@@ -23,6 +23,7 @@ from astest_tasks.fuzz.runs import FuzzCampaign, OverrideKind, RunsOverride, rep
 from astest_tasks.output.terminal import Palette, use_colour
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.wasm_compiler import CompilerChoiceError, compiler_for_hot_code
 
 MIB = 1024 * 1024
 
@@ -86,11 +87,15 @@ def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
 
     from astest_tasks.run.wasm_host import HostLimits, run_module  # wasmtime: only when running
 
+    try:
+        compiler = compiler_for_hot_code()
+    except CompilerChoiceError as exc:
+        return _failed(run, session, "run", str(exc), build.command)
     channel = ProtocolChannel(
         None, output_limit=int(run.output_limit_mib * MIB), fuzz_config=run.campaign.reply()
     )
     limits = HostLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB))
-    guest = run_module(root / run.wasm_path, "bindings", channel, limits, {})
+    guest = run_module(root / run.wasm_path, "bindings", channel, limits, {}, compiler=compiler)
     fuzzers, problem = _judge(run, guest, channel)
     crash = FuzzCrash(
         file=run.file_path,

@@ -172,10 +172,12 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         output_limit=int(run.output_limit_mib * MIB),
         coverage_detail=run.coverage_detail,
     )
-    last_pass_s = _last_pass_seconds(root / run.result_path)  # read before this run replaces it
+    # Read before this run replaces it: its first line only, as the whole file of a big spec is
+    # megabytes of expectations.
+    previous = read_result_head(root / run.result_path)
     # The next build's compile runs in Node on the other core while this guest runs.
     compile_next(run.task_basename, run.mode, run.spec_id)
-    guest = _run_guest(run, root, channel)
+    guest = _run_guest(run, root, channel, previous)
     basename = posixpath.basename(run.spec_path)
     verdict_input = RunVerdictInput(
         spec_basename=basename,
@@ -183,7 +185,7 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         memory_limit_mib=run.memory_limit_mib,
         options_command=run.options_command,
         rules=run.rules,
-        last_pass_s=last_pass_s,
+        last_pass_s=_last_pass_seconds(previous),
     )
     suites, runtime_problem = decide_suites(guest, channel, verdict_input)
     warnings = list(channel.warnings)
@@ -232,10 +234,8 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     )
 
 
-def _last_pass_seconds(result_path: Path) -> float | None:
+def _last_pass_seconds(previous: SpecResult | None) -> float | None:
     """How long the spec's previous run took, when it passed (for a timeout's message)."""
-    # The first line only: the whole file of a big spec is megabytes of expectations.
-    previous = read_result_head(result_path)
     if previous is None or previous.status is not Status.PASSED:
         return None
     return previous.duration_s
@@ -267,13 +267,17 @@ def _snapshots_written(snapshots: SnapshotStore, root: Path) -> tuple[str, ...]:
     return (f"wrote {where}: {snapshots.created} snapshot(s) created, {snapshots.updated} updated",)
 
 
-def _run_guest(run: RunRequest, root: Path, channel: ProtocolChannel) -> GuestRun:
+def _run_guest(
+    run: RunRequest, root: Path, channel: ProtocolChannel, previous: SpecResult | None
+) -> GuestRun:
     spec = RunnableSpec(
         project_root=root,
         spec_path=run.spec_path,
         wasm_path=run.wasm_path,
         target=run.target,
         run_env=run.run_env,
+        # Whatever its verdict: a spec that timed out is heavy too.
+        previous_run_s=None if previous is None else previous.duration_s,
     )
     limits = SpecLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB))
     return run.runtime.run(spec, channel, limits)

@@ -12,8 +12,10 @@ from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.inprocess_runtime import InProcessRuntime, RunnerContext, run_runner_script
 from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.run.wasm_compiler import SWITCH_VARIABLE
 from astest_tasks.run.wasm_host import HostLimits
 from astest_tasks.runner import RunnerUsageError, instantiate
+from tests.run.compilers import compiled_by_winch, needs_winch
 
 # A WASI guest whose _start writes host_add(2, 3) as one byte to stdout.
 GUEST = """(module
@@ -181,3 +183,31 @@ def test_the_runtime_runs_its_runner_with_the_mode_env(tmp_path: Path) -> None:
     assert run.exit_code == 0 and run.start_failure is None
     assert channel.output_text == "5"
     assert "GREETING" not in os.environ, "the env is the runner's only while it runs"
+
+
+@needs_winch
+@pytest.mark.parametrize(("previous_run_s", "by_winch"), [(None, True), (0.05, True), (9.0, False)])
+def test_the_runtime_has_the_module_compiled_for_how_long_the_spec_ran_last(
+    tmp_path: Path,
+    instantiated: list[wasmtime.Module],
+    previous_run_s: float | None,
+    by_winch: bool,
+) -> None:
+    (tmp_path / "guest.wasm").write_bytes(bytes(wasmtime.wat2wasm(GUEST)))
+    (tmp_path / "runner.py").write_text(ADDING_RUNNER)
+    spec = RunnableSpec(tmp_path, "guest.spec.ts", "guest.wasm", "wasi", {}, previous_run_s)
+    run = InProcessRuntime("runner.py").run(spec, ProtocolChannel(None), SpecLimits(5.0, 1 << 24))
+    assert run.exit_code == 0 and run.start_failure is None
+    (module,) = instantiated
+    assert compiled_by_winch(module) is by_winch
+
+
+def test_a_switch_naming_no_compiler_fails_the_spec_before_its_runner_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(SWITCH_VARIABLE, "liftoff")
+    (tmp_path / "runner.py").write_text("raise SystemExit('the runner ran')\n")
+    spec = RunnableSpec(tmp_path, "guest.spec.ts", "guest.wasm", "wasi", {})
+    run = InProcessRuntime("runner.py").run(spec, ProtocolChannel(None), SpecLimits(5.0, 1 << 24))
+    assert run.start_failure is not None
+    assert f"{SWITCH_VARIABLE}='liftoff'" in run.start_failure

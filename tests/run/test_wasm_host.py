@@ -12,6 +12,12 @@ import wasmtime
 
 from astest_tasks import runner
 from astest_tasks.run.channel import ProtocolChannel
+from astest_tasks.run.wasm_compiler import (
+    HEAVY_RUN_S,
+    SWITCH_VARIABLE,
+    WasmCompiler,
+    compiler_for,
+)
 from astest_tasks.run.wasm_host import (
     GuestMemory,
     GuestRun,
@@ -22,6 +28,7 @@ from astest_tasks.run.wasm_host import (
 )
 from astest_tasks.run.wipc import HEADER_SIZE, FrameType, encode_frame
 from tests import recorded_wire
+from tests.run.compilers import compiled_by_winch, needs_winch
 
 LIMITS = HostLimits(timeout_s=5.0)
 FILE_START = {"kind": "event:file-start", "file": "x.spec.ts"}
@@ -579,7 +586,7 @@ def test_a_module_compiled_ahead_is_the_one_the_run_uses(
     shelf = module_shelf.ModuleShelf()
     monkeypatch.setattr(module_shelf, "SHELF", shelf)
     wasm = save(tmp_path, HOST_ADD_GUEST)
-    engine = wasm_host._ENGINES.engine()
+    engine = wasm_host._ENGINES.engine(compiler_for(None))
     compile_it = wasm_host.compile_ahead_of_run(wasm.read_bytes())
     assert compile_it is not None and len(shelf) == 1  # its place is there before it compiles
     compile_it()
@@ -597,7 +604,7 @@ def test_a_module_compiled_ahead_is_the_one_the_run_uses(
     guest = prepare_guest(wasm, "wasi", ProtocolChannel(None), LIMITS, {}, imports)
     assert seen == [offered] and len(shelf) == 0
     assert guest.start().exit_code == 0
-    assert wasm_host._ENGINES.engine() is engine
+    assert wasm_host._ENGINES.engine(compiler_for(None)) is engine
 
 
 def test_nothing_is_compiled_ahead_before_a_run_has_made_the_engine(
@@ -610,3 +617,92 @@ def test_nothing_is_compiled_ahead_before_a_run_has_made_the_engine(
     monkeypatch.setattr(wasm_host, "_ENGINES", wasm_host._EngineHolder())
     assert wasm_host.compile_ahead_of_run(save(tmp_path, HOST_ADD_GUEST).read_bytes()) is None
     assert len(shelf) == 0
+
+
+# -- compilers: Winch for specs that run briefly, Cranelift for heavy ones ------------------------
+
+# A function that returns its argument by recursing that deep: four i64 locals per frame.
+RECURSE = """
+  (func $depth (param $n i32) (result i32) (local i64 i64 i64 i64)
+    (if (result i32) (i32.eqz (local.get $n))
+      (then (i32.const 0))
+      (else (i32.add (i32.const 1) (call $depth (i32.sub (local.get $n) (i32.const 1)))))))"""
+
+# Tail calls: Cranelift compiles them, wasmtime's Winch does not (yet).
+TAIL_CALL = """
+  (func $finish (result i32) (i32.const 0))
+  (func $via_tail_call (result i32) (return_call $finish))"""
+
+
+@needs_winch
+def test_a_spec_never_run_before_is_compiled_by_winch(
+    tmp_path: Path, instantiated: list[wasmtime.Module]
+) -> None:
+    result, _ = run(tmp_path, wasi_module((1, b"hi\n")))
+    assert result.exit_code == 0
+    (module,) = instantiated
+    assert compiled_by_winch(module)
+
+
+def test_a_spec_whose_last_run_was_heavy_is_compiled_by_cranelift(
+    tmp_path: Path, instantiated: list[wasmtime.Module]
+) -> None:
+    compiler = compiler_for(previous_run_s=HEAVY_RUN_S * 2)
+    result = run_module(
+        save(tmp_path, wasi_module((1, b"hi\n"))),
+        "wasi",
+        ProtocolChannel(None),
+        LIMITS,
+        {},
+        compiler=compiler,
+    )
+    assert result.exit_code == 0
+    (module,) = instantiated
+    assert not compiled_by_winch(module)
+
+
+@needs_winch
+def test_a_module_winch_refuses_is_compiled_by_cranelift(
+    tmp_path: Path, instantiated: list[wasmtime.Module]
+) -> None:
+    wat = wasi_module(then="(call $proc_exit (call $via_tail_call))", extra=TAIL_CALL)
+    result, _ = run(tmp_path, wat)
+    assert result.start_failure is None and result.exit_code == 0
+    (module,) = instantiated
+    assert not compiled_by_winch(module)
+
+
+@pytest.mark.parametrize("compiler", list(WasmCompiler))
+def test_recursion_goes_as_deep_with_either_compiler(
+    tmp_path: Path, compiler: WasmCompiler
+) -> None:
+    # Winch's frames are three times Cranelift's: in wasmtime's default stack this depth
+    # overflowed under Winch (at 5,459 calls) and not under Cranelift (16,380).
+    wat = wasi_module(then="(drop (call $depth (i32.const 12000)))", extra=RECURSE)
+    result = run_module(
+        save(tmp_path, wat), "wasi", ProtocolChannel(None), LIMITS, {}, compiler=compiler
+    )
+    assert result.trap is None, result.trap
+    assert result.exit_code == 0
+
+
+@pytest.mark.parametrize("compiler", list(WasmCompiler))
+def test_the_timeout_stops_a_guest_of_either_compiler(
+    tmp_path: Path, compiler: WasmCompiler
+) -> None:
+    wat = wasi_module(then="(loop $forever (br $forever))")
+    limits = HostLimits(timeout_s=0.2)
+    result = run_module(
+        save(tmp_path, wat), "wasi", ProtocolChannel(None), limits, {}, compiler=compiler
+    )
+    assert result.timed_out
+
+
+def test_a_switch_naming_no_compiler_fails_the_start_and_says_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(SWITCH_VARIABLE, "turbofan")
+    result, _ = run(tmp_path, wasi_module((1, b"hi\n")))
+    assert result.start_failure is not None
+    assert f"{SWITCH_VARIABLE}='turbofan'" in result.start_failure
+    assert "winch or cranelift" in result.start_failure

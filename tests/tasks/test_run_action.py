@@ -8,7 +8,7 @@ tested.
 from __future__ import annotations
 
 import pickle
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from astest_tasks.build.compiler import BuildRecord
@@ -119,3 +119,27 @@ def test_a_request_pickles_whole_with_the_runtime_it_carries(tmp_path: Path) -> 
     runtime = resolve_runtime("node ./runner.mjs <file>", "wasi", tmp_path, "cmd")
     original = replace(request(tmp_path, ReplayingRuntime()), runtime=runtime)
     assert pickle.loads(pickle.dumps(original)) == original
+
+
+@dataclass(frozen=True)
+class TimedRuntime(ReplayingRuntime):
+    """Also notes how long each spec it is asked to run took last time."""
+
+    told: list[float | None] = field(default_factory=list, compare=False)
+
+    def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
+        self.told.append(spec.previous_run_s)
+        return super().run(spec, channel, limits)
+
+
+def test_the_runtime_is_told_how_long_the_specs_last_run_took_whatever_its_verdict(
+    tmp_path: Path,
+) -> None:
+    """It picks wasmtime's compiler by that (run/wasm_compiler.py)."""
+    runtime = TimedRuntime(exit_code=3)  # a failed run is remembered too: it may have timed out
+    run = request(built(tmp_path), runtime)
+    run_spec(run, "session-1")
+    first = read_result(tmp_path / run.result_path)
+    assert first is not None and first.status is Status.FAILED
+    run_spec(run, "session-2")
+    assert runtime.told == [None, first.duration_s]

@@ -1,0 +1,63 @@
+"""Tests for astest_tasks.run.wasm_compiler: Winch for light specs, Cranelift for heavy ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from astest_tasks.run.wasm_compiler import (
+    HEAVY_RUN_S,
+    SWITCH_VARIABLE,
+    CompilerChoiceError,
+    WasmCompiler,
+    compiler_for,
+)
+
+
+@pytest.fixture
+def on_x86_64(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("platform.machine", lambda: "x86_64")
+
+
+@pytest.mark.usefixtures("on_x86_64")
+def test_a_spec_never_run_or_light_is_compiled_with_winch() -> None:
+    assert compiler_for(None, {}) is WasmCompiler.WINCH
+    assert compiler_for(HEAVY_RUN_S / 10, {}) is WasmCompiler.WINCH
+
+
+@pytest.mark.usefixtures("on_x86_64")
+def test_a_spec_whose_last_run_was_heavy_is_compiled_with_cranelift() -> None:
+    assert compiler_for(HEAVY_RUN_S, {}) is WasmCompiler.CRANELIFT
+    assert compiler_for(12.0, {}) is WasmCompiler.CRANELIFT
+
+
+@pytest.mark.usefixtures("on_x86_64")
+@pytest.mark.parametrize(
+    ("value", "previous_run_s", "expected"),
+    [
+        ("cranelift", None, WasmCompiler.CRANELIFT),
+        (" Cranelift ", None, WasmCompiler.CRANELIFT),
+        ("winch", 12.0, WasmCompiler.WINCH),
+        ("auto", 12.0, WasmCompiler.CRANELIFT),
+        ("", None, WasmCompiler.WINCH),
+    ],
+)
+def test_the_switch_picks_one_compiler_for_every_spec(
+    value: str, previous_run_s: float | None, expected: WasmCompiler
+) -> None:
+    assert compiler_for(previous_run_s, {SWITCH_VARIABLE: value}) is expected
+
+
+def test_winch_is_not_used_where_wasmtime_does_not_support_it_fully(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("platform.machine", lambda: "aarch64")
+    assert compiler_for(None, {}) is WasmCompiler.CRANELIFT
+    assert compiler_for(None, {SWITCH_VARIABLE: "winch"}) is WasmCompiler.CRANELIFT
+
+
+def test_a_value_naming_no_compiler_says_which_values_work() -> None:
+    with pytest.raises(CompilerChoiceError) as caught:
+        compiler_for(None, {SWITCH_VARIABLE: "v8"})
+    message = str(caught.value)
+    assert f"{SWITCH_VARIABLE}='v8'" in message
+    assert "auto" in message and "winch" in message and "cranelift" in message
