@@ -31,7 +31,12 @@ from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.run.runtime_env import runtime_variables
-from astest_tasks.run.wasm_compiler import CompilerChoiceError, WasmCompiler, compiler_for
+from astest_tasks.run.wasm_compiler import (
+    CompilerChoiceError,
+    WasmCompiler,
+    compiler_for,
+    note_run,
+)
 
 if TYPE_CHECKING:
     from astest_tasks.run.wasm_host import HostLimits, PreparedGuest
@@ -83,7 +88,10 @@ def run_python_runner(
         project_root=root,
         compiler=compiler,
     )
-    return run_runner_script(root / runner, context)
+    run = run_runner_script(root / runner, context)
+    if run.start_failure is None:
+        note_run(run.elapsed_s)
+    return run
 
 
 @dataclass

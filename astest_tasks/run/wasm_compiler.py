@@ -6,7 +6,8 @@ suite (modules of about 80 KB), Cranelift took 58 ms of CPU per module and Winch
 run took 8.3 s instead of 9.5 s. Winch's code is slower: the big-suite bench's guests took 1.4
 times as long. So a spec whose previous run took ``HEAVY_RUN_S`` or more is compiled with
 Cranelift next time, much as V8 moves hot code from Liftoff to TurboFan. A spec never run before
-starts on Winch.
+is judged by the last spec this process ran, since a suite's specs tend to be alike (on the big
+suite, only the first run of each process then pays for Winch); the first starts on Winch.
 
 Winch is used only on x86-64, where wasmtime supports it as a tier-1 compiler. A module Winch
 will not compile goes to Cranelift, which compiles it or says what is wrong with it.
@@ -46,10 +47,23 @@ class CompilerChoiceError(ValueError):
     """ASTEST_WASM_COMPILER names no compiler; the message says which values it takes."""
 
 
+class _LastRunHere:
+    """How long the last spec run in this process took (a forked process inherits it)."""
+
+    seconds: float | None = None
+
+
+def note_run(seconds: float) -> None:
+    """A spec ran in this process for ``seconds``, module compile included."""
+    _LastRunHere.seconds = seconds
+
+
 def compiler_for(
     previous_run_s: float | None, environ: Mapping[str, str] | None = None
 ) -> WasmCompiler:
     """The compiler for a spec whose last run took ``previous_run_s`` (None: never run)."""
+    if previous_run_s is None:
+        previous_run_s = _LastRunHere.seconds
     choice = (os.environ if environ is None else environ).get(SWITCH_VARIABLE, "auto")
     choice = choice.strip().lower() or "auto"
     if choice not in ("auto", "cranelift", "winch"):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import wasmtime
 
+from astest_tasks.run import wasm_compiler
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.inprocess_runtime import InProcessRuntime, RunnerContext, run_runner_script
@@ -211,3 +213,16 @@ def test_a_switch_naming_no_compiler_fails_the_spec_before_its_runner_runs(
     run = InProcessRuntime("runner.py").run(spec, ProtocolChannel(None), SpecLimits(5.0, 1 << 24))
     assert run.start_failure is not None
     assert f"{SWITCH_VARIABLE}='liftoff'" in run.start_failure
+
+
+def test_a_started_run_is_noted_for_the_next_spec_never_run_before(tmp_path: Path) -> None:
+    (tmp_path / "guest.wasm").write_bytes(bytes(wasmtime.wat2wasm(GUEST)))
+    (tmp_path / "runner.py").write_text(ADDING_RUNNER)
+    spec = RunnableSpec(tmp_path, "guest.spec.ts", "guest.wasm", "wasi", {})
+    run = InProcessRuntime("runner.py").run(spec, ProtocolChannel(None), SpecLimits(5.0, 1 << 24))
+    assert run.start_failure is None
+    assert wasm_compiler._LastRunHere.seconds == run.elapsed_s
+    missing = replace(spec, wasm_path="missing.wasm")
+    failed = InProcessRuntime("runner.py").run(missing, ProtocolChannel(None), SpecLimits(5, 1))
+    assert failed.start_failure is not None
+    assert wasm_compiler._LastRunHere.seconds == run.elapsed_s, "a spec that never started: no"

@@ -10,6 +10,8 @@ from astest_tasks.run.wasm_compiler import (
     CompilerChoiceError,
     WasmCompiler,
     compiler_for,
+    compiler_for_hot_code,
+    note_run,
 )
 
 
@@ -61,3 +63,19 @@ def test_a_value_naming_no_compiler_says_which_values_work() -> None:
     message = str(caught.value)
     assert f"{SWITCH_VARIABLE}='v8'" in message
     assert "auto" in message and "winch" in message and "cranelift" in message
+
+
+@pytest.mark.usefixtures("on_x86_64")
+def test_a_spec_never_run_is_judged_by_the_last_spec_run_in_this_process() -> None:
+    assert compiler_for(None, {}) is WasmCompiler.WINCH  # the first of all
+    note_run(HEAVY_RUN_S * 3)
+    assert compiler_for(None, {}) is WasmCompiler.CRANELIFT
+    assert compiler_for(HEAVY_RUN_S / 10, {}) is WasmCompiler.WINCH, "its own history first"
+    note_run(HEAVY_RUN_S / 10)
+    assert compiler_for(None, {}) is WasmCompiler.WINCH
+
+
+@pytest.mark.usefixtures("on_x86_64")
+def test_code_run_thousands_of_times_is_compiled_by_cranelift_unless_the_switch_says() -> None:
+    assert compiler_for_hot_code({}) is WasmCompiler.CRANELIFT
+    assert compiler_for_hot_code({SWITCH_VARIABLE: "winch"}) is WasmCompiler.WINCH
