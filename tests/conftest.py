@@ -35,6 +35,18 @@ from astest_tasks.model.results import (
     Status,
     failure_result,
 )
+from astest_tasks.run import wasm_compiler
+
+# -- which wasmtime compiler a test gets ---------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def no_spec_run_here_yet(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test chooses wasmtime's compiler as a fresh process would (run/wasm_compiler.py): no
+    earlier test's run steers it, nor an ``ASTEST_WASM_COMPILER`` of the shell's."""
+    monkeypatch.setattr(wasm_compiler._LastRunHere, "seconds", None)
+    monkeypatch.delenv(wasm_compiler.SWITCH_VARIABLE, raising=False)
+
 
 # -- the session's signals ------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 
 from astest_tasks.core.guest_text import decode_guest_utf8
+from astest_tasks.run.wasm_compiler import WasmCompiler
 
 MAX_KEPT_STDERR = 256 * 1024
 
@@ -21,6 +22,10 @@ class GuestRun:
     start_failure: str | None = None  # could not compile, link, instantiate or spawn it
     trap: str | None = None
     memory_exhausted: bool = False  # its memory had reached the limit when it failed
+    stack_exhausted: bool = False  # it trapped because its call stack ran out
+    compiled_by: WasmCompiler | None = (
+        None  # which wasmtime compiler compiled it, if wasmtime ran it
+    )
 
     @classmethod
     def not_started(cls, problem: str, started: float, details: str = "") -> GuestRun:

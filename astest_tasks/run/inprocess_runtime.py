@@ -70,7 +70,7 @@ def run_python_runner(
     wasm = root / spec.wasm_path
     started = time.perf_counter()
     try:
-        compiler = compiler_for(spec.previous_run_s)
+        compiler = spec.compiler or compiler_for(spec.previous_run_s)
     except CompilerChoiceError as exc:
         channel.finish()
         return GuestRun.not_started(str(exc), started)

@@ -23,6 +23,7 @@ from typing import Protocol
 
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.wasm_compiler import WasmCompiler
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class RunnableSpec:
     target: str  # the mode's target: wasi, bindings or web
     run_env: Mapping[str, str]  # the mode's run env (config env and runOptions.env)
     previous_run_s: float | None = None  # how long its last run took (None: none recorded)
+    compiler: WasmCompiler | None = None  # wasmtime's compiler; None: chosen by previous_run_s
 
 
 @dataclass(frozen=True)

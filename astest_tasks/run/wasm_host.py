@@ -33,7 +33,6 @@ from astest_tasks.run import module_shelf
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun, StderrBuffer
 from astest_tasks.run.wasm_compiler import (
-    WINCH_MAX_WASM_STACK,
     CompilerChoiceError,
     WasmCompiler,
     compiler_for,
@@ -137,16 +136,23 @@ class _EngineHolder:
     def _new_engine(self, compiler: WasmCompiler) -> wasmtime.Engine:
         try:
             return wasmtime.Engine(_engine_config(compiler))
-        except (wasmtime.WasmtimeError, AttributeError):
+        except (wasmtime.WasmtimeError, AttributeError, ImportError):
             if compiler is WasmCompiler.CRANELIFT:
                 raise
-        # A wasmtime built without Winch: everything compiles with Cranelift, as before Winch.
+        # A wasmtime built without Winch, or a wasmtime-py whose private C bindings moved:
+        # everything compiles with Cranelift, as before Winch.
         cranelift = self._engines.get(WasmCompiler.CRANELIFT)
         if cranelift is None:
             cranelift = self._engines[WasmCompiler.CRANELIFT] = self._new_engine(
                 WasmCompiler.CRANELIFT
             )
         return cranelift
+
+    def compiler_of(self, engine: wasmtime.Engine) -> WasmCompiler:
+        """Which compiler ``engine`` compiles with (Winch's may have fallen back to Cranelift)."""
+        with self._lock:
+            cranelift = self._engines.get(WasmCompiler.CRANELIFT)
+        return WasmCompiler.CRANELIFT if engine is cranelift else WasmCompiler.WINCH
 
     def _tick_forever(self) -> None:
         while True:
@@ -167,7 +173,6 @@ def _engine_config(compiler: WasmCompiler) -> wasmtime.Config:
         from wasmtime import _ffi
 
         _ffi.wasmtime_config_strategy_set(config.ptr(), _WASMTIME_STRATEGY_WINCH)
-        config.max_wasm_stack = WINCH_MAX_WASM_STACK
     else:
         config.strategy = "cranelift"
     if os.environ.get(MODULE_CACHE_SWITCH, "1") != "0":
@@ -269,6 +274,7 @@ def prepare_guest(
     try:
         wasm = wasm_path.read_bytes()
         engine, module = _compiled(wasm, compiler or compiler_for(None))
+        compiled_by = _ENGINES.compiler_of(engine)
         store = wasmtime.Store(engine)
         store.set_limits(memory_size=limits.memory_bytes)
         # Before instantiating: a module's start section runs during instantiation, and a new
@@ -287,7 +293,7 @@ def prepare_guest(
         raise GuestStartError(_one_line(exc)) from None
     except CompilerChoiceError as exc:
         raise GuestStartError(str(exc)) from None
-    return PreparedGuest(store, instance, channel, stderr, limits, started)
+    return PreparedGuest(store, instance, channel, stderr, limits, started, compiled_by)
 
 
 class PreparedGuest:
@@ -301,8 +307,10 @@ class PreparedGuest:
         stderr: StderrBuffer,
         limits: HostLimits,
         started: float,
+        compiled_by: WasmCompiler = WasmCompiler.CRANELIFT,
     ) -> None:
         self._store = store
+        self._compiled_by = compiled_by
         self._instance = instance
         self._channel = channel
         self._stderr = stderr
@@ -329,7 +337,7 @@ class PreparedGuest:
         if self._result is not None:
             return self._result
         self._store.set_epoch_deadline(self._limits.epoch_ticks)
-        exit_code, trap, timed_out = 0, None, False
+        exit_code, trap, timed_out, stack_exhausted = 0, None, False, False
         try:
             start = self._instance.exports(self._store).get("_start")
             if not isinstance(start, wasmtime.Func):
@@ -340,6 +348,7 @@ class PreparedGuest:
             exit_code = exit_request.code
         except wasmtime.Trap as exc:
             timed_out = exc.trap_code == wasmtime.TrapCode.INTERRUPT
+            stack_exhausted = exc.trap_code == wasmtime.TrapCode.STACK_OVERFLOW
             exit_code = 1
             trap = "timed out" if timed_out else _one_line(exc)
             if not timed_out:
@@ -363,6 +372,8 @@ class PreparedGuest:
             timed_out=timed_out,
             trap=trap,
             memory_exhausted=exit_code != 0 and self._memory_is_at_the_limit(),
+            stack_exhausted=stack_exhausted,
+            compiled_by=self._compiled_by,
         )
         return self._result
 

@@ -50,6 +50,7 @@ from astest_tasks.run.outcome import (
     rebuilt_report_warning,
 )
 from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+from astest_tasks.run.wasm_compiler import WasmCompiler, other_compiler
 from astest_tasks.tasks.compile_ahead import compile_next
 from astest_tasks.tasks.run_ahead import handed_over, running_here
 from astest_tasks.tasks.run_request import RunRequest
@@ -155,29 +156,28 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         return _failure_result(run, session, Stage.BUILD, build.error, build.details, build.command)
 
     try:
-        layout = run.snapshot_input_layout()
-        snapshots = SnapshotStore.load(
-            root,
-            run.spec_path,
-            run.snapshot_dir,
-            input_patterns=None if layout is None else layout[1],
-            normalize_prefix=run.rules.snapshot_prefix_normalized,
-        )
-        snapshots.update = SnapshotUpdate.parse(run.update_snapshots)
-        snapshots.disabled = run.no_snapshot
+        snapshots = _load_snapshots(run, root)
     except UserError as exc:
         return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
-    channel = ProtocolChannel(
-        snapshots,
-        output_limit=int(run.output_limit_mib * MIB),
-        coverage_detail=run.coverage_detail,
-    )
+    channel = _channel(run, snapshots)
     # Read before this run replaces it: its first line only, as the whole file of a big spec is
-    # megabytes of expectations.
+    # megabytes of expectations. Whatever its verdict: a spec that timed out is heavy too.
     previous = read_result_head(root / run.result_path)
+    previous_run_s = None if previous is None else previous.duration_s
     # The next build's compile runs in Node on the other core while this guest runs.
     compile_next(run.task_basename, run.mode, run.spec_id)
-    guest = _run_guest(run, root, channel, previous)
+    guest = _run_guest(run, root, channel, previous_run_s)
+    retry_with = other_compiler(guest.compiled_by) if guest.stack_exhausted else None
+    if retry_with is not None:
+        # wasmtime's two compilers lay out frames differently (either may go deeper, by how a
+        # function looks), and a verdict must not depend on which one a spec got: the stack has
+        # run out only when it runs out under both. Run the spec again from the start.
+        try:
+            snapshots = _load_snapshots(run, root)  # the first run changed them in memory only
+        except UserError as exc:
+            return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
+        channel = _channel(run, snapshots)
+        guest = _run_guest(run, root, channel, previous_run_s, retry_with)
     basename = posixpath.basename(run.spec_path)
     verdict_input = RunVerdictInput(
         spec_basename=basename,
@@ -267,8 +267,34 @@ def _snapshots_written(snapshots: SnapshotStore, root: Path) -> tuple[str, ...]:
     return (f"wrote {where}: {snapshots.created} snapshot(s) created, {snapshots.updated} updated",)
 
 
+def _load_snapshots(run: RunRequest, root: Path) -> SnapshotStore:
+    layout = run.snapshot_input_layout()
+    snapshots = SnapshotStore.load(
+        root,
+        run.spec_path,
+        run.snapshot_dir,
+        input_patterns=None if layout is None else layout[1],
+        normalize_prefix=run.rules.snapshot_prefix_normalized,
+    )
+    snapshots.update = SnapshotUpdate.parse(run.update_snapshots)
+    snapshots.disabled = run.no_snapshot
+    return snapshots
+
+
+def _channel(run: RunRequest, snapshots: SnapshotStore) -> ProtocolChannel:
+    return ProtocolChannel(
+        snapshots,
+        output_limit=int(run.output_limit_mib * MIB),
+        coverage_detail=run.coverage_detail,
+    )
+
+
 def _run_guest(
-    run: RunRequest, root: Path, channel: ProtocolChannel, previous: SpecResult | None
+    run: RunRequest,
+    root: Path,
+    channel: ProtocolChannel,
+    previous_run_s: float | None,
+    compiler: WasmCompiler | None = None,
 ) -> GuestRun:
     spec = RunnableSpec(
         project_root=root,
@@ -276,8 +302,8 @@ def _run_guest(
         wasm_path=run.wasm_path,
         target=run.target,
         run_env=run.run_env,
-        # Whatever its verdict: a spec that timed out is heavy too.
-        previous_run_s=None if previous is None else previous.duration_s,
+        previous_run_s=previous_run_s,
+        compiler=compiler,
     )
     limits = SpecLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB))
     return run.runtime.run(spec, channel, limits)

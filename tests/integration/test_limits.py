@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.model.results import read_result
+from astest_tasks.run.wasm_compiler import SWITCH_VARIABLE
 from tests.integration.conftest import DoitRun, Project, copy_project
 
 # One worker runs the whole module (pytest-xdist's loadgroup): its module-scoped projects are
@@ -78,6 +79,42 @@ def test_the_other_specs_still_run_and_pass(limited: tuple[Project, DoitRun]) ->
     verdicts = {(e["spec_id"], e["mode"]): e["verdict"] for e in project.report()["specs"]}
     assert verdicts[("fine", "wasi")] == verdicts[("fine", "bindings")] == "passed"
     assert run.last_line == "tests: 2 passed, 4 failed, 0 skipped"
+
+
+@pytest.fixture(scope="module")
+def recursing(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, DoitRun]:
+    """A recursion 7,000 calls deep, and one without end; wasmtime's compiler as chosen."""
+    project = copy_project("limits", tmp_path_factory.mktemp("recursing"))
+    return project, project.doit("astest", "--spec", "deep,endless")
+
+
+def test_a_recursion_that_fits_either_compilers_stack_passes(
+    recursing: tuple[Project, DoitRun],
+) -> None:
+    """A spec's first run is compiled by Winch, whose larger frames run out of stack here; the
+    run is then run again under Cranelift, as run/wasm_compiler.py says."""
+    project, run = recursing
+    verdicts = {(e["spec_id"], e["mode"]): e["verdict"] for e in project.report()["specs"]}
+    assert verdicts[("deep", "wasi")] == verdicts[("deep", "bindings")] == "passed", run.stdout
+    assert run.last_line == "tests: 2 passed, 2 failed, 0 skipped"
+
+
+@pytest.mark.parametrize("mode", ["wasi", "bindings"])
+def test_a_recursion_without_end_fails_as_out_of_stack(
+    recursing: tuple[Project, DoitRun], mode: str
+) -> None:
+    project, _ = recursing
+    text = failure_text(project, "endless", mode)
+    assert "the module trapped: call stack exhausted" in text
+    assert "running when it stopped: endless > never reaches the bottom" in text
+
+
+def test_the_deep_recursion_runs_out_of_winchs_stack_alone(tmp_path: Path) -> None:
+    """What makes the test above worth having: under Winch alone the same spec fails."""
+    project = copy_project("limits", tmp_path)
+    run = project.doit("astest", "--spec", "deep", env={SWITCH_VARIABLE: "winch"})
+    assert run.exit_code == 1, "the fixture no longer runs out of Winch's stack: deepen it"
+    assert "call stack exhausted" in failure_text(project, "deep", "wasi")
 
 
 def test_a_mode_that_does_not_exist_in_a_limit_is_one_clear_error(tmp_path: Path) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 import wasmtime
 
-from astest_tasks.run import wasm_compiler
-
 
 @pytest.fixture
 def instantiated(monkeypatch: pytest.MonkeyPatch) -> list[wasmtime.Module]:
@@ -21,9 +19,3 @@ def instantiated(monkeypatch: pytest.MonkeyPatch) -> list[wasmtime.Module]:
 
     monkeypatch.setattr(wasmtime, "Linker", SeeingLinker)
     return seen
-
-
-@pytest.fixture(autouse=True)
-def no_spec_run_here_yet(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test starts as a fresh process: no earlier run steers wasm_compiler's choice."""
-    monkeypatch.setattr(wasm_compiler._LastRunHere, "seconds", None)

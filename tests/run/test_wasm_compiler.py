@@ -12,6 +12,7 @@ from astest_tasks.run.wasm_compiler import (
     compiler_for,
     compiler_for_hot_code,
     note_run,
+    other_compiler,
 )
 
 
@@ -79,3 +80,21 @@ def test_a_spec_never_run_is_judged_by_the_last_spec_run_in_this_process() -> No
 def test_code_run_thousands_of_times_is_compiled_by_cranelift_unless_the_switch_says() -> None:
     assert compiler_for_hot_code({}) is WasmCompiler.CRANELIFT
     assert compiler_for_hot_code({SWITCH_VARIABLE: "winch"}) is WasmCompiler.WINCH
+
+
+@pytest.mark.usefixtures("on_x86_64")
+def test_a_run_out_of_stack_is_run_again_under_the_other_compiler() -> None:
+    assert other_compiler(WasmCompiler.WINCH, {}) is WasmCompiler.CRANELIFT
+    assert other_compiler(WasmCompiler.CRANELIFT, {}) is WasmCompiler.WINCH
+    assert other_compiler(None, {}) is None, "not run by wasmtime"
+
+
+@pytest.mark.usefixtures("on_x86_64")
+@pytest.mark.parametrize("value", ["winch", "cranelift", "v8"])
+def test_with_one_compiler_picked_there_is_no_other(value: str) -> None:
+    assert other_compiler(WasmCompiler.WINCH, {SWITCH_VARIABLE: value}) is None
+
+
+def test_where_winch_does_not_run_there_is_no_other(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("platform.machine", lambda: "aarch64")
+    assert other_compiler(WasmCompiler.CRANELIFT, {}) is None

@@ -621,7 +621,8 @@ def test_nothing_is_compiled_ahead_before_a_run_has_made_the_engine(
 
 # -- compilers: Winch for specs that run briefly, Cranelift for heavy ones ------------------------
 
-# A function that returns its argument by recursing that deep: four i64 locals per frame.
+# A function that returns its argument by recursing that deep (for ever when it is negative):
+# four i64 locals per frame.
 RECURSE = """
   (func $depth (param $n i32) (result i32) (local i64 i64 i64 i64)
     (if (result i32) (i32.eqz (local.get $n))
@@ -673,17 +674,31 @@ def test_a_module_winch_refuses_is_compiled_by_cranelift(
 
 
 @pytest.mark.parametrize("compiler", list(WasmCompiler))
-def test_recursion_goes_as_deep_with_either_compiler(
+def test_a_run_whose_stack_ran_out_says_so_and_which_compiler_compiled_it(
     tmp_path: Path, compiler: WasmCompiler
 ) -> None:
-    # Winch's frames are three times Cranelift's: in wasmtime's default stack this depth
-    # overflowed under Winch (at 5,459 calls) and not under Cranelift (16,380).
-    wat = wasi_module(then="(drop (call $depth (i32.const 12000)))", extra=RECURSE)
+    """The run action then runs it again under the other compiler (tasks/run_action.py)."""
+    endless = wasi_module(then="(drop (call $depth (i32.const -1)))", extra=RECURSE)
     result = run_module(
-        save(tmp_path, wat), "wasi", ProtocolChannel(None), LIMITS, {}, compiler=compiler
+        save(tmp_path, endless), "wasi", ProtocolChannel(None), LIMITS, {}, compiler=compiler
     )
-    assert result.trap is None, result.trap
-    assert result.exit_code == 0
+    assert result.trap is not None and "call stack exhausted" in result.trap
+    assert result.stack_exhausted
+    assert result.compiled_by is compiler
+
+
+def test_the_compilers_frames_differ_in_size(tmp_path: Path) -> None:
+    # Why a run out of stack is run again: in wasmtime's default stack this function recursed
+    # 16,380 calls deep under Cranelift and 5,459 under Winch, whose frames keep every local.
+    wasm = save(tmp_path, wasi_module(then="(drop (call $depth (i32.const 12000)))", extra=RECURSE))
+    runs = {
+        compiler: run_module(wasm, "wasi", ProtocolChannel(None), LIMITS, {}, compiler=compiler)
+        for compiler in WasmCompiler
+    }
+    assert runs[WasmCompiler.WINCH].stack_exhausted
+    assert not runs[WasmCompiler.CRANELIFT].stack_exhausted
+    assert runs[WasmCompiler.CRANELIFT].exit_code == 0
+    assert not run(tmp_path, wasi_module((1, b"fine"), extra=RECURSE))[0].stack_exhausted
 
 
 @pytest.mark.parametrize("compiler", list(WasmCompiler))
@@ -706,3 +721,32 @@ def test_a_switch_naming_no_compiler_fails_the_start_and_says_the_fix(
     assert result.start_failure is not None
     assert f"{SWITCH_VARIABLE}='turbofan'" in result.start_failure
     assert "winch or cranelift" in result.start_failure
+
+
+def test_without_winch_in_wasmtime_every_spec_is_compiled_by_cranelift(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instantiated: list[wasmtime.Module]
+) -> None:
+    from astest_tasks.run import wasm_host
+
+    real_config = wasm_host._engine_config
+
+    def no_winch(compiler: WasmCompiler) -> wasmtime.Config:
+        if compiler is WasmCompiler.WINCH:
+            raise wasmtime.WasmtimeError("compiler support for `winch` is not enabled")
+        return real_config(compiler)
+
+    monkeypatch.setattr(wasm_host, "_engine_config", no_winch)
+    monkeypatch.setattr(wasm_host, "_ENGINES", wasm_host._EngineHolder())
+    for compiler in (WasmCompiler.WINCH, WasmCompiler.CRANELIFT):
+        result = run_module(
+            save(tmp_path, wasi_module((1, b"hi\n"))),
+            "wasi",
+            ProtocolChannel(None),
+            LIMITS,
+            {},
+            compiler=compiler,
+        )
+        assert result.exit_code == 0 and result.start_failure is None
+    assert [compiled_by_winch(module) for module in instantiated] == [False, False]
+    engines = wasm_host._ENGINES
+    assert engines.engine(WasmCompiler.WINCH) is engines.engine(WasmCompiler.CRANELIFT)

@@ -11,6 +11,8 @@ import pickle
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import pytest
+
 from astest_tasks.build.compiler import BuildRecord
 from astest_tasks.model.crash_records import crash_entry
 from astest_tasks.model.results import Stage, Status, read_result
@@ -18,6 +20,7 @@ from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.run.runtime_command import resolve_runtime
+from astest_tasks.run.wasm_compiler import SWITCH_VARIABLE, WasmCompiler
 from astest_tasks.tasks.run_action import run_spec
 from astest_tasks.tasks.run_request import RunRequest
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
@@ -143,3 +146,58 @@ def test_the_runtime_is_told_how_long_the_specs_last_run_took_whatever_its_verdi
     assert first is not None and first.status is Status.FAILED
     run_spec(run, "session-2")
     assert runtime.told == [None, first.duration_s]
+
+
+@dataclass(frozen=True)
+class DeepRuntime(ReplayingRuntime):
+    """Its first run ends with its call stack run out in code ``first`` compiled."""
+
+    first: WasmCompiler = WasmCompiler.WINCH
+    asked: list[WasmCompiler | None] = field(default_factory=list, compare=False)
+
+    def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
+        self.asked.append(spec.compiler)
+        if len(self.asked) > 1:
+            return super().run(spec, channel, limits)
+        channel.write_stdout(recorded_1_0_7()[:100])  # half a report: must not count
+        channel.finish()
+        return GuestRun(
+            exit_code=1,
+            stderr="wasm trap: call stack exhausted\n",
+            elapsed_s=0.01,
+            trap="call stack exhausted",
+            stack_exhausted=True,
+            compiled_by=self.first,
+        )
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [(WasmCompiler.WINCH, WasmCompiler.CRANELIFT), (WasmCompiler.CRANELIFT, WasmCompiler.WINCH)],
+)
+def test_a_run_out_of_stack_is_run_again_under_the_other_compiler(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: WasmCompiler, then: WasmCompiler
+) -> None:
+    monkeypatch.setattr("platform.machine", lambda: "x86_64")
+    runtime = DeepRuntime(first=first)
+    run = request(built(tmp_path), runtime)
+    run_spec(run, "session-1")
+    assert runtime.asked == [None, then]
+    result = read_result(tmp_path / run.result_path)
+    assert result is not None
+    assert result.status is Status.PASSED, result.error
+    assert result.counts.tests_passed == RECORDED_TESTS
+
+
+def test_with_one_compiler_chosen_a_run_out_of_stack_is_the_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(SWITCH_VARIABLE, "winch")
+    runtime = DeepRuntime()
+    run = request(built(tmp_path), runtime)
+    run_spec(run, "session-1")
+    assert runtime.asked == [None]
+    result = read_result(tmp_path / run.result_path)
+    assert result is not None
+    assert result.status is Status.FAILED
+    assert "call stack exhausted" in str(result.failures)
