@@ -23,9 +23,7 @@ class GuestRun:
     trap: str | None = None
     memory_exhausted: bool = False  # its memory had reached the limit when it failed
     stack_exhausted: bool = False  # it trapped because its call stack ran out
-    compiled_by: WasmCompiler | None = (
-        None  # which wasmtime compiler compiled it, if wasmtime ran it
-    )
+    compiled_by: WasmCompiler | None = None  # the wasmtime compiler, when wasmtime ran it
 
     @classmethod
     def not_started(cls, problem: str, started: float, details: str = "") -> GuestRun:
