@@ -11,7 +11,9 @@ it): a run with nothing to build starts no Node.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import threading
 from collections.abc import Sequence
 
 from astest_tasks.build.build_prefetch import first_bound_build, planned_builds
@@ -38,7 +40,19 @@ def share_compiler_with_workers(arguments: Sequence[str]) -> bool:
     build = first_bound_build(planned_builds())
     if build is None:
         return False
+    importing = threading.Thread(target=_import_what_workers_run, name="astest-imports")
+    importing.start()
     try:
         return share_compile_server(build.request)
     except Exception:  # only a head start (a broken toolchain, say): each build then says why
         return False
+    finally:
+        importing.join()
+
+
+def _import_what_workers_run() -> None:
+    """While Node starts on one core: the workers forked next inherit these modules, instead of
+    each importing them while the compile server needs both cores."""
+    with contextlib.suppress(Exception):  # a worker that needs one then says what is wrong
+        import astest_tasks.run.wasm_host  # wasmtime, about 20 ms
+        import astest_tasks.run.inprocess_runtime  # noqa: F401

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -85,3 +86,26 @@ def test_a_server_that_cannot_start_leaves_the_builds_to_say_why(
     starts.result = outcome
     assert not shared_compiler.share_compiler_with_workers(["-n", "2"])
     assert len(starts.requests) == 1
+
+
+def test_what_the_workers_run_is_imported_while_the_server_starts(
+    starts: Starts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The forked workers inherit it (wasmtime), instead of each importing it while the server
+    needs both cores."""
+    server_started = threading.Event()
+    imported_on: list[str] = []
+
+    def start(request: Mapping[str, object]) -> bool:
+        server_started.set()
+        return True
+
+    def import_them() -> None:
+        # Only a thread of its own can wait for the server's start to begin.
+        assert server_started.wait(30), "the imports kept the server from starting"
+        imported_on.append(threading.current_thread().name)
+
+    monkeypatch.setattr(shared_compiler, "share_compile_server", start)
+    monkeypatch.setattr(shared_compiler, "_import_what_workers_run", import_them)
+    assert shared_compiler.share_compiler_with_workers(["-n", "2"])
+    assert imported_on == ["astest-imports"], "done before it returns, beside the server's start"
