@@ -12,6 +12,7 @@ it): a run with nothing to build starts no Node.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import multiprocessing
 import threading
 from collections.abc import Sequence
@@ -50,9 +51,13 @@ def share_compiler_with_workers(arguments: Sequence[str]) -> bool:
         importing.join()
 
 
+# The run path beyond what making the tasks imported: wasmtime (about 20 ms) and the runners.
+_WHAT_WORKERS_RUN = ("astest_tasks.run.wasm_host", "astest_tasks.run.inprocess_runtime")
+
+
 def _import_what_workers_run() -> None:
     """While Node starts on one core: the workers forked next inherit these modules, instead of
     each importing them while the compile server needs both cores."""
-    with contextlib.suppress(Exception):  # a worker that needs one then says what is wrong
-        import astest_tasks.run.wasm_host  # wasmtime, about 20 ms
-        import astest_tasks.run.inprocess_runtime  # noqa: F401
+    for module in _WHAT_WORKERS_RUN:
+        with contextlib.suppress(Exception):  # a worker that needs one then says what is wrong
+            importlib.import_module(module)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -109,3 +111,20 @@ def test_what_the_workers_run_is_imported_while_the_server_starts(
     monkeypatch.setattr(shared_compiler, "_import_what_workers_run", import_them)
     assert shared_compiler.share_compiler_with_workers(["-n", "2"])
     assert imported_on == ["astest-imports"], "done before it returns, beside the server's start"
+
+
+def test_the_imports_for_the_workers_bring_in_wasmtime_and_the_runners() -> None:
+    probe = (
+        "import sys\n"
+        "from astest_tasks.tasks import shared_compiler\n"
+        "assert 'wasmtime' not in sys.modules\n"
+        "shared_compiler._import_what_workers_run()\n"
+        "print(sorted(m for m in sys.modules if m in shared_compiler._WHAT_WORKERS_RUN"
+        " or m == 'wasmtime'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == str(
+        ["astest_tasks.run.inprocess_runtime", "astest_tasks.run.wasm_host", "wasmtime"]
+    )
