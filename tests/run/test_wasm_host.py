@@ -101,10 +101,14 @@ def save(tmp_path: Path, wat: str, name: str = "guest.wasm") -> Path:
 
 
 def run(
-    tmp_path: Path, wat: str, target: str = "wasi", limits: HostLimits = LIMITS
+    tmp_path: Path,
+    wat: str,
+    target: str = "wasi",
+    limits: HostLimits = LIMITS,
+    compiler: WasmCompiler | None = None,
 ) -> tuple[GuestRun, ProtocolChannel]:
     channel = ProtocolChannel(None)
-    result = run_module(save(tmp_path, wat), target, channel, limits, {})
+    result = run_module(save(tmp_path, wat), target, channel, limits, {}, compiler=compiler)
     return result, channel
 
 
@@ -579,7 +583,7 @@ def test_a_guest_failing_far_below_the_memory_limit_is_not_out_of_memory(tmp_pat
 
 
 def test_a_module_compiled_ahead_is_the_one_the_run_uses(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instantiated: list[wasmtime.Module]
 ) -> None:
     from astest_tasks.run import module_shelf, wasm_host
 
@@ -591,18 +595,9 @@ def test_a_module_compiled_ahead_is_the_one_the_run_uses(
     assert compile_it is not None and len(shelf) == 1  # its place is there before it compiles
     compile_it()
     offered = shelf._entries[module_shelf._key(wasm.read_bytes())].module
-    seen: list[wasmtime.Module] = []
-    real_linker = wasmtime.Linker
-
-    class SeeingLinker(real_linker):  # type: ignore[misc,valid-type]
-        def instantiate(self, store: wasmtime.Store, module: wasmtime.Module) -> object:
-            seen.append(module)
-            return super().instantiate(store, module)
-
-    monkeypatch.setattr(wasmtime, "Linker", SeeingLinker)
     imports = {"env": {"host_add": lambda a, b: a + b}}
     guest = prepare_guest(wasm, "wasi", ProtocolChannel(None), LIMITS, {}, imports)
-    assert seen == [offered] and len(shelf) == 0
+    assert instantiated == [offered] and len(shelf) == 0
     assert guest.start().exit_code == 0
     assert wasm_host._ENGINES.engine(compiler_for(None)) is engine
 
@@ -649,14 +644,7 @@ def test_a_spec_whose_last_run_was_heavy_is_compiled_by_cranelift(
     tmp_path: Path, instantiated: list[wasmtime.Module]
 ) -> None:
     compiler = compiler_for(previous_run_s=HEAVY_RUN_S * 2)
-    result = run_module(
-        save(tmp_path, wasi_module((1, b"hi\n"))),
-        "wasi",
-        ProtocolChannel(None),
-        LIMITS,
-        {},
-        compiler=compiler,
-    )
+    result, _ = run(tmp_path, wasi_module((1, b"hi\n")), compiler=compiler)
     assert result.exit_code == 0
     (module,) = instantiated
     assert not compiled_by_winch(module)
@@ -679,9 +667,7 @@ def test_a_run_whose_stack_ran_out_says_so_and_which_compiler_compiled_it(
 ) -> None:
     """The run action then runs it again under the other compiler (tasks/run_action.py)."""
     endless = wasi_module(then="(drop (call $depth (i32.const -1)))", extra=RECURSE)
-    result = run_module(
-        save(tmp_path, endless), "wasi", ProtocolChannel(None), LIMITS, {}, compiler=compiler
-    )
+    result, _ = run(tmp_path, endless, compiler=compiler)
     assert result.trap is not None and "call stack exhausted" in result.trap
     assert result.stack_exhausted
     assert result.compiled_by is compiler
@@ -690,11 +676,8 @@ def test_a_run_whose_stack_ran_out_says_so_and_which_compiler_compiled_it(
 def test_the_compilers_frames_differ_in_size(tmp_path: Path) -> None:
     # Why a run out of stack is run again: in wasmtime's default stack this function recursed
     # 16,380 calls deep under Cranelift and 5,459 under Winch, whose frames keep every local.
-    wasm = save(tmp_path, wasi_module(then="(drop (call $depth (i32.const 12000)))", extra=RECURSE))
-    runs = {
-        compiler: run_module(wasm, "wasi", ProtocolChannel(None), LIMITS, {}, compiler=compiler)
-        for compiler in WasmCompiler
-    }
+    deep = wasi_module(then="(drop (call $depth (i32.const 12000)))", extra=RECURSE)
+    runs = {compiler: run(tmp_path, deep, compiler=compiler)[0] for compiler in WasmCompiler}
     assert runs[WasmCompiler.WINCH].stack_exhausted
     assert not runs[WasmCompiler.CRANELIFT].stack_exhausted
     assert runs[WasmCompiler.CRANELIFT].exit_code == 0
@@ -706,10 +689,7 @@ def test_the_timeout_stops_a_guest_of_either_compiler(
     tmp_path: Path, compiler: WasmCompiler
 ) -> None:
     wat = wasi_module(then="(loop $forever (br $forever))")
-    limits = HostLimits(timeout_s=0.2)
-    result = run_module(
-        save(tmp_path, wat), "wasi", ProtocolChannel(None), limits, {}, compiler=compiler
-    )
+    result, _ = run(tmp_path, wat, limits=HostLimits(timeout_s=0.2), compiler=compiler)
     assert result.timed_out
 
 
@@ -738,14 +718,7 @@ def test_without_winch_in_wasmtime_every_spec_is_compiled_by_cranelift(
     monkeypatch.setattr(wasm_host, "_engine_config", no_winch)
     monkeypatch.setattr(wasm_host, "_ENGINES", wasm_host._EngineHolder())
     for compiler in (WasmCompiler.WINCH, WasmCompiler.CRANELIFT):
-        result = run_module(
-            save(tmp_path, wasi_module((1, b"hi\n"))),
-            "wasi",
-            ProtocolChannel(None),
-            LIMITS,
-            {},
-            compiler=compiler,
-        )
+        result, _ = run(tmp_path, wasi_module((1, b"hi\n")), compiler=compiler)
         assert result.exit_code == 0 and result.start_failure is None
     assert [compiled_by_winch(module) for module in instantiated] == [False, False]
     engines = wasm_host._ENGINES
