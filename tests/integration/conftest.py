@@ -110,6 +110,10 @@ class Project:
         assert isinstance(data, dict)
         return data
 
+    def verdicts(self) -> dict[tuple[str, str], str]:
+        """Each spec's verdict in report.json, by (spec id, mode)."""
+        return {(e["spec_id"], e["mode"]): e["verdict"] for e in self.report()["specs"]}
+
     def spec_report(self, spec: str, mode: str) -> dict[str, Any]:
         for entry in self.report()["specs"]:
             if entry["file"] == spec and entry["mode"] == mode:

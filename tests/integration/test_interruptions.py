@@ -72,7 +72,7 @@ def test_a_run_stopped_at_any_point_loses_nothing_and_serves_nothing_stale(
 
     finished = project.doit()
     assert finished.exit_code == 1, finished.stdout
-    verdicts = {(e["spec_id"], e["mode"]): e["verdict"] for e in project.report()["specs"]}
+    verdicts = project.verdicts()
     for (spec_id, mode), verdict in verdicts.items():
         expected = "failed" if spec_id in BROKEN else "passed"
         assert verdict == expected, f"{spec_id} [{mode}] after a stop {stop_at}"

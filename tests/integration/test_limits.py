@@ -76,7 +76,7 @@ def test_each_mode_gets_its_own_timeout(timed: tuple[Project, DoitRun]) -> None:
 def test_the_other_specs_still_run_and_pass(limited: tuple[Project, DoitRun]) -> None:
     project, run = limited
     assert run.exit_code == 1
-    verdicts = {(e["spec_id"], e["mode"]): e["verdict"] for e in project.report()["specs"]}
+    verdicts = project.verdicts()
     assert verdicts[("fine", "wasi")] == verdicts[("fine", "bindings")] == "passed"
     assert run.last_line == "tests: 2 passed, 4 failed, 0 skipped"
 
@@ -94,7 +94,7 @@ def test_a_recursion_that_fits_either_compilers_stack_passes(
     """A spec's first run is compiled by Winch, whose larger frames run out of stack here; the
     run is then run again under Cranelift, as run/wasm_compiler.py says."""
     project, run = recursing
-    verdicts = {(e["spec_id"], e["mode"]): e["verdict"] for e in project.report()["specs"]}
+    verdicts = project.verdicts()
     assert verdicts[("deep", "wasi")] == verdicts[("deep", "bindings")] == "passed", run.stdout
     assert run.last_line == "tests: 2 passed, 2 failed, 0 skipped"
 
