@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from astest_tasks.config.input_exclusions import glob_ignores
+
 SPEC_SUFFIX = ".spec.ts"
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
 _BRACES = re.compile(r"\{([^{}]*)\}")
@@ -31,10 +33,14 @@ class Spec:
 
 
 def discover_specs(
-    project_root: Path, patterns: Sequence[str], suffix: str = SPEC_SUFFIX
+    project_root: Path,
+    patterns: Sequence[str],
+    suffix: str = SPEC_SUFFIX,
+    ignore: Sequence[str] = (),
 ) -> list[Spec]:
     """Glob ``patterns`` from ``project_root``; keep ``*<suffix>`` files (``*.spec.ts``, or
-    ``*.fuzz.ts`` for fuzz targets), sorted, de-duplicated."""
+    ``*.fuzz.ts`` for fuzz targets), sorted, de-duplicated, less those an ``ignore`` pattern
+    (``!`` and all, input_exclusions.glob_ignores) takes out."""
     base_of: dict[str, str] = {}
     for pattern in patterns:
         for expanded in expand_braces(pattern.replace("\\", "/")):
@@ -42,10 +48,19 @@ def discover_specs(
             if posixpath.isabs(base):
                 base = _relative_if_inside(project_root, Path(base))
             for match in _glob(project_root, expanded):
-                if match.endswith(suffix):
+                if match.endswith(suffix) and not _ignored(project_root, match, ignore):
                     base_of.setdefault(match, base)
     paths = sorted(base_of)
     return _assign_ids(paths, base_of, suffix)
+
+
+def _ignored(project_root: Path, path: str, ignore: Sequence[str]) -> bool:
+    if not ignore:
+        return False
+    root = project_root.resolve().as_posix()
+    absolute = posixpath.join(root, path)  # `path` itself when it lies outside the project
+    relative = posixpath.relpath(absolute, root)  # ../shared/x.spec.ts, as glob gives it
+    return any(glob_ignores(relative, absolute, pattern) for pattern in ignore)
 
 
 def glob_base(pattern: str) -> str:

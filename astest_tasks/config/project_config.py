@@ -29,6 +29,7 @@ from astest_tasks.config.config_reader import (
     normalise_feature,
     read_json_object,
 )
+from astest_tasks.config.input_warnings import input_warnings
 from astest_tasks.config.layers import (
     DEFAULTS,
     Values,
@@ -203,13 +204,22 @@ def load_config(
         for name, layer in read_modes(source, raw.get("modes")).items()
     }
     base_folders = folders(base_values, DEFAULT_MODE_NAME, base_values, None)
+    base = _settings(DEFAULT_MODE_NAME, base_folders, rules)
+    fuzz = _fuzz_settings(raw.get("fuzz"))
+    source.warnings += input_warnings(
+        source.display,
+        rules,
+        base.input_patterns,
+        {name: mode.input_patterns for name, mode in modes.items()},
+        fuzz.input_patterns,
+    )
     return ProjectConfig(
         path,
         True,
-        _settings(DEFAULT_MODE_NAME, base_folders, rules),
+        base,
         modes,
         tuple(source.warnings),
-        _fuzz_settings(raw.get("fuzz")),
+        fuzz,
         rules,
         _output_root(base_values),
     )

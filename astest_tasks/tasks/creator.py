@@ -30,9 +30,10 @@ from astest_tasks.config.changed_specs import (
     select_changed,
 )
 from astest_tasks.config.coverage_switch import with_coverage
-from astest_tasks.config.discovery import Spec, discover_specs
+from astest_tasks.config.discovery import Spec
 from astest_tasks.config.git_changes import DEFAULT_REF, changed_files
 from astest_tasks.config.layout import SpecFiles, doit_paths, output_root, spec_files
+from astest_tasks.config.mode_specs import ModeSpecs, exclusion_note, specs_of_mode
 from astest_tasks.config.project_config import (
     ModeSettings,
     ProjectConfig,
@@ -132,7 +133,11 @@ def create_tasks(
         warn_once(combination)
 
     session = uuid.uuid4().hex  # marks results written by this doit invocation as fresh
-    specs_by_mode = {mode.name: _specs_of(project_root, config_path, mode) for mode in modes}
+    found = {
+        mode.name: _specs_of(project_root, config_path, config, mode, options.spec)
+        for mode in modes
+    }
+    specs_by_mode = {name: mode_specs.specs for name, mode_specs in found.items()}
     _check_outputs_are_separate(project_root, config, specs_by_mode)
     check_output_folders(project_root, config_path, output_root(config), modes)
     lock_project(project_root / output_root(config) / PROJECT_LOCK)
@@ -144,7 +149,7 @@ def create_tasks(
         for mode in modes
     }
     scan_cache = ImportScanCache(project_root / output_root(config) / IMPORT_SCAN_CACHE)
-    selection_note = ""
+    selection_note = exclusion_note(found)
     if options.changed:
         inputs = _spec_inputs(project_root, modes, specs_by_mode, runtimes, toolchain, scan_cache)
         chosen = _changed_only(project_root, config_path, options.changed, inputs)
@@ -152,7 +157,7 @@ def create_tasks(
             name: [spec for spec in specs if chosen.keeps(name, spec)]
             for name, specs in specs_by_mode.items()
         }
-        selection_note = chosen.note
+        selection_note = "\n".join(note for note in (selection_note, chosen.note) if note)
     suite_pairs = sum(len(specs) for specs in specs_by_mode.values())
     if pipeline.shard is not None:
         if options.fuzz:
@@ -367,14 +372,24 @@ def _build_task(
     }
 
 
-def _specs_of(root: Path, config_path: str, mode: ModeSettings) -> list[Spec]:
-    specs = discover_specs(root, mode.input_patterns)
-    if not specs:
+def _specs_of(
+    root: Path,
+    config_path: str,
+    config: ProjectConfig,
+    mode: ModeSettings,
+    selectors: Sequence[str],
+) -> ModeSpecs:
+    # as-test: a spec picked by name runs even where the base "input" excludes it.
+    found = specs_of_mode(root, config, mode, base_exclusions=not selectors)
+    if found.found_none:
+        patterns = config.base.input_patterns
+        if not config.rules.modes_are_full_configs:
+            patterns = mode.input_patterns
         raise UserError(
-            f"{config_path}: mode {mode.name!r}: input {list(mode.input_patterns)} matches no "
-            '*.spec.ts file; fix: correct "input" or add a spec under it'
+            f"{config_path}: mode {mode.name!r}: input {list(patterns)} "
+            'matches no *.spec.ts file; fix: correct "input" or add a spec under it'
         )
-    return specs
+    return found
 
 
 def _runtime_of(
@@ -624,7 +639,7 @@ def _check_outputs_are_separate(
     for mode in declared:
         specs = selected.get(mode.name)
         if specs is None:
-            specs = discover_specs(root, mode.input_patterns)
+            specs = specs_of_mode(root, config, mode).specs
         for spec in specs:
             files = spec_files(mode, spec)
             owner = f"mode {mode.name!r} spec {spec.path}"

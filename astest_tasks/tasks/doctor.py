@@ -23,7 +23,7 @@ from typing import Any, TextIO
 from colorama import Fore, Style
 
 from astest_tasks.config.as_test_version import AsTestVersion, untested_version_warning
-from astest_tasks.config.discovery import discover_specs
+from astest_tasks.config.mode_specs import specs_of_mode
 from astest_tasks.config.project_config import (
     ModeSettings,
     ProjectConfig,
@@ -79,7 +79,8 @@ def diagnose(project_root: Path, config_path: str, requested_modes: Sequence[str
     modes = _selected_modes(config, requested_modes, checks) if config else []
     checks.extend(_check_packages(project_root, as_test, version, modes))
     for mode in modes:
-        checks.extend(_check_mode(project_root, config_path, mode))
+        assert config is not None  # modes come from a config
+        checks.extend(_check_mode(project_root, config_path, config, mode))
     checks.append(_check_doit_backend(project_root))
     return checks
 
@@ -293,7 +294,9 @@ def _compiler_check(version: AsTestVersion, asc_version: str, as_test_text: str)
     return Check(Level.OK, "npm", f"assemblyscript {asc_version} works with as-test {version}")
 
 
-def _check_mode(project_root: Path, config_path: str, mode: ModeSettings) -> list[Check]:
+def _check_mode(
+    project_root: Path, config_path: str, config: ProjectConfig, mode: ModeSettings
+) -> list[Check]:
     scope = f"mode {mode.name}"
     checks = [Check(Level.OK, scope, f"target {mode.target}, output {mode.out_dir}")]
     field = f"{config_path}: runOptions.runtime.cmd"
@@ -309,10 +312,14 @@ def _check_mode(project_root: Path, config_path: str, mode: ModeSettings) -> lis
         checks.extend(_external_checks(project_root, scope, runtime))
     elif isinstance(runtime, BrowserRuntime):
         checks.extend(_browser_checks(scope, runtime))
-    specs = discover_specs(project_root, mode.input_patterns)
-    patterns = ", ".join(mode.input_patterns)
-    if specs:
-        checks.append(Check(Level.OK, scope, f"input {patterns} matches {len(specs)} spec(s)"))
+    found = specs_of_mode(project_root, config, mode)
+    patterns = ", ".join(
+        config.base.input_patterns if config.rules.modes_are_full_configs else mode.input_patterns
+    )
+    if found.specs or found.excluded:
+        left_out = f', {len(found.excluded)} left out by this mode\'s "!" patterns'
+        counted = f"matches {len(found.specs)} spec(s){left_out if found.excluded else ''}"
+        checks.append(Check(Level.OK, scope, f"input {patterns} {counted}"))
     else:
         checks.append(
             Check(

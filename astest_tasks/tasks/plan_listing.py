@@ -29,6 +29,7 @@ from astest_tasks.config.coverage_switch import with_coverage
 from astest_tasks.config.discovery import Spec, discover_specs
 from astest_tasks.config.feature_switches import FeatureSwitches
 from astest_tasks.config.layout import spec_files
+from astest_tasks.config.mode_specs import Exclusion, specs_of_mode
 from astest_tasks.config.project_config import (
     ModeSettings,
     ProjectConfig,
@@ -120,16 +121,26 @@ def _mode_lines(plan: PlanInput) -> list[str]:
 
 
 def _file_lines(plan: PlanInput) -> list[str]:
-    specs_by_mode = {
-        mode.name: select_specs(
-            discover_specs(plan.root, mode.input_patterns), plan.spec_selectors, mode.name
+    found = {
+        mode.name: specs_of_mode(
+            plan.root, plan.config, mode, base_exclusions=not plan.spec_selectors
         )
         for mode in plan.selected
     }
-    every = sorted({spec.path for specs in specs_by_mode.values() for spec in specs})
+    specs_by_mode = {
+        name: select_specs(specs.specs, plan.spec_selectors, name) for name, specs in found.items()
+    }
+    excluded_by_mode = {
+        name: [e for e in specs.excluded if select_specs([e.spec], plan.spec_selectors, name)]
+        for name, specs in found.items()
+    }
+    every = sorted(
+        {spec.path for specs in specs_by_mode.values() for spec in specs}
+        | {e.spec.path for excluded in excluded_by_mode.values() for e in excluded}
+    )
     lines = ["Resolved files:", *(f"  - {path}" for path in every), ""]
     for mode in plan.selected:
-        lines += _mode_plan(plan, mode, specs_by_mode[mode.name])
+        lines += _mode_plan(plan, mode, specs_by_mode[mode.name], excluded_by_mode[mode.name])
     return lines
 
 
@@ -159,7 +170,12 @@ def _fuzz_lines(plan: PlanInput) -> list[str]:
     return lines
 
 
-def _mode_plan(plan: PlanInput, mode: ModeSettings, specs: Sequence[Spec]) -> list[str]:
+def _mode_plan(
+    plan: PlanInput,
+    mode: ModeSettings,
+    specs: Sequence[Spec],
+    excluded: Sequence[Exclusion] = (),
+) -> list[str]:
     browser = plan.browser or os.environ.get("BROWSER") or mode.browser
     runtime = resolve_runtime(
         mode.runtime_cmd, mode.target, plan.root, f"mode {mode.name}: runtime", browser
@@ -180,6 +196,9 @@ def _mode_plan(plan: PlanInput, mode: ModeSettings, specs: Sequence[Spec]) -> li
     for spec in specs:
         files = spec_files(mode, spec)
         lines.append(f"    - {files.wasm}  ({_last_result(plan.root / files.result)})")
+    for exclusion in excluded:
+        wasm = spec_files(mode, exclusion.spec).wasm
+        lines.append(f'    - {wasm}  (excluded by "{exclusion.pattern}": not built or run)')
     return [*lines, ""]
 
 

@@ -1,0 +1,87 @@
+"""``!`` patterns in ``input``: which spec files they take out, by as-test's own two rules.
+
+as-test never wrote a matcher of its own for these; it leans on two npm packages, and their
+rules differ, so a pattern can exclude a spec in one place and not in the other:
+
+- **The base config's ``input``** (as-test 1.5.2+, ``resolveSpecFiles`` in ``cli/selectors.ts``):
+  the ``!`` patterns become the ``ignore`` option of the ``glob`` package. A spec is left out when
+  its project-relative path (or that path with a ``/`` after it) matches, with ``dot: true``,
+  leading ``./`` parts of the pattern dropped, no negation and no comments; an absolute pattern
+  is held against the absolute path. A pattern without a slash (``!03-*``) names only files at
+  the project root, so it excludes no spec under ``assembly/``.
+- **A mode's own ``!`` patterns** (as-test 1.5.0+, the "mode-level exclusion" at the top of
+  ``run()`` in ``cli/commands/run-core.ts``): those in the mode's ``input`` that the base config's
+  ``input`` does not also hold are held against the same relative path by ``minimatch`` with
+  ``dot: true, matchBase: true``: a pattern without a slash matches the file's name in any
+  folder (``!03-*`` does exclude ``assembly/__tests__/03-c.spec.ts`` here), ``./`` is *not*
+  dropped (``!./assembly/...`` excludes nothing), a second ``!`` negates, and a pattern starting
+  with ``#`` is a comment that matches nothing.
+
+Both are case-sensitive, as the npm packages are on Linux; ``glob`` folds case on macOS and
+Windows, and so do we there. The matching itself is wcmatch's, which speaks the same dialect as
+minimatch (globstar, braces, extglobs, classes); ``tests/integration/test_input_exclusions.py``
+holds it against the real ``glob`` and ``minimatch`` as-test 1.8 installs.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import sys
+from collections.abc import Sequence
+
+from wcmatch import glob as wc
+
+EXCLUSION_PREFIX = "!"
+
+_FLAGS = wc.GLOBSTAR | wc.BRACE | wc.EXTGLOB | wc.DOTGLOB | wc.FORCEUNIX
+# glob's default `nocase` is true on macOS and Windows; minimatch's is false everywhere.
+_GLOB_CASE = wc.IGNORECASE if sys.platform in ("darwin", "win32") else wc.CASE
+
+
+def is_exclusion(pattern: str) -> bool:
+    return pattern.startswith(EXCLUSION_PREFIX)
+
+
+def includes_of(patterns: Sequence[str]) -> tuple[str, ...]:
+    return tuple(pattern for pattern in patterns if not is_exclusion(pattern))
+
+
+def exclusions_of(patterns: Sequence[str]) -> tuple[str, ...]:
+    return tuple(pattern for pattern in patterns if is_exclusion(pattern))
+
+
+def mode_only_exclusions(base: Sequence[str], mode: Sequence[str]) -> tuple[str, ...]:
+    """The ``!`` patterns of a mode's ``input`` that the base ``input`` does not hold."""
+    inherited = set(exclusions_of(base))
+    return tuple(pattern for pattern in exclusions_of(mode) if pattern not in inherited)
+
+
+def glob_ignores(relative_path: str, absolute_path: str, exclusion: str) -> bool:
+    """Whether the base config's ``exclusion`` (with its ``!``) leaves this spec out: the
+    ``glob`` package's ``ignore`` rule (its ``Ignore`` class, ``dist/esm/ignore.js``)."""
+    pattern = exclusion[len(EXCLUSION_PREFIX) :]
+    while pattern.startswith("./"):  # glob drops leading "." parts of an ignore pattern
+        pattern = pattern[2:]
+    if not pattern:
+        return False
+    subject = absolute_path if posixpath.isabs(pattern) else relative_path
+    flags = _FLAGS | _GLOB_CASE
+    return wc.globmatch(subject, pattern, flags=flags) or wc.globmatch(
+        subject + "/", pattern, flags=flags
+    )
+
+
+def minimatch_excludes(relative_path: str, exclusion: str) -> bool:
+    """Whether a mode's ``exclusion`` (with its ``!``) leaves this spec out of that mode:
+    ``minimatch(rel, pattern, { dot: true, matchBase: true })``."""
+    pattern = exclusion[len(EXCLUSION_PREFIX) :]
+    if pattern.startswith("#") or not pattern:
+        return False  # a comment, or an empty pattern, which matches only an empty path
+    negated = False
+    while pattern.startswith("!"):
+        negated = not negated
+        pattern = pattern[1:]
+    if "/" not in pattern:
+        pattern = "**/" + pattern  # matchBase: a slashless pattern matches a name anywhere
+    matched = bool(pattern) and wc.globmatch(relative_path, pattern, flags=_FLAGS | wc.CASE)
+    return matched != negated
