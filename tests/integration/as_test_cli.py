@@ -84,18 +84,27 @@ def run_as_test_per_file(
     """as-test 1.8 only: one ``ast test <specs...>`` in every mode of the project's config, in a
     copy of ``project_root``; (spec, mode) -> that file's run as its own log tells it. The exit
     code of each is what ``ast test <spec> --mode <mode>`` exits with for that verdict."""
-    assert toolchain.is_1_8, "as-test 1.0.7 writes no log per spec"
-    copy = _scratch_copy(project_root, f"ast-{toolchain.id}-per-file", toolchain, scratch)
+    assert toolchain.is_1_8, "as-test 1.0.7 blurs one spec's numbers with another's"
+    return run_as_test_logged(project_root, ["test", *specs], toolchain, scratch)[1]
+
+
+def run_as_test_logged(
+    project_root: Path, args: list[str], toolchain: Toolchain, scratch: Path
+) -> tuple[AsTestRun, dict[tuple[str, str], AsTestRun]]:
+    """``ast <args>`` on a copy of ``project_root``: the whole run, and (spec, mode) -> each
+    file's run as the readable log as-test wrote for it tells it (1.0.7 and 1.8 write one)."""
+    name = f"ast-{toolchain.id}-logged-{'_'.join(args).replace('/', '_')[:80]}"
+    copy = _scratch_copy(project_root, name, toolchain, scratch)
     logs = copy / ".as-test" / "logs"
     shutil.rmtree(logs, ignore_errors=True)  # ours, in the same format: only as-test's may count
-    whole = _run(copy, ["test", *specs], toolchain, "", "", "npx ast test " + " ".join(specs))
+    whole = _run(copy, args, toolchain, "", "", "npx ast " + " ".join(args))
     found: dict[tuple[str, str], AsTestRun] = {}
     for (spec, mode), log in read_spec_logs(logs).items():
         shown = f"{whole.command}, its log {log.path.relative_to(copy)}"
         exit_code = int(log.verdict == "FAIL")
         found[(spec, mode)] = AsTestRun(spec, mode, shown, exit_code, log.totals, log.text)
     assert found, f"{whole.command} wrote no logs:\n{whole.output[-1500:]}"
-    return found
+    return whole, found
 
 
 @dataclass(frozen=True)
