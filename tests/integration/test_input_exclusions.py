@@ -20,6 +20,7 @@ import pytest
 from astest_tasks.config.input_exclusions import glob_ignores, minimatch_excludes
 from tests.integration.as_test_cli import run_as_test_logged
 from tests.integration.conftest import ANSI, Project, copy_project, require_toolchain
+from tests.integration.test_changed import commit_all, git, git_environment
 from tests.integration.toolchains import AS_TEST_1_8, Toolchain
 
 pytestmark = pytest.mark.integration
@@ -176,3 +177,30 @@ def test_both_matchers_judge_as_the_npm_packages_do(tmp_path: Path) -> None:
         by_mode = [path for path in PATHS if minimatch_excludes(path, pattern)]
         assert ignored == expected[pattern]["glob"], f"glob ignore of {pattern!r}"
         assert by_mode == expected[pattern]["minimatch"], f"minimatch of {pattern!r}"
+
+
+@pytest.mark.toolchains("1.8.0")
+def test_shards_and_changed_never_pick_an_excluded_spec(
+    tmp_path: Path, toolchain: Toolchain
+) -> None:
+    project = exclusions_project(tmp_path, toolchain)
+    run = project.doit()
+    whole = set(project.verdicts())
+    assert run.exit_code == 1 and len(whole) == 5, run.stdout
+    sharded: set[tuple[str, str]] = set()
+    for index in (1, 2):
+        assert project.doit("astest", f"--shard={index}/2").exit_code in (0, 1)
+        report = project.root / f".as-test/shards/{index}-of-2/report.json"
+        specs = json.loads(report.read_text())["specs"]
+        sharded |= {(entry["spec_id"], entry["mode"]) for entry in specs}
+    assert sharded == whole
+
+    (project.root / ".gitignore").write_text("node_modules\n.doit.db*\n.as-test/\n")
+    git(project, "init", "-q")
+    commit_all(project, "the exclusions fixture")
+    for spec in ("02-excluded", "03-not-in-wasi"):
+        path = project.root / f"assembly/__tests__/{spec}.spec.ts"
+        path.write_text(path.read_text() + "// edited\n")
+    edited = project.doit("astest", "--changed=HEAD", env=git_environment(project))
+    ran = sorted(t for t in edited.executed if t.startswith("astest:run:"))
+    assert ran == ["astest:run:bindings:03-not-in-wasi"], edited.stdout
