@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,20 @@ def test_init_of_another_folder_says_to_go_there_first(
     monkeypatch.chdir(tmp_path / "here")
     assert main(["init", "."]) == 0
     assert capsys.readouterr().out.endswith("\nnext: npm install, then doit\n")
+
+
+def test_both_commands_print_the_installed_version(tmp_path: Path) -> None:
+    installed = version("astest-tasks")
+    (tmp_path / "dodo.py").write_text("from astest_tasks import task_astest  # noqa: F401\n")
+    for argv in (["-m", "astest_tasks", "--version"], ["-m", "doit", "astest", "--version"]):
+        done = subprocess.run(
+            [sys.executable, *argv],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"astest-tasks {installed}" in done.stdout.splitlines(), done.stdout

@@ -116,3 +116,18 @@ def test_every_folder_of_tests_is_collected() -> None:
         if any(fnmatch.fnmatch(part, pattern) for part in folder.parts for pattern in skipped)
     )
     assert unseen == [], f"pytest skips these test folders: {unseen}"
+
+
+def test_pre_commit_runs_the_checks_this_suite_runs() -> None:
+    text = (REPO / ".pre-commit-config.yaml").read_text()
+    entries = [line.split("entry:", 1)[1] for line in text.splitlines() if "entry:" in line]
+    for check in ("-m ruff check", "-m ruff format --check", "-m mypy"):
+        assert any(check in entry for entry in entries), f"no pre-commit hook runs {check}"
+
+
+def test_pytest_runs_strict() -> None:
+    settings = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]
+    options = settings["ini_options"]
+    assert {"--strict-markers", "--strict-config"} <= set(options["addopts"].split())
+    assert options["xfail_strict"] is True
+    assert options["filterwarnings"][0] == "error"

@@ -20,6 +20,7 @@ from doit import task_params
 from doit.exceptions import InvalidDodoFile, InvalidTask
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.version import __version__
 from astest_tasks.tasks.creator import create_tasks
 from astest_tasks.tasks.doctor import doctor_task, doctor_task_wanted
 from astest_tasks.tasks.doit_argv import doit_command
@@ -111,6 +112,9 @@ def make_astest_tasks(
         try:
             _check_option_placement(sys.argv[1:], pipeline, flags)
             options = TaskOptions.from_values(values)
+            if options.version:
+                yield plan_task(pipeline.basename, f"astest-tasks {__version__}\n", "version")
+                return
             listing = PlanRequest(options.list, options.list_modes, fuzz=options.fuzz)
             if listing.wanted:
                 plan = load_plan_input(

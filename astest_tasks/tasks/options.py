@@ -211,6 +211,11 @@ class TaskOptions:
     list_modes: bool = _option(
         False, "print the configured modes and which run by default, instead of running"
     )
+    # Not ASTEST_VERSION: a CI that pins the product's version in that variable would print
+    # the version instead of testing.
+    version: bool = _option(
+        False, "print astest-tasks' version instead of running", env_var="ASTEST_PRINT_VERSION"
+    )
     config: str = _option(
         DEFAULT_CONFIG, "path of the as-test config file [default: %(default)s]", short="c"
     )

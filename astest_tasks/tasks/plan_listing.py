@@ -212,11 +212,12 @@ def _last_result(path: Path) -> str:
     return f"last: {word}, runs again"
 
 
-def plan_task(basename: str, text: str) -> dict[str, Any]:
+def plan_task(basename: str, text: str, name: str = "plan") -> dict[str, Any]:
+    """A task that prints ``text`` (the plan, or with ``name="version"`` the version)."""
     return {
         "basename": basename,
-        "name": "plan",
-        "doc": "print what a run would build and run (--list / --list-modes); runs nothing",
+        "name": name,
+        "doc": f"print {name} (--list / --list-modes / --version); runs nothing",
         "actions": [(print_plan, [text])],
         "uptodate": [False],
         "verbosity": 2,
