@@ -149,6 +149,8 @@ class RunHelper:
         except Exception:  # an answer that does not unpickle: trust nothing after it
             self._process.kill()
         finally:
+            with contextlib.suppress(OSError):
+                stdout.close()  # this thread is its only reader
             with self._lock:
                 self._alive = False
                 orphans = list(self._waiting.values())
