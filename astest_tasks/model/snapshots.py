@@ -361,11 +361,28 @@ class SnapshotVerdict(Enum):
 
 
 class SnapshotUpdate(Enum):
-    """What a run may write: as-test's --create-snapshots and --overwrite-snapshots."""
+    """What a run may write: as-test's --create-snapshots and --overwrite-snapshots, which are
+    two independent switches there (``snapshot-store.ts``), so each pair has a member."""
 
     NONE = ""
-    CREATE = "create"  # store missing entries
-    OVERWRITE = "overwrite"  # store missing entries and replace mismatching ones
+    CREATE = "create"  # store missing entries (--create-snapshots)
+    OVERWRITE = "overwrite"  # store missing entries and replace mismatching ones (both)
+    REPLACE = "replace"  # replace mismatching entries; a missing one still fails (--overwrite-…)
+
+    @property
+    def creates(self) -> bool:
+        return self in (SnapshotUpdate.CREATE, SnapshotUpdate.OVERWRITE)
+
+    @property
+    def replaces(self) -> bool:
+        return self in (SnapshotUpdate.OVERWRITE, SnapshotUpdate.REPLACE)
+
+    @classmethod
+    def from_switches(cls, create: bool, overwrite: bool) -> SnapshotUpdate:
+        """as-test's ``--create-snapshots`` and ``--overwrite-snapshots`` as one value."""
+        if create and overwrite:
+            return cls.OVERWRITE
+        return cls.CREATE if create else cls.REPLACE if overwrite else cls.NONE
 
     @classmethod
     def parse(cls, text: str) -> SnapshotUpdate:
@@ -375,8 +392,9 @@ class SnapshotUpdate(Enum):
                 return member
         raise UserError(
             f"unknown snapshot update {text!r}; fix: use `--update-snapshots=create` (write "
-            "missing snapshots) or `--update-snapshots=overwrite` (also replace mismatching "
-            "ones), or ASTEST_UPDATE_SNAPSHOTS=create|overwrite"
+            "missing snapshots), `--update-snapshots=overwrite` (also replace mismatching "
+            "ones) or `--update-snapshots=replace` (only replace mismatching ones), or "
+            "ASTEST_UPDATE_SNAPSHOTS=create|overwrite|replace"
         )
 
 
@@ -548,11 +566,11 @@ class SnapshotStore:
         if self.disabled:
             return SnapshotAnswer(True, actual, SnapshotVerdict.DISABLED, canonical)
         stored = self.entries.get(canonical)
-        if stored is None and self.update is not SnapshotUpdate.NONE:
+        if stored is None and self.update.creates:
             self.entries[canonical] = actual
             self.created += 1
             return SnapshotAnswer(True, actual, SnapshotVerdict.CREATED, canonical)
-        if stored is not None and stored != actual and self.update is SnapshotUpdate.OVERWRITE:
+        if stored is not None and stored != actual and self.update.replaces:
             self.entries[canonical] = actual
             self.updated += 1
             return SnapshotAnswer(True, actual, SnapshotVerdict.UPDATED, canonical)

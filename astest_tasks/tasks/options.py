@@ -134,8 +134,17 @@ class TaskOptions:
     update_snapshots: SnapshotUpdate = _option(  # noqa: RUF009 (a dataclasses.field)
         "",
         "write snapshots while running: `create` stores missing ones, `overwrite` also "
-        "replaces mismatching ones (as-test's --create-snapshots / --overwrite-snapshots)",
+        "replaces mismatching ones, `replace` only replaces mismatching ones",
         parse=SnapshotUpdate.parse,
+    )
+    # as-test's own spellings of update_snapshots, two independent switches as in as-test.
+    create_snapshots: bool = _option(
+        False, "as-test's --create-snapshots: store missing snapshots (`--update-snapshots=create`)"
+    )
+    overwrite_snapshots: bool = _option(
+        False,
+        "as-test's --overwrite-snapshots: replace mismatching snapshots; with "
+        "--create-snapshots also store missing ones (`--update-snapshots=overwrite`)",
     )
     no_snapshot: bool = _option(
         False,
@@ -226,6 +235,15 @@ class TaskOptions:
     run_coverage: bool | None = field(init=False, repr=False, compare=False)  # None: the config
 
     def __post_init__(self) -> None:
+        aliased = SnapshotUpdate.from_switches(self.create_snapshots, self.overwrite_snapshots)
+        if aliased is not SnapshotUpdate.NONE:
+            if self.update_snapshots not in (SnapshotUpdate.NONE, aliased):
+                raise UserError(
+                    f"--update-snapshots={self.update_snapshots.value} with as-test's "
+                    "--create-snapshots/--overwrite-snapshots ask for different updates; fix: "
+                    "give one of the two spellings"
+                )
+            object.__setattr__(self, "update_snapshots", aliased)  # one value from here on
         features = FeatureSwitches.parse(self.enable, self.disable)
         switches = RunSwitches.parse(
             self.no_snapshot, self.show_coverage, self.browser, self.update_snapshots

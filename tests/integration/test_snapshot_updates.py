@@ -7,6 +7,8 @@ import json
 import os
 import signal
 import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -198,3 +200,34 @@ def test_wrote_snapshot_is_said_on_the_run_that_wrote_and_not_on_the_cached_ones
     assert not [task for task in cached.executed if task.startswith("astest:run:")]
     assert "(cached)" in cached.stdout
     assert "wrote" not in cached.stdout, "only the run that wrote the file says so"
+
+
+def test_as_tests_own_snapshot_flags_through_doit_and_the_astest_command(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    """--overwrite-snapshots replaces a mismatching entry and leaves a missing one failing;
+    --create-snapshots stores the missing one: as-test's two switches (snapshot-store.ts)."""
+    project = fresh_project("passing")
+    snap_only(project)
+    snap = project.root / SNAP_FILE
+    entries = snap.read_text().split("\n\n")
+    dropped = next(entry for entry in entries if "labelled" not in entry and "===" in entry)
+    kept = [entry for entry in entries if entry is not dropped]
+    snap.write_text("\n\n".join(kept).replace('"count=2"', '"count=99"'))
+
+    replaced = project.doit("astest", "--overwrite-snapshots")
+    assert replaced.exit_code == 1, "a missing entry still fails without --create-snapshots"
+    assert '"count=2"' in snap.read_text() and dropped not in snap.read_text()
+
+    created = subprocess.run(
+        [sys.executable, "-m", "astest_tasks", "--create-snapshots"],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert created.returncode == 0, created.stdout + created.stderr
+    assert dropped.strip() in snap.read_text()
+    assert project.doit().exit_code == 0

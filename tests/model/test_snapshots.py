@@ -381,6 +381,20 @@ def test_overwrite_replaces_mismatching_entries(store: SnapshotStore, tmp_path: 
     assert SnapshotStore.load(tmp_path, SPEC_PATH, SNAPSHOT_DIR).entries[key] == "43"
 
 
+def test_replace_alone_rewrites_mismatches_and_still_fails_missing_entries(
+    store: SnapshotStore, tmp_path: Path
+) -> None:
+    """as-test's --overwrite-snapshots without --create-snapshots (snapshot-store.ts)."""
+    store.update = SnapshotUpdate.REPLACE
+    key = f"{SPEC}::Snapshot support > named snapshot [named]"
+    assert store.assert_snapshot(key, "43").verdict is SnapshotVerdict.UPDATED
+    missing = store.assert_snapshot(f"{SPEC}::Snapshot support > brand new", '"x"')
+    assert (missing.ok, missing.verdict) == (False, SnapshotVerdict.MISSING)
+    assert store.save_if_updated()
+    reloaded = SnapshotStore.load(tmp_path, SPEC_PATH, SNAPSHOT_DIR).entries
+    assert reloaded[key] == "43" and f"{SPEC}::Snapshot support > brand new" not in reloaded
+
+
 def test_a_plain_run_never_writes(store: SnapshotStore, tmp_path: Path) -> None:
     before = (tmp_path / ".as-test/snapshots/snapshot.spec.snap").read_bytes()
     store.assert_snapshot(f"{SPEC}::Snapshot support > brand new", '"x"')
@@ -413,6 +427,7 @@ def test_entries_no_assertion_asked_for_are_obsolete(store: SnapshotStore) -> No
         ("none", SnapshotUpdate.NONE),
         ("create", SnapshotUpdate.CREATE),
         (" Overwrite ", SnapshotUpdate.OVERWRITE),
+        ("replace", SnapshotUpdate.REPLACE),
     ],
 )
 def test_update_parameter_values(text: str, update: SnapshotUpdate) -> None:

@@ -35,6 +35,8 @@ BEFORE_THE_RECORD: list[tuple[str, str, type, str | bool, str]] = [
     ("suite", "", str, "", "ASTEST_SUITE"),
     ("changed", "", str, "", "ASTEST_CHANGED"),
     ("update_snapshots", "", str, "", "ASTEST_UPDATE_SNAPSHOTS"),
+    ("create_snapshots", "", bool, False, "ASTEST_CREATE_SNAPSHOTS"),
+    ("overwrite_snapshots", "", bool, False, "ASTEST_OVERWRITE_SNAPSHOTS"),
     ("no_snapshot", "", bool, False, "ASTEST_NO_SNAPSHOT"),
     ("show_coverage", "", str, "", "ASTEST_SHOW_COVERAGE"),
     ("browser", "", str, "", "ASTEST_BROWSER"),
@@ -182,3 +184,17 @@ def test_a_bad_value_stops_the_record_with_its_one_line_error(
 def test_a_name_that_is_not_an_option_is_a_programming_error() -> None:
     with pytest.raises(TypeError, match="not options of the astest tasks: timeout_s"):
         TaskOptions.from_values({"timeout_s": "3"})
+
+
+def test_as_tests_snapshot_switches_are_the_update_they_spell() -> None:
+    def update(**values: object) -> SnapshotUpdate:
+        return TaskOptions.from_values(values).update_snapshots
+
+    assert update(create_snapshots=True) is SnapshotUpdate.CREATE
+    assert update(overwrite_snapshots=True) is SnapshotUpdate.REPLACE
+    assert update(create_snapshots=True, overwrite_snapshots=True) is SnapshotUpdate.OVERWRITE
+    assert update(create_snapshots=True, update_snapshots="create") is SnapshotUpdate.CREATE
+    with pytest.raises(UserError, match="ask for different updates; fix: "):
+        update(overwrite_snapshots=True, update_snapshots="create")
+    with pytest.raises(UserError, match="--no-snapshot with --update-snapshots=create"):
+        update(create_snapshots=True, no_snapshot=True)
