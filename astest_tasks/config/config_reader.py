@@ -334,7 +334,8 @@ def _fuzz(obj: ConfigObject) -> JsonObject:
 
 
 def check_fuzz(obj: ConfigObject) -> None:
-    """The fuzz section's campaign settings (``FuzzSettings`` takes them from the base config)."""
+    """The fuzz section's keys; a mode's merge with the base's key by key (as-test 1.0.14's
+    mergeFuzzConfig), and the readers below take the campaign settings."""
     fuzz, field = _fuzz(obj), obj.field("fuzz")
     _read_input(obj.source, fuzz.get("input"), f"{field}.input")
     _check_number(obj.source, fuzz.get("runs"), f"{field}.runs", allow_zero=False)
@@ -343,6 +344,20 @@ def check_fuzz(obj: ConfigObject) -> None:
     _check_number(obj.source, maximum, f"{field}.maxInputBytes", allow_zero=False)
     _check_choice(obj.source, fuzz.get("target"), f"{field}.target", ("bindings",))
     _read_path(obj.source, fuzz.get("corpusDir"), f"{field}.corpusDir")
+
+
+def read_fuzz_input(obj: ConfigObject) -> tuple[str, ...] | None:
+    return _read_input(obj.source, _fuzz(obj).get("input"), obj.field("fuzz.input"))
+
+
+def read_fuzz_runs(obj: ConfigObject) -> int | None:
+    runs = _fuzz(obj).get("runs")  # checked by check_fuzz: a positive number
+    return max(1, round(runs)) if isinstance(runs, int | float) else None
+
+
+def read_fuzz_seed(obj: ConfigObject) -> int | None:
+    seed = _fuzz(obj).get("seed")  # checked by check_fuzz; absent: each campaign draws one
+    return int(seed) if isinstance(seed, int | float) and not isinstance(seed, bool) else None
 
 
 def read_crash_dir(obj: ConfigObject) -> str | None:

@@ -147,6 +147,11 @@ BUILD_CMD = Key[str]("buildOptions.cmd", "", read.read_build_cmd)
 BUILD_ARGS = Key[tuple[str, ...]]("buildOptions.args", (), read.read_build_args, args_of_mode)
 TARGET = Key[Target]("buildOptions.target", "wasi", read.read_target)
 BUILD_ENV = Key[dict[str, str]]("buildOptions.env", {}, read.read_build_env, env_of_mode)
+FUZZ_INPUT = Key[tuple[str, ...]](
+    "fuzz.input", ("./assembly/__fuzz__/*.fuzz.ts",), read.read_fuzz_input
+)
+FUZZ_RUNS = Key[int]("fuzz.runs", 1000, read.read_fuzz_runs)
+FUZZ_SEED = Key[int | None]("fuzz.seed", None, read.read_fuzz_seed)  # None: a random one
 CRASH_DIR = Key[str](
     "fuzz.crashDir", "./.as-test/crashes", read.read_crash_dir, folder=Folder(shared=True)
 )
@@ -178,6 +183,9 @@ READ_ORDER: tuple[Key[Any] | Check, ...] = (
     TARGET,
     BUILD_ENV,
     Check(read.check_fuzz),
+    FUZZ_INPUT,
+    FUZZ_RUNS,
+    FUZZ_SEED,
     CRASH_DIR,
     RUNTIME_CMD,
     BROWSER,

@@ -85,6 +85,21 @@ def from_key(
 
 
 @dataclass(frozen=True)
+class FuzzSettings:
+    """One mode's ``fuzz`` campaign settings (as-test 1.0.7's defaults); see
+    ``ModeSettings.fuzz``.
+
+    ``seed`` is None unless the config pins one: a campaign then draws a random seed, as
+    as-test 1.1.0 does (1.0.7 fell back to 1337, so every campaign tried the same inputs).
+    """
+
+    input_patterns: tuple[str, ...] = ("./assembly/__fuzz__/*.fuzz.ts",)
+    runs: int = 1000
+    seed: int | None = None
+    explicit_input: bool = False  # the config names the files: finding none is worth a warning
+
+
+@dataclass(frozen=True)
 class ModeSettings:
     """Everything needed to build and run the specs of one mode, already merged and suffixed."""
 
@@ -122,6 +137,21 @@ class ModeSettings:
     features: tuple[str, ...] = field(
         default=(), metadata=from_key(keys.FEATURES, build_key="features")
     )
+    # The fuzz campaigns of this mode: a mode's "fuzz" keys replace the base's one by one.
+    fuzz_input: tuple[str, ...] = field(
+        default=keys.FUZZ_INPUT.default, metadata=from_key(keys.FUZZ_INPUT)
+    )
+    fuzz_runs: int = field(default=keys.FUZZ_RUNS.default, metadata=from_key(keys.FUZZ_RUNS))
+    fuzz_seed: int | None = field(default=None, metadata=from_key(keys.FUZZ_SEED))
+
+    @property
+    def fuzz(self) -> FuzzSettings:
+        return FuzzSettings(
+            input_patterns=self.fuzz_input,
+            runs=self.fuzz_runs,
+            seed=self.fuzz_seed,
+            explicit_input=self.fuzz_input != keys.FUZZ_INPUT.default,
+        )
 
     def build_key_part(self) -> dict[str, object]:
         """The settings a build depends on, as the build's cache key holds them."""
@@ -142,30 +172,20 @@ def _plain_json(value: object) -> object:
 
 
 @dataclass(frozen=True)
-class FuzzSettings:
-    """The config's ``fuzz`` block (as-test 1.0.7's defaults), shared by every mode.
-
-    ``seed`` is None unless the config pins one: a campaign then draws a random seed, as
-    as-test 1.1.0 does (1.0.7 fell back to 1337, so every campaign tried the same inputs).
-    """
-
-    input_patterns: tuple[str, ...] = ("./assembly/__fuzz__/*.fuzz.ts",)
-    runs: int = 1000
-    seed: int | None = None
-    explicit_input: bool = False  # the config names the files: finding none is worth a warning
-
-
-@dataclass(frozen=True)
 class ProjectConfig:
     path: Path
     exists: bool
     base: ModeSettings
     modes: Mapping[str, ModeSettings]
     warnings: tuple[str, ...]
-    fuzz: FuzzSettings = FuzzSettings()
     rules: AsTestRules = field(default_factory=lambda: AsTestRules.for_version(None))
     # The folder that holds the build folder: ".as-test" by default (report.json goes here).
     output_root: str = ".as-test"
+
+    @property
+    def fuzz(self) -> FuzzSettings:
+        """The base config's fuzz settings (each mode's are ``ModeSettings.fuzz``)."""
+        return self.base.fuzz
 
 
 # --------------------------------------------------------------------------------------------
@@ -205,13 +225,12 @@ def load_config(
     }
     base_folders = folders(base_values, DEFAULT_MODE_NAME, base_values, None)
     base = _settings(DEFAULT_MODE_NAME, base_folders, rules)
-    fuzz = _fuzz_settings(raw.get("fuzz"))
     source.warnings += input_warnings(
         source.display,
         rules,
         base.input_patterns,
         {name: mode.input_patterns for name, mode in modes.items()},
-        fuzz.input_patterns,
+        base.fuzz_input,
     )
     return ProjectConfig(
         path,
@@ -219,7 +238,6 @@ def load_config(
         base,
         modes,
         tuple(source.warnings),
-        fuzz,
         rules,
         _output_root(base_values),
     )
@@ -295,20 +313,3 @@ def _settings(name: str, values: Values, rules: AsTestRules) -> ModeSettings:
 def _output_root(base: Values) -> str:
     """The folder that holds the base config's build folder (``outDir``'s parent)."""
     return posixpath.dirname(_normalise(base[keys.OUT_DIR])) or "."
-
-
-def _fuzz_settings(value: object) -> FuzzSettings:
-    """The base config's ``fuzz`` block, already checked by ``config_reader.check_fuzz``."""
-    if not isinstance(value, dict):
-        return FuzzSettings()
-    defaults = FuzzSettings()
-    patterns = value.get("input")
-    if isinstance(patterns, str):
-        patterns = [patterns]
-    runs, seed = value.get("runs"), value.get("seed")
-    return FuzzSettings(
-        input_patterns=tuple(patterns) if isinstance(patterns, list) else defaults.input_patterns,
-        runs=max(1, round(runs)) if isinstance(runs, int | float) else defaults.runs,
-        seed=int(seed) if isinstance(seed, int | float) and not isinstance(seed, bool) else None,
-        explicit_input=patterns is not None,
-    )

@@ -335,7 +335,6 @@ def _fuzz_plan(
     }
     return fuzz_tasks(
         root,
-        config.fuzz,
         modes,
         toolchain,
         scan_cache,

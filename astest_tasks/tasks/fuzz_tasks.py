@@ -56,14 +56,22 @@ class FuzzOptions:
     seed: int
     seed_is_random: bool
     override: RunsOverride
+    seed_given: bool = False  # --fuzz-seed: it wins over every mode's fuzz.seed
 
     @classmethod
     def parse(cls, with_tests: bool, seed: str, runs: str, settings: FuzzSettings) -> FuzzOptions:
-        pinned = parse_seed(seed)
-        if pinned is None:
-            pinned = settings.seed
+        """``settings``: the base config's; ``seed_of`` gives a mode with a seed of its own."""
+        given = parse_seed(seed)
+        pinned = settings.seed if given is None else given
         chosen = random_seed() if pinned is None else pinned
-        return cls(with_tests, chosen, pinned is None, parse_runs_override(runs))
+        return cls(with_tests, chosen, pinned is None, parse_runs_override(runs), given is not None)
+
+    def seed_of(self, settings: FuzzSettings) -> tuple[int, bool]:
+        """A mode's seed and whether it was drawn: --fuzz-seed, else the mode's fuzz.seed,
+        else this call's (the base config's, or the one drawn for the call)."""
+        if self.seed_given or settings.seed is None:
+            return self.seed, self.seed_is_random
+        return settings.seed, False
 
 
 @dataclass(frozen=True)
@@ -115,7 +123,6 @@ def fuzz_mode(mode: ModeSettings) -> ModeSettings:
 
 def fuzz_tasks(
     root: Path,
-    settings: FuzzSettings,
     modes: Sequence[ModeSettings],
     toolchain: Toolchain,
     scan_cache: ImportScanCache,
@@ -126,9 +133,10 @@ def fuzz_tasks(
 ) -> FuzzPlan:
     plan = FuzzPlan(tasks=[], run_tasks=[], entries=[])
     group = fuzz_group(pipeline.basename)
-    files = discover_specs(root, settings.input_patterns, FUZZ_SUFFIX)
-    if not files:
-        if settings.explicit_input:
+    # as-test 1.0.14+: each mode fuzzes its own fuzz.input with its own runs and seed.
+    files_of = {mode.name: fuzz_targets(root, mode.fuzz) for mode in modes}
+    if not any(files_of.values()):
+        for settings in {mode.fuzz for mode in modes if mode.fuzz.explicit_input}:
             warn_once(
                 f"fuzz.input {list(settings.input_patterns)} matches no *.fuzz.ts file, so there "
                 "is nothing to fuzz; fix the pattern or add a fuzz target under it"
@@ -139,7 +147,8 @@ def fuzz_tasks(
     )
     for mode in modes:
         built_as = fuzz_mode(mode)
-        for target in files:
+        seed, seed_is_random = options.seed_of(mode.fuzz)
+        for target in files_of[mode.name]:
             paths = fuzz_files(mode, target)
             plan.tasks.append(
                 _build_task(root, built_as, target, paths, toolchain, scan_cache, pipeline)
@@ -156,9 +165,9 @@ def fuzz_tasks(
                 timeout_s=limits_of[mode.name].timeout_s,
                 memory_limit_mib=limits_of[mode.name].memory_mib,
                 output_limit_mib=limits_of[mode.name].output_mib,
-                runs=settings.runs,
-                seed=options.seed,
-                seed_is_random=options.seed_is_random,
+                runs=mode.fuzz_runs,
+                seed=seed,
+                seed_is_random=seed_is_random,
                 override_kind=int(options.override.kind),
                 override_value=options.override.value,
                 group=group,
@@ -186,6 +195,12 @@ def fuzz_tasks(
         }
     )
     return plan
+
+
+def fuzz_targets(root: Path, settings: FuzzSettings) -> list[Spec]:
+    """The fuzz files of one mode's ``fuzz.input`` (a "!" pattern there excludes nothing:
+    as-test's fuzz command globs without exclusions, and config/input_warnings.py says so)."""
+    return discover_specs(root, settings.input_patterns, FUZZ_SUFFIX)
 
 
 def fuzz_files(mode: ModeSettings, target: Spec) -> dict[str, str]:

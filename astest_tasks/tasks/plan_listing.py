@@ -26,7 +26,7 @@ from typing import Any
 from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.as_test_version import installed_version
 from astest_tasks.config.coverage_switch import with_coverage
-from astest_tasks.config.discovery import Spec, discover_specs
+from astest_tasks.config.discovery import Spec
 from astest_tasks.config.feature_switches import FeatureSwitches
 from astest_tasks.config.layout import spec_files
 from astest_tasks.config.mode_specs import Exclusion, specs_of_mode
@@ -40,7 +40,7 @@ from astest_tasks.config.project_config import (
 from astest_tasks.config.selection import select_specs
 from astest_tasks.model.results import Status, read_result
 from astest_tasks.run.runtime_command import resolve_runtime
-from astest_tasks.tasks.fuzz_tasks import FUZZ_SUFFIX, fuzz_files, fuzz_mode
+from astest_tasks.tasks.fuzz_tasks import fuzz_files, fuzz_mode, fuzz_targets
 
 
 @dataclass(frozen=True)
@@ -145,16 +145,18 @@ def _file_lines(plan: PlanInput) -> list[str]:
 
 
 def _fuzz_lines(plan: PlanInput) -> list[str]:
-    """``ast fuzz --list``'s plan: fuzz builds are bindings builds, run in our process."""
-    settings = plan.config.fuzz
-    targets = discover_specs(plan.root, settings.input_patterns, FUZZ_SUFFIX)
+    """``ast fuzz --list``'s plan: fuzz builds are bindings builds, run in our process; each
+    mode fuzzes the targets of its own ``fuzz.input``."""
+    targets_of = {mode.name: fuzz_targets(plan.root, mode.fuzz) for mode in plan.selected}
+    inputs = sorted({pattern for mode in plan.selected for pattern in mode.fuzz.input_patterns})
+    every = sorted({target.path for targets in targets_of.values() for target in targets})
     lines = [
         "as-test fuzz plan",
-        f"inputs: {', '.join(settings.input_patterns)}",
+        f"inputs: {', '.join(inputs)}",
         "",
         "Fuzz files:",
-        *(f"  - {target.path}" for target in targets),
-        *([] if targets else ["  (none: nothing to fuzz)"]),
+        *(f"  - {path}" for path in every),
+        *([] if every else ["  (none: nothing to fuzz)"]),
         "",
     ]
     for mode in plan.selected:
@@ -163,8 +165,9 @@ def _fuzz_lines(plan: PlanInput) -> list[str]:
             f"Mode: {mode.name}",
             f"  target: {built.target}",
             f"  outDir: {built.out_dir}",
+            f"  fuzz runs: {mode.fuzz_runs}",
             "  artifacts:",
-            *(f"    - {fuzz_files(built, target)['wasm']}" for target in targets),
+            *(f"    - {fuzz_files(built, target)['wasm']}" for target in targets_of[mode.name]),
             "",
         ]
     return lines

@@ -1023,3 +1023,30 @@ def test_the_build_key_part_holds_every_setting_a_build_depends_on(tmp_path: Pat
         },
         "coverage": True,
     }
+
+
+def test_a_modes_fuzz_keys_replace_the_bases_one_by_one_also_from_a_file(
+    tmp_path: Path,
+) -> None:
+    write_json(tmp_path / "as-test.x.json", {"fuzz": {"input": ["./f/x.fuzz.ts"]}})
+    config = load(
+        tmp_path,
+        {
+            "fuzz": {"input": ["./f/base.fuzz.ts"], "runs": 30, "seed": 5},
+            "modes": {
+                "inline": {"fuzz": {"runs": 7, "seed": 9}},
+                "fromfile": "./as-test.x.json",
+                "inherits": {},
+            },
+        },
+        "1.8.0",
+    )
+    fuzz = {name: mode.fuzz for name, mode in config.modes.items()}
+    assert (fuzz["inline"].input_patterns, fuzz["inline"].runs, fuzz["inline"].seed) == (
+        ("./f/base.fuzz.ts",),
+        7,
+        9,
+    )
+    assert (fuzz["fromfile"].input_patterns, fuzz["fromfile"].runs) == (("./f/x.fuzz.ts",), 30)
+    assert fuzz["inherits"] == config.fuzz == config.base.fuzz
+    assert config.fuzz.explicit_input and config.fuzz.seed == 5

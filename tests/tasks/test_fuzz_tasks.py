@@ -43,3 +43,13 @@ def test_runs_and_seed_errors_are_user_errors() -> None:
         FuzzOptions.parse(False, "", "lots", FuzzSettings())
     with pytest.raises(UserError, match="--fuzz-seed"):
         FuzzOptions.parse(False, "x", "", FuzzSettings())
+
+
+def test_a_modes_own_seed_wins_over_the_bases_but_not_over_the_parameter() -> None:
+    base, own = FuzzSettings(seed=7), FuzzSettings(seed=9)
+    from_config = FuzzOptions.parse(False, "", "", base)
+    assert from_config.seed_of(own) == (9, False)
+    assert from_config.seed_of(base) == (7, False)
+    assert FuzzOptions.parse(False, "42", "", base).seed_of(own) == (42, False)
+    drawn = FuzzOptions.parse(False, "", "", FuzzSettings())
+    assert drawn.seed_of(FuzzSettings()) == (drawn.seed, True)
