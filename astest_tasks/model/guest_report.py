@@ -446,7 +446,7 @@ def _normalize_runtime_output(text: str) -> str:
 # Verdicts and counts
 
 
-_TEST_CASE_KINDS = frozenset({"test", "it", "only", "xtest", "xit", "xonly", "todo"})
+TEST_CASE_KINDS = frozenset({"test", "it", "only", "xtest", "xit", "xonly", "todo"})
 
 
 @dataclass
@@ -499,7 +499,7 @@ def _read_suite(suite: Suite, tally: _Tally, every_block_is_suite: bool) -> Verd
     for test in suite.tests:
         verdict = merge_verdicts(verdict, test.verdict)
         tally.add_test(test.verdict)
-    if not every_block_is_suite and suite.kind in _TEST_CASE_KINDS:
+    if not every_block_is_suite and suite.kind in TEST_CASE_KINDS:
         # An empty test case stands for one test; a "none" one is not counted at all.
         if not suite.suites and not suite.tests and verdict is not Verdict.NONE:
             tally.add_test(verdict)

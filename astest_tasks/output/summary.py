@@ -48,6 +48,7 @@ from astest_tasks.output.report_state import (
 )
 from astest_tasks.output.suite_filter import filter_result
 from astest_tasks.output.terminal import Palette, output_stream, use_colour
+from astest_tasks.output.test_name_filter import compile_test_name_pattern, skip_unmatched_tests
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class SummaryPlan:
     report_path: str
     entries: tuple[SummaryEntry, ...]
     suite_selectors: tuple[str, ...] = ()
+    test_name_pattern: str = ""  # --test-name-pattern: other tests count as skipped
     fuzz_entries: tuple[FuzzEntry, ...] = ()  # campaigns the run includes (--fuzz)
     coverage: tuple[CoverageTarget, ...] = ()  # the selected modes that have coverage on
     # (k, N, pairs) when this run is shard k of N, of a selection of `pairs` (mode, spec) pairs
@@ -89,6 +91,7 @@ class SummaryPlan:
             "report_path": self.report_path,
             "entries": [vars(entry) for entry in self.entries],
             "suite_selectors": list(self.suite_selectors),
+            "test_name_pattern": self.test_name_pattern,
             "fuzz_entries": [vars(entry) for entry in self.fuzz_entries],
             "coverage": [target.to_dict() for target in self.coverage],
             "shard": list(self.shard) if self.shard else None,
@@ -106,6 +109,7 @@ class SummaryPlan:
             report_path=str(data["report_path"]),
             entries=tuple(SummaryEntry(**entry) for entry in entries),
             suite_selectors=tuple(str(s) for s in _string_list(data.get("suite_selectors"))),
+            test_name_pattern=str(data.get("test_name_pattern") or ""),
             fuzz_entries=tuple(
                 FuzzEntry(**entry)  # type: ignore[arg-type]
                 for entry in _string_list(data.get("fuzz_entries"))
@@ -288,20 +292,29 @@ def load_summary(plan: SummaryPlan, session: str) -> list[Shown]:
 
 
 def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
-    """Every spec's result, cut down to the ``--suite`` selection when there is one."""
+    """Every spec's result, cut down to the ``--suite`` selection when there is one, with the
+    tests ``--test-name-pattern`` does not match counted as skipped (test_name_filter.py)."""
     root = Path(plan.project_root)
-    if not plan.suite_selectors:
+    pattern = compile_test_name_pattern(plan.test_name_pattern)
+    if not plan.suite_selectors and pattern is None:
         return [_load_stored(root, entry, session) for entry in plan.entries]
     loaded: list[LoadedSpec] = []
     for entry in plan.entries:
         item = _load(root, entry, session)
-        filtered = filter_result(item.result, plan.suite_selectors)
-        if filtered.problem:
-            who = SpecIdentity(entry.spec, entry.spec_id, entry.mode, entry.target)
-            problem = failure_result(who, session, Stage.RUN, filtered.problem, "", "")
-            loaded.append(LoadedSpec(Shown(result=problem, cached=item.cached), None, None))
-        elif filtered.result is not None:
-            loaded.append(LoadedSpec(Shown(result=filtered.result, cached=item.cached), None, None))
+        result: SpecResult | None = item.result
+        if plan.suite_selectors:
+            filtered = filter_result(item.result, plan.suite_selectors)
+            result = filtered.result
+            if filtered.problem:
+                who = SpecIdentity(entry.spec, entry.spec_id, entry.mode, entry.target)
+                result = failure_result(who, session, Stage.RUN, filtered.problem, "", "")
+        if result is None:
+            continue
+        if pattern is not None:
+            result = skip_unmatched_tests(result, pattern)
+        loaded.append(LoadedSpec(Shown(result=result, cached=item.cached), None, None))
+    if not plan.suite_selectors:
+        return loaded
     if not loaded:
         wanted = ", ".join(plan.suite_selectors)
         who = SpecIdentity("(all specs)", "--suite", "-", "-")

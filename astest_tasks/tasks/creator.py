@@ -240,6 +240,7 @@ def create_tasks(
         suite_pairs=suite_pairs,
         note=selection_note,
         show_coverage=switches.show_coverage,
+        test_name_pattern=options.test_name_pattern,
     )
 
 
@@ -591,6 +592,7 @@ def _summary_task(
     suite_pairs: int = 0,
     note: str = "",
     show_coverage: ShowCoverage = ShowCoverage.NONE,
+    test_name_pattern: str = "",
 ) -> dict[str, Any]:
     report_path = posixpath.join(pipeline.report_dir(config), "report.json")
     shard = pipeline.shard
@@ -599,6 +601,7 @@ def _summary_task(
         report_path=report_path,
         entries=tuple(entries),
         suite_selectors=tuple(suite_selectors),
+        test_name_pattern=test_name_pattern,
         fuzz_entries=tuple(fuzz_entries),
         coverage=tuple(coverage_targets),
         shard=(shard.index, shard.count, suite_pairs) if shard else None,

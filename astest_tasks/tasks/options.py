@@ -37,6 +37,7 @@ from astest_tasks.config.selection import split_selectors
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.output.test_name_filter import compile_test_name_pattern
 from astest_tasks.run.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT
 
 DEFAULT_CONFIG = "as-test.config.json"
@@ -76,6 +77,11 @@ def _option(
 
 def _names(text: str) -> tuple[str, ...]:
     return tuple(split_selectors(text))
+
+
+def _checked_test_name_pattern(text: str) -> str:
+    compile_test_name_pattern(text)  # a bad expression stops here, with its fix
+    return text
 
 
 def _strip(text: str) -> str:
@@ -122,6 +128,13 @@ class TaskOptions:
         "comma-separated suites to report, as as-test's --suite: a path of slugified "
         "descriptions (`parent/child`) or a bare leaf name; specs still run whole",
         parse=_names,
+    )
+    test_name_pattern: str = _option(
+        "",
+        "report only the tests whose full name (`describe > test`) matches this regular "
+        "expression, as jest's -t; the others count as skipped, and specs still run whole",
+        short="t",
+        parse=_checked_test_name_pattern,
     )
     changed: str = _option(
         "",

@@ -87,8 +87,9 @@ def test_an_option_after_a_task_name_is_refused_short_or_long(
 def test_the_shorthands_are_as_test_18s() -> None:
     shorts = {o["name"]: o.get("short") for o in make_astest_tasks().options if o.get("short")}
     # -c is also doit's (run --continue): after the task name (`doit astest -c ci.json`) doit
-    # reads it as the task's, and the astest command moves it there as --config.
-    assert shorts == {"mode": "m", "enable": "e", "config": "c"}
+    # reads it as the task's, and the astest command moves it there as --config. -t is jest's
+    # test-name filter, which as-test 1.8 lacks (its only other shorts: -h -p -v -w -y).
+    assert shorts == {"mode": "m", "enable": "e", "config": "c", "test_name_pattern": "t"}
 
 
 def test_the_creator_reads_the_options_once_and_passes_the_record_whole(

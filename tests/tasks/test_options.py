@@ -33,6 +33,7 @@ BEFORE_THE_RECORD: list[tuple[str, str, type, str | bool, str]] = [
     ("output_limit", "", str, "64", "ASTEST_OUTPUT_LIMIT"),
     ("spec", "", str, "", "ASTEST_SPEC"),
     ("suite", "", str, "", "ASTEST_SUITE"),
+    ("test_name_pattern", "t", str, "", "ASTEST_TEST_NAME_PATTERN"),
     ("changed", "", str, "", "ASTEST_CHANGED"),
     ("update_snapshots", "", str, "", "ASTEST_UPDATE_SNAPSHOTS"),
     ("create_snapshots", "", bool, False, "ASTEST_CREATE_SNAPSHOTS"),
