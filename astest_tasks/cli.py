@@ -24,7 +24,14 @@ OWN_COMMANDS = ("init", "merge", "doctor", "--version")
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments or arguments[0] not in OWN_COMMANDS:
+        from astest_tasks.commands.as_test_flags import from_as_test_flags
         from astest_tasks.commands.watch import run_watch, watch_arguments
+
+        try:
+            arguments = from_as_test_flags(arguments)
+        except UserError as exc:
+            print(f"ERROR: {exc}", file=sys.stderr)
+            return 3
 
         watched = watch_arguments(arguments)
         if watched is not None:
