@@ -9,12 +9,11 @@ combines shard reports; everything else is doit's command line with our tasks lo
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from astest_tasks.commands.scaffold import scaffold_project
+from astest_tasks.commands.scaffold import TARGETS
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.version import __version__
 
@@ -47,7 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         modes = [name for value in args.mode for name in value.split(",") if name.strip()]
         return run_doctor(Path.cwd(), args.config, modes, sys.stdout)
-    return _init(Path(args.directory), args.target)
+    from astest_tasks.commands.init_command import run_init
+
+    return run_init(args)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,12 +72,32 @@ def _parser() -> argparse.ArgumentParser:
             "runners in DIRECTORY. Existing files are left alone and listed as skipped."
         ),
     )
-    init.add_argument("directory", nargs="?", default=".", help="project folder [default: .]")
+    init.add_argument("directory", nargs="?", default=None, help="project folder [default: .]")
+    init.add_argument("--dir", help="project folder, as as-test 1.8's --dir (same as DIRECTORY)")
     init.add_argument(
         "--target",
-        choices=("wasi", "bindings"),
+        choices=TARGETS,
         default="wasi",
         help="build target of the generated config [default: wasi]",
+    )
+    init.add_argument(
+        "--example",
+        choices=("minimal", "full", "none"),
+        default="minimal",
+        help="the example spec: one short spec, a fuller one, or none [default: minimal]",
+    )
+    init.add_argument("--enable", default="", help="features to turn on: coverage")
+    init.add_argument("--disable", default="", help="features to leave off: coverage")
+    init.add_argument(
+        "--install", action="store_true", help="run `npm install` in the project afterwards"
+    )
+    init.add_argument(
+        "-y", "--yes", action="store_true", help="accepted: init never asks questions"
+    )
+    init.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the files init manages instead of skipping existing ones",
     )
     doctor = commands.add_parser(
         "doctor",
@@ -124,26 +145,3 @@ def _merge(reports: list[Path], output: Path) -> int:
     except UserError as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 3
-
-
-def _init(directory: Path, target: str) -> int:
-    try:
-        report = scaffold_project(directory, target)
-    except OSError as exc:
-        print(f"ERROR: cannot scaffold {directory}: {exc}", file=sys.stderr)
-        return 1
-    for path in report.created:
-        print(f"created  {path}")
-    for path in report.skipped:
-        print(f"skipped  {path} (exists; left unchanged)")
-    print()
-    print(f"next: {next_steps(directory)}")
-    return 0
-
-
-def next_steps(directory: Path) -> str:
-    """What to type after ``astest init DIR``: into the project first, unless already there."""
-    steps = "npm install, then doit"
-    if directory.resolve() == Path.cwd().resolve():
-        return steps
-    return f"cd {shlex.quote(str(directory))}, {steps}"

@@ -79,3 +79,16 @@ def test_both_commands_print_the_installed_version(tmp_path: Path) -> None:
         )
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"astest-tasks {installed}" in done.stdout.splitlines(), done.stdout
+
+
+def test_init_takes_as_test_18s_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init", "--dir", str(tmp_path), "--example", "none", "--enable", "coverage"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("as-test "), "the first line says which as-test"
+    assert not (tmp_path / "assembly").exists()
+    assert '"coverage": true' in (tmp_path / "as-test.config.json").read_text()
+    assert main(["init", str(tmp_path), "--force", "-y"]) == 0
+    assert "replaced as-test.config.json (--force)" in capsys.readouterr().out
+    assert '"coverage": false' in (tmp_path / "as-test.config.json").read_text()
+    assert main(["init", str(tmp_path), "--enable", "try-as"]) == 3
+    assert "fix: " in capsys.readouterr().err

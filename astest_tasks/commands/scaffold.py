@@ -1,7 +1,9 @@
 """``astest init``: scaffold an as-test project run by doit, as ``npx as-test init`` does.
 
 Every file comes from ``templates/`` and is created only if absent: an existing file is listed as
-skipped and left exactly as it was.
+skipped and left exactly as it was, unless ``--force`` asks to replace the files init manages
+(each replaced atomically, as as-test 1.8's ``--force`` "overwrites managed files").
+The npm pins come from ``init_pins.py``: the newest as-test the registry has that we test with.
 """
 
 from __future__ import annotations
@@ -10,47 +12,69 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from astest_tasks.core.atomic import create_text_atomic
+from astest_tasks.commands.init_pins import Pins, choose_pins
+from astest_tasks.core.atomic import create_text_atomic, write_text_atomic
 from astest_tasks.run.runner_files import default_runner_path, default_runner_source
 from astest_tasks.run.templating import render
 from astest_tasks.tasks.options import OPTIONS
 
-# The npm packages a project needs, at the versions astest-tasks is tested with (the repository's
-# own package.json pins the same; a test keeps them in step).
-NPM_PACKAGES: tuple[tuple[str, str], ...] = (
-    ("@assemblyscript/wasi-shim", "0.1.0"),
-    ("as-test", "1.0.7"),
-    ("assemblyscript", "0.28.14"),
-)
+_FALLBACK_PINS = choose_pins(None, "not asked")
+# The npm packages init pins when npm cannot say what the registry has: the pair this
+# repository's own package.json installs (a test keeps them in step).
+NPM_PACKAGES: tuple[tuple[str, str], ...] = _FALLBACK_PINS.npm_packages
 EXAMPLE_SPEC = "assembly/__tests__/example.spec.ts"
+EXAMPLES = {"minimal": "init/example.spec.ts.j2", "full": "init/example.full.spec.ts.j2"}
+TARGETS = ("wasi", "bindings", "web")
 
 
 @dataclass
 class ScaffoldReport:
     created: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)  # --force
 
 
-def scaffold_project(directory: Path, target: str = "wasi") -> ScaffoldReport:
+@dataclass(frozen=True)
+class InitChoices:
+    """What ``astest init``'s options ask for (as-test 1.8's ``init`` flags)."""
+
+    target: str = "wasi"
+    example: str = "minimal"  # or "full", or "none"
+    coverage: bool = False  # --enable coverage
+    force: bool = False  # replace the files init manages
+    pins: Pins = _FALLBACK_PINS
+
+
+def scaffold_project(directory: Path, choices: InitChoices = InitChoices()) -> ScaffoldReport:
     directory.mkdir(parents=True, exist_ok=True)
     files = {
-        "as-test.config.json": render("init/as-test.config.json.j2", target=target),
+        "as-test.config.json": render(
+            "init/as-test.config.json.j2", target=choices.target, coverage=choices.coverage
+        ),
         "dodo.py": render("init/dodo.py.j2", option_lines=option_lines()),
         "package.json": render(
             "init/package.json.j2",
             package_name=npm_package_name(directory.resolve().name),
-            npm_packages=NPM_PACKAGES,
+            npm_packages=choices.pins.npm_packages,
         ),
-        EXAMPLE_SPEC: render("init/example.spec.ts.j2"),
         ".gitignore": render("init/gitignore.j2"),
     }
-    # Only the runner of the config's one mode: a runner of a mode the config does not offer
-    # suggests `--mode bindings` works. A mode added later gets its runner on its first run.
-    files[default_runner_path(target)] = default_runner_source(target)
+    if choices.example in EXAMPLES:
+        files[EXAMPLE_SPEC] = render(EXAMPLES[choices.example])
+    if choices.target != "web":  # web specs run in the browser: no runner script
+        # Only the runner of the config's one mode: a runner of a mode the config does not
+        # offer suggests `--mode bindings` works. A mode added later gets its runner then.
+        files[default_runner_path(choices.target)] = default_runner_source(choices.target)
     report = ScaffoldReport()
     for relative, text in files.items():
-        created = create_text_atomic(directory / relative, text)
-        (report.created if created else report.skipped).append(relative)
+        path = directory / relative
+        if choices.force and path.exists():
+            write_text_atomic(path, text)
+            report.replaced.append(relative)
+        elif create_text_atomic(path, text):
+            report.created.append(relative)
+        else:
+            report.skipped.append(relative)
     return report
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from astest_tasks.commands.init_pins import choose_pins
 from astest_tasks.commands.scaffold import (
     EXAMPLE_SPEC,
     NPM_PACKAGES,
+    InitChoices,
     npm_package_name,
     scaffold_project,
 )
@@ -46,7 +48,7 @@ def test_an_empty_folder_gets_a_whole_project(tmp_path: Path) -> None:
 def test_the_only_runner_written_is_the_one_the_config_runs(tmp_path: Path) -> None:
     for target in ("wasi", "bindings"):
         root = tmp_path / target
-        scaffold_project(root, target=target)
+        scaffold_project(root, InitChoices(target=target))
         config = load_config(root / "as-test.config.json", root)
         runners = sorted(path.name for path in (root / ".as-test/runners").iterdir())
         assert runners == [f"default.{mode.target}.py" for mode in select_modes(config)]
@@ -57,7 +59,7 @@ def test_existing_files_are_skipped_and_left_unchanged(tmp_path: Path) -> None:
     runner = tmp_path / ".as-test/runners/default.bindings.py"
     runner.parent.mkdir(parents=True)
     runner.write_text("# edited\n")
-    report = scaffold_project(tmp_path, target="bindings")
+    report = scaffold_project(tmp_path, InitChoices(target="bindings"))
     assert sorted(report.skipped) == [".as-test/runners/default.bindings.py", "package.json"]
     assert (tmp_path / "package.json").read_text() == '{"name": "mine"}'
     assert runner.read_text() == "# edited\n"
@@ -96,7 +98,24 @@ def test_the_dodo_py_lists_every_option_with_its_environment_variable(tmp_path: 
 
 
 def test_the_gitignore_covers_every_file_a_run_writes_beside_the_reports(tmp_path: Path) -> None:
-    scaffold_project(tmp_path, "wasi")
+    scaffold_project(tmp_path, InitChoices(target="wasi"))
     ignored = (tmp_path / ".gitignore").read_text().splitlines()
     for written in ("report.json", "junit.xml", STATE_FILE):
         assert f".as-test/{written}" in ignored, written
+
+
+def test_force_replaces_the_managed_files_and_the_options_shape_the_project(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "as-test.config.json").write_text("{}")
+    pins = choose_pins(["1.0.7", "1.8.0", "2.0.0"])
+    choices = InitChoices(target="web", example="none", coverage=True, force=True, pins=pins)
+    report = scaffold_project(tmp_path, choices)
+    assert report.replaced == ["as-test.config.json"]
+    config = json.loads((tmp_path / "as-test.config.json").read_text())
+    assert config["buildOptions"]["target"] == "web" and config["coverage"] is True
+    assert not (tmp_path / EXAMPLE_SPEC).exists(), "--example none"
+    assert not (tmp_path / ".as-test/runners").exists(), "web specs need no runner script"
+    package = json.loads((tmp_path / "package.json").read_text())
+    assert package["devDependencies"]["as-test"] == "1.8.0"
+    assert package["devDependencies"]["assemblyscript"] == "0.28.20"

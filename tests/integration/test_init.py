@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from astest_tasks.commands.init_pins import choose_pins
+from astest_tasks.commands.scaffold import InitChoices, scaffold_project
 from tests.integration.conftest import NODE_MODULES, Project
+from tests.integration.toolchains import Toolchain
 
 pytestmark = pytest.mark.integration
 
@@ -84,3 +87,21 @@ def test_a_mode_init_did_not_declare_is_one_error_whose_fix_works(tmp_path: Path
     both = project.doit()
     assert both.exit_code == 0, both.stdout + both.stderr
     assert both.last_line == "tests: 6 passed, 0 failed, 0 skipped"  # wasi and bindings
+
+
+def test_a_project_init_pins_for_each_as_test_runs_green_with_it(
+    tmp_path: Path, toolchain: Toolchain
+) -> None:
+    """As `astest init --example full` scaffolds it when the registry's newest tested as-test is
+    this toolchain's; the toolchain's node_modules stand in for `npm install`."""
+    root = tmp_path / "pinned"
+    pins = choose_pins(["1.0.7", toolchain.as_test])
+    assert (pins.as_test, pins.assemblyscript) == (toolchain.as_test, toolchain.assemblyscript)
+    scaffold_project(root, InitChoices(example="full", pins=pins))
+    (root / "node_modules").symlink_to(toolchain.node_modules)
+    project = Project(root)
+    run = project.doit()
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert run.last_line.startswith("tests: ") and " 0 failed" in run.last_line
+    report = project.spec_report("assembly/__tests__/example.spec.ts", "default")
+    assert report["verdict"] == "passed" and report["counts"]["tests_passed"] >= 6
