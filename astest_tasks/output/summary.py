@@ -36,6 +36,13 @@ from astest_tasks.output.formats import report_file_names, write_report_files
 from astest_tasks.output.formats.base import ReportInput
 from astest_tasks.output.formats.report_json import REPORT_FILE, REPORT_FORMAT
 from astest_tasks.output.fuzz_summary import FuzzEntry, ShownFuzz, load_fuzz_results, print_fuzz
+from astest_tasks.output.latest_log import (
+    CollectedLogs,
+    SpecLogLines,
+    collect,
+    lines_of_whole_json,
+    write_latest_log,
+)
 from astest_tasks.output.report_state import (
     STATE_FILE,
     ReportState,
@@ -69,6 +76,8 @@ class SummaryPlan:
     entries: tuple[SummaryEntry, ...]
     suite_selectors: tuple[str, ...] = ()
     test_name_pattern: str = ""  # --test-name-pattern: other tests count as skipped
+    logs_root: str | None = None  # the base config's logs folder: latest.log goes there
+    show_logs: bool = False  # --show-logs: print every log() line before the summary
     fuzz_entries: tuple[FuzzEntry, ...] = ()  # campaigns the run includes (--fuzz)
     coverage: tuple[CoverageTarget, ...] = ()  # the selected modes that have coverage on
     # (k, N, pairs) when this run is shard k of N, of a selection of `pairs` (mode, spec) pairs
@@ -92,6 +101,8 @@ class SummaryPlan:
             "entries": [vars(entry) for entry in self.entries],
             "suite_selectors": list(self.suite_selectors),
             "test_name_pattern": self.test_name_pattern,
+            "logs_root": self.logs_root,
+            "show_logs": self.show_logs,
             "fuzz_entries": [vars(entry) for entry in self.fuzz_entries],
             "coverage": [target.to_dict() for target in self.coverage],
             "shard": list(self.shard) if self.shard else None,
@@ -110,6 +121,8 @@ class SummaryPlan:
             entries=tuple(SummaryEntry(**entry) for entry in entries),
             suite_selectors=tuple(str(s) for s in _string_list(data.get("suite_selectors"))),
             test_name_pattern=str(data.get("test_name_pattern") or ""),
+            logs_root=str(data["logs_root"]) if data.get("logs_root") is not None else None,
+            show_logs=data.get("show_logs") is True,
             fuzz_entries=tuple(
                 FuzzEntry(**entry)  # type: ignore[arg-type]
                 for entry in _string_list(data.get("fuzz_entries"))
@@ -159,6 +172,7 @@ def write_report(
         if coverage is not None:
             write_coverage_files(root, coverage)
         write_reports(report, [item.shown for item in loaded], coverage, plan.shard)
+        write_latest_log(root, plan.logs_root, collected_logs(loaded))
         return passed
     options = {
         "plan": plan.to_dict(),
@@ -179,10 +193,23 @@ def write_report(
         shard=plan.shard,
     )
     files = write_report_files(_report_folder(report), reports)
+    write_latest_log(root, plan.logs_root, collected_logs(loaded))
     written = [os.path.relpath(path, root) for path in files]  # the output may be outside
     written += write_coverage_files(root, coverage) if coverage is not None else []
     save_state(state_path, ReportState(digest, modification_times(root, written)))
     return passed
+
+
+def collected_logs(loaded: Sequence[LoadedSpec]) -> CollectedLogs:
+    """Every spec's ``log()`` lines, for latest.log and ``--show-logs`` (latest_log.py)."""
+    return collect(
+        SpecLogLines(
+            item.shown.result.spec,
+            item.shown.result.mode,
+            lines_of_whole_json(item.shown.result, item.whole_json()),
+        )
+        for item in loaded
+    )
 
 
 def _report_folder(report: Path) -> Path:

@@ -56,6 +56,7 @@ from astest_tasks.core.interrupts import unwind_on_sigterm
 from astest_tasks.model.snapshots import SnapshotUpdate, snapshot_candidates
 from astest_tasks.output.coverage_summary import CoverageTarget
 from astest_tasks.output.fuzz_summary import FuzzEntry
+from astest_tasks.output.latest_log import logs_root_of
 from astest_tasks.output.summary import SummaryEntry, SummaryPlan
 from astest_tasks.run.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, parse_per_mode
 from astest_tasks.run.runner_files import default_runner_path, ensure_default_runner
@@ -241,6 +242,7 @@ def create_tasks(
         note=selection_note,
         show_coverage=switches.show_coverage,
         test_name_pattern=options.test_name_pattern,
+        show_logs=options.show_logs,
     )
 
 
@@ -593,6 +595,7 @@ def _summary_task(
     note: str = "",
     show_coverage: ShowCoverage = ShowCoverage.NONE,
     test_name_pattern: str = "",
+    show_logs: bool = False,
 ) -> dict[str, Any]:
     report_path = posixpath.join(pipeline.report_dir(config), "report.json")
     shard = pipeline.shard
@@ -602,6 +605,8 @@ def _summary_task(
         entries=tuple(entries),
         suite_selectors=tuple(suite_selectors),
         test_name_pattern=test_name_pattern,
+        logs_root=logs_root_of(config.base.logs_dir),
+        show_logs=show_logs,
         fuzz_entries=tuple(fuzz_entries),
         coverage=tuple(coverage_targets),
         shard=(shard.index, shard.count, suite_pairs) if shard else None,

@@ -235,6 +235,11 @@ class TaskOptions:
     )
     # Not ASTEST_VERSION: a CI that pins the product's version in that variable would print
     # the version instead of testing.
+    show_logs: bool = _option(
+        False,
+        "print every log() line of the run's specs before the summary, grouped by spec, as "
+        "as-test 1.8's --show-logs (they are always in the logs folder's latest.log)",
+    )
     version: bool = _option(
         False, "print astest-tasks' version instead of running", env_var="ASTEST_PRINT_VERSION"
     )

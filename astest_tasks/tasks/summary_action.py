@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from doit.exceptions import TaskFailed
 
+from astest_tasks.output.latest_log import print_logs
 from astest_tasks.output.summary import (
     SummaryPlan,
+    collected_logs,
     load_fuzz,
     load_specs,
     load_summary,
@@ -25,6 +27,8 @@ def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
     fuzz = load_fuzz(summary_plan, session)
     coverage = summary_coverage(summary_plan, shown)
     if not in_doit_worker_process():
+        if summary_plan.show_logs:
+            print_logs(collected_logs(loaded))
         print_with_fuzz(shown, fuzz, coverage, summary_plan.note, summary_plan.gaps)
     specs_passed = write_report(summary_plan, loaded, coverage)
     if specs_passed and all(item.result.passed for item in fuzz):
@@ -44,6 +48,8 @@ def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
     """
     if in_doit_worker_process():
         summary_plan = SummaryPlan.from_dict(plan)
+        if summary_plan.show_logs:
+            print_logs(collected_logs(load_specs(summary_plan, session)))
         shown = load_summary(summary_plan, session)
         coverage = summary_coverage(summary_plan, shown)
         print_with_fuzz(
