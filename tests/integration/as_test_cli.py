@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,18 +65,30 @@ def run_as_test(
 ) -> AsTestRun:
     """``ast test`` of ``toolchain`` on ``spec`` in ``mode``, in a copy of ``project_root`` made
     under ``scratch`` (build outputs, snapshots written and doit state are left out of it)."""
-    copy = _scratch_copy(
-        project_root, f"ast-{toolchain.id}-{mode}-{spec.replace('/', '_')}", toolchain, scratch
-    )
+    return run_as_test_in_copy(project_root, spec, mode, toolchain, scratch)[0]
+
+
+def run_as_test_in_copy(
+    project_root: Path,
+    spec: str,
+    mode: str,
+    toolchain: Toolchain,
+    scratch: Path,
+    flags: Sequence[str] = (),
+) -> tuple[AsTestRun, Path]:
+    """``run_as_test`` with ``flags`` after the selection, and the copy it ran in, whose files
+    (e.g. the snapshots ``--create-snapshots`` wrote) the caller reads."""
+    name = f"ast-{toolchain.id}-{mode}-{spec.replace('/', '_')}{''.join(flags)}"
+    copy = _scratch_copy(project_root, name, toolchain, scratch)
     if toolchain.is_1_8:
-        args = ["test", spec, "--mode", mode]
+        args = ["test", spec, "--mode", mode, *flags]
     else:
         _narrow_config_for_1_0(copy, spec, mode)
-        args = ["test", "--mode", mode]
+        args = ["test", "--mode", mode, *flags]
     shown = (
         "npx ast " + " ".join(args) + ("" if toolchain.is_1_8 else f" (input narrowed to {spec})")
     )
-    return _run(copy, args, toolchain, spec, mode, shown)
+    return _run(copy, args, toolchain, spec, mode, shown), copy
 
 
 def run_as_test_per_file(

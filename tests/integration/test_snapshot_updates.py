@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.as_test_cli import run_as_test_in_copy
 from tests.integration.conftest import Project, copy_project
 from tests.integration.pausing import PausePoint, start_paused, stop
+from tests.integration.toolchains import Toolchain
 
 pytestmark = pytest.mark.integration
 
@@ -202,25 +204,10 @@ def test_wrote_snapshot_is_said_on_the_run_that_wrote_and_not_on_the_cached_ones
     assert "wrote" not in cached.stdout, "only the run that wrote the file says so"
 
 
-def test_as_tests_own_snapshot_flags_through_doit_and_the_astest_command(
-    fresh_project: Callable[[str], Project],
-) -> None:
-    """--overwrite-snapshots replaces a mismatching entry and leaves a missing one failing;
-    --create-snapshots stores the missing one: as-test's two switches (snapshot-store.ts)."""
-    project = fresh_project("passing")
-    snap_only(project)
-    snap = project.root / SNAP_FILE
-    entries = snap.read_text().split("\n\n")
-    dropped = next(entry for entry in entries if "labelled" not in entry and "===" in entry)
-    kept = [entry for entry in entries if entry is not dropped]
-    snap.write_text("\n\n".join(kept).replace('"count=2"', '"count=99"'))
-
-    replaced = project.doit("astest", "--overwrite-snapshots")
-    assert replaced.exit_code == 1, "a missing entry still fails without --create-snapshots"
-    assert '"count=2"' in snap.read_text() and dropped not in snap.read_text()
-
-    created = subprocess.run(
-        [sys.executable, "-m", "astest_tasks", "--create-snapshots"],
+def astest_command(project: Project, *arguments: str) -> int:
+    """The ``astest`` command (not doit's) in the project; its exit code."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "astest_tasks", *arguments],
         cwd=project.root,
         capture_output=True,
         text=True,
@@ -228,6 +215,63 @@ def test_as_tests_own_snapshot_flags_through_doit_and_the_astest_command(
         stdin=subprocess.DEVNULL,
         check=False,
     )
-    assert created.returncode == 0, created.stdout + created.stderr
-    assert dropped.strip() in snap.read_text()
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr  # a verdict, not an error
+    return proc.returncode
+
+
+# as-test's two switches (1.8.0 bin/commands/snapshot-store.js SnapshotStore.assert; 1.0.7's
+# bin/commands/run-core.js has the same one): --create-snapshots stores a missing entry and
+# nothing else, --overwrite-snapshots replaces a mismatching entry and nothing else.
+AS_TEST_SWITCHES = [
+    ("--overwrite-snapshots",),
+    ("--create-snapshots",),
+    ("--create-snapshots", "--overwrite-snapshots"),
+]
+
+
+def test_as_tests_snapshot_flags_write_what_as_tests_own_cli_writes(
+    fresh_project: Callable[[str], Project], toolchain: Toolchain, tmp_path: Path
+) -> None:
+    """A .snap with one entry missing and one mismatching, under each of as-test's snapshot
+    switches (alone and together) and with the whole file missing: our exit code and the file we
+    leave are as-test's own CLI of the same version's, through `astest` and `doit astest`."""
+    project = fresh_project("passing")
+    snap_only(project)
+    snap = project.root / SNAP_FILE
+    entries = snap.read_text().split("\n\n")
+    dropped = next(entry for entry in entries if "labelled" not in entry and "===" in entry)
+    kept = [entry for entry in entries if entry is not dropped]
+    start = "\n\n".join(kept).replace('"count=2"', '"count=99"').encode()
+    snap.write_bytes(start)
+    assert project.doit().exit_code == 1, "missing and mismatching entries fail a plain run"
+    assert snap.read_bytes() == start, "a plain run never writes"
+
+    def theirs(*flags: str) -> tuple[int, bytes | None]:
+        scratch = tmp_path / f"as-test-{len(list(tmp_path.glob('as-test-*')))}"  # a new copy
+        run, copy = run_as_test_in_copy(project.root, SNAP_SPEC, "wasi", toolchain, scratch, flags)
+        written = copy / SNAP_FILE
+        return run.exit_code, written.read_bytes() if written.exists() else None
+
+    for number, flags in enumerate(AS_TEST_SWITCHES):
+        snap.write_bytes(start)
+        expected = theirs(*flags)
+        # as-test's semantics: each switch writes its own kind of entry and fails the other.
+        written = (expected[1] or b"").decode()
+        assert expected[0] == (0 if len(flags) == 2 else 1), expected
+        assert (dropped in written) is ("--create-snapshots" in flags), written
+        assert ('"count=2"' in written) is ("--overwrite-snapshots" in flags), written
+        if number % 2:
+            ours = (project.doit("astest", *flags).exit_code, snap.read_bytes())
+        else:
+            ours = (astest_command(project, *flags), snap.read_bytes())
+        assert ours == expected, f"{flags}: ours {ours!r}, as-test's {expected!r}"
+
+    snap.unlink()
+    expected = theirs("--create-snapshots")
+    assert expected[0] == 0 and expected[1] is not None, "as-test creates the missing file"
+    assert astest_command(project, "--create-snapshots") == 0
+    assert snap.read_bytes() == expected[1]
+    snap.unlink()
+    assert project.doit("astest", "--create-snapshots").exit_code == 0
+    assert snap.read_bytes() == expected[1]
     assert project.doit().exit_code == 0
