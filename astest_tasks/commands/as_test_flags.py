@@ -4,7 +4,8 @@
 type the flags of ``ast test``/``ast fuzz``. Those with a meaning here are rewritten before doit
 reads the line (docs/differences.md lists every 1.8 flag and what it becomes):
 
-- ``-w`` is ``--watch``; ``--suites`` is ``--suite``; ``--runs``/``--seed`` (``ast fuzz``'s)
+- ``-w`` is ``--watch``; ``--suites`` is ``--suite``; ``--fuzzers`` is ``--fuzzer``;
+  ``--runs``/``--seed`` (``ast fuzz``'s)
   are ``--fuzz-runs``/``--fuzz-seed``;
 - ``--jobs N``, ``--build-jobs N``, ``--run-jobs N`` and ``-p``/``--parallel`` become doit's
   ``-n N``: one doit pool runs builds and runs alike, so the largest count given is the pool's
@@ -30,6 +31,7 @@ from astest_tasks.tasks.doit_argv import doit_command
 RENAMED = {
     "-w": "--watch",
     "--suites": "--suite",
+    "--fuzzers": "--fuzzer",
     "--runs": "--fuzz-runs",
     "--seed": "--fuzz-seed",
     "--no-cache": "--always-execute",

@@ -16,6 +16,7 @@ from colorama import Fore, Style
 from doit.exceptions import TaskFailed
 
 from astest_tasks.core.guest_text import for_stream
+from astest_tasks.fuzz.fuzzer_selection import select_fuzzers
 from astest_tasks.fuzz.results import FuzzResult, read_fuzz_result
 from astest_tasks.fuzz.runs import replay_command
 from astest_tasks.model.results import Status
@@ -39,6 +40,7 @@ class FuzzEntry:
     result: str  # result file, relative to the project root
     group: str = "astest:fuzz"
     command: str = "doit"
+    fuzzers: Sequence[str] = ()  # --fuzzer: report only these (fuzz/fuzzer_selection.py)
 
     @property
     def run_command(self) -> str:
@@ -57,6 +59,7 @@ def load_fuzz_results(root: Path, entries: Sequence[FuzzEntry], session: str) ->
         result = read_fuzz_result(root / entry.result)
         if result is None:
             result = _missing(entry, session)
+        result = select_fuzzers(result, entry.fuzzers)
         shown.append(ShownFuzz(result, cached=result.session != session))
     return shown
 

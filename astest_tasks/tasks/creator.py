@@ -324,8 +324,9 @@ def _fuzz_plan(
     if not fuzz_tasks_wanted(requested.fuzz, sys.argv[1:], group):
         return FuzzPlan(tasks=[], run_tasks=[], entries=[])
     # The seed and the runs are read here, with the config's fuzz block that completes them.
-    options = FuzzOptions.parse(
-        requested.fuzz, requested.fuzz_seed, requested.fuzz_runs, config.fuzz
+    options = replace(
+        FuzzOptions.parse(requested.fuzz, requested.fuzz_seed, requested.fuzz_runs, config.fuzz),
+        fuzzers=requested.fuzzer,
     )
     limits = invocation.limits
     limits_of = {

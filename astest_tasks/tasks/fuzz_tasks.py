@@ -57,6 +57,7 @@ class FuzzOptions:
     seed_is_random: bool
     override: RunsOverride
     seed_given: bool = False  # --fuzz-seed: it wins over every mode's fuzz.seed
+    fuzzers: tuple[str, ...] = ()  # --fuzzer: the fuzzers to report
 
     @classmethod
     def parse(cls, with_tests: bool, seed: str, runs: str, settings: FuzzSettings) -> FuzzOptions:
@@ -177,7 +178,13 @@ def fuzz_tasks(
             plan.tasks.append(_run_task(root, request, session, pipeline))
             plan.run_tasks.append(request.task_name)
             entry = FuzzEntry(
-                mode.name, target.spec_id, target.path, paths["result"], group, pipeline.command
+                mode.name,
+                target.spec_id,
+                target.path,
+                paths["result"],
+                group,
+                pipeline.command,
+                options.fuzzers,
             )
             plan.entries.append(entry)
     summary = {"project_root": str(root), "entries": [asdict(entry) for entry in plan.entries]}

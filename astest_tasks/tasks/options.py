@@ -197,6 +197,12 @@ class TaskOptions:
         "",
         "override each fuzzer's run count: 500 sets, 1.5x scales, +100000 or +10%% adds",
     )
+    fuzzer: tuple[str, ...] = _option(
+        "",
+        "comma-separated fuzzers to report, as as-test's `ast fuzz --fuzzer`: names compared "
+        "slugified; every fuzzer of a file still runs, and a name no fuzzer has fails its file",
+        parse=_names,
+    )
     coverage: bool | None = _option(  # with enable/disable and show_coverage: `run_coverage`
         "",
         "`on` or `off` to build and run with or without coverage this time, over the "

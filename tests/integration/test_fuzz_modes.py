@@ -65,3 +65,32 @@ def test_each_mode_fuzzes_its_own_files_and_runs_as_ast_fuzz_does(
         assert our_files == sorted(name for _, name in FILE_LINE.findall(output)), (mode, output)
         assert our_runs == int(total.group(1)), (mode, ours.stdout, output)
         assert ours.exit_code == theirs.returncode, (mode, ours.stdout, output)
+
+
+@pytest.mark.toolchains("1.8.0")
+def test_fuzzer_reports_the_named_fuzzers_as_ast_fuzz_does(
+    tmp_path: Path, toolchain: Toolchain
+) -> None:
+    project = copy_project("fuzz", tmp_path, toolchain)
+    config = {**CONFIG, "modes": {}}
+    (project.root / "as-test.config.json").write_text(json.dumps(config))
+    ours = project.doit(
+        "astest", "--fuzzer", "abs is never negative", "--fuzz-seed", SEED, "astest:fuzz"
+    )
+    assert ours.exit_code == 0, ours.stdout
+    assert "1 fuzzer, 50 runs" in ours.stdout
+    cli = str(toolchain.node_modules / "as-test/bin/index.js")
+    theirs = subprocess.run(
+        ["node", cli, "fuzz", "--fuzzer", "abs-is-never-negative", "--seed", SEED],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    total = TOTAL_LINE.search(ANSI.sub("", theirs.stdout + theirs.stderr))
+    assert total is not None and int(total.group(1)) == 50, theirs.stdout + theirs.stderr
+    typo = project.doit("astest", "--fuzzer", "nope", "--fuzz-seed", SEED, "astest:fuzz")
+    assert typo.exit_code == 1
+    assert 'No fuzz targets matched "nope" in sound.fuzz.ts.' in typo.stdout

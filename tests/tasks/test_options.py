@@ -45,6 +45,7 @@ BEFORE_THE_RECORD: list[tuple[str, str, type, str | bool, str]] = [
     ("fuzz", "", bool, False, "ASTEST_FUZZ"),
     ("fuzz_seed", "", str, "", "ASTEST_FUZZ_SEED"),
     ("fuzz_runs", "", str, "", "ASTEST_FUZZ_RUNS"),
+    ("fuzzer", "", str, "", "ASTEST_FUZZER"),
     ("coverage", "", str, "", "ASTEST_COVERAGE"),
     ("enable", "e", str, "", "ASTEST_ENABLE"),
     ("disable", "", str, "", "ASTEST_DISABLE"),
