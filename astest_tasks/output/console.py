@@ -13,6 +13,7 @@ from astest_tasks.model.guest_report import Counts
 from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.output.coverage_console import coverage_lines
 from astest_tasks.output.terminal import Palette, strip_colour
+from astest_tasks.output.verbose_tree import tree_lines
 
 
 @dataclass(frozen=True)
@@ -28,12 +29,16 @@ def render_summary(
     palette: Palette,
     coverage: CoverageSummary | None = None,
     coverage_gaps: Sequence[str] = (),
+    verbose: bool = False,
 ) -> str:
+    """``verbose``: each spec's suites and tests under its line (the results hold them)."""
     lines: list[str] = []
     id_width = max((len(s.result.spec_id) for s in shown), default=0)
     mode_width = max((len(s.result.mode) for s in shown), default=0)
     for item in shown:
         lines.append(_spec_line(item, palette, id_width, mode_width))
+        if verbose:
+            lines.extend(tree_lines(item.result.suites, palette))
     failure_blocks = [_failure_block(item, palette) for item in shown if _has_details(item)]
     if failure_blocks:
         lines.append("")

@@ -78,6 +78,7 @@ class SummaryPlan:
     test_name_pattern: str = ""  # --test-name-pattern: other tests count as skipped
     logs_root: str | None = None  # the base config's logs folder: latest.log goes there
     show_logs: bool = False  # --show-logs: print every log() line before the summary
+    verbose: bool = False  # --verbose: each spec's suites and tests under its line
     fuzz_entries: tuple[FuzzEntry, ...] = ()  # campaigns the run includes (--fuzz)
     coverage: tuple[CoverageTarget, ...] = ()  # the selected modes that have coverage on
     # (k, N, pairs) when this run is shard k of N, of a selection of `pairs` (mode, spec) pairs
@@ -103,6 +104,7 @@ class SummaryPlan:
             "test_name_pattern": self.test_name_pattern,
             "logs_root": self.logs_root,
             "show_logs": self.show_logs,
+            "verbose": self.verbose,
             "fuzz_entries": [vars(entry) for entry in self.fuzz_entries],
             "coverage": [target.to_dict() for target in self.coverage],
             "shard": list(self.shard) if self.shard else None,
@@ -123,6 +125,7 @@ class SummaryPlan:
             test_name_pattern=str(data.get("test_name_pattern") or ""),
             logs_root=str(data["logs_root"]) if data.get("logs_root") is not None else None,
             show_logs=data.get("show_logs") is True,
+            verbose=data.get("verbose") is True,
             fuzz_entries=tuple(
                 FuzzEntry(**entry)  # type: ignore[arg-type]
                 for entry in _string_list(data.get("fuzz_entries"))
@@ -257,7 +260,10 @@ def write_reports(
 
 
 def print_summary(
-    shown: list[Shown], coverage: CoverageOutcome | None = None, gaps: GapListing | None = None
+    shown: list[Shown],
+    coverage: CoverageOutcome | None = None,
+    gaps: GapListing | None = None,
+    verbose: bool = False,
 ) -> None:
     """Print every spec's result, failures, coverage (with its uncovered points when ``gaps``
     asks for them) and totals; the last line is the tests count."""
@@ -269,7 +275,8 @@ def print_summary(
         gap_lines = coverage_gap_lines(
             total, SourceLines(gaps.root), palette, gaps.expand_nested, gaps.typed_points
         )
-    stream.write(for_stream(render_summary(shown, palette, total, gap_lines), stream))
+    text = render_summary(shown, palette, total, gap_lines, verbose)
+    stream.write(for_stream(text, stream))
     stream.flush()
 
 
@@ -284,6 +291,7 @@ def print_with_fuzz(
     coverage: CoverageOutcome | None = None,
     note: str = "",
     gaps: GapListing | None = None,
+    verbose: bool = False,
 ) -> None:
     """The fuzz results first, so the specs' summary, with its tests line, stays last."""
     if note:
@@ -291,7 +299,7 @@ def print_with_fuzz(
     if fuzz:
         print_fuzz(fuzz)
         output_stream().write("\n")
-    print_summary(shown, coverage, gaps)
+    print_summary(shown, coverage, gaps, verbose)
 
 
 @dataclass(frozen=True)
@@ -323,7 +331,7 @@ def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
     tests ``--test-name-pattern`` does not match counted as skipped (test_name_filter.py)."""
     root = Path(plan.project_root)
     pattern = compile_test_name_pattern(plan.test_name_pattern)
-    if not plan.suite_selectors and pattern is None:
+    if not plan.suite_selectors and pattern is None and not plan.verbose:
         return [_load_stored(root, entry, session) for entry in plan.entries]
     loaded: list[LoadedSpec] = []
     for entry in plan.entries:

@@ -243,6 +243,7 @@ def create_tasks(
         show_coverage=switches.show_coverage,
         test_name_pattern=options.test_name_pattern,
         show_logs=options.show_logs,
+        verbose=options.verbose,
     )
 
 
@@ -597,6 +598,7 @@ def _summary_task(
     show_coverage: ShowCoverage = ShowCoverage.NONE,
     test_name_pattern: str = "",
     show_logs: bool = False,
+    verbose: bool = False,
 ) -> dict[str, Any]:
     report_path = posixpath.join(pipeline.report_dir(config), "report.json")
     shard = pipeline.shard
@@ -608,6 +610,7 @@ def _summary_task(
         test_name_pattern=test_name_pattern,
         logs_root=logs_root_of(config.base.logs_dir),
         show_logs=show_logs,
+        verbose=verbose,
         fuzz_entries=tuple(fuzz_entries),
         coverage=tuple(coverage_targets),
         shard=(shard.index, shard.count, suite_pairs) if shard else None,

@@ -241,6 +241,11 @@ class TaskOptions:
     )
     # Not ASTEST_VERSION: a CI that pins the product's version in that variable would print
     # the version instead of testing.
+    verbose: bool = _option(
+        False,
+        "list every suite and test (with its log() lines) under its spec's line in the "
+        "summary, as as-test 1.8's --verbose",
+    )
     show_logs: bool = _option(
         False,
         "print every log() line of the run's specs before the summary, grouped by spec, as "

@@ -29,7 +29,9 @@ def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
     if not in_doit_worker_process():
         if summary_plan.show_logs:
             print_logs(collected_logs(loaded))
-        print_with_fuzz(shown, fuzz, coverage, summary_plan.note, summary_plan.gaps)
+        print_with_fuzz(
+            shown, fuzz, coverage, summary_plan.note, summary_plan.gaps, summary_plan.verbose
+        )
     specs_passed = write_report(summary_plan, loaded, coverage)
     if specs_passed and all(item.result.passed for item in fuzz):
         return True
@@ -58,4 +60,5 @@ def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
             coverage,
             summary_plan.note,
             summary_plan.gaps,
+            summary_plan.verbose,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -234,3 +235,18 @@ def test_live_lines_under_parallel_workers_count_specs_in_the_order_they_finish(
         assert first[2:4] != ["wasi", "geometry"], "the held-back spec should finish after another"
     again = project.doit(*parallel, env={"ASTEST_TIMEOUT": "28"})
     assert [line for line in again.stderr.splitlines() if line.startswith("[1/10]")]
+
+
+def test_verbose_lists_every_test_under_its_spec(fresh_project: Callable[[str], Project]) -> None:
+    project = fresh_project("failing")
+    run = project.doit("astest", "--verbose", "--spec", "assertions", "--mode", "wasi")
+    assert run.exit_code == 1, run.stdout
+    lines = [line.rstrip() for line in run.stdout.splitlines()]
+    spec_line = next(i for i, line in enumerate(lines) if line.startswith(" FAIL  wasi"))
+    assert lines[spec_line + 1 : spec_line + 5] == [
+        "     FAIL  assertions",
+        "       PASS  passes",
+        "       FAIL  wrong number",
+        "       FAIL  wrong string",
+    ]
+    assert run.last_line.startswith("tests: ")

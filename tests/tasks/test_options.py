@@ -53,6 +53,7 @@ BEFORE_THE_RECORD: list[tuple[str, str, type, str | bool, str]] = [
     ("shard_durations", "", str, "", "ASTEST_SHARD_DURATIONS"),
     ("list", "", bool, False, "ASTEST_LIST"),
     ("list_modes", "", bool, False, "ASTEST_LIST_MODES"),
+    ("verbose", "", bool, False, "ASTEST_VERBOSE"),
     ("show_logs", "", bool, False, "ASTEST_SHOW_LOGS"),
     ("version", "", bool, False, "ASTEST_PRINT_VERSION"),
     ("config", "c", str, "as-test.config.json", "ASTEST_CONFIG"),

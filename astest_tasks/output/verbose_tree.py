@@ -1,0 +1,23 @@
+"""``--verbose``: every suite and test of a spec under its summary line, as as-test 1.8's
+``--verbose`` keeps "expanded suite/test lines" (its renderer's ``onSuiteEnd``): one line per
+block, indented by depth, with the block's verdict and its ``log()`` lines beneath it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from astest_tasks.model.guest_report import Suite, Verdict
+from astest_tasks.model.results import Status
+from astest_tasks.output.terminal import Palette
+
+_STATUS = {Verdict.OK: Status.PASSED, Verdict.FAIL: Status.FAILED}
+INDENT = "    "
+
+
+def tree_lines(suites: Sequence[Suite], palette: Palette, depth: int = 0) -> Iterator[str]:
+    for suite in suites:
+        badge = palette.badge(_STATUS.get(suite.verdict, Status.SKIPPED))
+        yield f"{INDENT}{'  ' * depth}{badge} {suite.description}"
+        for line in suite.logs:
+            yield f"{INDENT}{'  ' * (depth + 1)}{palette.dim('LOG')} {line}"
+        yield from tree_lines(suite.suites, palette, depth + 1)
