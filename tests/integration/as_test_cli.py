@@ -154,6 +154,12 @@ def run_as_test_command(
     return _run(copy, args, toolchain, "", "", "npx ast " + " ".join(args))
 
 
+def run_as_test_in_place(project_root: Path, args: list[str], toolchain: Toolchain) -> AsTestRun:
+    """``ast <args>`` of ``toolchain`` in ``project_root`` itself (for commands that write
+    nothing a later step of the test reads, or whose files it compares)."""
+    return _run(project_root, args, toolchain, "", "", "npx ast " + " ".join(args))
+
+
 def _scratch_copy(project_root: Path, name: str, toolchain: Toolchain, scratch: Path) -> Path:
     copy = scratch / name.replace("=", "_")
     shutil.copytree(

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import ANSI, copy_project
+from tests.integration.as_test_cli import run_as_test_in_place
+from tests.integration.conftest import copy_project
 from tests.integration.toolchains import Toolchain
 
 pytestmark = pytest.mark.integration
@@ -49,22 +49,15 @@ def test_each_mode_fuzzes_its_own_files_and_runs_as_ast_fuzz_does(
         our_runs = sum(
             fuzzer["runs"] for path in results for fuzzer in json.loads(path.read_text())["fuzzers"]
         )
-        cli = str(toolchain.node_modules / "as-test/bin/index.js")
-        theirs = subprocess.run(
-            ["node", cli, "fuzz", "--mode", mode, "--seed", SEED],
-            cwd=project.root,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-            stdin=subprocess.DEVNULL,
+        theirs = run_as_test_in_place(
+            project.root, ["fuzz", "--mode", mode, "--seed", SEED], toolchain
         )
-        output = ANSI.sub("", theirs.stdout + theirs.stderr)
+        output = theirs.output
         total = TOTAL_LINE.search(output)
         assert total is not None, output
         assert our_files == sorted(name for _, name in FILE_LINE.findall(output)), (mode, output)
         assert our_runs == int(total.group(1)), (mode, ours.stdout, output)
-        assert ours.exit_code == theirs.returncode, (mode, ours.stdout, output)
+        assert ours.exit_code == theirs.exit_code, (mode, ours.stdout, output)
 
 
 @pytest.mark.toolchains("1.8.0")
@@ -79,18 +72,11 @@ def test_fuzzer_reports_the_named_fuzzers_as_ast_fuzz_does(
     )
     assert ours.exit_code == 0, ours.stdout
     assert "1 fuzzer, 50 runs" in ours.stdout
-    cli = str(toolchain.node_modules / "as-test/bin/index.js")
-    theirs = subprocess.run(
-        ["node", cli, "fuzz", "--fuzzer", "abs-is-never-negative", "--seed", SEED],
-        cwd=project.root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        stdin=subprocess.DEVNULL,
+    theirs = run_as_test_in_place(
+        project.root, ["fuzz", "--fuzzer", "abs-is-never-negative", "--seed", SEED], toolchain
     )
-    total = TOTAL_LINE.search(ANSI.sub("", theirs.stdout + theirs.stderr))
-    assert total is not None and int(total.group(1)) == 50, theirs.stdout + theirs.stderr
+    total = TOTAL_LINE.search(theirs.output)
+    assert total is not None and int(total.group(1)) == 50, theirs.output
     typo = project.doit("astest", "--fuzzer", "nope", "--fuzz-seed", SEED, "astest:fuzz")
     assert typo.exit_code == 1
     assert 'No fuzz targets matched "nope" in sound.fuzz.ts.' in typo.stdout

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.config.input_exclusions import glob_ignores, minimatch_excludes
-from tests.integration.as_test_cli import run_as_test_logged
+from tests.integration.as_test_cli import run_as_test_in_place, run_as_test_logged
 from tests.integration.conftest import ANSI, Project, copy_project, require_toolchain
 from tests.integration.test_changed import commit_all, git, git_environment
 from tests.integration.toolchains import AS_TEST_1_8, Toolchain
@@ -74,18 +74,10 @@ def test_list_resolves_the_files_as_test_resolves(tmp_path: Path, toolchain: Too
     project = exclusions_project(tmp_path, toolchain)
     ours = project.doit("astest", "--list")
     whole, _ = run_as_test_logged(project.root, ["test"], toolchain, tmp_path / "as-test-run")
-    listed = subprocess.run(
-        ["node", str(toolchain.node_modules / "as-test" / "bin" / "index.js"), "test", "--list"],
-        cwd=project.root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-        stdin=subprocess.DEVNULL,
-    )
+    listed = run_as_test_in_place(project.root, ["test", "--list"], toolchain)
     mine = RESOLVED.search(ANSI.sub("", ours.stdout))
-    theirs = RESOLVED.search(ANSI.sub("", listed.stdout))
-    assert mine is not None and theirs is not None, ours.stdout + listed.stdout
+    theirs = RESOLVED.search(listed.output)
+    assert mine is not None and theirs is not None, ours.stdout + listed.output
     assert mine.group(1) == theirs.group(1)
     assert "02-excluded" not in mine.group(1)
     assert '03-not-in-wasi.spec.wasm  (excluded by "!03-*": not built or run)' in ours.stdout

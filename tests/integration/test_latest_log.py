@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from astest_tasks.commands.init_pins import choose_pins
 from astest_tasks.commands.scaffold import InitChoices, scaffold_project
+from tests.integration.as_test_cli import run_as_test_in_place
 from tests.integration.conftest import Project
 from tests.integration.toolchains import Toolchain
 
@@ -42,16 +42,8 @@ def test_latest_log_is_as_test_18s_and_show_logs_prints_it(
     assert run.exit_code == 0, run.stdout + run.stderr
     assert "Logs (1)\n\n[LOG] example.spec.ts (bindings, wasi):" in run.stdout
     assert run.last_line.startswith("tests: ")
-    as_test = subprocess.run(
-        ["node", str(toolchain.node_modules / "as-test/bin/index.js"), "test"],
-        cwd=theirs,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
-    assert as_test.returncode == 0, as_test.stdout + as_test.stderr
+    as_test = run_as_test_in_place(theirs, ["test"], toolchain)
+    assert as_test.exit_code == 0, as_test.output
     assert (root / LATEST).read_bytes() == (theirs / LATEST).read_bytes()
 
     spec = root / "assembly/__tests__/example.spec.ts"

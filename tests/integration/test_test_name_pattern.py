@@ -4,13 +4,12 @@ skipped, the run's verdict follows the rest, and the next plain run shows every 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 
 import pytest
 
 from tests.integration.conftest import Project
+from tests.integration.test_standalone import astest
 
 pytestmark = pytest.mark.integration
 
@@ -38,16 +37,8 @@ def test_a_pattern_counts_the_other_tests_as_skipped_and_a_plain_run_shows_all_a
     counts = project.spec_report(SPEC, "wasi")["counts"]
     assert (counts["tests_passed"], counts["tests_failed"]) == (1, 2)
 
-    wrong = subprocess.run(
-        [sys.executable, "-m", "astest_tasks", "-t", "wrong str"],
-        cwd=project.root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    assert wrong.returncode == 1, wrong.stdout + wrong.stderr
+    wrong = astest(project, "-t", "wrong str")
+    assert wrong.exit_code == 1, wrong.stdout + wrong.stderr
     assert "wrong string" in wrong.stdout and "wrong number" not in wrong.stdout
     counts = project.spec_report(SPEC, "wasi")["counts"]
     assert (counts["tests_passed"], counts["tests_failed"]) == (0, 1)
