@@ -7,8 +7,9 @@ names (quotes, backslashes, non-ASCII, a lone surrogate), and now and then a cra
 (``unreachable()``) or an ``abort``. The same seed always gives the same specs, so a
 disagreement found in CI is replayed with ``ASTEST_SPEC_SEED=<seed>``.
 
-Left out on purpose: snapshots (a missing snapshot fails both tools the same way and says little
-else without a snapshot file per tool), ``toThrow`` (without try-as both versions pass it as
+Matchers: every one both versions' assembly/src/expectation.ts define, but two. Left out on
+purpose: snapshots (a missing snapshot fails both tools the same way and says little else
+without a snapshot file per tool), ``toThrow`` (without try-as both versions pass it as
 "disabled"), fuzzers, and hooks.
 """
 
@@ -39,6 +40,23 @@ _OTHER_MATCHERS = (
     ("expect<i32[]>([1, 2, 3]).toHaveLength({a})", ("3",), ("4",)),
     ("expect<i32[]>([1, 2, 3]).toContain({a})", ("2",), ("9",)),
     ("expect<string | null>(null).toBeNull()", (), None),
+    ("expect<i32[]>([1, 2, 3]).toContains({a})", ("3",), ("7",)),
+    ("expect<i32[]>([1, 2, 3]).not.toContain({a})", ("9",), ("1",)),
+    ("expect<i32[]>([1, 2, {a}]).toEqual([1, 2, {b}])", ("3", "3"), ("3", "4")),
+    ("expect<i32[]>([1, {a}]).toStrictEqual([1, {b}])", ("5", "5"), ("5", "6")),
+    ('expect<string>("{a}").toMatch("{b}")', ("assembly", "semb"), ("assembly", "xyz")),
+)
+# The type matchers resolve at compile time from the type argument: (type, value) pairs that
+# pass and fail (as-test/assembly/src/expectation.ts, toBeString .. toBeFinite, both versions).
+_TYPE_MATCHERS = (
+    ("expect<{a}>({b}).toBeString()", ("string", '"s"'), ("i32", "1")),
+    ("expect<{a}>({b}).toBeBoolean()", ("bool", "true"), ("i32", "1")),
+    ("expect<{a}>({b}).toBeArray()", ("i32[]", "[1]"), ("i32", "1")),
+    ("expect<{a}>({b}).toBeNumber()", ("f64", "1.5"), ("string", '"1"')),
+    ("expect<{a}>({b}).toBeInteger()", ("i64", "2"), ("f32", "2.5")),
+    ("expect<{a}>({b}).toBeFloat()", ("f32", "2.5"), ("u8", "2")),
+    ("expect<{a}>({b}).toBeFinite()", ("f64", "1.0"), ("f64", "Infinity")),
+    ("expect<{a}>({b}).not.toBeString()", ("u32", "7"), ("string", '"7"')),
 )
 _ODD_NAMES = (
     'quotes " inside',
@@ -50,12 +68,15 @@ _ODD_NAMES = (
     "",
 )
 
+_FAMILIES = (_NUMBER_MATCHERS, _STRING_MATCHERS, _OTHER_MATCHERS, _TYPE_MATCHERS)
+
 
 @dataclass
 class SpecPlan:
     """What a generated spec holds, for the generator's own test."""
 
     features: set[str] = field(default_factory=set)
+    matchers: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -139,13 +160,25 @@ def _test(writer: _Writer, depth: int) -> None:
 
 def _expectation(writer: _Writer, depth: int) -> None:
     rng = writer.rng
-    family = rng.choice((_NUMBER_MATCHERS, _STRING_MATCHERS, _OTHER_MATCHERS))
+    family = rng.choice(_FAMILIES)
     source, passing, failing = rng.choice(family)
+    writer.plan.matchers.add(_matcher_name(source))
     fails = failing is not None and rng.random() < 0.3
     values = failing if fails and failing is not None else passing
     writer.plan.features.add("failing matcher" if fails else "passing matcher")
     holes = dict(zip(("a", "b"), values, strict=False))
     writer.emit(depth, source.format(**holes) + ";")
+
+
+def _matcher_name(source: str) -> str:
+    """``toBe`` of ``expect<i32>({a}).not.toBe({b})``: ``.not`` counts as its own matcher."""
+    after = source.split(")", 1)[1]
+    return after.split("(")[0].lstrip(".")
+
+
+def all_matchers() -> set[str]:
+    """Every matcher the generator can write (``not.toBe`` apart from ``toBe``), for its test."""
+    return {_matcher_name(source) for family in _FAMILIES for source, _, _ in family}
 
 
 def _literal(text: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.tools.spec_generator import generate_spec
+from tests.tools.spec_generator import all_matchers, generate_spec
 
 FEATURES = {
     "passing matcher",
@@ -32,3 +32,11 @@ def test_every_feature_is_reachable_within_a_few_hundred_specs() -> None:
         assert source.startswith("import { describe, expect")
         assert source.count("(") == source.count(")"), source
     assert seen == FEATURES
+
+
+def test_every_matcher_is_written_within_a_few_hundred_specs() -> None:
+    seen: set[str] = set()
+    for index in range(400):
+        seen |= generate_spec(2026, index)[1].matchers
+    assert seen == all_matchers()
+    assert {"toStrictEqual", "toEqual", "toMatch", "toBeFinite", "not.toContain"} <= seen
