@@ -1,7 +1,7 @@
 """Generated specs run through our doit and through ``ast test`` of the same as-test, compared
-file by file: verdict, suites and tests passed/failed/skipped (tests/tools/spec_generator.py
-writes the specs). Used by test_random_agreement.py (a few dozen specs per toolchain in CI) and
-by bench/run_random_agreement.py (thousands, in batches)."""
+file by file and mode by mode: verdict, suites and tests passed/failed/skipped. The specs come
+from tests/tools/spec_generator.py. Used by test_random_agreement.py (a few dozen specs per
+toolchain in CI) and by bench/run_random_agreement.py (thousands, in batches)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,24 @@ from tests.integration.conftest import DODO, Project
 from tests.integration.toolchains import Toolchain
 from tests.tools.spec_generator import generate_spec
 
-MODE = "wasi"
-CONFIG = {
-    "input": ["assembly/__tests__/*.spec.ts"],
-    "output": ".as-test/",
-    "modes": {MODE: {"buildOptions": {"target": "wasi"}}},
-}
+# Mode by mode under 1.8, where one `ast test` covers every mode; 1.0.7 runs each spec alone
+# (it blurs one file's counts with the next), so there one mode keeps the CI run short.
+MODES_18 = ("wasi", "bindings")
+MODES_10 = ("wasi",)
+
+
+def modes_of(toolchain: Toolchain) -> tuple[str, ...]:
+    return MODES_18 if toolchain.is_1_8 else MODES_10
+
+
+def config_of(toolchain: Toolchain) -> dict[str, object]:
+    return {
+        "input": ["assembly/__tests__/*.spec.ts"],
+        "output": ".as-test/",
+        "modes": {mode: {"buildOptions": {"target": mode}} for mode in modes_of(toolchain)},
+    }
+
+
 KINDS = ("suites", "tests")
 OUTCOMES = ("passed", "failed", "skipped")
 
@@ -34,7 +46,7 @@ def write_project(root: Path, seed: int, count: int, toolchain: Toolchain) -> li
         (root / path).write_text(source, encoding="utf-8")
         specs.append(path)
     (root / "package.json").write_text('{ "type": "module" }\n')
-    (root / "as-test.config.json").write_text(json.dumps(CONFIG, indent=2))
+    (root / "as-test.config.json").write_text(json.dumps(config_of(toolchain), indent=2))
     (root / "dodo.py").write_text(DODO)
     (root / "node_modules").symlink_to(toolchain.node_modules)
     return specs
@@ -50,19 +62,21 @@ def disagreements(
     project = Project(root)
     run = project.doit()
     assert run.exit_code in (0, 1), run.stdout + run.stderr
-    ours = {entry["file"]: entry for entry in project.report()["specs"]}
+    ours = {(entry["file"], entry["mode"]): entry for entry in project.report()["specs"]}
     scratch = workdir / f"as-test-{toolchain.id}-{seed}"
     scratch.mkdir(parents=True, exist_ok=True)
-    if toolchain.is_1_8:  # one `ast test` writes a log per file
+    pairs = [(spec, mode) for spec in specs for mode in modes_of(toolchain)]
+    theirs: dict[tuple[str, str], AsTestRun | None]
+    if toolchain.is_1_8:  # one `ast test` writes a log per file and mode
         per_file = run_as_test_per_file(root, specs, toolchain, scratch)
-        theirs = {spec: per_file.get((spec, MODE)) for spec in specs}
+        theirs = {pair: per_file.get(pair) for pair in pairs}
     else:  # 1.0.7 blurs one file's counts with the next: each spec alone
-        theirs = {spec: run_as_test(root, spec, MODE, toolchain, scratch) for spec in specs}
+        theirs = {pair: run_as_test(root, *pair, toolchain, scratch) for pair in pairs}
     found = []
-    for spec in specs:
-        difference = _difference(ours.get(spec), theirs[spec])
+    for spec, mode in pairs:
+        difference = _difference(ours.get((spec, mode)), theirs[(spec, mode)])
         if difference:
-            found.append(f"{spec}: {difference}")
+            found.append(f"{spec} [{mode}]: {difference}")
     return len(specs), found
 
 
