@@ -58,9 +58,7 @@ def filter_result(result: SpecResult, selectors: Sequence[str]) -> Filtered:
     if not chosen and not errors:
         return Filtered(None)
     kept = tuple(_keep(result.suites, chosen, ())) + errors
-    status = {"fail": Status.FAILED, "ok": Status.PASSED}.get(
-        file_verdict(kept).value, Status.SKIPPED
-    )
+    status = status_of(file_verdict(kept))
     filtered = replace(
         result,
         suites=kept,
@@ -100,12 +98,18 @@ def _keep(
             kept.append(suite)  # with everything inside it
         elif any(c[: len(here)] == here for c in chosen):
             children = tuple(_keep(suite.suites, chosen, here))
-            verdict = _merged((child.verdict for child in children), suite.verdict)
+            verdict = merged_verdict((child.verdict for child in children), suite.verdict)
             kept.append(replace(suite, tests=(), logs=(), suites=children, verdict=verdict))
     return kept
 
 
-def _merged(verdicts: Iterable[Verdict], fallback: Verdict) -> Verdict:
+def status_of(verdict: Verdict) -> Status:
+    """A file's status from its merged verdict: a file with no passing or failing test skips."""
+    return {Verdict.FAIL: Status.FAILED, Verdict.OK: Status.PASSED}.get(verdict, Status.SKIPPED)
+
+
+def merged_verdict(verdicts: Iterable[Verdict], fallback: Verdict) -> Verdict:
+    """The merge of ``verdicts``; ``fallback`` when there are none."""
     merged = Verdict.NONE
     seen = False
     for verdict in verdicts:

@@ -24,10 +24,9 @@ from astest_tasks.model.guest_report import (
     count,
     failures,
     file_verdict,
-    merge_verdicts,
 )
 from astest_tasks.model.results import SpecResult, Status
-from astest_tasks.output.suite_filter import RUNTIME_ERROR_KIND
+from astest_tasks.output.suite_filter import RUNTIME_ERROR_KIND, merged_verdict, status_of
 
 PATH_SEPARATOR = " > "
 
@@ -50,7 +49,7 @@ def skip_unmatched_tests(result: SpecResult, pattern: re.Pattern[str]) -> SpecRe
         return result  # a build failure or a crash before any report: nothing to filter
     kept = tuple(_filtered(suite, pattern, ()) for suite in result.suites)
     verdict = file_verdict(kept)
-    status = {Verdict.FAIL: Status.FAILED, Verdict.OK: Status.PASSED}.get(verdict, Status.SKIPPED)
+    status = status_of(verdict)
     if result.status is Status.FAILED and verdict is not Verdict.FAIL and _crashed(result):
         status = Status.FAILED
     return replace(
@@ -76,10 +75,7 @@ def _filtered(suite: Suite, pattern: re.Pattern[str], path: tuple[str, ...]) -> 
         return suite
     # The guest merged the children's verdicts into this block's: merge again without them.
     verdicts = [test.verdict for test in suite.tests] + [child.verdict for child in children]
-    verdict = Verdict.NONE
-    for each in verdicts:
-        verdict = merge_verdicts(verdict, each)
-    return replace(suite, suites=children, verdict=verdict if verdicts else suite.verdict)
+    return replace(suite, suites=children, verdict=merged_verdict(verdicts, suite.verdict))
 
 
 def _crashed(result: SpecResult) -> bool:
