@@ -68,7 +68,9 @@ def from_as_test_flags(arguments: Sequence[str]) -> list[str]:
         else:
             rewritten.append(word)
     if jobs and doit_command(rewritten) == "run":
-        rewritten = ["-n", str(max(jobs)), *rewritten]
+        # After the command word when there is one: a leading option hides it from doit.
+        at = 1 if rewritten[:1] == ["run"] else 0
+        rewritten[at:at] = ["-n", str(max(jobs))]
     return rewritten
 
 

@@ -19,13 +19,13 @@ MODE_MAPS_REPLACE = "1.0.16"  # "modes inherit": env maps replace, coverage merg
 MODE_DEFAULT_FLAG = "1.1.0"  # modes.*.default; a plain run is the base config + default modes
 BASE_SKIPPED_WITH_MODES = "1.1.7"  # a plain run is the default modes only
 FEATURES = "1.3.0"  # "features": [...] and AS_TEST_MODE_NAME in the build env
-TRANSFORM_FIRST = "1.4.0"
+TRANSFORM_FIRST = "1.4.0"  # --transform as-test/transform comes before the user's args
 # A mode's own "!" patterns in "input" take specs out of that mode (the mode-level exclusion in
 # run-core's run()); the base config's "!" patterns take specs out of every mode from 1.5.2,
 # when `ast test` started resolving its files through selectors.ts's resolveSpecFiles (glob's
 # ignore). Before, a "!" pattern was a glob of its own that matched nothing.
 MODE_INPUT_EXCLUSIONS = "1.5.0"
-INPUT_EXCLUSIONS = "1.5.2"  # --transform as-test/transform comes before the user's args
+INPUT_EXCLUSIONS = "1.5.2"
 BINDINGS_RAW_UNLESS_DECLARED = "1.5.1"  # --bindings raw only when the project has no --bindings
 CACHE = "1.6.0"  # as-test's own build cache setting
 REPORTER_REMOVED = "1.7.0"  # runOptions.reporter is an unknown key from here on

@@ -23,11 +23,12 @@ def slug(name: str) -> str:
 
 
 def select_fuzzers(result: FuzzResult, selectors: Sequence[str]) -> FuzzResult:
-    wanted = [slug(selector) for selector in selectors if slug(selector)]
+    asked = [(selector, slug(selector)) for selector in selectors if slug(selector)]
+    wanted = [key for _, key in asked]
     if not wanted or not result.fuzzers:
         return result  # nothing asked, or a build failure or crash: shown whole
     names = {slug(fuzzer.name) for fuzzer in result.fuzzers}
-    for selector, key in zip(selectors, wanted, strict=False):
+    for selector, key in asked:
         if key not in names:
             return replace(
                 result,

@@ -239,8 +239,6 @@ class TaskOptions:
     list_modes: bool = _option(
         False, "print the configured modes and which run by default, instead of running"
     )
-    # Not ASTEST_VERSION: a CI that pins the product's version in that variable would print
-    # the version instead of testing.
     verbose: bool = _option(
         False,
         "list every suite and test (with its log() lines) under its spec's line in the "
@@ -251,6 +249,8 @@ class TaskOptions:
         "print every log() line of the run's specs before the summary, grouped by spec, as "
         "as-test 1.8's --show-logs (they are always in the logs folder's latest.log)",
     )
+    # Not ASTEST_VERSION: a CI that pins the product's version in that variable would print
+    # the version instead of testing.
     version: bool = _option(
         False, "print astest-tasks' version instead of running", env_var="ASTEST_PRINT_VERSION"
     )

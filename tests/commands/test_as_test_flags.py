@@ -25,6 +25,7 @@ from astest_tasks.core.errors import UserError
         (["--jobs", "2"], ["-n", "2"]),
         (["--build-jobs=3", "--run-jobs", "1"], ["-n", "3"]),
         (["list", "--jobs", "2"], ["list"]),  # only a run has workers
+        (["run", "--jobs", "2"], ["run", "-n", "2"]),  # doit reads options after its command
         (["--", "-w"], ["--", "-w"]),
     ],
 )

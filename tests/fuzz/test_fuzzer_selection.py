@@ -35,7 +35,7 @@ def test_the_named_fuzzers_decide_the_campaign_and_its_runs() -> None:
 
 
 def test_a_name_no_fuzzer_has_fails_the_campaign_naming_the_ones_there_are() -> None:
-    missing = select_fuzzers(RESULT, ["nope"])
+    missing = select_fuzzers(RESULT, ["--", "nope"])  # an empty slug is passed over
     assert not missing.passed and not missing.fuzzers
     assert missing.error.startswith('No fuzz targets matched "nope" in math.fuzz.ts.')
     assert "abs-never-negative" in missing.error
