@@ -25,6 +25,9 @@ NPM_PACKAGES: tuple[tuple[str, str], ...] = _FALLBACK_PINS.npm_packages
 EXAMPLE_SPEC = "assembly/__tests__/example.spec.ts"
 EXAMPLES = {"minimal": "init/example.spec.ts.j2", "full": "init/example.full.spec.ts.j2"}
 TARGETS = ("wasi", "bindings", "web")
+# Files that hold the user's own entries (dependencies, scripts, ignore rules, tasks): --force
+# never replaces them, as as-test's init only merges into package.json and .gitignore.
+USER_OWNED = frozenset({"package.json", ".gitignore", "dodo.py"})
 
 
 @dataclass
@@ -68,7 +71,7 @@ def scaffold_project(directory: Path, choices: InitChoices = InitChoices()) -> S
     report = ScaffoldReport()
     for relative, text in files.items():
         path = directory / relative
-        if choices.force and path.exists():
+        if choices.force and path.exists() and relative not in USER_OWNED:
             write_text_atomic(path, text)
             report.replaced.append(relative)
         elif create_text_atomic(path, text):

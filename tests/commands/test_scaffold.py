@@ -108,6 +108,7 @@ def test_force_replaces_the_managed_files_and_the_options_shape_the_project(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "as-test.config.json").write_text("{}")
+    (tmp_path / "package.json").write_text('{"name": "mine", "dependencies": {"x": "1"}}')
     pins = choose_pins(["1.0.7", "1.8.0", "2.0.0"])
     choices = InitChoices(target="web", example="none", coverage=True, force=True, pins=pins)
     report = scaffold_project(tmp_path, choices)
@@ -116,6 +117,10 @@ def test_force_replaces_the_managed_files_and_the_options_shape_the_project(
     assert config["buildOptions"]["target"] == "web" and config["coverage"] is True
     assert not (tmp_path / EXAMPLE_SPEC).exists(), "--example none"
     assert not (tmp_path / ".as-test/runners").exists(), "web specs need no runner script"
-    package = json.loads((tmp_path / "package.json").read_text())
+    assert json.loads((tmp_path / "package.json").read_text())["name"] == "mine"
+    assert "package.json" in report.skipped, "--force never replaces the user's own files"
+    fresh = tmp_path / "fresh"
+    scaffold_project(fresh, choices)
+    package = json.loads((fresh / "package.json").read_text())
     assert package["devDependencies"]["as-test"] == "1.8.0"
     assert package["devDependencies"]["assemblyscript"] == "0.28.20"
