@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from astest_tasks.core.guest_text import for_stream
@@ -158,6 +158,9 @@ def summary_coverage(plan: SummaryPlan, shown: list[Shown]) -> CoverageOutcome |
     return collect_coverage(Path(plan.project_root), plan.coverage, results)
 
 
+PRINTOUT_ONLY = frozenset({"verbose", "show_logs"})
+
+
 def write_report(
     plan: SummaryPlan, loaded: Sequence[LoadedSpec], coverage: CoverageOutcome | None = None
 ) -> bool:
@@ -169,16 +172,18 @@ def write_report(
     passed = all(item.shown.result.status != Status.FAILED for item in loaded)
     digests = [item.digest for item in loaded]
     if any(digest is None for digest in digests):
-        # A --suite run reports a cut-down selection: write it all, and forget the state, which
-        # describes the reports of another selection.
+        # A --suite or --test-name-pattern run reports a cut-down selection: write it all, and
+        # forget the state, which describes the reports of another selection.
         state_path.unlink(missing_ok=True)
         if coverage is not None:
             write_coverage_files(root, coverage)
         write_reports(report, [item.shown for item in loaded], coverage, plan.shard)
         write_latest_log(root, plan.logs_root, collected_logs(loaded))
         return passed
+    # What only changes the printout is not part of what the reports are made from.
+    shaping = {k: v for k, v in plan.to_dict().items() if k not in PRINTOUT_ONLY}
     options = {
-        "plan": plan.to_dict(),
+        "plan": shaping,
         "format": REPORT_FORMAT,
         "version": __version__,
         # A format added (or moved) since the state was saved has no file yet: write them all.
@@ -331,8 +336,11 @@ def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
     tests ``--test-name-pattern`` does not match counted as skipped (test_name_filter.py)."""
     root = Path(plan.project_root)
     pattern = compile_test_name_pattern(plan.test_name_pattern)
-    if not plan.suite_selectors and pattern is None and not plan.verbose:
-        return [_load_stored(root, entry, session) for entry in plan.entries]
+    if not plan.suite_selectors and pattern is None:
+        stored = [_load_stored(root, entry, session) for entry in plan.entries]
+        # --verbose only changes what is printed: the suites are parsed for the printout, and
+        # the digests stay, so the reports are rewritten only when a result changed.
+        return [_with_suites(item) for item in stored] if plan.verbose else stored
     loaded: list[LoadedSpec] = []
     for entry in plan.entries:
         item = _load(root, entry, session)
@@ -364,6 +372,12 @@ def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
         )
         loaded.append(LoadedSpec(Shown(result=problem, cached=False), None, None))
     return loaded
+
+
+def _with_suites(item: LoadedSpec) -> LoadedSpec:
+    if item.stored is None:
+        return item
+    return replace(item, shown=replace(item.shown, result=item.stored.full()))
 
 
 def _load_stored(root: Path, entry: SummaryEntry, session: str) -> LoadedSpec:

@@ -250,3 +250,14 @@ def test_verbose_lists_every_test_under_its_spec(fresh_project: Callable[[str], 
         "       FAIL  wrong string",
     ]
     assert run.last_line.startswith("tests: ")
+
+
+def test_verbose_alone_rewrites_no_report(fresh_project: Callable[[str], Project]) -> None:
+    project = fresh_project("passing")
+    assert project.doit("astest", "--mode", "wasi").exit_code == 0
+    report = project.root / ".as-test" / "report.json"
+    before = report.stat().st_mtime_ns
+    verbose = project.doit("astest", "--mode", "wasi", "--verbose")
+    assert verbose.exit_code == 0, verbose.stdout
+    assert "     PASS  geometry" in verbose.stdout, verbose.stdout
+    assert report.stat().st_mtime_ns == before, "only the printout changes"
