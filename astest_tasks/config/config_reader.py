@@ -19,6 +19,7 @@ directory are ``.env`` files and string-valued modes, as in as-test. A JSON ``nu
 from __future__ import annotations
 
 import json
+import math
 import os
 import posixpath
 import re
@@ -352,7 +353,8 @@ def read_fuzz_input(obj: ConfigObject) -> tuple[str, ...] | None:
 
 def read_fuzz_runs(obj: ConfigObject) -> int | None:
     runs = _fuzz(obj).get("runs")  # checked by check_fuzz: a positive number
-    return max(1, round(runs)) if isinstance(runs, int | float) else None
+    # as-test's normalizePositiveNumber rounds down (1.6 runs once); below 1 we still run once.
+    return max(1, math.floor(runs)) if isinstance(runs, int | float) else None
 
 
 def read_fuzz_seed(obj: ConfigObject) -> int | None:

@@ -1050,3 +1050,8 @@ def test_a_modes_fuzz_keys_replace_the_bases_one_by_one_also_from_a_file(
     assert (fuzz["fromfile"].input_patterns, fuzz["fromfile"].runs) == (("./f/x.fuzz.ts",), 30)
     assert fuzz["inherits"] == config.fuzz == config.base.fuzz
     assert config.fuzz.explicit_input and config.fuzz.seed == 5
+
+
+def test_fuzz_runs_round_down_as_as_test_does(tmp_path: Path) -> None:
+    config = load(tmp_path, {"fuzz": {"runs": 1.6}, "modes": {"x": {"fuzz": {"runs": 7.9}}}})
+    assert (config.fuzz.runs, config.modes["x"].fuzz.runs) == (1, 7)
