@@ -15,11 +15,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from astest_tasks.config.input_exclusions import glob_ignores
+from astest_tasks.config.input_exclusions import expand_braces, glob_ignores
 
 SPEC_SUFFIX = ".spec.ts"
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
-_BRACES = re.compile(r"\{([^{}]*)\}")
 
 
 @dataclass(frozen=True, order=True)
@@ -71,18 +70,6 @@ def glob_base(pattern: str) -> str:
             break
         parts.append(part)
     return posixpath.normpath("/".join(parts)) if parts else "."
-
-
-def expand_braces(pattern: str) -> list[str]:
-    """Expand ``{a,b}`` alternatives (as the npm ``glob`` package as-test uses does)."""
-    match = _BRACES.search(pattern)
-    if match is None:
-        return [pattern]
-    head, tail = pattern[: match.start()], pattern[match.end() :]
-    expanded: list[str] = []
-    for option in match.group(1).split(","):
-        expanded.extend(expand_braces(head + option + tail))
-    return expanded
 
 
 def _glob(project_root: Path, pattern: str) -> Iterable[str]:

@@ -26,16 +26,30 @@ holds it against the real ``glob`` and ``minimatch`` as-test 1.8 installs.
 from __future__ import annotations
 
 import posixpath
+import re
 import sys
 from collections.abc import Sequence
 
 from wcmatch import glob as wc
 
 EXCLUSION_PREFIX = "!"
+_BRACES = re.compile(r"\{([^{}]*)\}")
 
 _FLAGS = wc.GLOBSTAR | wc.BRACE | wc.EXTGLOB | wc.DOTGLOB | wc.FORCEUNIX
 # glob's default `nocase` is true on macOS and Windows; minimatch's is false everywhere.
 _GLOB_CASE = wc.IGNORECASE if sys.platform in ("darwin", "win32") else wc.CASE
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """Expand ``{a,b}`` alternatives (as the npm ``glob`` package as-test uses does)."""
+    match = _BRACES.search(pattern)
+    if match is None:
+        return [pattern]
+    head, tail = pattern[: match.start()], pattern[match.end() :]
+    expanded: list[str] = []
+    for option in match.group(1).split(","):
+        expanded.extend(expand_braces(head + option + tail))
+    return expanded
 
 
 def is_exclusion(pattern: str) -> bool:
@@ -59,9 +73,7 @@ def mode_only_exclusions(base: Sequence[str], mode: Sequence[str]) -> tuple[str,
 def glob_ignores(relative_path: str, absolute_path: str, exclusion: str) -> bool:
     """Whether the base config's ``exclusion`` (with its ``!``) leaves this spec out: the
     ``glob`` package's ``ignore`` rule (its ``Ignore`` class, ``dist/esm/ignore.js``)."""
-    pattern = exclusion[len(EXCLUSION_PREFIX) :]
-    while pattern.startswith("./"):  # glob drops leading "." parts of an ignore pattern
-        pattern = pattern[2:]
+    pattern = _glob_tidy(exclusion[len(EXCLUSION_PREFIX) :])
     if not pattern:
         return False
     subject = absolute_path if posixpath.isabs(pattern) else relative_path
@@ -81,7 +93,37 @@ def minimatch_excludes(relative_path: str, exclusion: str) -> bool:
     while pattern.startswith("!"):
         negated = not negated
         pattern = pattern[1:]
-    if "/" not in pattern:
-        pattern = "**/" + pattern  # matchBase: a slashless pattern matches a name anywhere
-    matched = bool(pattern) and wc.globmatch(relative_path, pattern, flags=_FLAGS | wc.CASE)
+    matched = bool(pattern) and any(
+        wc.globmatch(relative_path, branch, flags=_FLAGS | wc.CASE)
+        for branch in _minimatch_branches(pattern)
+    )
     return matched != negated
+
+
+def _minimatch_branches(pattern: str) -> list[str]:
+    """minimatch's reading: braces expanded first, ``seg/..`` collapsed (its default
+    optimisation), and each slashless branch matched against the name (``matchBase``)."""
+    branches = []
+    for expanded in expand_braces(pattern):
+        parts = _collapse_parents(expanded.split("/"))
+        branches.append("/".join(parts) if len(parts) > 1 else "**/" + parts[0])
+    return branches
+
+
+def _glob_tidy(pattern: str) -> str:
+    """glob's ``Ignore`` compiles at optimisation level 2: empty and ``.`` parts dropped (a
+    leading ``/`` kept), ``seg/..`` collapsed."""
+    parts = pattern.split("/")
+    head = [""] if parts[0] == "" and len(parts) > 1 else []
+    kept = [part for part in parts[len(head) :] if part not in ("", ".")]
+    return "/".join(head + _collapse_parents(kept))
+
+
+def _collapse_parents(parts: list[str]) -> list[str]:
+    out: list[str] = []
+    for part in parts:
+        if part == ".." and out and out[-1] not in ("..", ".", "**"):
+            out.pop()
+        else:
+            out.append(part)
+    return out

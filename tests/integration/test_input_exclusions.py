@@ -123,6 +123,10 @@ PATTERNS = [
     "!!**/03-*",
     "!#03-*",
     "!",
+    "!assembly/__tests__/./03-c.spec.ts",
+    "!assembly/x/../__tests__/03-c.spec.ts",
+    "!.//assembly/**",
+    "!{03-c.spec.ts,x/y}",
 ]
 
 NODE_JUDGE = """
