@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.config.discovery import Spec, discover_specs, expand_braces, glob_base
+from astest_tasks.config.discovery import Spec, discover_specs, glob_base
+from astest_tasks.config.input_exclusions import expand_braces
 
 TESTS_GLOB = "assembly/__tests__/**/*.spec.ts"
 
