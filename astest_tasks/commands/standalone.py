@@ -30,6 +30,7 @@ from doit.doit_cmd import DoitMain
 from doit.exceptions import InvalidDodoFile
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.tasks.command_line import command_line_given
 from astest_tasks.tasks.doit_argv import task_options_first
 from astest_tasks.tasks.factory import make_astest_tasks
 from astest_tasks.tasks.options import (
@@ -116,4 +117,7 @@ class AstestMain(DoitMain):  # type: ignore[misc]
 def run_doit(arguments: Sequence[str]) -> int:
     # Some doit commands (clean) return None for success.
     arguments = task_options_first(arguments, TASK_PARAMS, BARE_VALUES, BARE_FOLLOWERS)
-    return int(AstestMain(AstestLoader()).run(arguments) or 0)
+    # The task creator must see the words doit parses (``--jobs 2`` already made ``-n 2``),
+    # not the process's own argv.
+    with command_line_given("astest", arguments):
+        return int(AstestMain(AstestLoader()).run(arguments) or 0)

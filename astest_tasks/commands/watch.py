@@ -29,7 +29,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -44,6 +44,7 @@ from astest_tasks.core.interrupts import unwind_on_sigterm
 from astest_tasks.model.results import SpecResult
 from astest_tasks.output.console import Shown, render_changed
 from astest_tasks.output.terminal import Palette, use_colour
+from astest_tasks.tasks.command_line import command_line_given
 from astest_tasks.tasks.compile_ahead import compile_changed, warm_compiler
 from astest_tasks.tasks.doit_argv import (
     doit_command,
@@ -267,7 +268,7 @@ def _run_cycle(doit_args: list[str], report: Path) -> Cycle:
     loader = WatchLoader()
     before = _mtime(report)
     summary = io.StringIO()  # the plain run's whole summary: a cycle prints its own
-    with _argv(doit_args), contextlib.redirect_stdout(summary):
+    with command_line_given("astest", doit_args), contextlib.redirect_stdout(summary):
         code = int(AstestMain(loader).run(list(doit_args)) or 0)
     report = _report_path(loader.tasks) or report
     written = report if report.exists() and _mtime(report) != before else None
@@ -333,15 +334,3 @@ def _mtime(path: Path) -> Stamp:
     except OSError:
         return None
     return (info.st_mtime_ns, info.st_size)
-
-
-@contextlib.contextmanager
-def _argv(doit_args: list[str]) -> Iterator[None]:
-    """Our task creator reads the command line (the state file, whether this run writes); it
-    must see the doit arguments, without ``--watch``."""
-    saved = sys.argv
-    sys.argv = [saved[0] if saved else "astest", *doit_args]
-    try:
-        yield
-    finally:
-        sys.argv = saved

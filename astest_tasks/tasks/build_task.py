@@ -1,4 +1,4 @@
-"""What a compile task tells doit, for a spec (tasks.py) and for a fuzz target (fuzz_tasks.py).
+"""What a compile task tells doit, for a spec (spec_tasks.py) and a fuzz target (fuzz_tasks.py).
 
 Both compile one entry file with asc for a mode: the same action, dependencies, targets and
 up-to-date checks. The callers add the name, doc, meta and the pipeline's extra dependencies.
@@ -22,16 +22,10 @@ from astest_tasks.tasks.cache_keys import build_file_deps, build_key
 from astest_tasks.tasks.checks import InputsChanged
 
 
-def compile_task_fields(
-    root: Path,
-    mode: ModeSettings,
-    source: Spec,
-    wasm_path: str,
-    record_path: str,
-    toolchain: Toolchain,
-    scan_cache: ImportScanCache,
-) -> dict[str, Any]:
-    request = BuildRequest(
+def build_request(
+    root: Path, mode: ModeSettings, source: Spec, wasm_path: str, record_path: str
+) -> BuildRequest:
+    return BuildRequest(
         project_root=str(root),
         spec_path=source.path,
         spec_id=source.spec_id,
@@ -45,10 +39,20 @@ def compile_task_fields(
         build_env=dict(mode.build_env),
         features=mode.features,
     )
+
+
+def compile_task_fields(
+    root: Path,
+    request: BuildRequest,
+    mode: ModeSettings,
+    source: Spec,
+    toolchain: Toolchain,
+    scan_cache: ImportScanCache,
+) -> dict[str, Any]:
     scan = scan_imports(root, source.path, scan_cache)
-    targets = [record_path, wasm_path]
+    targets = [request.record_path, request.wasm_path]
     if mode.target == "bindings":
-        stem = wasm_path.removesuffix(".wasm")
+        stem = request.wasm_path.removesuffix(".wasm")
         targets += [f"{stem}.js", f"{stem}.d.ts"]
     return {
         "actions": [(build_spec, [asdict(request)])],

@@ -9,8 +9,6 @@ holds it: two instances (two configs, or two mode sets) live in one dodo.py side
 
 from __future__ import annotations
 
-import posixpath
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +19,9 @@ from doit.exceptions import InvalidDodoFile, InvalidTask
 
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.version import __version__
+from astest_tasks.tasks.command_line import CommandLine, current_command_line
 from astest_tasks.tasks.creator import create_tasks
 from astest_tasks.tasks.doctor import doctor_task, doctor_task_wanted
-from astest_tasks.tasks.doit_argv import doit_command
 from astest_tasks.tasks.options import (
     OptionSpec,
     TaskOptions,
@@ -34,7 +32,7 @@ from astest_tasks.tasks.options import (
 from astest_tasks.tasks.pipeline import BASENAME, Pipeline
 from astest_tasks.tasks.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
 from astest_tasks.tasks.shared_compiler import share_compiler_with_workers
-from astest_tasks.tasks.state_file import check_state_file, state_file_from_argv
+from astest_tasks.tasks.state_file import check_state_file
 
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
@@ -79,8 +77,9 @@ def make_astest_tasks(
         )
     try:
         # Runs while doit imports the dodo file, just before doit opens its state file.
-        check_state_file(Path(state_file_from_argv(sys.argv[1:])))
-        _check_bare_changed(sys.argv)
+        command_line = current_command_line()
+        check_state_file(Path(command_line.state_file))
+        _check_bare_changed(command_line)
     except UserError as exc:
         raise InvalidDodoFile(str(exc)) from None
     pinned = {
@@ -105,12 +104,13 @@ def make_astest_tasks(
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
         values = {**defaults, **given}
         root = (Path.cwd() / project_dir).resolve()
-        with_doctor = doctor_task_wanted(sys.argv[1:], pipeline.basename)
+        command_line = current_command_line()
+        with_doctor = doctor_task_wanted(command_line.arguments, pipeline.basename)
         if with_doctor:
             config, modes = read_option(values, "config"), read_option(values, "mode")
             yield doctor_task(root, config, list(modes), pipeline.basename)
         try:
-            _check_option_placement(sys.argv[1:], pipeline, flags)
+            _check_option_placement(command_line, pipeline, flags)
             options = TaskOptions.from_values(values)
             if options.version:
                 yield plan_task(pipeline.basename, f"astest-tasks {__version__}\n", "version")
@@ -128,10 +128,10 @@ def make_astest_tasks(
                 yield plan_task(pipeline.basename, plan_text(listing, plan))
                 return
             sharded = pipeline.sharded(options.shard, options.shard_durations)
-            tasks = list(create_tasks(root, options, sharded))
-            share_compiler_with_workers(sys.argv[1:])
+            tasks = list(create_tasks(root, options, sharded, command_line))
+            share_compiler_with_workers(command_line.arguments)
         except UserError as exc:
-            if with_doctor and doit_command(sys.argv[1:]) == "run":
+            if with_doctor and command_line.runs_tasks:
                 return  # the doctor, which was asked for, names the problem with its fix
             # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
             raise InvalidTask(str(exc)) from None
@@ -145,13 +145,12 @@ def make_astest_tasks(
     )
 
 
-def _check_bare_changed(argv: Sequence[str]) -> None:
+def _check_bare_changed(command_line: CommandLine) -> None:
     """doit parses task options with getopt, which knows no optional value: ``doit astest
     --changed`` at the end of the line would stop doit with a parser error that lists every
     option. The ``astest`` command completes a bare ``--changed`` itself (doit_argv.py)."""
-    program = argv[0].replace("\\", "/") if argv else ""
-    run_by_doit = posixpath.basename(program) == "doit" or program.endswith("doit/__main__.py")
-    if run_by_doit and argv[-1] == "--changed":
+    arguments = command_line.arguments
+    if command_line.run_by_doit and arguments and arguments[-1] == "--changed":
         raise UserError(
             "--changed at the end of doit's command line has no REF (doit's option parser has "
             "no optional values); fix: `doit astest --changed=HEAD`, or --changed=origin/main "
@@ -160,13 +159,14 @@ def _check_bare_changed(argv: Sequence[str]) -> None:
 
 
 def _check_option_placement(
-    arguments: Sequence[str], pipeline: Pipeline, flags: dict[str, OptionSpec]
+    command_line: CommandLine, pipeline: Pipeline, flags: dict[str, OptionSpec]
 ) -> None:
     """doit hands options to a task creator only right after the creator's own name
     (``doit astest --fuzz-seed 5 astest:fuzz``); after one of its tasks' names it parses and
     drops them without a word, and the run would silently use the defaults."""
-    if pipeline.command != "doit" or doit_command(arguments) != "run":
+    if pipeline.command != "doit" or not command_line.runs_tasks:
         return
+    arguments = command_line.arguments
     for index in range(1, len(arguments)):
         previous, word = arguments[index - 1], arguments[index]
         option = flags.get(word.split("=", 1)[0])

@@ -31,7 +31,7 @@ from astest_tasks.output.fuzz_summary import (
     show_fuzz_summary_from_worker,
     summarize_fuzz,
 )
-from astest_tasks.tasks.build_task import compile_task_fields
+from astest_tasks.tasks.build_task import build_request, compile_task_fields
 from astest_tasks.tasks.checks import Always, BuildUpToDate, InputsChanged, LastFuzzPassed
 from astest_tasks.tasks.cleaning import fuzz_leftovers, remove_files
 from astest_tasks.tasks.doit_argv import default_tasks, doit_command, names_tasks_under
@@ -229,9 +229,8 @@ def _build_task(
     scan_cache: ImportScanCache,
     pipeline: Pipeline,
 ) -> dict[str, Any]:
-    fields = compile_task_fields(
-        root, mode, target, paths["wasm"], paths["record"], toolchain, scan_cache
-    )
+    request = build_request(root, mode, target, paths["wasm"], paths["record"])
+    fields = compile_task_fields(root, request, mode, target, toolchain, scan_cache)
     return {
         "basename": fuzz_group(pipeline.basename),
         "name": f"build:{mode.name}:{target.spec_id}",

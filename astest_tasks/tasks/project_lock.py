@@ -11,12 +11,10 @@ watching a project it could not load.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from astest_tasks.core.errors import UserError
-from astest_tasks.tasks.doit_argv import READ_ONLY_COMMANDS, doit_command
 
 try:
     import fcntl
@@ -27,10 +25,11 @@ _held: dict[str, int] = {}  # lock path -> open descriptor, for this process's l
 _refused: Path | None = None  # the lock this process was refused last, until it is waited for
 
 
-def lock_project(lock_path: Path, argv: list[str] | None = None) -> None:
-    """Take the project's lock, or raise UserError naming the process that holds it."""
+def lock_project(lock_path: Path, *, read_only: bool = False) -> None:
+    """Take the project's lock, or raise UserError naming the process that holds it; a call
+    that only reads (``CommandLine.reads_only``) takes none."""
     global _refused
-    if fcntl is None or _is_read_only(sys.argv[1:] if argv is None else argv):
+    if fcntl is None or read_only:
         return
     key = str(lock_path.resolve())
     if key in _held:
@@ -84,7 +83,3 @@ def _hold(key: str, fd: int) -> None:
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
     _held[key] = fd  # released when the process ends
-
-
-def _is_read_only(arguments: list[str]) -> bool:
-    return doit_command(arguments) in READ_ONLY_COMMANDS

@@ -13,7 +13,7 @@ from astest_tasks.config import toolchain
 from astest_tasks.config.git_changes import ChangedFiles
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import Stage, Status, read_result, write_result
-from astest_tasks.tasks import creator, project_lock
+from astest_tasks.tasks import plan_specs, project_lock
 from astest_tasks.tasks.creator import create_tasks
 from astest_tasks.tasks.factory import make_astest_tasks
 from astest_tasks.tasks.options import TaskOptions
@@ -109,7 +109,7 @@ def built_with_changes(
         assert project_root == root and ref == "origin/main"
         return ChangedFiles(ref=ref, paths=frozenset(changed))
 
-    monkeypatch.setattr(creator, "changed_files", report)
+    monkeypatch.setattr(plan_specs, "changed_files", report)
     made = list(create_tasks(root, TaskOptions(changed="origin/main")))
     names = [str(task["name"]) for task in made]
     builds = sorted(name.rsplit(":", 1)[-1] for name in names if name.startswith("build:"))

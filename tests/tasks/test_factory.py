@@ -14,6 +14,7 @@ from doit.loader import _get_task_creators
 from astest_tasks.config.shards import Shard
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.tasks import factory
+from astest_tasks.tasks.command_line import CommandLine
 from astest_tasks.tasks.factory import make_astest_tasks
 from astest_tasks.tasks.options import TaskOptions
 from astest_tasks.tasks.pipeline import Pipeline
@@ -95,10 +96,12 @@ def test_the_shorthands_are_as_test_18s() -> None:
 def test_the_creator_reads_the_options_once_and_passes_the_record_whole(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    received: list[tuple[TaskOptions, Pipeline]] = []
+    received: list[tuple[TaskOptions, Pipeline, CommandLine]] = []
 
-    def create_tasks(root: Path, options: TaskOptions, pipeline: Pipeline) -> Iterator[Any]:
-        received.append((options, pipeline))
+    def create_tasks(
+        root: Path, options: TaskOptions, pipeline: Pipeline, command_line: CommandLine
+    ) -> Iterator[Any]:
+        received.append((options, pipeline, command_line))
         yield {"name": "summary", "actions": []}
 
     monkeypatch.setattr(factory, "create_tasks", create_tasks)
@@ -108,7 +111,8 @@ def test_the_creator_reads_the_options_once_and_passes_the_record_whole(
     assert list(
         creator(**{**defaults, "timeout": 30, "shard": "1/2", "update_snapshots": "create"})
     )
-    (options, pipeline), *_ = received
+    (options, pipeline, command_line), *_ = received
+    assert command_line == CommandLine("doit", ("unit",)), "the process's words, read once"
     assert options.mode == ("wasi",) and options.config == "web.json", "the pinned values"
     assert options.timeout == "30" and options.update_snapshots is SnapshotUpdate.CREATE
     assert pipeline.basename == "unit" and pipeline.shard == Shard(1, 2)

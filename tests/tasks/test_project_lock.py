@@ -12,6 +12,7 @@ import pytest
 
 from astest_tasks.core.errors import UserError
 from astest_tasks.tasks import project_lock
+from astest_tasks.tasks.command_line import CommandLine
 from astest_tasks.tasks.project_lock import lock_project, wait_for_refused_lock
 
 
@@ -24,7 +25,7 @@ def no_locks_held(monkeypatch: pytest.MonkeyPatch) -> None:
 def _try_lock(path: str, results: multiprocessing.Queue[str]) -> None:
     project_lock._held.clear()  # a fresh process, as a second doit would be
     try:
-        lock_project(Path(path), ["astest"])
+        lock_project(Path(path))
     except UserError as exc:
         results.put(str(exc))
     else:
@@ -43,7 +44,7 @@ def other_process_tries(path: Path) -> str:
 
 def test_a_second_run_is_refused_naming_the_first(tmp_path: Path) -> None:
     lock = tmp_path / ".as-test/cache/project.lock"
-    lock_project(lock, ["astest"])
+    lock_project(lock)
     message = other_process_tries(lock)
     assert message.startswith("another doit (pid ")
     assert "is running in this project" in message and "fix: wait for it" in message
@@ -57,8 +58,8 @@ def test_the_lock_is_free_again_once_its_holder_is_gone(tmp_path: Path) -> None:
 
 def test_the_same_process_may_create_tasks_twice(tmp_path: Path) -> None:
     lock = tmp_path / "project.lock"
-    lock_project(lock, ["astest"])
-    lock_project(lock, ["astest"])  # two task creators in one dodo: no self-deadlock
+    lock_project(lock)
+    lock_project(lock)  # two task creators in one dodo: no self-deadlock
     # ...and the second call kept the first one's lock rather than letting it go.
     assert other_process_tries(lock).startswith(f"another doit (pid {os.getpid()})")
 
@@ -68,7 +69,7 @@ def test_the_same_process_may_create_tasks_twice(tmp_path: Path) -> None:
 )
 def test_commands_that_only_read_take_no_lock(tmp_path: Path, argv: list[str]) -> None:
     lock = tmp_path / "project.lock"
-    lock_project(lock, argv)
+    lock_project(lock, read_only=CommandLine.of(["doit", *argv]).reads_only)
     assert not lock.exists()
 
 
@@ -78,7 +79,7 @@ def test_a_refused_process_waits_for_the_holder_and_then_keeps_the_lock(tmp_path
     fcntl.flock(holder, fcntl.LOCK_EX)  # second holder, as another doit's would be
     os.pwrite(holder, b"pid 4242", 0)
     with pytest.raises(UserError, match=r"another doit \(pid 4242\)"):
-        lock_project(lock, ["astest"])
+        lock_project(lock)
 
     announced: list[str] = []
     released_first: list[bool] = []
@@ -94,11 +95,11 @@ def test_a_refused_process_waits_for_the_holder_and_then_keeps_the_lock(tmp_path
 
     assert wait_for_refused_lock(release) is True
     assert announced == ["pid 4242"] and released_first == [True]
-    lock_project(lock, ["astest"])  # held by this process now: the next task creation passes
+    lock_project(lock)  # held by this process now: the next task creation passes
     assert other_process_tries(lock).startswith(f"another doit (pid {os.getpid()})")
     assert wait_for_refused_lock(release) is False  # the refusal was waited for once
 
 
 def test_nothing_is_waited_for_when_no_lock_was_refused(tmp_path: Path) -> None:
-    lock_project(tmp_path / "project.lock", ["astest"])
+    lock_project(tmp_path / "project.lock")
     assert wait_for_refused_lock(lambda who: pytest.fail(f"announced {who}")) is False

@@ -1,0 +1,203 @@
+"""The doit tasks of one (mode, spec) pair, and of the default runners they use.
+
+Task names carry the mode (``astest:build:<mode>:<spec-id>``, ``astest:run:<mode>:<spec-id>``)
+because doit keys its state by task name: a mode-less name would thrash when the mode changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from doit.task import clean_targets
+
+from astest_tasks.build.build_prefetch import plan_build
+from astest_tasks.build.compiler import BuildRequest
+from astest_tasks.build.imports import ImportScanCache
+from astest_tasks.config.layout import doit_paths
+from astest_tasks.config.run_rules import RunRules
+from astest_tasks.config.toolchain import Toolchain
+from astest_tasks.model.snapshots import SnapshotUpdate, snapshot_candidates
+from astest_tasks.run.runner_files import default_runner_path, ensure_default_runner
+from astest_tasks.run.runtime import Runtime
+from astest_tasks.tasks.build_task import build_request, compile_task_fields
+from astest_tasks.tasks.cache_keys import run_key
+from astest_tasks.tasks.checks import (
+    Always,
+    BuildUpToDate,
+    InputsChanged,
+    LastResultPassed,
+    NotHandedOver,
+    SnapshotsUnchanged,
+)
+from astest_tasks.tasks.cleaning import remove_files, run_leftovers
+from astest_tasks.tasks.pipeline import Pipeline
+from astest_tasks.tasks.planning import PlannedSpec
+from astest_tasks.tasks.run_action import run_spec
+from astest_tasks.tasks.run_ahead import plan_run
+from astest_tasks.tasks.run_request import RunRequest
+from astest_tasks.tasks.run_settings import RunSettings
+
+
+def build_task(
+    root: Path,
+    planned: PlannedSpec,
+    toolchain: Toolchain,
+    scan_cache: ImportScanCache,
+    pipeline: Pipeline,
+) -> dict[str, Any]:
+    mode, spec, files = planned.mode, planned.spec, planned.files
+    request = build_request(root, mode, spec, files.wasm, files.build_record)
+    fields = compile_task_fields(root, request, mode, spec, toolchain, scan_cache)
+    _plan_prefetch(pipeline, request, fields["file_dep"])
+    return {
+        "basename": pipeline.basename,
+        "name": f"build:{mode.name}:{spec.spec_id}",
+        "doc": f"compile {spec.path} for mode {mode.name} ({mode.target})",
+        **fields,
+        "task_dep": list(pipeline.task_dep),
+        "meta": pipeline.meta(
+            "build", mode=mode.name, spec=spec.path, spec_id=spec.spec_id, target=mode.target
+        ),
+    }
+
+
+def _plan_prefetch(pipeline: Pipeline, request: BuildRequest, file_dep: list[str]) -> None:
+    """Tell the build prefetcher the order of the builds (compile ahead of a serial doit)."""
+    plan_build(pipeline.basename, asdict(request), [str(Path.cwd() / dep) for dep in file_dep])
+
+
+def run_request(root: Path, planned: PlannedSpec, settings: RunSettings, total: int) -> RunRequest:
+    mode, spec, files = planned.mode, planned.spec, planned.files
+    limits = settings.limits.of_mode(mode.name)
+    rules = RunRules.for_version(settings.as_test_version)
+    snapshot_layout = (root, mode.input_patterns) if rules.snapshot_input_layout else None
+    pipeline = settings.pipeline
+    return RunRequest(
+        project_root=str(root),
+        spec_path=spec.path,
+        spec_id=spec.spec_id,
+        mode=mode.name,
+        target=mode.target,
+        wasm_path=files.wasm,
+        build_record_path=files.build_record,
+        result_path=files.result,
+        snapshot_dir=mode.snapshot_dir,
+        timeout_s=limits.timeout_s,
+        runtime=planned.runtime,
+        memory_limit_mib=limits.memory_mib,
+        output_limit_mib=limits.output_mib,
+        run_env=dict(mode.run_env),
+        position=planned.place,
+        total=total,
+        progress_file=settings.progress_file,
+        crash_dir=mode.crash_dir,
+        logs_dir=mode.logs_dir,
+        update_snapshots=settings.update.value,
+        no_snapshot=settings.no_snapshot,
+        snapshot_files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir, snapshot_layout)),
+        task_basename=pipeline.basename,
+        command=pipeline.command,
+        options_command=pipeline.options_command,
+        as_test_version=settings.as_test_version,
+        input_patterns=tuple(mode.input_patterns),
+        coverage_detail=settings.coverage_detail and mode.coverage_enabled,
+    )
+
+
+def run_task(root: Path, planned: PlannedSpec, settings: RunSettings, total: int) -> dict[str, Any]:
+    mode, spec, runtime = planned.mode, planned.spec, planned.runtime
+    request = run_request(root, planned, settings, total)
+    plan_run(request, settings.session)
+    file_dep = [planned.files.build_record]  # also orders the run after its build
+    file_dep += runtime.input_files(root)
+    pipeline = settings.pipeline
+    return {
+        "basename": pipeline.basename,
+        "name": f"run:{mode.name}:{spec.spec_id}",
+        "doc": f"run {spec.path} in mode {mode.name} ({runtime.description})",
+        # The request itself, runtime and all: a frozen dataclass that pickles to doit's workers.
+        "actions": [(run_spec, [request, settings.session])],
+        "file_dep": doit_paths(root, file_dep),
+        "targets": doit_paths(root, [planned.files.result]),
+        "setup": list(pipeline.setup),
+        "uptodate": _run_checks(root, planned, settings, request),
+        # The result, and what the run left beside it: its crash record and readable log.
+        "clean": [clean_targets, (remove_files, [str(root), run_leftovers(request)])],
+        "meta": pipeline.meta(
+            "run", mode=mode.name, spec=spec.path, spec_id=spec.spec_id, target=mode.target
+        ),
+    }
+
+
+def _run_checks(
+    root: Path, planned: PlannedSpec, settings: RunSettings, request: RunRequest
+) -> list[Any]:
+    """When a run is up to date: all of these agree."""
+    mode, spec, update = planned.mode, planned.spec, settings.update
+    basename = settings.pipeline.basename
+    return [
+        InputsChanged("run", run_inputs(planned, settings)),
+        LastResultPassed(str(root), planned.files.result),
+        SnapshotsUnchanged(str(root), list(request.snapshot_files)),
+        NotHandedOver((basename, mode.name, spec.spec_id), settings.session),
+        # So that `doit info` and `doit list --status` see an imported module's edit too.
+        BuildUpToDate(f"{basename}:build:{mode.name}:{spec.spec_id}"),
+        # An update run asks every spec again: only a run can tell what is missing.
+        Always(
+            update is SnapshotUpdate.NONE,
+            f"--update-snapshots={update.value} asks every spec again",
+        ),
+    ]
+
+
+def run_inputs(planned: PlannedSpec, settings: RunSettings) -> dict[str, Any]:
+    mode = planned.mode
+    limits = settings.limits.of_mode(mode.name).as_key()
+    inputs = run_key(mode, planned.spec, limits, planned.runtime, settings.as_test_version)
+    if settings.no_snapshot:
+        # Only then, so that plain runs keep their key: a pass with unchecked snapshots is not
+        # a plain run's pass, and the next plain run runs the spec again.
+        inputs["snapshots"] = "not checked (--no-snapshot)"
+    if settings.coverage_detail and mode.coverage_enabled:
+        # A result recorded without the points' parents cannot draw the gap tree (as-test 1.8
+        # re-runs such a cached spec too); only then, so plain runs keep their key.
+        inputs["coverage"] = "detailed points (--show-coverage)"
+    return inputs
+
+
+# Which task creator of this process makes each default runner: two instances for one project
+# would otherwise both target the same file, which doit refuses. The other instance's runs
+# still wait for it, through their file_dep on the runner.
+_RUNNER_MAKERS: dict[str, str] = {}
+
+
+def runner_tasks(
+    root: Path, runtimes: Iterable[Runtime], pipeline: Pipeline
+) -> Iterator[dict[str, Any]]:
+    """One task per default runner in use: creates it when missing, never touches it otherwise."""
+    targets = sorted(
+        {
+            runtime.default_runner_target
+            for runtime in runtimes
+            if runtime.default_runner_target is not None
+        }
+    )
+    for target in targets:
+        runner = default_runner_path(target)
+        maker = _RUNNER_MAKERS.setdefault(str(root / runner), pipeline.basename)
+        if maker != pipeline.basename:
+            continue
+        yield {
+            "basename": pipeline.basename,
+            "name": f"runner:{target}",
+            "doc": f"create {runner} from its template if it is missing (never overwritten)",
+            "actions": [(ensure_default_runner, [str(root), target])],
+            "targets": doit_paths(root, [runner]),
+            # Up to date whenever the file exists: doit runs a task whose target is missing.
+            "uptodate": [True],
+            # No "clean": the runner is the user's file from the moment it exists.
+            "meta": pipeline.meta("runner", target=target),
+        }

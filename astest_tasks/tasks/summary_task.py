@@ -1,0 +1,86 @@
+"""The summary task: after every run task, print every result (fresh or cached) and write the
+reports."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from typing import Any
+
+from astest_tasks.config.layout import spec_files
+from astest_tasks.config.run_switches import ShowCoverage
+from astest_tasks.output.fuzz_summary import FuzzEntry
+from astest_tasks.output.latest_log import logs_root_of
+from astest_tasks.output.summary import SummaryEntry, SummaryPlan
+from astest_tasks.tasks.checks import Always
+from astest_tasks.tasks.cleaning import (
+    remove_files,
+    remove_orphaned_crash_records,
+    summary_leftovers,
+)
+from astest_tasks.tasks.planning import Plan
+from astest_tasks.tasks.summary_action import show_summary_from_worker, summarize
+
+
+def summary_entries(plan: Plan) -> list[SummaryEntry]:
+    """Mode by mode, each mode's specs in their order: as the summary and its task_dep list
+    them."""
+    return [
+        SummaryEntry(
+            mode=mode.name,
+            spec_id=spec.spec_id,
+            spec=spec.path,
+            target=mode.target,
+            result=spec_files(mode, spec).result,
+            run_task=plan.pipeline.task(f"run:{mode.name}:{spec.spec_id}"),
+            command=plan.pipeline.command,
+        )
+        for mode in plan.modes
+        for spec in plan.specs_by_mode[mode.name]
+    ]
+
+
+def summary_plan(plan: Plan, fuzz_entries: Sequence[FuzzEntry]) -> SummaryPlan:
+    options, pipeline, show_coverage = plan.options, plan.pipeline, plan.options.switches
+    shard = pipeline.shard
+    return SummaryPlan(
+        project_root=str(plan.root),
+        report_path=posixpath.join(pipeline.report_dir(plan.config), "report.json"),
+        entries=tuple(summary_entries(plan)),
+        suite_selectors=tuple(options.suite),
+        test_name_pattern=options.test_name_pattern,
+        logs_root=logs_root_of(plan.config.base.logs_dir),
+        show_logs=options.show_logs,
+        verbose=options.verbose,
+        fuzz_entries=tuple(fuzz_entries),
+        coverage=tuple(plan.coverage_targets),
+        shard=(shard.index, shard.count, plan.suite_pairs) if shard else None,
+        note=plan.note,
+        show_coverage=show_coverage.show_coverage is not ShowCoverage.NONE,
+        expand_coverage_gaps=show_coverage.show_coverage is ShowCoverage.ALL,
+    )
+
+
+def summary_task(
+    plan: Plan, run_tasks: Sequence[str], fuzz_entries: Sequence[FuzzEntry]
+) -> dict[str, Any]:
+    summary = summary_plan(plan, fuzz_entries)
+    session, pipeline, config = plan.settings.session, plan.pipeline, plan.config
+    coverage_dirs = [t.directory for t in summary.coverage if t.directory is not None]
+    crash_dirs = sorted({mode.crash_dir for mode in (config.base, *config.modes.values())})
+    root = str(plan.root)
+    return {
+        "basename": pipeline.basename,
+        "name": "summary",
+        "doc": "print every spec's result (fresh or cached) and fail if any failed",
+        "actions": [(summarize, [summary.to_dict(), session])],
+        "teardown": [(show_summary_from_worker, [summary.to_dict(), session])],
+        "task_dep": list(run_tasks),
+        "uptodate": [Always(False, "the summary always runs: it shows cached results too")],
+        "verbosity": 2,  # our output is the point: never let doit capture it
+        "clean": [
+            (remove_files, [root, summary_leftovers(summary.report_path, coverage_dirs)]),
+            (remove_orphaned_crash_records, [root, crash_dirs]),
+        ],
+        "meta": pipeline.meta("summary", report=summary.report_path),
+    }
