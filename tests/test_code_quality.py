@@ -131,3 +131,45 @@ def test_pytest_runs_strict() -> None:
     assert {"--strict-markers", "--strict-config"} <= set(options["addopts"].split())
     assert options["xfail_strict"] is True
     assert options["filterwarnings"][0] == "error"
+
+
+# tasks/ is where doit meets the rest; its functions stay short enough to read in one screen
+# (issue 31: the task creator had grown to one 138-line function of fifteen phases).
+MAX_TASK_FUNCTION_LINES = 50
+
+
+def _code_lines(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """The lines of a function from its first statement after the docstring to its end."""
+    body = function.body
+    if (
+        len(body) > 1
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body = body[1:]
+    end = function.end_lineno or function.lineno
+    return end - body[0].lineno + 1
+
+
+def long_functions(folder: Path, limit: int) -> list[str]:
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = _code_lines(node)
+                if lines > limit:
+                    found.append(f"{path.relative_to(folder)}:{node.lineno} {node.name}: {lines}")
+    return found
+
+
+def test_the_functions_of_tasks_stay_short() -> None:
+    too_long = long_functions(REPO / "astest_tasks" / "tasks", MAX_TASK_FUNCTION_LINES)
+    assert not too_long, "split these into named steps:\n" + "\n".join(too_long)
+
+
+def test_a_long_function_is_found(tmp_path: Path) -> None:
+    statements = "".join(f"    x{index} = {index}\n" for index in range(60))
+    (tmp_path / "module.py").write_text(f'def f() -> None:\n    """Doc."""\n{statements}')
+    assert long_functions(tmp_path, 50) == ["module.py:1 f: 60"]
+    assert long_functions(tmp_path, 60) == []

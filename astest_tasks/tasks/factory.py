@@ -70,11 +70,7 @@ def make_astest_tasks(
     every build (a code generator that must run first) and ``setup`` to every run. ``command``
     is how hints and repro lines name the program that runs the tasks.
     """
-    if not basename or not set(basename) <= _NAME_CHARACTERS:
-        raise InvalidDodoFile(
-            f"make_astest_tasks(basename={basename!r}): a basename is letters, digits, '_', '-' "
-            "or '.', and no ':' (doit uses it to separate names); fix: e.g. basename='unit'"
-        )
+    _check_basename(basename)
     try:
         # Runs while doit imports the dodo file, just before doit opens its state file.
         command_line = current_command_line()
@@ -93,49 +89,16 @@ def make_astest_tasks(
     }
     declared = option_specs(pinned)
     params = [option.param() for option in declared]  # doit's form of them
-    defaults = option_defaults(params)
     pipeline = Pipeline(
         basename=basename, task_dep=tuple(task_dep), setup=tuple(setup), command=command
     )
     flags = {f"--{option.long}": option for option in declared}
     flags.update({f"-{option.short}": option for option in declared if option.short})
+    instance = _Instance(project_dir, pipeline, option_defaults(params), flags)
 
     def create_doit_tasks(**given: Any) -> Iterator[dict[str, Any]]:
         """Build and run the as-test specs (asc + embedded wasmtime), then summarise."""
-        values = {**defaults, **given}
-        root = (Path.cwd() / project_dir).resolve()
-        command_line = current_command_line()
-        with_doctor = doctor_task_wanted(command_line.arguments, pipeline.basename)
-        if with_doctor:
-            config, modes = read_option(values, "config"), read_option(values, "mode")
-            yield doctor_task(root, config, list(modes), pipeline.basename)
-        try:
-            _check_option_placement(command_line, pipeline, flags)
-            options = TaskOptions.from_values(values)
-            if options.version:
-                yield plan_task(pipeline.basename, f"astest-tasks {__version__}\n", "version")
-                return
-            listing = PlanRequest(options.list, options.list_modes, fuzz=options.fuzz)
-            if listing.wanted:
-                plan = load_plan_input(
-                    root,
-                    options.config,
-                    list(options.mode),
-                    list(options.spec),
-                    (options.features, options.run_coverage, options.switches.browser),
-                    pipeline.options_command,
-                )
-                yield plan_task(pipeline.basename, plan_text(listing, plan))
-                return
-            sharded = pipeline.sharded(options.shard, options.shard_durations)
-            tasks = list(create_tasks(root, options, sharded, command_line))
-            share_compiler_with_workers(command_line.arguments)
-        except UserError as exc:
-            if with_doctor and command_line.runs_tasks:
-                return  # the doctor, which was asked for, names the problem with its fix
-            # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
-            raise InvalidTask(str(exc)) from None
-        yield from tasks
+        return _tasks_of(instance, given)
 
     create_doit_tasks.basename = basename  # type: ignore[attr-defined]
     return AstestTasks(
@@ -143,6 +106,71 @@ def make_astest_tasks(
         basename=basename,
         options=tuple(params),
     )
+
+
+def _check_basename(basename: str) -> None:
+    if not basename or not set(basename) <= _NAME_CHARACTERS:
+        raise InvalidDodoFile(
+            f"make_astest_tasks(basename={basename!r}): a basename is letters, digits, '_', '-' "
+            "or '.', and no ':' (doit uses it to separate names); fix: e.g. basename='unit'"
+        )
+
+
+@dataclass(frozen=True)
+class _Instance:
+    """What one ``make_astest_tasks`` call fixed: its project, its pipeline, its options."""
+
+    project_dir: str | Path
+    pipeline: Pipeline
+    defaults: dict[str, Any]
+    flags: dict[str, OptionSpec]
+
+
+def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    values = {**instance.defaults, **given}
+    pipeline = instance.pipeline
+    root = (Path.cwd() / instance.project_dir).resolve()
+    command_line = current_command_line()
+    with_doctor = doctor_task_wanted(command_line.arguments, pipeline.basename)
+    if with_doctor:
+        config, modes = read_option(values, "config"), read_option(values, "mode")
+        yield doctor_task(root, config, list(modes), pipeline.basename)
+    try:
+        _check_option_placement(command_line, pipeline, instance.flags)
+        options = TaskOptions.from_values(values)
+        answer = _version_or_listing(root, options, pipeline)
+        if answer is not None:
+            yield answer
+            return
+        sharded = pipeline.sharded(options.shard, options.shard_durations)
+        tasks = list(create_tasks(root, options, sharded, command_line))
+        share_compiler_with_workers(command_line.arguments)
+    except UserError as exc:
+        if with_doctor and command_line.runs_tasks:
+            return  # the doctor, which was asked for, names the problem with its fix
+        # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
+        raise InvalidTask(str(exc)) from None
+    yield from tasks
+
+
+def _version_or_listing(
+    root: Path, options: TaskOptions, pipeline: Pipeline
+) -> dict[str, Any] | None:
+    """The one task that answers --version or --list/--list-modes, which run nothing."""
+    if options.version:
+        return plan_task(pipeline.basename, f"astest-tasks {__version__}\n", "version")
+    listing = PlanRequest(options.list, options.list_modes, fuzz=options.fuzz)
+    if not listing.wanted:
+        return None
+    plan = load_plan_input(
+        root,
+        options.config,
+        list(options.mode),
+        list(options.spec),
+        (options.features, options.run_coverage, options.switches.browser),
+        pipeline.options_command,
+    )
+    return plan_task(pipeline.basename, plan_text(listing, plan))
 
 
 def _check_bare_changed(command_line: CommandLine) -> None:

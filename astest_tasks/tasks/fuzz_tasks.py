@@ -148,60 +148,81 @@ def fuzz_tasks(
     )
     for mode in modes:
         built_as = fuzz_mode(mode)
-        seed, seed_is_random = options.seed_of(mode.fuzz)
+        seed = options.seed_of(mode.fuzz)
         for target in files_of[mode.name]:
             paths = fuzz_files(mode, target)
             plan.tasks.append(
                 _build_task(root, built_as, target, paths, toolchain, scan_cache, pipeline)
             )
-            request = FuzzRunRequest(
-                project_root=str(root),
-                file_path=target.path,
-                file_id=target.spec_id,
-                mode=mode.name,
-                wasm_path=paths["wasm"],
-                build_record_path=paths["record"],
-                result_path=paths["result"],
-                crash_dir=mode.crash_dir,
-                timeout_s=limits_of[mode.name].timeout_s,
-                memory_limit_mib=limits_of[mode.name].memory_mib,
-                output_limit_mib=limits_of[mode.name].output_mib,
-                runs=mode.fuzz_runs,
-                seed=seed,
-                seed_is_random=seed_is_random,
-                override_kind=int(options.override.kind),
-                override_value=options.override.value,
-                group=group,
-                command=pipeline.command,
-                options_command=pipeline.options_command,
+            request = _fuzz_run_request(
+                root, mode, target, paths, limits_of[mode.name], seed, options, pipeline
             )
             plan.tasks.append(_run_task(root, request, session, pipeline))
             plan.run_tasks.append(request.task_name)
-            entry = FuzzEntry(
-                mode.name,
-                target.spec_id,
-                target.path,
-                paths["result"],
-                group,
-                pipeline.command,
-                options.fuzzers,
+            plan.entries.append(
+                FuzzEntry(
+                    mode.name,
+                    target.spec_id,
+                    target.path,
+                    paths["result"],
+                    group,
+                    pipeline.command,
+                    options.fuzzers,
+                )
             )
-            plan.entries.append(entry)
-    summary = {"project_root": str(root), "entries": [asdict(entry) for entry in plan.entries]}
-    plan.tasks.append(
-        {
-            "basename": group,
-            "name": "summary",
-            "doc": "print every fuzz campaign's result and fail if one failed",
-            "actions": [(summarize_fuzz, [summary, session])],
-            "teardown": [(show_fuzz_summary_from_worker, [summary, session])],
-            "task_dep": list(plan.run_tasks),
-            "uptodate": [Always(False, "the fuzz summary always runs")],
-            "verbosity": 2,
-            "meta": pipeline.meta("fuzz-summary"),
-        }
-    )
+    plan.tasks.append(_fuzz_summary_task(root, plan, session, pipeline))
     return plan
+
+
+def _fuzz_run_request(
+    root: Path,
+    mode: ModeSettings,
+    target: Spec,
+    paths: dict[str, str],
+    limits: FuzzLimits,
+    seed: tuple[int, bool],
+    options: FuzzOptions,
+    pipeline: Pipeline,
+) -> FuzzRunRequest:
+    """``seed``: the mode's seed, and whether it was drawn at random (FuzzOptions.seed_of)."""
+    return FuzzRunRequest(
+        project_root=str(root),
+        file_path=target.path,
+        file_id=target.spec_id,
+        mode=mode.name,
+        wasm_path=paths["wasm"],
+        build_record_path=paths["record"],
+        result_path=paths["result"],
+        crash_dir=mode.crash_dir,
+        timeout_s=limits.timeout_s,
+        memory_limit_mib=limits.memory_mib,
+        output_limit_mib=limits.output_mib,
+        runs=mode.fuzz_runs,
+        seed=seed[0],
+        seed_is_random=seed[1],
+        override_kind=int(options.override.kind),
+        override_value=options.override.value,
+        group=fuzz_group(pipeline.basename),
+        command=pipeline.command,
+        options_command=pipeline.options_command,
+    )
+
+
+def _fuzz_summary_task(
+    root: Path, plan: FuzzPlan, session: str, pipeline: Pipeline
+) -> dict[str, Any]:
+    summary = {"project_root": str(root), "entries": [asdict(entry) for entry in plan.entries]}
+    return {
+        "basename": fuzz_group(pipeline.basename),
+        "name": "summary",
+        "doc": "print every fuzz campaign's result and fail if one failed",
+        "actions": [(summarize_fuzz, [summary, session])],
+        "teardown": [(show_fuzz_summary_from_worker, [summary, session])],
+        "task_dep": list(plan.run_tasks),
+        "uptodate": [Always(False, "the fuzz summary always runs")],
+        "verbosity": 2,
+        "meta": pipeline.meta("fuzz-summary"),
+    }
 
 
 def fuzz_targets(root: Path, settings: FuzzSettings) -> list[Spec]:

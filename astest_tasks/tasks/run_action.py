@@ -16,7 +16,7 @@ import posixpath
 import sys
 import time
 import traceback
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from astest_tasks.build.build_check import UnusableBuild, check_build
@@ -24,7 +24,7 @@ from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.coverage.model import coverage_from_dict, coverage_from_payload
 from astest_tasks.model.crash_records import CrashCommands, remove_crash_record, write_crash_record
-from astest_tasks.model.guest_report import count, failures, file_verdict
+from astest_tasks.model.guest_report import Suite, count, failures, file_verdict
 from astest_tasks.model.results import (
     SnapshotCounts,
     SpecIdentity,
@@ -154,16 +154,28 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     build = check_build(root, run.build_record_path, f"{run.command} {run.task('build')}")
     if isinstance(build, UnusableBuild):
         return _failure_result(run, session, Stage.BUILD, build.error, build.details, build.command)
-
-    try:
-        snapshots = _load_snapshots(run, root)
-    except UserError as exc:
-        return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
-    channel = _channel(run, snapshots)
     # Read before this run replaces it: its first line only, as the whole file of a big spec is
     # megabytes of expectations. Whatever its verdict: a spec that timed out is heavy too.
     previous = read_result_head(root / run.result_path)
+    try:
+        ran = _run_with_snapshots(run, root, previous)
+    except UserError as exc:
+        return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
+    return _spec_result(run, session, build.command, previous, ran)
+
+
+@dataclass
+class _Ran:
+    guest: GuestRun
+    channel: ProtocolChannel
+    snapshots: SnapshotStore
+
+
+def _run_with_snapshots(run: RunRequest, root: Path, previous: SpecResult | None) -> _Ran:
+    """Run the guest once, or twice when its stack ran out (UserError: unreadable snapshots)."""
     previous_run_s = None if previous is None else previous.duration_s
+    snapshots = _load_snapshots(run, root)
+    channel = _channel(run, snapshots)
     # The next build's compile runs in Node on the other core while this guest runs.
     compile_next(run.task_basename, run.mode, run.spec_id)
     guest = _run_guest(run, root, channel, previous_run_s)
@@ -172,15 +184,18 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         # wasmtime's two compilers lay out frames differently (either may go deeper, by how a
         # function looks), and a verdict must not depend on which one a spec got: the stack has
         # run out only when it runs out under both. Run the spec again from the start.
-        try:
-            snapshots = _load_snapshots(run, root)  # the first run changed them in memory only
-        except UserError as exc:
-            return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
+        snapshots = _load_snapshots(run, root)  # the first run changed them in memory only
         channel = _channel(run, snapshots)
         guest = _run_guest(run, root, channel, previous_run_s, retry_with)
-    basename = posixpath.basename(run.spec_path)
+    return _Ran(guest, channel, snapshots)
+
+
+def _spec_result(
+    run: RunRequest, session: str, build_command: str, previous: SpecResult | None, ran: _Ran
+) -> SpecResult:
+    root, guest, channel, snapshots = Path(run.project_root), ran.guest, ran.channel, ran.snapshots
     verdict_input = RunVerdictInput(
-        spec_basename=basename,
+        spec_basename=posixpath.basename(run.spec_path),
         timeout_s=run.timeout_s,
         memory_limit_mib=run.memory_limit_mib,
         options_command=run.options_command,
@@ -188,17 +203,12 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         last_pass_s=_last_pass_seconds(previous),
     )
     suites, runtime_problem = decide_suites(guest, channel, verdict_input)
-    warnings = list(channel.warnings)
-    if is_empty_spec(guest, channel, run.rules):
-        warnings.append(empty_spec_warning(run.spec_path))
-    if channel.report_payload is None and not runtime_problem and suites:
-        warnings.append(rebuilt_report_warning())
-    every_block_is_suite = run.rules.every_block_is_suite
-    counts = count(suites, every_block_is_suite)
+    counts = count(suites, run.rules.every_block_is_suite)
     # Obsolete entries can be told only after a run that asked every assertion: no crash, and
     # nothing skipped (a skipped test's snapshots are not asked for, yet still wanted; from
     # as-test 1.4.0 a skipped test is a skipped suite).
     complete = not runtime_problem and counts.tests_skipped == 0 and counts.suites_skipped == 0
+    warnings = _run_warnings(run, ran, suites, runtime_problem)
     warnings += _snapshot_notes(snapshots, root, run, complete=complete)
     written = _snapshots_written(snapshots, root)
     snapshots.save_if_updated()
@@ -214,23 +224,38 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
         suites=suites,
         duration_s=guest.elapsed_s,
         session=session,
-        build_command=build.command,
+        build_command=build_command,
         error=runtime_problem,
         warnings=tuple(warnings),
         written=written,
         output=channel.output_text,
-        snapshots=SnapshotCounts(
-            matched=snapshots.matched,
-            missing=snapshots.missing,
-            mismatched=snapshots.mismatched,
-            missing_keys=tuple(snapshots.missing_keys),
-            created=snapshots.created,
-            updated=snapshots.updated,
-        ),
+        snapshots=_snapshot_counts(snapshots),
         coverage=coverage_from_dict(channel.streamed_coverage)
         if channel.streamed_coverage is not None
         else coverage_from_payload(channel.report_payload),
-        every_block_is_suite=every_block_is_suite,
+        every_block_is_suite=run.rules.every_block_is_suite,
+    )
+
+
+def _run_warnings(
+    run: RunRequest, ran: _Ran, suites: tuple[Suite, ...], runtime_problem: str
+) -> list[str]:
+    warnings = list(ran.channel.warnings)
+    if is_empty_spec(ran.guest, ran.channel, run.rules):
+        warnings.append(empty_spec_warning(run.spec_path))
+    if ran.channel.report_payload is None and not runtime_problem and suites:
+        warnings.append(rebuilt_report_warning())
+    return warnings
+
+
+def _snapshot_counts(snapshots: SnapshotStore) -> SnapshotCounts:
+    return SnapshotCounts(
+        matched=snapshots.matched,
+        missing=snapshots.missing,
+        mismatched=snapshots.mismatched,
+        missing_keys=tuple(snapshots.missing_keys),
+        created=snapshots.created,
+        updated=snapshots.updated,
     )
 
 
