@@ -17,6 +17,7 @@ from typing import Protocol
 
 import pytest
 
+from astest_tasks.config.layout import SpecFiles
 from astest_tasks.coverage.model import ReportCoverage
 from astest_tasks.model.guest_report import (
     Counts,
@@ -35,7 +36,12 @@ from astest_tasks.model.results import (
     Status,
     failure_result,
 )
+from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.run import wasm_compiler
+from astest_tasks.run.limits import ModeLimits
+from astest_tasks.run.runtime import Runtime
+from astest_tasks.tasks.pipeline import Pipeline
+from astest_tasks.tasks.run_request import Progress, RunRequest, SnapshotChoice
 
 # -- which wasmtime compiler a test gets ---------------------------------------------------------
 
@@ -189,7 +195,7 @@ def make_build_failure(
 ) -> SpecResult:
     """A spec that did not compile, recorded as the run task records it: it never ran."""
     spec = f"assembly/__tests__/{spec_id}.spec.ts"
-    who = SpecIdentity(spec=spec, spec_id=spec_id, mode=mode, target=_target_of(mode))
+    who = SpecIdentity(path=spec, spec_id=spec_id, mode=mode, target=_target_of(mode))
     diagnostics = f"ERROR TS2304: Cannot find name 'x'.\n   in {spec}(3,5)"
     return failure_result(who, session, Stage.BUILD, "build failed", diagnostics, f"asc {spec}")
 
@@ -315,3 +321,41 @@ def tmp_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ProjectBuild
         return root
 
     return build
+
+
+def make_run_request(
+    root: Path | str,
+    spec_id: str,
+    runtime: Runtime,
+    *,
+    timeout_s: float = 10.0,
+    memory_mib: float = 1024.0,
+    snapshot_files: tuple[str, ...] | None = None,
+    crash_dir: str = ".as-test/crashes",
+    logs_dir: str | None = None,
+) -> RunRequest:
+    """The run request of ``assembly/__tests__/<spec_id>.spec.ts`` in mode wasi, with its files
+    under ``.as-test/build/wasi``."""
+    stem = f".as-test/build/wasi/{spec_id}.spec"
+    snapshot = f".as-test/snapshots/{spec_id}.spec.snap"
+    return RunRequest(
+        project_root=str(root),
+        spec=SpecIdentity(f"assembly/__tests__/{spec_id}.spec.ts", spec_id, "wasi", "wasi"),
+        files=SpecFiles(f"{stem}.wasm", f"{stem}.build.json", f"{stem}.result.json", snapshot),
+        runtime=runtime,
+        limits=ModeLimits(timeout_s, memory_mib, 64.0),
+        run_env={},
+        snapshots=SnapshotChoice(
+            directory=".as-test/snapshots",
+            files=(snapshot,) if snapshot_files is None else snapshot_files,
+            update=SnapshotUpdate.NONE,
+            unchecked=False,
+            input_patterns=(),
+        ),
+        progress=Progress(position=0, total=0, counter_file=""),
+        crash_dir=crash_dir,
+        logs_dir=logs_dir,
+        pipeline=Pipeline(),
+        as_test_version="",
+        coverage_detail=False,
+    )

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.project_config import ModeSettings, ProjectConfig
+from astest_tasks.model.results import SpecIdentity
 from astest_tasks.model.snapshots import snapshot_path
 
 
@@ -19,6 +20,10 @@ class SpecFiles:
     build_record: str
     result: str
     snapshot: str
+
+
+def spec_identity(mode: ModeSettings, spec: Spec) -> SpecIdentity:
+    return SpecIdentity(path=spec.path, spec_id=spec.spec_id, mode=mode.name, target=mode.target)
 
 
 def spec_files(mode: ModeSettings, spec: Spec) -> SpecFiles:

@@ -189,7 +189,9 @@ def _splice_suites(head_json: str, suites_json: str) -> str:
 
 @dataclass(frozen=True)
 class SpecIdentity:
-    spec: str
+    """One (mode, spec) pair: the record every request and result of a pair starts from."""
+
+    path: str  # the spec file, relative to the project root
     spec_id: str
     mode: str
     target: str
@@ -209,9 +211,9 @@ def failure_result(
     Counted like as-test's runtime-error suite (one failing suite with one failing test), so the
     failure shows in the totals instead of silently shrinking them.
     """
-    suites = (runtime_error_suite(posixpath.basename(who.spec), title, details, "", ""),)
+    suites = (runtime_error_suite(posixpath.basename(who.path), title, details, "", ""),)
     return SpecResult(
-        spec=who.spec,
+        spec=who.path,
         spec_id=who.spec_id,
         mode=who.mode,
         target=who.target,

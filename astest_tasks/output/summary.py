@@ -406,5 +406,5 @@ def _missing_result(entry: SummaryEntry, session: str) -> SpecResult:
         f"no result at {entry.result}; run `{entry.command} {entry.run_task}` (or "
         f"`{entry.command} forget {entry.run_task}` if the file was deleted behind doit's back)"
     )
-    who = SpecIdentity(spec=entry.spec, spec_id=entry.spec_id, mode=entry.mode, target=entry.target)
+    who = SpecIdentity(path=entry.spec, spec_id=entry.spec_id, mode=entry.mode, target=entry.target)
     return failure_result(who, session, Stage.RUN, "no result", details, "")

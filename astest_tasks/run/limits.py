@@ -24,6 +24,9 @@ class PerMode:
         return self.by_mode.get(mode, self.default)
 
 
+MIB = 1024 * 1024  # the MiB of the memory and output options
+
+
 @dataclass(frozen=True)
 class LimitSpec:
     option: str  # --timeout
@@ -73,3 +76,23 @@ def _number(value: str, entry: str, limit: LimitSpec) -> float:
 TIMEOUT = LimitSpec("--timeout", "ASTEST_TIMEOUT", "seconds", 300.0, 86_400.0)
 MEMORY_LIMIT = LimitSpec("--memory-limit", "ASTEST_MEMORY_LIMIT", "MiB", 1024.0, 4096.0)
 OUTPUT_LIMIT = LimitSpec("--output-limit", "ASTEST_OUTPUT_LIMIT", "MiB", 64.0, 4096.0)
+
+
+@dataclass(frozen=True)
+class ModeLimits:
+    """One mode's limits, as a run (and a fuzz run) applies them."""
+
+    timeout_s: float
+    memory_mib: float
+    output_mib: float
+
+    @property
+    def memory_bytes(self) -> int:
+        return int(self.memory_mib * MIB)
+
+    @property
+    def output_bytes(self) -> int:
+        return int(self.output_mib * MIB)
+
+    def as_key(self) -> tuple[float, float, float]:
+        return (self.timeout_s, self.memory_mib, self.output_mib)

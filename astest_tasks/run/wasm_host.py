@@ -32,6 +32,7 @@ from astest_tasks.core.interrupts import signals_end_the_process
 from astest_tasks.run import module_shelf
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun, StderrBuffer
+from astest_tasks.run.limits import MEMORY_LIMIT, MIB, TIMEOUT
 from astest_tasks.run.wasm_compiler import (
     CompilerChoiceError,
     WasmCompiler,
@@ -52,7 +53,6 @@ WASI_MODULE = "wasi_snapshot_preview1"
 ERRNO_SUCCESS = 0
 ERRNO_BADF = 8
 EPOCH_TICK_S = 0.05
-DEFAULT_MEMORY_LIMIT = 1024 * 1024 * 1024
 MAX_EPOCH_TICKS = 2**40  # far beyond any real limit, and well inside wasmtime's u64 deadline
 ARRAY_BUFFER_CLASS_ID = 1  # AssemblyScript's runtime id of ArrayBuffer
 WITH_MEMORY_ATTRIBUTE = "astest_with_memory"
@@ -64,8 +64,10 @@ UserImports = Mapping[str, Mapping[str, object]]  # checked when linking: functi
 
 @dataclass(frozen=True)
 class HostLimits:
-    timeout_s: float = 10.0
-    memory_bytes: int = DEFAULT_MEMORY_LIMIT
+    """A guest's limits; the defaults are the options' (run/limits.py), stated there once."""
+
+    timeout_s: float = TIMEOUT.default
+    memory_bytes: int = int(MEMORY_LIMIT.default * MIB)
 
     @property
     def epoch_ticks(self) -> int:

@@ -45,10 +45,10 @@ def remove_orphaned_crash_records(
 
 
 def run_leftovers(request: RunRequest) -> list[str]:
-    entry = crash_entry(request.crash_dir, request.spec_id, request.mode)
+    entry = crash_entry(request.crash_dir, request.spec.spec_id, request.spec.mode)
     leftovers = [f"{entry}.json", f"{entry}.log"]
     if request.logs_dir is not None:
-        leftovers.append(spec_log_path(request.logs_dir, request.spec_path))
+        leftovers.append(spec_log_path(request.logs_dir, request.spec.path))
     return [glob.escape(path) for path in leftovers]
 
 

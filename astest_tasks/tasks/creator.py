@@ -14,7 +14,7 @@ from typing import Any
 from astest_tasks.config.toolchain import warn_once
 from astest_tasks.core.interrupts import unwind_on_sigterm
 from astest_tasks.tasks.command_line import CommandLine
-from astest_tasks.tasks.fuzz_tasks import FuzzLimits, FuzzOptions, FuzzPlan, fuzz_tasks
+from astest_tasks.tasks.fuzz_tasks import FuzzOptions, FuzzPlan, fuzz_tasks
 from astest_tasks.tasks.options import TaskOptions
 from astest_tasks.tasks.pipeline import DEFAULT_PIPELINE, Pipeline
 from astest_tasks.tasks.planning import Plan, make_plan
@@ -75,10 +75,7 @@ def _fuzz_tasks(plan: Plan) -> FuzzPlan:
         ),
         fuzzers=requested.fuzzer,
     )
-    limits_of = {
-        mode.name: FuzzLimits(*plan.settings.limits.of_mode(mode.name).as_key())
-        for mode in plan.modes
-    }
+    limits_of = {mode.name: plan.settings.limits.of_mode(mode.name) for mode in plan.modes}
     return fuzz_tasks(
         plan.root,
         list(plan.modes),

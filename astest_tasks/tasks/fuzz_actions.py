@@ -19,17 +19,18 @@ from astest_tasks.core.guest_text import for_stream
 from astest_tasks.fuzz.crash_records import FuzzCrash, write_fuzz_crash_record
 from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome, FuzzReportError, parse_fuzz_report
 from astest_tasks.fuzz.results import FuzzResult, write_fuzz_result
-from astest_tasks.fuzz.runs import FuzzCampaign, OverrideKind, RunsOverride, replay_command
+from astest_tasks.fuzz.runs import FuzzCampaign, replay_command
 from astest_tasks.output.terminal import Palette, use_colour
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.wasm_compiler import CompilerChoiceError, compiler_for_hot_code
-
-MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
 class FuzzRunRequest:
+    """What one fuzz run task asks; handed to the action whole (a frozen, picklable record)."""
+
     project_root: str
     file_path: str
     file_id: str
@@ -38,17 +39,11 @@ class FuzzRunRequest:
     build_record_path: str
     result_path: str
     crash_dir: str
-    timeout_s: float
-    memory_limit_mib: float
-    output_limit_mib: float
-    runs: int
-    seed: int
-    seed_is_random: bool
-    override_kind: int = 0
-    override_value: float = 0.0
-    group: str = "astest:fuzz"  # the fuzz tasks' group: <task creator>:fuzz
-    command: str = "doit"  # what runs the tasks, for the hints: doit, or the astest command
-    options_command: str = "doit astest"  # how a hint gives an option: `doit astest --timeout 5`
+    limits: ModeLimits
+    campaign: FuzzCampaign  # runs, seed, and the --fuzz-runs override
+    group: str  # the fuzz tasks' group: <task creator>:fuzz
+    command: str  # what runs the tasks, for the hints: doit, or the astest command
+    options_command: str  # how a hint gives an option: `doit astest --timeout 5`
 
     @property
     def task_name(self) -> str:
@@ -58,14 +53,8 @@ class FuzzRunRequest:
     def run_command(self) -> str:
         return f"{self.command} {self.task_name}"
 
-    @property
-    def campaign(self) -> FuzzCampaign:
-        override = RunsOverride(OverrideKind(self.override_kind), self.override_value)
-        return FuzzCampaign(self.runs, self.seed, self.seed_is_random, override)
 
-
-def run_fuzz_file(request: dict[str, object], session: str) -> bool:
-    run = FuzzRunRequest(**request)  # type: ignore[arg-type]
+def run_fuzz_file(run: FuzzRunRequest, session: str) -> bool:
     root = Path(run.project_root)
     started = time.perf_counter()
     try:
@@ -92,22 +81,24 @@ def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
     except CompilerChoiceError as exc:
         return _failed(run, session, "run", str(exc), build.command)
     channel = ProtocolChannel(
-        None, output_limit=int(run.output_limit_mib * MIB), fuzz_config=run.campaign.reply()
+        None, output_limit=run.limits.output_bytes, fuzz_config=run.campaign.reply()
     )
-    limits = HostLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB))
+    limits = HostLimits(timeout_s=run.limits.timeout_s, memory_bytes=run.limits.memory_bytes)
     guest = run_module(root / run.wasm_path, "bindings", channel, limits, {}, compiler=compiler)
     fuzzers, problem = _judge(run, guest, channel)
     crash = FuzzCrash(
         file=run.file_path,
         file_id=run.file_id,
         mode=run.mode,
-        seed=run.seed,
+        seed=run.campaign.seed,
         error=problem,
         stdout=channel.output_text,
         stderr=guest.stderr,
         cwd=str(root),
         build_command=build.command,
-        repro_command=replay_command(run.run_command, run.seed, run.campaign.override.text),
+        repro_command=replay_command(
+            run.run_command, run.campaign.seed, run.campaign.override.text
+        ),
     )
     crash_logs = _write_crash_records(run, root, crash, fuzzers)
     return FuzzResult(
@@ -117,8 +108,8 @@ def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
         run_command=run.run_command,
         passed=not problem and all(fuzzer.ok for fuzzer in fuzzers),
         stage="run",
-        seed=run.seed,
-        seed_is_random=run.seed_is_random,
+        seed=run.campaign.seed,
+        seed_is_random=run.campaign.seed_is_random,
         runs_override=run.campaign.override.text,
         fuzzers=fuzzers,
         duration_s=guest.elapsed_s,
@@ -138,19 +129,19 @@ def _judge(
         return (), f"the fuzz build could not be started: {guest.start_failure}"
     if guest.timed_out:
         return (), (
-            f"the campaign was stopped after {run.timeout_s:g} s of wall-clock time; if it is "
-            f"merely long, raise the limit with `{run.options_command} --timeout SECONDS "
+            f"the campaign was stopped after {run.limits.timeout_s:g} s of wall-clock time; if it "
+            f"is merely long, raise the limit with `{run.options_command} --timeout SECONDS "
             f"{run.group}` or "
             "ASTEST_TIMEOUT, or run fewer iterations with ASTEST_FUZZ_RUNS"
         )
     if channel.over_limit:
         return (), (
-            f"it wrote more than {run.output_limit_mib:g} MiB to stdout and was stopped; raise "
+            f"it wrote more than {run.limits.output_mib:g} MiB to stdout and was stopped; raise "
             "the limit with ASTEST_OUTPUT_LIMIT if it really needs more"
         )
     if guest.memory_exhausted:
         return (), (
-            f"it ran out of memory at the limit of {run.memory_limit_mib:g} MiB; raise it with "
+            f"it ran out of memory at the limit of {run.limits.memory_mib:g} MiB; raise it with "
             "ASTEST_MEMORY_LIMIT if it really needs more"
         )
     if guest.exit_code != 0 or guest.trap:
@@ -158,7 +149,7 @@ def _judge(
         cause = (
             f"the module trapped: {guest.trap}" if guest.trap else f"exit code {guest.exit_code}"
         )
-        return (), f"the campaign crashed ({cause}) with seed {run.seed}"
+        return (), f"the campaign crashed ({cause}) with seed {run.campaign.seed}"
     if channel.report_problem is not None:
         return (), f"the fuzz report could not be read: {channel.report_problem}"
     if channel.report_payload is None:
@@ -185,7 +176,7 @@ def _write_crash_records(
         for fuzzer in fuzzers:
             if fuzzer.ok:
                 continue
-            seed = fuzzer.failures[0].seed if fuzzer.failures else run.seed
+            seed = fuzzer.failures[0].seed if fuzzer.failures else run.campaign.seed
             message = fuzzer.assertion.message or (
                 f"fuzz failure in {fuzzer.name} after {fuzzer.runs} runs"
             )
@@ -208,8 +199,8 @@ def _failed(
         session=session,
         error=error,
         stage=stage,
-        seed=run.seed,
-        seed_is_random=run.seed_is_random,
+        seed=run.campaign.seed,
+        seed_is_random=run.campaign.seed_is_random,
         runs_override=run.campaign.override.text,
         build_command=build_command,
     )

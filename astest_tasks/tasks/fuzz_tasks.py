@@ -25,12 +25,19 @@ from astest_tasks.config.layout import doit_paths
 from astest_tasks.config.project_config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
 from astest_tasks.config.toolchain import Toolchain, warn_once
 from astest_tasks.core.version import __version__
-from astest_tasks.fuzz.runs import RunsOverride, parse_runs_override, parse_seed, random_seed
+from astest_tasks.fuzz.runs import (
+    FuzzCampaign,
+    RunsOverride,
+    parse_runs_override,
+    parse_seed,
+    random_seed,
+)
 from astest_tasks.output.fuzz_summary import (
     FuzzEntry,
     show_fuzz_summary_from_worker,
     summarize_fuzz,
 )
+from astest_tasks.run.limits import ModeLimits
 from astest_tasks.tasks.build_task import build_request, compile_task_fields
 from astest_tasks.tasks.checks import Always, BuildUpToDate, InputsChanged, LastFuzzPassed
 from astest_tasks.tasks.cleaning import fuzz_leftovers, remove_files
@@ -73,13 +80,6 @@ class FuzzOptions:
         if self.seed_given or settings.seed is None:
             return self.seed, self.seed_is_random
         return settings.seed, False
-
-
-@dataclass(frozen=True)
-class FuzzLimits:
-    timeout_s: float
-    memory_mib: float
-    output_mib: float
 
 
 @dataclass
@@ -127,7 +127,7 @@ def fuzz_tasks(
     modes: Sequence[ModeSettings],
     toolchain: Toolchain,
     scan_cache: ImportScanCache,
-    limits_of: dict[str, FuzzLimits],
+    limits_of: dict[str, ModeLimits],
     options: FuzzOptions,
     session: str,
     pipeline: Pipeline,
@@ -179,7 +179,7 @@ def _fuzz_run_request(
     mode: ModeSettings,
     target: Spec,
     paths: dict[str, str],
-    limits: FuzzLimits,
+    limits: ModeLimits,
     seed: tuple[int, bool],
     options: FuzzOptions,
     pipeline: Pipeline,
@@ -194,14 +194,8 @@ def _fuzz_run_request(
         build_record_path=paths["record"],
         result_path=paths["result"],
         crash_dir=mode.crash_dir,
-        timeout_s=limits.timeout_s,
-        memory_limit_mib=limits.memory_mib,
-        output_limit_mib=limits.output_mib,
-        runs=mode.fuzz_runs,
-        seed=seed[0],
-        seed_is_random=seed[1],
-        override_kind=int(options.override.kind),
-        override_value=options.override.value,
+        limits=limits,
+        campaign=FuzzCampaign(mode.fuzz_runs, seed[0], seed[1], options.override),
         group=fuzz_group(pipeline.basename),
         command=pipeline.command,
         options_command=pipeline.options_command,
@@ -267,12 +261,13 @@ def _build_task(
 def _run_task(
     root: Path, request: FuzzRunRequest, session: str, pipeline: Pipeline
 ) -> dict[str, Any]:
-    seed_text = "a random seed" if request.seed_is_random else f"seed {request.seed}"
+    campaign = request.campaign
+    seed_text = "a random seed" if campaign.seed_is_random else f"seed {campaign.seed}"
     return {
         "basename": request.group,
         "name": f"{request.mode}:{request.file_id}",
         "doc": f"fuzz {request.file_path} in mode {request.mode} ({seed_text})",
-        "actions": [(run_fuzz_file, [asdict(request), session])],
+        "actions": [(run_fuzz_file, [request, session])],
         "file_dep": doit_paths(root, [request.build_record_path]),
         "targets": doit_paths(root, [request.result_path]),
         # The result, and the crash records of the campaign and its failing fuzzers.
@@ -288,7 +283,7 @@ def _run_task(
             LastFuzzPassed(str(root), request.result_path),
             BuildUpToDate(f"{request.group}:build:{request.mode}:{request.file_id}"),
             Always(
-                not request.seed_is_random,
+                not campaign.seed_is_random,
                 "the seed is random: a campaign with a random seed always runs",
             ),
         ],
@@ -304,8 +299,8 @@ def _run_key(request: FuzzRunRequest) -> dict[str, Any]:
         "astest_tasks": __version__,
         "file": request.file_path,
         "mode": request.mode,
-        "runs": request.runs,
-        "seed": None if request.seed_is_random else request.seed,
-        "override": [request.override_kind, request.override_value],
-        "limits": [request.timeout_s, request.memory_limit_mib, request.output_limit_mib],
+        "runs": request.campaign.runs,
+        "seed": None if request.campaign.seed_is_random else request.campaign.seed,
+        "override": [int(request.campaign.override.kind), request.campaign.override.value],
+        "limits": list(request.limits.as_key()),
     }

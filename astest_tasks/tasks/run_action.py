@@ -27,7 +27,6 @@ from astest_tasks.model.crash_records import CrashCommands, remove_crash_record,
 from astest_tasks.model.guest_report import Suite, count, failures, file_verdict
 from astest_tasks.model.results import (
     SnapshotCounts,
-    SpecIdentity,
     SpecResult,
     Stage,
     Status,
@@ -35,7 +34,7 @@ from astest_tasks.model.results import (
     read_result_head,
     write_result,
 )
-from astest_tasks.model.snapshots import SnapshotStore, SnapshotUpdate
+from astest_tasks.model.snapshots import SnapshotStore
 from astest_tasks.model.spec_logs import write_spec_log
 from astest_tasks.output.console import live_line
 from astest_tasks.output.progress import finished_count
@@ -56,8 +55,6 @@ from astest_tasks.tasks.run_ahead import handed_over, running_here
 from astest_tasks.tasks.run_request import RunRequest
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
-MIB = 1024 * 1024
-
 
 def run_spec(run: RunRequest, session: str) -> dict[str, str]:
     """Run one spec; returns what doit saves with the task: the snapshot files' state after it."""
@@ -65,7 +62,7 @@ def run_spec(run: RunRequest, session: str) -> dict[str, str]:
     outcome = None
     if handed is not None:
         # The next build compiles while the helper finishes this spec, as it would beside a run.
-        compile_next(run.task_basename, run.mode, run.spec_id)
+        compile_next(run.pipeline.basename, run.spec.mode, run.spec.spec_id)
         try:
             outcome = handed.outcome()
         except Exception:  # only a head start: the spec runs here instead
@@ -100,40 +97,42 @@ def execute_run(run: RunRequest, session: str) -> tuple[SpecResult, dict[str, st
     if result.status is Status.FAILED and (result.error or result.stage is Stage.BUILD):
         result = _with_crash_record(run, root, result)
     else:  # a record describes the last run: this one needed none
-        remove_crash_record(root, run.crash_dir, run.spec_id, run.mode)
+        remove_crash_record(root, run.crash_dir, run.spec.spec_id, run.spec.mode)
     if run.logs_dir is not None:
         try:
-            write_spec_log(root, run.logs_dir, result, f"{run.command} {run.task('run')}")
+            write_spec_log(root, run.logs_dir, result, f"{run.pipeline.command} {run.task('run')}")
         except OSError as exc:
             note = f"could not write the readable log in {run.logs_dir}: {exc}"
             result = replace(result, warnings=(*result.warnings, note))
-    write_result(root / run.result_path, result)
+    write_result(root / run.files.result, result)
     # Taken after the run, so snapshots this run wrote count as seen: the next plain doit is
     # cached. (As file_deps they could not be: a snapshot file may not exist yet.)
-    return result, {SNAPSHOT_STATE: snapshot_state(root, run.snapshot_files)}
+    return result, {SNAPSHOT_STATE: snapshot_state(root, run.snapshots.files)}
 
 
 def _announce(result: SpecResult, run: RunRequest, session: str) -> None:
     """A live line per finished spec, on stderr: doit shows it at its default verbosity, and the
     summary (on stdout) stays the last word. Numbered in the order specs finish, under -n too."""
-    if run.total <= 0:
+    if run.progress.total <= 0:
         return
     stream = sys.stderr
     palette = Palette(use_colour(stream))
     counting = (
-        finished_count(Path(run.project_root) / run.progress_file, session)
-        if run.progress_file
+        finished_count(Path(run.project_root) / run.progress.counter_file, session)
+        if run.progress.counter_file
         else contextlib.nullcontext(None)
     )
     with counting as finished:
-        place = run.position if finished is None else finished
-        stream.write(for_stream(live_line(result, place, run.total, palette) + "\n", stream))
+        place = run.progress.position if finished is None else finished
+        stream.write(
+            for_stream(live_line(result, place, run.progress.total, palette) + "\n", stream)
+        )
         stream.flush()  # inside the lock: the next spec's line cannot overtake this one
 
 
 def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecResult:
     """Leave the record of a spec that could not report, and point the summary at it."""
-    run_again = f"{run.command} {run.task('run')}"
+    run_again = f"{run.pipeline.command} {run.task('run')}"
     commands = CrashCommands(
         cwd=str(root),
         build=result.build_command,
@@ -151,12 +150,12 @@ def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecR
 
 def _execute(run: RunRequest, session: str) -> SpecResult:
     root = Path(run.project_root)
-    build = check_build(root, run.build_record_path, f"{run.command} {run.task('build')}")
+    build = check_build(root, run.files.build_record, f"{run.pipeline.command} {run.task('build')}")
     if isinstance(build, UnusableBuild):
         return _failure_result(run, session, Stage.BUILD, build.error, build.details, build.command)
     # Read before this run replaces it: its first line only, as the whole file of a big spec is
     # megabytes of expectations. Whatever its verdict: a spec that timed out is heavy too.
-    previous = read_result_head(root / run.result_path)
+    previous = read_result_head(root / run.files.result)
     try:
         ran = _run_with_snapshots(run, root, previous)
     except UserError as exc:
@@ -177,7 +176,7 @@ def _run_with_snapshots(run: RunRequest, root: Path, previous: SpecResult | None
     snapshots = _load_snapshots(run, root)
     channel = _channel(run, snapshots)
     # The next build's compile runs in Node on the other core while this guest runs.
-    compile_next(run.task_basename, run.mode, run.spec_id)
+    compile_next(run.pipeline.basename, run.spec.mode, run.spec.spec_id)
     guest = _run_guest(run, root, channel, previous_run_s)
     retry_with = other_compiler(guest.compiled_by) if guest.stack_exhausted else None
     if retry_with is not None:
@@ -195,10 +194,10 @@ def _spec_result(
 ) -> SpecResult:
     root, guest, channel, snapshots = Path(run.project_root), ran.guest, ran.channel, ran.snapshots
     verdict_input = RunVerdictInput(
-        spec_basename=posixpath.basename(run.spec_path),
-        timeout_s=run.timeout_s,
-        memory_limit_mib=run.memory_limit_mib,
-        options_command=run.options_command,
+        spec_basename=posixpath.basename(run.spec.path),
+        timeout_s=run.limits.timeout_s,
+        memory_limit_mib=run.limits.memory_mib,
+        options_command=run.pipeline.options_command,
         rules=run.rules,
         last_pass_s=_last_pass_seconds(previous),
     )
@@ -213,10 +212,10 @@ def _spec_result(
     written = _snapshots_written(snapshots, root)
     snapshots.save_if_updated()
     return SpecResult(
-        spec=run.spec_path,
-        spec_id=run.spec_id,
-        mode=run.mode,
-        target=run.target,
+        spec=run.spec.path,
+        spec_id=run.spec.spec_id,
+        mode=run.spec.mode,
+        target=run.spec.target,
         status=_status(file_verdict(suites).value),
         stage=Stage.RUN,
         counts=counts,
@@ -242,7 +241,7 @@ def _run_warnings(
 ) -> list[str]:
     warnings = list(ran.channel.warnings)
     if is_empty_spec(ran.guest, ran.channel, run.rules):
-        warnings.append(empty_spec_warning(run.spec_path))
+        warnings.append(empty_spec_warning(run.spec.path))
     if ran.channel.report_payload is None and not runtime_problem and suites:
         warnings.append(rebuilt_report_warning())
     return warnings
@@ -272,8 +271,8 @@ def _snapshot_notes(
     where = os.path.relpath(snapshots.file_path, root)
     notes = [
         f"missing snapshot for {key}; create it with "
-        f"`{run.options_command} --update-snapshots=create` "
-        f"(or ASTEST_UPDATE_SNAPSHOTS=create {run.command})"
+        f"`{run.pipeline.options_command} --update-snapshots=create` "
+        f"(or ASTEST_UPDATE_SNAPSHOTS=create {run.pipeline.command})"
         for key in snapshots.missing_keys
     ]
     if complete:
@@ -296,20 +295,20 @@ def _load_snapshots(run: RunRequest, root: Path) -> SnapshotStore:
     layout = run.snapshot_input_layout()
     snapshots = SnapshotStore.load(
         root,
-        run.spec_path,
-        run.snapshot_dir,
+        run.spec.path,
+        run.snapshots.directory,
         input_patterns=None if layout is None else layout[1],
         normalize_prefix=run.rules.snapshot_prefix_normalized,
     )
-    snapshots.update = SnapshotUpdate.parse(run.update_snapshots)
-    snapshots.disabled = run.no_snapshot
+    snapshots.update = run.snapshots.update
+    snapshots.disabled = run.snapshots.unchecked
     return snapshots
 
 
 def _channel(run: RunRequest, snapshots: SnapshotStore) -> ProtocolChannel:
     return ProtocolChannel(
         snapshots,
-        output_limit=int(run.output_limit_mib * MIB),
+        output_limit=run.limits.output_bytes,
         coverage_detail=run.coverage_detail,
     )
 
@@ -323,14 +322,14 @@ def _run_guest(
 ) -> GuestRun:
     spec = RunnableSpec(
         project_root=root,
-        spec_path=run.spec_path,
-        wasm_path=run.wasm_path,
-        target=run.target,
+        spec_path=run.spec.path,
+        wasm_path=run.files.wasm,
+        target=run.spec.target,
         run_env=run.run_env,
         previous_run_s=previous_run_s,
         compiler=compiler,
     )
-    limits = SpecLimits(timeout_s=run.timeout_s, memory_bytes=int(run.memory_limit_mib * MIB))
+    limits = SpecLimits(timeout_s=run.limits.timeout_s, memory_bytes=run.limits.memory_bytes)
     return run.runtime.run(spec, channel, limits)
 
 
@@ -345,9 +344,8 @@ def _status(verdict: str) -> Status:
 def _failure_result(
     run: RunRequest, session: str, stage: Stage, title: str, details: str, build_command: str
 ) -> SpecResult:
-    who = SpecIdentity(spec=run.spec_path, spec_id=run.spec_id, mode=run.mode, target=run.target)
     return failure_result(
-        who, session, stage, title, details, build_command, run.rules.every_block_is_suite
+        run.spec, session, stage, title, details, build_command, run.rules.every_block_is_suite
     )
 
 

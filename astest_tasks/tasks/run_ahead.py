@@ -60,12 +60,12 @@ Execute = Callable[[RunRequest, str], Outcome]
 
 
 def _key(request: RunRequest) -> tuple[str, str, str]:
-    return (request.task_basename, request.mode, request.spec_id)
+    return (request.pipeline.basename, request.spec.mode, request.spec.spec_id)
 
 
 def _inputs(request: RunRequest) -> list[str]:
     root = Path(request.project_root)
-    files = [request.wasm_path, request.build_record_path, *request.snapshot_files]
+    files = [request.files.wasm, request.files.build_record, *request.snapshots.files]
     files += request.runtime.input_files(root)
     return [str(root / name) for name in files]
 
@@ -93,7 +93,7 @@ class HandedOver:
 
     def outcome(self) -> Outcome | None:
         """Wait for the helper; what it did, or None when the run task must run the spec."""
-        limit = self.request.timeout_s
+        limit = self.request.limits.timeout_s
         if not self.done.wait(limit + ANSWER_MARGIN_S if limit > 0 else None):
             self.give_up()  # so that it cannot write this spec's files while doit does
             return None
@@ -152,7 +152,7 @@ class RunAhead:
             else:
                 plan.place[key] = len(plan.planned)
                 plan.planned.append(request)
-            record = str(Path(request.project_root) / request.build_record_path)
+            record = str(Path(request.project_root) / request.files.build_record)
             self._plan_of_record[record] = session
         if stale is not None:
             stale.close()
@@ -271,20 +271,20 @@ class RunAhead:
 
 def _may_hand_over(request: RunRequest, plan: _Plan) -> bool:
     root = Path(request.project_root)
-    record = str(root / request.build_record_path)
+    record = str(root / request.files.build_record)
     if record not in plan.built or not os.path.isfile(record):
         return False
-    bound_to_run = plan.built[record] or not (root / request.result_path).exists()
+    bound_to_run = plan.built[record] or not (root / request.files.result).exists()
     return (
         bound_to_run
         and request.runtime.runs_in_any_process
-        and SnapshotUpdate.parse(request.update_snapshots) is SnapshotUpdate.NONE
+        and request.snapshots.update is SnapshotUpdate.NONE
     )
 
 
 def _last_run_was_long(run: RunRequest) -> bool:
     """Whether the spec's result (if any: its first line only) says its run took LONG_RUN_S."""
-    previous = read_result_head(Path(run.project_root) / run.result_path)
+    previous = read_result_head(Path(run.project_root) / run.files.result)
     return previous is not None and previous.duration_s >= LONG_RUN_S
 
 

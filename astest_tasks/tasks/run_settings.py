@@ -10,21 +10,16 @@ from dataclasses import dataclass
 
 from astest_tasks.config.project_config import ProjectConfig
 from astest_tasks.model.snapshots import SnapshotUpdate
-from astest_tasks.run.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, PerMode, parse_per_mode
+from astest_tasks.run.limits import (
+    MEMORY_LIMIT,
+    OUTPUT_LIMIT,
+    TIMEOUT,
+    ModeLimits,
+    PerMode,
+    parse_per_mode,
+)
 from astest_tasks.tasks.options import TaskOptions
 from astest_tasks.tasks.pipeline import Pipeline
-
-
-@dataclass(frozen=True)
-class ModeLimits:
-    """One mode's limits, as a run (and a fuzz run) applies them."""
-
-    timeout_s: float
-    memory_mib: float
-    output_mib: float
-
-    def as_key(self) -> tuple[float, float, float]:
-        return (self.timeout_s, self.memory_mib, self.output_mib)
 
 
 @dataclass(frozen=True)

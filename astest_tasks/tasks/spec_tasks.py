@@ -16,7 +16,7 @@ from doit.task import clean_targets
 from astest_tasks.build.build_prefetch import plan_build
 from astest_tasks.build.compiler import BuildRequest
 from astest_tasks.build.imports import ImportScanCache
-from astest_tasks.config.layout import doit_paths
+from astest_tasks.config.layout import doit_paths, spec_identity
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.model.snapshots import SnapshotUpdate, snapshot_candidates
@@ -37,7 +37,7 @@ from astest_tasks.tasks.pipeline import Pipeline
 from astest_tasks.tasks.planning import PlannedSpec
 from astest_tasks.tasks.run_action import run_spec
 from astest_tasks.tasks.run_ahead import plan_run
-from astest_tasks.tasks.run_request import RunRequest
+from astest_tasks.tasks.run_request import Progress, RunRequest, SnapshotChoice
 from astest_tasks.tasks.run_settings import RunSettings
 
 
@@ -71,38 +71,27 @@ def _plan_prefetch(pipeline: Pipeline, request: BuildRequest, file_dep: list[str
 
 def run_request(root: Path, planned: PlannedSpec, settings: RunSettings, total: int) -> RunRequest:
     mode, spec, files = planned.mode, planned.spec, planned.files
-    limits = settings.limits.of_mode(mode.name)
     rules = RunRules.for_version(settings.as_test_version)
     snapshot_layout = (root, mode.input_patterns) if rules.snapshot_input_layout else None
-    pipeline = settings.pipeline
     return RunRequest(
         project_root=str(root),
-        spec_path=spec.path,
-        spec_id=spec.spec_id,
-        mode=mode.name,
-        target=mode.target,
-        wasm_path=files.wasm,
-        build_record_path=files.build_record,
-        result_path=files.result,
-        snapshot_dir=mode.snapshot_dir,
-        timeout_s=limits.timeout_s,
+        spec=spec_identity(mode, spec),
+        files=files,
         runtime=planned.runtime,
-        memory_limit_mib=limits.memory_mib,
-        output_limit_mib=limits.output_mib,
+        limits=settings.limits.of_mode(mode.name),
         run_env=dict(mode.run_env),
-        position=planned.place,
-        total=total,
-        progress_file=settings.progress_file,
+        snapshots=SnapshotChoice(
+            directory=mode.snapshot_dir,
+            files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir, snapshot_layout)),
+            update=settings.update,
+            unchecked=settings.no_snapshot,
+            input_patterns=tuple(mode.input_patterns),
+        ),
+        progress=Progress(planned.place, total, settings.progress_file),
         crash_dir=mode.crash_dir,
         logs_dir=mode.logs_dir,
-        update_snapshots=settings.update.value,
-        no_snapshot=settings.no_snapshot,
-        snapshot_files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir, snapshot_layout)),
-        task_basename=pipeline.basename,
-        command=pipeline.command,
-        options_command=pipeline.options_command,
+        pipeline=settings.pipeline,
         as_test_version=settings.as_test_version,
-        input_patterns=tuple(mode.input_patterns),
         coverage_detail=settings.coverage_detail and mode.coverage_enabled,
     )
 
@@ -141,7 +130,7 @@ def _run_checks(
     return [
         InputsChanged("run", run_inputs(planned, settings)),
         LastResultPassed(str(root), planned.files.result),
-        SnapshotsUnchanged(str(root), list(request.snapshot_files)),
+        SnapshotsUnchanged(str(root), list(request.snapshots.files)),
         NotHandedOver((basename, mode.name, spec.spec_id), settings.session),
         # So that `doit info` and `doit list --status` see an imported module's edit too.
         BuildUpToDate(f"{basename}:build:{mode.name}:{spec.spec_id}"),

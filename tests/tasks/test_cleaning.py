@@ -13,25 +13,11 @@ from astest_tasks.tasks.cleaning import (
     run_leftovers,
     summary_leftovers,
 )
-from astest_tasks.tasks.run_request import RunRequest
+from tests.conftest import make_run_request
 
 
 def test_leftovers_of_a_run_and_of_the_summary() -> None:
-    request = RunRequest(
-        project_root="/p",
-        spec_path="assembly/__tests__/math.spec.ts",
-        spec_id="math",
-        mode="wasi",
-        target="wasi",
-        wasm_path="w",
-        build_record_path="b",
-        result_path="r",
-        snapshot_dir="s",
-        timeout_s=1,
-        runtime=DefaultRuntime("wasi"),
-        crash_dir=".as-test/crashes",
-        logs_dir=".as-test/logs/wasi",
-    )
+    request = make_run_request("/p", "math", DefaultRuntime("wasi"), logs_dir=".as-test/logs/wasi")
     assert run_leftovers(request) == [
         ".as-test/crashes/math.spec.wasi.json",
         ".as-test/crashes/math.spec.wasi.log",

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
-from astest_tasks.fuzz.runs import replay_command
+from astest_tasks.fuzz.runs import FuzzCampaign, replay_command
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.wipc import FrameType, encode_frame
 from astest_tasks.tasks.fuzz_actions import FuzzRunRequest, _judge
 from tests.fuzz.test_fuzzer_report import REPORT
@@ -22,12 +24,11 @@ REQUEST = FuzzRunRequest(
     build_record_path="a.build.json",
     result_path="a.result.json",
     crash_dir="crashes",
-    timeout_s=10,
-    memory_limit_mib=256,
-    output_limit_mib=1,
-    runs=200,
-    seed=77,
-    seed_is_random=False,
+    limits=ModeLimits(timeout_s=10, memory_mib=256, output_mib=1),
+    campaign=FuzzCampaign(runs=200, seed=77, seed_is_random=False),
+    group="astest:fuzz",
+    command="doit",
+    options_command="doit astest",
 )
 CLEAN = GuestRun(exit_code=0, stderr="", elapsed_s=0.1)
 
@@ -76,7 +77,7 @@ def test_replay_commands_name_the_program_that_runs_the_tasks() -> None:
     assert replay_command(REQUEST.run_command, 5) == (
         "ASTEST_FUZZ_SEED=5 ASTEST_FUZZ_RUNS=1 doit astest:fuzz:wasi:a"
     )
-    standalone = FuzzRunRequest(**{**vars(REQUEST), "command": "astest", "group": "web:fuzz"})
+    standalone = replace(REQUEST, command="astest", group="web:fuzz")
     assert replay_command(standalone.run_command, 5, "") == (
         "ASTEST_FUZZ_SEED=5 astest web:fuzz:wasi:a"
     )

@@ -24,6 +24,7 @@ from astest_tasks.run.wasm_compiler import SWITCH_VARIABLE, WasmCompiler
 from astest_tasks.tasks.run_action import run_spec
 from astest_tasks.tasks.run_request import RunRequest
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
+from tests.conftest import make_run_request
 from tests.recorded_wire import RECORDED_TESTS, SPEC_FILE, recorded_1_0_7
 
 RECORD = ".as-test/build/wasi/large.spec.build.json"
@@ -51,21 +52,7 @@ class ReplayingRuntime(RuntimeDefaults):
 
 
 def request(root: Path, runtime: ReplayingRuntime) -> RunRequest:
-    return RunRequest(
-        project_root=str(root),
-        spec_path=f"assembly/__tests__/{SPEC_FILE}",
-        spec_id="large",
-        mode="wasi",
-        target="wasi",
-        wasm_path=".as-test/build/wasi/large.spec.wasm",
-        build_record_path=RECORD,
-        result_path=".as-test/build/wasi/large.spec.result.json",
-        snapshot_dir=".as-test/snapshots",
-        timeout_s=7.0,
-        runtime=runtime,
-        memory_limit_mib=16.0,
-        snapshot_files=(".as-test/snapshots/large.spec.snap",),
-    )
+    return make_run_request(root, "large", runtime, timeout_s=7.0, memory_mib=16.0)
 
 
 def built(root: Path) -> Path:
@@ -88,12 +75,12 @@ def built(root: Path) -> Path:
 def test_the_runtime_the_request_carries_runs_the_spec(tmp_path: Path) -> None:
     run = request(built(tmp_path), ReplayingRuntime())
     saved = run_spec(run, "session-1")
-    result = read_result(tmp_path / run.result_path)
+    result = read_result(tmp_path / run.files.result)
     assert result is not None
     assert result.status is Status.PASSED, result.error
     assert result.counts.tests_passed == RECORDED_TESTS
     assert result.session == "session-1"
-    assert saved == {SNAPSHOT_STATE: snapshot_state(tmp_path, run.snapshot_files)}
+    assert saved == {SNAPSHOT_STATE: snapshot_state(tmp_path, run.snapshots.files)}
 
 
 def test_a_runtime_that_ends_badly_after_a_good_report_fails_the_spec_with_a_crash_record(
@@ -101,7 +88,7 @@ def test_a_runtime_that_ends_badly_after_a_good_report_fails_the_spec_with_a_cra
 ) -> None:
     run = request(built(tmp_path), ReplayingRuntime(exit_code=3))
     run_spec(run, "session-1")
-    result = read_result(tmp_path / run.result_path)
+    result = read_result(tmp_path / run.files.result)
     assert result is not None
     assert result.status is Status.FAILED and result.error
     assert (tmp_path / f"{crash_entry(run.crash_dir, 'large', 'wasi')}.json").is_file()
@@ -110,7 +97,7 @@ def test_a_runtime_that_ends_badly_after_a_good_report_fails_the_spec_with_a_cra
 def test_without_a_build_record_the_runtime_is_not_asked(tmp_path: Path) -> None:
     run = request(tmp_path, ReplayingRuntime())
     run_spec(run, "session-1")
-    result = read_result(tmp_path / run.result_path)
+    result = read_result(tmp_path / run.files.result)
     assert result is not None
     assert (result.status, result.stage, result.error) == (Status.FAILED, Stage.BUILD, "not built")
     (failure,) = result.failures
@@ -142,7 +129,7 @@ def test_the_runtime_is_told_how_long_the_specs_last_run_took_whatever_its_verdi
     runtime = TimedRuntime(exit_code=3)  # a failed run is remembered too: it may have timed out
     run = request(built(tmp_path), runtime)
     run_spec(run, "session-1")
-    first = read_result(tmp_path / run.result_path)
+    first = read_result(tmp_path / run.files.result)
     assert first is not None and first.status is Status.FAILED
     run_spec(run, "session-2")
     assert runtime.told == [None, first.duration_s]
@@ -183,7 +170,7 @@ def test_a_run_out_of_stack_is_run_again_under_the_other_compiler(
     run = request(built(tmp_path), runtime)
     run_spec(run, "session-1")
     assert runtime.asked == [None, then]
-    result = read_result(tmp_path / run.result_path)
+    result = read_result(tmp_path / run.files.result)
     assert result is not None
     assert result.status is Status.PASSED, result.error
     assert result.counts.tests_passed == RECORDED_TESTS
@@ -197,7 +184,7 @@ def test_with_one_compiler_chosen_a_run_out_of_stack_is_the_verdict(
     run = request(built(tmp_path), runtime)
     run_spec(run, "session-1")
     assert runtime.asked == [None]
-    result = read_result(tmp_path / run.result_path)
+    result = read_result(tmp_path / run.files.result)
     assert result is not None
     assert result.status is Status.FAILED
     assert "call stack exhausted" in str(result.failures)

@@ -16,14 +16,16 @@ from typing import Any, ClassVar
 import pytest
 
 from astest_tasks.model.results import SpecResult
+from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.tasks import run_ahead
 from astest_tasks.tasks.run_ahead import RunAhead
 from astest_tasks.tasks.run_helper import Answer
 from astest_tasks.tasks.run_request import RunRequest
-from tests.conftest import make_spec_result
+from tests.conftest import make_run_request, make_spec_result
 
 SESSION = "session-1"
 WAIT_LIMIT_S = 120.0  # a ceiling for a broken test, not a timing any test relies on
@@ -103,30 +105,16 @@ def execute(run: RunRequest, session: str) -> tuple[SpecResult, dict[str, str]]:
 
 
 def spec_run(root: Path, spec_id: str, **changes: Any) -> RunRequest:
-    run = RunRequest(
-        project_root=str(root),
-        spec_path=f"assembly/__tests__/{spec_id}.spec.ts",
-        spec_id=spec_id,
-        mode="wasi",
-        target="wasi",
-        wasm_path=f".as-test/build/wasi/{spec_id}.spec.wasm",
-        build_record_path=f".as-test/build/wasi/{spec_id}.spec.build.json",
-        result_path=f".as-test/build/wasi/{spec_id}.spec.result.json",
-        snapshot_dir=".as-test/snapshots",
-        timeout_s=10.0,
-        runtime=StillRuntime(),
-        snapshot_files=(f".as-test/snapshots/{spec_id}.spec.snap",),
-    )
-    return replace(run, **changes)
+    return replace(make_run_request(root, spec_id, StillRuntime()), **changes)
 
 
 def build(ahead: RunAhead, run: RunRequest, *, changed: bool = False) -> None:
     """What doit's build of the spec leaves: its module and record, noted as built."""
     root = Path(run.project_root)
-    for name in (run.wasm_path, run.build_record_path):
+    for name in (run.files.wasm, run.files.build_record):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(b"built " + name.encode())
-    ahead.note_built(str(root / run.build_record_path), changed=changed)
+    ahead.note_built(str(root / run.files.build_record), changed=changed)
 
 
 def planned(root: Path, *spec_ids: str) -> tuple[RunAhead, list[RunRequest]]:
@@ -140,7 +128,11 @@ def planned(root: Path, *spec_ids: str) -> tuple[RunAhead, list[RunRequest]]:
 
 def passed(run: RunRequest) -> SpecResult:
     return make_spec_result(
-        run.spec_id, spec=run.spec_path, mode=run.mode, target=run.target, session=SESSION
+        run.spec.spec_id,
+        spec=run.spec.path,
+        mode=run.spec.mode,
+        target=run.spec.target,
+        session=SESSION,
     )
 
 
@@ -169,12 +161,12 @@ def test_the_next_built_run_goes_to_the_helper_and_its_task_takes_what_it_did(
 def test_a_run_goes_over_only_when_doit_is_bound_to_run_it_as_we_would(tmp_path: Path) -> None:
     ahead, (first, second) = planned(tmp_path, "a", "b")
     assert not hands_over(ahead, first), "its spec is not built yet"
-    (tmp_path / second.wasm_path).parent.mkdir(parents=True)
-    (tmp_path / second.build_record_path).write_text("{}")
+    (tmp_path / second.files.wasm).parent.mkdir(parents=True)
+    (tmp_path / second.files.build_record).write_text("{}")
     assert not hands_over(ahead, first), "built, but not by this doit"
     build(ahead, second)
     assert not hands_over(ahead, second), "nothing is planned after the last"
-    (tmp_path / second.result_path).write_text("{}")
+    (tmp_path / second.files.result).write_text("{}")
     assert not hands_over(ahead, first), "a result: doit may find it current"
     build(ahead, second, changed=True)
     assert hands_over(ahead, first), "a new build record: doit runs it again"
@@ -182,7 +174,8 @@ def test_a_run_goes_over_only_when_doit_is_bound_to_run_it_as_we_would(tmp_path:
     helper.answer(Answer(1, (passed(second), {})))
     build(ahead, second, changed=False)
 
-    for changes in ({"update_snapshots": "create"}, {"runtime": StillRuntime(anywhere=False)}):
+    creating = replace(second.snapshots, update=SnapshotUpdate.CREATE)
+    for changes in ({"snapshots": creating}, {"runtime": StillRuntime(anywhere=False)}):
         other = RunAhead()
         changed = replace(second, **changes)
         other.plan(first, SESSION)
@@ -190,7 +183,7 @@ def test_a_run_goes_over_only_when_doit_is_bound_to_run_it_as_we_would(tmp_path:
         build(other, changed)
         assert not hands_over(other, first), changes
     assert len(StandInHelper.made) == 1
-    (tmp_path / second.result_path).unlink()
+    (tmp_path / second.files.result).unlink()
     assert hands_over(ahead, first), "no result: doit runs it"
 
 
@@ -204,7 +197,7 @@ def test_one_run_at_a_time_goes_to_the_helper(tmp_path: Path) -> None:
     helper.answer(Answer(1, (passed(second), {})))
     # Answered but never taken (doit went past it): the helper is free again.
     assert hands_over(ahead, second)
-    assert [arguments[0].spec_id for _, arguments in helper.jobs] == ["b", "c"]
+    assert [arguments[0].spec.spec_id for _, arguments in helper.jobs] == ["b", "c"]
 
 
 def test_the_task_runs_the_spec_itself_when_an_input_changed_or_the_helper_failed(
@@ -337,7 +330,7 @@ def test_a_helper_that_never_answers_is_given_up_after_the_specs_time_limit(
     (tmp_path / "runner.py").write_text("# the runner\n")
     ahead = RunAhead()
     first = spec_run(tmp_path, "a")
-    second = spec_run(tmp_path, "b", timeout_s=0.001)
+    second = spec_run(tmp_path, "b", limits=ModeLimits(0.001, 1024.0, 64.0))
     for run in (first, second):
         ahead.plan(run, SESSION)
     build(ahead, second)
