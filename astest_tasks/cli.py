@@ -42,9 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "merge":
         return _merge([Path(report) for report in args.reports], Path(args.output))
     if args.command == "doctor":
+        from astest_tasks.config.project_config import split_mode_names
         from astest_tasks.tasks.doctor import run_doctor
 
-        modes = [name for value in args.mode for name in value.split(",") if name.strip()]
+        modes = split_mode_names(args.mode)
         return run_doctor(Path.cwd(), args.config, modes, sys.stdout)
     from astest_tasks.commands.init_command import run_init
 

@@ -18,6 +18,7 @@ from astest_tasks.model.guest_report import (
     Counts,
     FailureDetail,
     Suite,
+    Verdict,
     count,
     counts_from_dict,
     counts_to_dict,
@@ -38,6 +39,11 @@ class Status(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     SKIPPED = "skipped"
+
+
+def status_of(verdict: Verdict) -> Status:
+    """A file's status from its merged verdict: a file with no passing or failing test skips."""
+    return {Verdict.FAIL: Status.FAILED, Verdict.OK: Status.PASSED}.get(verdict, Status.SKIPPED)
 
 
 class Stage(StrEnum):

@@ -23,7 +23,7 @@ from astest_tasks.model.guest_report import (
     file_verdict,
     merge_verdicts,
 )
-from astest_tasks.model.results import SpecResult, Status
+from astest_tasks.model.results import SpecResult, Status, status_of
 
 RUNTIME_ERROR_KIND = "runtime-error"
 
@@ -101,11 +101,6 @@ def _keep(
             verdict = merged_verdict((child.verdict for child in children), suite.verdict)
             kept.append(replace(suite, tests=(), logs=(), suites=children, verdict=verdict))
     return kept
-
-
-def status_of(verdict: Verdict) -> Status:
-    """A file's status from its merged verdict: a file with no passing or failing test skips."""
-    return {Verdict.FAIL: Status.FAILED, Verdict.OK: Status.PASSED}.get(verdict, Status.SKIPPED)
 
 
 def merged_verdict(verdicts: Iterable[Verdict], fallback: Verdict) -> Verdict:

@@ -25,8 +25,8 @@ from astest_tasks.model.guest_report import (
     failures,
     file_verdict,
 )
-from astest_tasks.model.results import SpecResult, Status
-from astest_tasks.output.suite_filter import RUNTIME_ERROR_KIND, merged_verdict, status_of
+from astest_tasks.model.results import SpecResult, Status, status_of
+from astest_tasks.output.suite_filter import RUNTIME_ERROR_KIND, merged_verdict
 
 PATH_SEPARATOR = " > "
 

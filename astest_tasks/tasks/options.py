@@ -32,6 +32,7 @@ from typing import Any
 from astest_tasks.config.coverage_switch import parse_coverage_switch
 from astest_tasks.config.feature_switches import FeatureSwitches, combined_coverage
 from astest_tasks.config.git_changes import DEFAULT_REF
+from astest_tasks.config.project_config import split_mode_names
 from astest_tasks.config.run_switches import RunSwitches, ShowCoverage
 from astest_tasks.config.selection import split_selectors
 from astest_tasks.config.shards import Shard
@@ -75,6 +76,10 @@ def _option(
     )
 
 
+def _mode_names(text: str) -> tuple[str, ...]:
+    return tuple(split_mode_names([text]))
+
+
 def _names(text: str) -> tuple[str, ...]:
     return tuple(split_selectors(text))
 
@@ -96,7 +101,7 @@ class TaskOptions:
         "",
         "comma-separated modes to run (default: the config's default modes)",
         short="m",
-        parse=_names,
+        parse=_mode_names,
     )
     # The limits take `mode=N` entries, so they are read once the config's modes are known.
     timeout: str = _option(

@@ -32,6 +32,7 @@ from astest_tasks.model.results import (
     Status,
     failure_result,
     read_result_head,
+    status_of,
     write_result,
 )
 from astest_tasks.model.snapshots import SnapshotStore
@@ -216,7 +217,7 @@ def _spec_result(
         spec_id=run.spec.spec_id,
         mode=run.spec.mode,
         target=run.spec.target,
-        status=_status(file_verdict(suites).value),
+        status=status_of(file_verdict(suites)),
         stage=Stage.RUN,
         counts=counts,
         failures=tuple(failures(suites)),
@@ -331,14 +332,6 @@ def _run_guest(
     )
     limits = SpecLimits(timeout_s=run.limits.timeout_s, memory_bytes=run.limits.memory_bytes)
     return run.runtime.run(spec, channel, limits)
-
-
-def _status(verdict: str) -> Status:
-    if verdict == "fail":
-        return Status.FAILED
-    if verdict == "ok":
-        return Status.PASSED
-    return Status.SKIPPED
 
 
 def _failure_result(

@@ -17,6 +17,7 @@ from astest_tasks.model.results import (
     Stage,
     Status,
     read_result,
+    status_of,
     write_result,
 )
 from tests.conftest import make_spec_result
@@ -189,3 +190,16 @@ def test_a_result_of_the_old_single_document_format_is_unreadable(tmp_path: Path
     data["format"] = 1
     path.write_text(json.dumps(data, indent=1), encoding="utf-8")
     assert read_result(path) is None
+
+
+@pytest.mark.parametrize(
+    ("verdict", "status"),
+    [
+        (Verdict.FAIL, Status.FAILED),
+        (Verdict.OK, Status.PASSED),
+        (Verdict.SKIP, Status.SKIPPED),
+        (Verdict.NONE, Status.SKIPPED),
+    ],
+)
+def test_one_rule_turns_a_files_verdict_into_its_status(verdict: Verdict, status: Status) -> None:
+    assert status_of(verdict) is status
