@@ -17,6 +17,7 @@ from typing import Protocol
 
 import pytest
 
+from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.config.layout import SpecFiles
 from astest_tasks.coverage.model import ReportCoverage
 from astest_tasks.model.guest_report import (
@@ -358,4 +359,20 @@ def make_run_request(
         pipeline=Pipeline(),
         as_test_version="",
         coverage_detail=False,
+    )
+
+
+def make_build_request(
+    root: Path | str, spec_id: str, mode: str = "wasi", build_cmd: str = ""
+) -> BuildRequest:
+    """The build of ``assembly/__tests__/<spec_id>.spec.ts`` for ``mode`` (its target too)."""
+    return BuildRequest(
+        project_root=str(root),
+        spec_path=f"assembly/__tests__/{spec_id}.spec.ts",
+        spec_id=spec_id,
+        mode=mode,
+        target=mode,
+        wasm_path=f".as-test/build/{mode}/{spec_id}.spec.wasm",
+        record_path=f".as-test/build/{mode}/{spec_id}.build.json",
+        build_cmd=build_cmd,
     )

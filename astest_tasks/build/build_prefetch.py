@@ -31,6 +31,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compile_server import CompileOutput
 from astest_tasks.core.process_role import in_doits_main_thread
 
@@ -39,7 +40,7 @@ LOOK_AHEAD = 32  # builds next_build considers beyond the current spec's other m
 
 Stamps = dict[str, tuple[int, int] | None]
 # Compiles a build request into the given wasm path; None when no server can (see prefetch()).
-Compiler = Callable[[Mapping[str, object], Path], CompileOutput | None]
+Compiler = Callable[[BuildRequest, Path], CompileOutput | None]
 # Given the module's bytes before its build may take the output: what the run will need next (its
 # wasmtime compile) is set up at once, and the work it returns is done on the prefetch thread
 # after the build is let go.
@@ -51,18 +52,18 @@ class PlannedBuild:
     """A spec build as its task was created: the action's request and the task's file_dep."""
 
     basename: str  # the task creator's: one dodo may hold several pipelines
-    request: Mapping[str, object]
+    request: BuildRequest
     inputs: tuple[str, ...]  # absolute paths
 
     @property
     def key(self) -> tuple[str, str, str]:
-        return (self.basename, str(self.request["mode"]), str(self.request["spec_id"]))
+        return (self.basename, self.request.mode, self.request.spec_id)
 
     def wasm(self) -> Path:
-        return Path(str(self.request["project_root"])) / str(self.request["wasm_path"])
+        return Path(self.request.project_root) / self.request.wasm_path
 
     def record(self) -> Path:
-        return Path(str(self.request["project_root"])) / str(self.request["record_path"])
+        return Path(self.request.project_root) / self.request.record_path
 
 
 @dataclass
@@ -139,11 +140,11 @@ class BuildPrefetcher:
         self._current: _Prefetch | None = None
         self._closed = False
 
-    def plan(self, basename: str, request: Mapping[str, object], inputs: Sequence[str]) -> None:
+    def plan(self, basename: str, request: BuildRequest, inputs: Sequence[str]) -> None:
         """Remember a spec build, in the order doit will meet it."""
-        if request.get("build_cmd"):
+        if request.build_cmd:
             return
-        build = PlannedBuild(basename, dict(request), tuple(inputs))
+        build = PlannedBuild(basename, request, tuple(inputs))
         with self._lock:
             # Tasks made again in the same process (watch mode's cycles): the new plan wins.
             place = self._place.get(build.key)
@@ -230,7 +231,7 @@ class BuildPrefetcher:
         with self._lock:
             return list(self._planned)
 
-    def take(self, request: Mapping[str, object], into: Path) -> CompileOutput | None:
+    def take(self, request: BuildRequest, into: Path) -> CompileOutput | None:
         """The prefetched compile of this request, its files moved into ``into`` (a scratch
         folder of the build's own); None when there is none or it no longer holds.
 
@@ -242,7 +243,7 @@ class BuildPrefetcher:
             prefetch = self._current
             if prefetch is None:
                 return None
-            mine = dict(prefetch.build.request) == dict(request)
+            mine = prefetch.build.request == request
             if mine:
                 self._current = None
         if not mine:
@@ -330,7 +331,7 @@ atexit.register(_close)
 os.register_at_fork(after_in_child=_forget_after_fork)
 
 
-def plan_build(basename: str, request: Mapping[str, object], inputs: Sequence[str]) -> None:
+def plan_build(basename: str, request: BuildRequest, inputs: Sequence[str]) -> None:
     _PREFETCHER.plan(basename, request, inputs)
 
 
@@ -351,5 +352,5 @@ def planned_builds() -> list[PlannedBuild]:
     return _PREFETCHER.planned()
 
 
-def take_prefetched(request: Mapping[str, object], into: Path) -> CompileOutput | None:
+def take_prefetched(request: BuildRequest, into: Path) -> CompileOutput | None:
     return _PREFETCHER.take(request, into)

@@ -20,11 +20,11 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from astest_tasks.build.build_prefetch import take_prefetched
+from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compile_pool import compile_with_server, share_server
 from astest_tasks.build.compile_server import CompileOutput, time_limit_message
 from astest_tasks.config.as_test_rules import AsTestRules
@@ -36,24 +36,6 @@ from astest_tasks.core.process_env import base_environ
 
 BUILD_RECORD_FORMAT = 1
 COMPILE_TIME_LIMIT_S = 600.0
-
-
-@dataclass(frozen=True)
-class BuildRequest:
-    """Everything one compile needs, as plain data (it is passed to a doit action)."""
-
-    project_root: str
-    spec_path: str
-    spec_id: str
-    mode: str
-    target: str
-    wasm_path: str  # relative to the project root
-    record_path: str
-    asconfig: str | None = None
-    build_args: tuple[str, ...] = ()
-    build_cmd: str = ""
-    build_env: dict[str, str] = field(default_factory=dict)
-    features: tuple[str, ...] = ()  # as-test 1.3+ "features": try-as, or asc --enable NAME
 
 
 @dataclass(frozen=True)
@@ -130,7 +112,7 @@ def compile_spec(request: BuildRequest, toolchain: Toolchain) -> BuildRecord:
     scratch = Path(tempfile.mkdtemp(prefix=".asc-", dir=final_wasm.parent))
     try:
         scratch_wasm = scratch / final_wasm.name
-        output = take_prefetched(asdict(request), scratch)
+        output = take_prefetched(request, scratch)
         if output is None:
             output = _run_compiler(request, toolchain, scratch_wasm)
         exit_code = output.exit_code
@@ -196,20 +178,20 @@ def _run_compiler(request: BuildRequest, toolchain: Toolchain, out_file: Path) -
     return spawn_compiler(_spawn_argv(request, toolchain, out_file), root, env)
 
 
-def compile_ahead(request: Mapping[str, object], out_file: Path) -> CompileOutput | None:
+def compile_ahead(request: BuildRequest, out_file: Path) -> CompileOutput | None:
     """A build's compile in the compile server, for build_prefetch; None when no server can."""
     served = _served_compile(request, out_file)
     if served is None:
         return None
     node, asc_root, argv, env = served
-    root = Path(str(request["project_root"]))
+    root = Path(request.project_root)
     return compile_with_server(node, asc_root, argv, root, env, COMPILE_TIME_LIMIT_S)
 
 
-def share_compile_server(request: Mapping[str, object]) -> bool:
+def share_compile_server(request: BuildRequest) -> bool:
     """Start the compile server that doit's worker processes will share, for builds like this
     one (shared_server.py); False when none could be started."""
-    served = _served_compile(request, Path(str(request["project_root"]), str(request["wasm_path"])))
+    served = _served_compile(request, Path(request.project_root, request.wasm_path))
     if served is None:
         return False
     node, asc_root, argv, env = served
@@ -217,11 +199,10 @@ def share_compile_server(request: Mapping[str, object]) -> bool:
 
 
 def _served_compile(
-    request: Mapping[str, object], out_file: Path
+    build: BuildRequest, out_file: Path
 ) -> tuple[str, Path, list[str], dict[str, str]] | None:
     """What a compile server needs for this build (node, asc root, argv, environment), as the
     build itself would send it; None for a custom build command, which is always spawned."""
-    build = BuildRequest(**request)  # type: ignore[arg-type]
     if build.build_cmd:
         return None
     toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.target == "wasi")

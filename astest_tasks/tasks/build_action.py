@@ -11,19 +11,14 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
-from astest_tasks.build.compiler import (
-    BuildRecord,
-    BuildRequest,
-    compile_spec,
-    write_build_record,
-)
+from astest_tasks.build.build_request import BuildRequest
+from astest_tasks.build.compiler import BuildRecord, compile_spec, write_build_record
 from astest_tasks.config.toolchain import check_node_version, load_toolchain
 from astest_tasks.core.errors import UserError
 from astest_tasks.tasks.run_ahead import note_built
 
 
-def build_spec(request: dict[str, object]) -> bool:
-    build = BuildRequest(**request)  # type: ignore[arg-type]
+def build_spec(build: BuildRequest) -> bool:
     try:
         toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.target == "wasi")
         check_node_version(toolchain.node)

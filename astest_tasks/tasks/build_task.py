@@ -6,11 +6,10 @@ up-to-date checks. The callers add the name, doc, meta and the pipeline's extra 
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from astest_tasks.build.compiler import BuildRequest
+from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.imports import ImportScanCache, scan_imports
 from astest_tasks.build.pending_imports import PendingImports
 from astest_tasks.config.discovery import Spec
@@ -55,7 +54,7 @@ def compile_task_fields(
         stem = request.wasm_path.removesuffix(".wasm")
         targets += [f"{stem}.js", f"{stem}.d.ts"]
     return {
-        "actions": [(build_spec, [asdict(request)])],
+        "actions": [(build_spec, [request])],
         "file_dep": doit_paths(root, build_file_deps(root, mode, scan, toolchain)),
         "targets": doit_paths(root, targets),
         "uptodate": [

@@ -7,14 +7,13 @@ because doit keys its state by task name: a mode-less name would thrash when the
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from doit.task import clean_targets
 
 from astest_tasks.build.build_prefetch import plan_build
-from astest_tasks.build.compiler import BuildRequest
+from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.imports import ImportScanCache
 from astest_tasks.config.layout import doit_paths, spec_identity
 from astest_tasks.config.run_rules import RunRules
@@ -66,7 +65,7 @@ def build_task(
 
 def _plan_prefetch(pipeline: Pipeline, request: BuildRequest, file_dep: list[str]) -> None:
     """Tell the build prefetcher the order of the builds (compile ahead of a serial doit)."""
-    plan_build(pipeline.basename, asdict(request), [str(Path.cwd() / dep) for dep in file_dep])
+    plan_build(pipeline.basename, request, [str(Path.cwd() / dep) for dep in file_dep])
 
 
 def run_request(root: Path, planned: PlannedSpec, settings: RunSettings, total: int) -> RunRequest:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,22 +21,15 @@ from astest_tasks.build.build_prefetch import (
     input_stamps,
     next_build,
 )
+from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compile_server import CompileOutput
+from tests.conftest import make_build_request
 
 MODULE = b"\0asm\1\0\0\0"
 
 
-def request(root: Path, spec_id: str, mode: str = "wasi", build_cmd: str = "") -> dict[str, object]:
-    return {
-        "project_root": str(root),
-        "spec_path": f"assembly/__tests__/{spec_id}.spec.ts",
-        "spec_id": spec_id,
-        "mode": mode,
-        "target": mode,
-        "wasm_path": f".as-test/build/{mode}/{spec_id}.spec.wasm",
-        "record_path": f".as-test/build/{mode}/{spec_id}.build.json",
-        "build_cmd": build_cmd,
-    }
+def request(root: Path, spec_id: str, mode: str = "wasi", build_cmd: str = "") -> BuildRequest:
+    return make_build_request(root, spec_id, mode, build_cmd)
 
 
 def spec_source(root: Path, spec_id: str) -> str:
@@ -61,10 +55,10 @@ class FakeCompiler:
         self.gate = gate
         self.compiled: list[str] = []
 
-    def __call__(self, build: Mapping[str, object], out_file: Path) -> CompileOutput | None:
+    def __call__(self, build: BuildRequest, out_file: Path) -> CompileOutput | None:
         if self.gate is not None:
             self.gate.wait(timeout=30)
-        self.compiled.append(str(build["spec_id"]))
+        self.compiled.append(build.spec_id)
         out_file.write_bytes(MODULE)
         out_file.with_name(out_file.name + ".map").write_text("{}")
         return CompileOutput(self.exit_code, b"", b"")
@@ -144,7 +138,7 @@ def test_an_input_changed_after_the_compile_started_throws_the_compile_away(
 def test_another_request_does_not_take_it_and_the_right_one_still_can(tmp_path: Path) -> None:
     prefetcher = planned(tmp_path, "a", "b")
     assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler())
-    other = request(tmp_path, "b") | {"build_args": ("--debug",)}
+    other = replace(request(tmp_path, "b"), build_args=("--debug",))
     assert prefetcher.take(other, scratch_folder(tmp_path / "s1")) is None
     assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s2")) is not None
 
@@ -157,10 +151,10 @@ def test_a_failed_compile_is_not_taken(tmp_path: Path) -> None:
 
 
 def test_a_compiler_that_raises_or_has_no_server_gives_nothing(tmp_path: Path) -> None:
-    def broken(build: Mapping[str, object], out_file: Path) -> CompileOutput | None:
+    def broken(build: BuildRequest, out_file: Path) -> CompileOutput | None:
         raise RuntimeError("the server fell over")
 
-    def no_server(build: Mapping[str, object], out_file: Path) -> CompileOutput | None:
+    def no_server(build: BuildRequest, out_file: Path) -> CompileOutput | None:
         return None
 
     for compiler in (broken, no_server):
@@ -240,7 +234,7 @@ def test_tasks_made_again_replace_their_plan_and_a_prefetch_of_the_old_one(
     prefetcher = planned(tmp_path, "a", "b")
     assert prefetcher.start_after(("astest", "wasi", "a"), FakeCompiler())
     # Watch mode makes the tasks again: b now builds with other flags.
-    changed = request(tmp_path, "b") | {"build_args": ("--debug",)}
+    changed = replace(request(tmp_path, "b"), build_args=("--debug",))
     prefetcher.plan("astest", request(tmp_path, "a"), [spec_source(tmp_path, "a")])
     prefetcher.plan("astest", changed, [spec_source(tmp_path, "b")])
     assert leftovers(tmp_path) == []

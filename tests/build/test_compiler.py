@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.build import compiler
+from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compiler import (
     BUILD_RECORD_FORMAT,
     BuildRecord,
-    BuildRequest,
     asc_arguments,
     command_line,
     read_build_record,

@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
 from pathlib import Path
 
 from astest_tasks.build.build_prefetch import PlannedBuild
+from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compile_server import CompileOutput
 from astest_tasks.build.compiler_warmup import HEAVY_COMPILE_S, CompilerWarmup
+from tests.conftest import make_build_request
 
 
 def builds(root: Path, *spec_ids: str) -> list[PlannedBuild]:
     return [
         PlannedBuild(
             "astest",
-            {
-                "project_root": str(root),
-                "spec_id": spec_id,
-                "mode": "wasi",
-                "wasm_path": f".as-test/build/wasi/{spec_id}.spec.wasm",
-                "record_path": f".as-test/build/wasi/{spec_id}.build.json",
-            },
+            make_build_request(root, spec_id),
             (str(root / f"{spec_id}.spec.ts"),),
         )
         for spec_id in spec_ids
@@ -40,12 +35,12 @@ class CountingCompiler:
             self.go.set()
         self.serve = serve
 
-    def __call__(self, request: Mapping[str, object], out_file: Path) -> CompileOutput | None:
+    def __call__(self, request: BuildRequest, out_file: Path) -> CompileOutput | None:
         self.started.release()
         assert self.go.wait(timeout=30)
         if not self.serve:
             return None
-        self.compiled.append(str(request["spec_id"]))
+        self.compiled.append(str(request.spec_id))
         self.out_files.append(out_file)
         out_file.write_bytes(b"\0asm\1\0\0\0")
         return CompileOutput(0, b"", b"")

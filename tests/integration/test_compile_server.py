@@ -18,9 +18,10 @@ from typing import NamedTuple
 import pytest
 
 from astest_tasks.build import compile_pool
+from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compile_pool import DISABLE_VARIABLE, CompilePool
 from astest_tasks.build.compile_server import CompileOutput, CompileServer
-from astest_tasks.build.compiler import BuildRequest, asc_arguments, compile_spec, spawn_compiler
+from astest_tasks.build.compiler import asc_arguments, compile_spec, spawn_compiler
 from astest_tasks.config.toolchain import Toolchain, load_toolchain
 from tests.fakes import processes_mentioning, wait_until_gone
 from tests.integration.conftest import ANSI, Project, copy_project

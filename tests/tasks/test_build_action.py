@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 
-from astest_tasks.build.compiler import BuildRequest, read_build_record
+from astest_tasks.build.build_request import BuildRequest
+from astest_tasks.build.compiler import read_build_record
 from astest_tasks.tasks.build_action import build_spec
 
 
@@ -21,7 +21,7 @@ def test_a_project_without_its_packages_gets_a_failed_record_naming_the_fix(
         wasm_path=".as-test/build/wasi/math.spec.wasm",
         record_path=".as-test/build/wasi/math.spec.build.json",
     )
-    assert build_spec(asdict(request)) is True, "doit goes on with the other specs"
+    assert build_spec(request) is True, "doit goes on with the other specs"
     record = read_build_record(tmp_path, request.record_path)
     assert record is not None
     assert not record.ok

@@ -75,8 +75,8 @@ def test_the_build_task_of_a_1_8_project_carries_its_features(tmp_path: Path) ->
     root = project(tmp_path, "1.8.0", {"features": ["simd"]})
     build = next(task for task in make(root) if str(task["name"]).startswith("build:"))
     _action, (request,) = build["actions"][0]  # type: ignore[index]
-    assert request["features"] == ("simd",)
-    assert request["build_env"]["AS_TEST_MODE_NAME"] == "default"
+    assert request.features == ("simd",)
+    assert request.build_env["AS_TEST_MODE_NAME"] == "default"
 
 
 CALC = "assembly/lib/calc.ts"
@@ -152,7 +152,7 @@ def test_feature_switches_reach_the_build_and_try_as_still_needs_its_package(
     root = project(tmp_path, "1.8.0", {"features": ["simd"]})
     tasks = list(create_tasks(root, TaskOptions(enable="threads", disable="simd")))
     _action, (request,) = _task(tasks, "build:")["actions"][0]  # type: ignore[index]
-    assert request["features"] == ("threads",)
+    assert request.features == ("threads",)
     with pytest.raises(UserError, match=r"npm package try-as is not installed"):
         list(create_tasks(root, TaskOptions(enable="try-as")))
 

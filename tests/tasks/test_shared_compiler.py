@@ -7,24 +7,26 @@ import multiprocessing
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from astest_tasks.build.build_prefetch import PlannedBuild
+from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.core.errors import UserError
 from astest_tasks.tasks import shared_compiler
+from tests.conftest import make_build_request
 
 
 class Starts:
     """Stands in for starting the server: records each request."""
 
     def __init__(self) -> None:
-        self.requests: list[Mapping[str, object]] = []
+        self.requests: list[BuildRequest] = []
         self.result: bool | Exception = True
 
-    def __call__(self, request: Mapping[str, object]) -> bool:
+    def __call__(self, request: BuildRequest) -> bool:
         self.requests.append(request)
         if isinstance(self.result, Exception):
             raise self.result
@@ -34,7 +36,7 @@ class Starts:
 @pytest.fixture
 def starts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Starts]:
     recorder = Starts()
-    build = PlannedBuild("astest", {"project_root": str(tmp_path), "spec_id": "a"}, ())
+    build = PlannedBuild("astest", make_build_request(tmp_path, "a"), ())
     monkeypatch.setattr(shared_compiler, "share_compile_server", recorder)
     monkeypatch.setattr(shared_compiler, "planned_builds", lambda: [build])
     monkeypatch.setattr(shared_compiler, "first_bound_build", lambda planned: planned[0])
@@ -46,7 +48,7 @@ def test_a_run_with_workers_on_two_cores_starts_the_server_before_it_returns(
     starts: Starts,
 ) -> None:
     assert shared_compiler.share_compiler_with_workers(["-n", "2"])
-    assert [request["spec_id"] for request in starts.requests] == ["a"]
+    assert [request.spec_id for request in starts.requests] == ["a"]
 
 
 @pytest.mark.parametrize(
@@ -98,7 +100,7 @@ def test_what_the_workers_run_is_imported_while_the_server_starts(
     server_started = threading.Event()
     imported_on: list[str] = []
 
-    def start(request: Mapping[str, object]) -> bool:
+    def start(request: BuildRequest) -> bool:
         server_started.set()
         return True
 
