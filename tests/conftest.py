@@ -368,10 +368,7 @@ def make_build_request(
     """The build of ``assembly/__tests__/<spec_id>.spec.ts`` for ``mode`` (its target too)."""
     return BuildRequest(
         project_root=str(root),
-        spec_path=f"assembly/__tests__/{spec_id}.spec.ts",
-        spec_id=spec_id,
-        mode=mode,
-        target=mode,
+        spec=SpecIdentity(f"assembly/__tests__/{spec_id}.spec.ts", spec_id, mode, mode),
         wasm_path=f".as-test/build/{mode}/{spec_id}.spec.wasm",
         record_path=f".as-test/build/{mode}/{spec_id}.build.json",
         build_cmd=build_cmd,

@@ -57,7 +57,7 @@ class PlannedBuild:
 
     @property
     def key(self) -> tuple[str, str, str]:
-        return (self.basename, self.request.mode, self.request.spec_id)
+        return (self.basename, self.request.spec.mode, self.request.spec.spec_id)
 
     def wasm(self) -> Path:
         return Path(self.request.project_root) / self.request.wasm_path

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from astest_tasks.model.results import SpecIdentity
+
 
 @dataclass(frozen=True)
 class BuildRequest:
     """Everything one compile needs, as plain data (it is passed to a doit action)."""
 
     project_root: str
-    spec_path: str
-    spec_id: str
-    mode: str
-    target: str
+    spec: SpecIdentity  # the spec and its mode (the build target is the mode's)
     wasm_path: str  # relative to the project root
     record_path: str
     asconfig: str | None = None
@@ -25,3 +24,7 @@ class BuildRequest:
     build_cmd: str = ""
     build_env: dict[str, str] = field(default_factory=dict)
     features: tuple[str, ...] = ()  # as-test 1.3+ "features": try-as, or asc --enable NAME
+
+    @property
+    def needs_wasi_shim(self) -> bool:
+        return self.spec.target == "wasi"

@@ -78,14 +78,14 @@ def asc_arguments(request: BuildRequest, toolchain: Toolchain, out_file: str) ->
         shim = _dot_relative(root, toolchain.wasi_shim.root / "asconfig.json")
     before, after = default_flags(
         AsTestRules.parse(toolchain.as_test.version),
-        request.target,
+        request.spec.target,
         request.asconfig,
         request.build_args,
         request.features,
         shim,
         root,
     )
-    return [request.spec_path, *before, *request.build_args, *after, "-o", out_file]
+    return [request.spec.path, *before, *request.build_args, *after, "-o", out_file]
 
 
 def command_line(request: BuildRequest, toolchain: Toolchain) -> list[str]:
@@ -152,9 +152,9 @@ def _record(
 ) -> BuildRecord:
     return BuildRecord(
         status=status,
-        spec=request.spec_path,
-        mode=request.mode,
-        target=request.target,
+        spec=request.spec.path,
+        mode=request.spec.mode,
+        target=request.spec.target,
         wasm=request.wasm_path,
         wasm_sha256=hashlib.sha256(wasm_bytes).hexdigest() if wasm_bytes is not None else "",
         command=repro_command(request, toolchain),
@@ -205,7 +205,7 @@ def _served_compile(
     build itself would send it; None for a custom build command, which is always spawned."""
     if build.build_cmd:
         return None
-    toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.target == "wasi")
+    toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.needs_wasi_shim)
     check_node_version(toolchain.node)  # as the build would, before a server is started
     env = {**base_environ(), **build.build_env}
     argv = asc_arguments(build, toolchain, str(out_file))
@@ -246,20 +246,20 @@ def _spawn_argv(request: BuildRequest, toolchain: Toolchain, out_file: Path) -> 
 
 def _custom_command(request: BuildRequest, out_file: str) -> list[str]:
     """``buildOptions.cmd`` with as-test's placeholders; no default flags are added (§3.3)."""
-    name = posixpath.basename(request.spec_path).removesuffix(".ts").removesuffix(".spec")
+    name = posixpath.basename(request.spec.path).removesuffix(".ts").removesuffix(".spec")
     expanded = (
-        request.build_cmd.replace("<file>", request.spec_path)
+        request.build_cmd.replace("<file>", request.spec.path)
         .replace("<name>", name)
         .replace("<outFile>", out_file)
-        .replace("<target>", request.target)
-        .replace("<mode>", "" if request.mode == "default" else request.mode)
+        .replace("<target>", request.spec.target)
+        .replace("<mode>", "" if request.spec.mode == "default" else request.spec.mode)
     )
     try:
         tokens = shlex.split(expanded)
     except ValueError as exc:  # an unterminated quote
         raise UserError(
-            f"buildOptions.cmd of mode {request.mode!r} cannot be split into arguments ({exc}): "
-            f"{request.build_cmd!r}; fix: close its quotes"
+            f"buildOptions.cmd of mode {request.spec.mode!r} cannot be split into arguments "
+            f"({exc}): {request.build_cmd!r}; fix: close its quotes"
         ) from None
     return [*tokens, *request.build_args]
 

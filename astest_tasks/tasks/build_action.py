@@ -20,7 +20,7 @@ from astest_tasks.tasks.run_ahead import note_built
 
 def build_spec(build: BuildRequest) -> bool:
     try:
-        toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.target == "wasi")
+        toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.needs_wasi_shim)
         check_node_version(toolchain.node)
         record = compile_spec(build, toolchain)
     except UserError as exc:
@@ -45,9 +45,9 @@ def _text_or_none(path: Path) -> str | None:
 def _failed_record(build: BuildRequest, diagnostics: str) -> BuildRecord:
     return BuildRecord(
         status="failed",
-        spec=build.spec_path,
-        mode=build.mode,
-        target=build.target,
+        spec=build.spec.path,
+        mode=build.spec.mode,
+        target=build.spec.target,
         wasm=build.wasm_path,
         wasm_sha256="",
         command="",

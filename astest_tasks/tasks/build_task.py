@@ -13,7 +13,7 @@ from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.imports import ImportScanCache, scan_imports
 from astest_tasks.build.pending_imports import PendingImports
 from astest_tasks.config.discovery import Spec
-from astest_tasks.config.layout import doit_paths
+from astest_tasks.config.layout import doit_paths, spec_identity
 from astest_tasks.config.project_config import ModeSettings
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.tasks.build_action import build_spec
@@ -26,10 +26,7 @@ def build_request(
 ) -> BuildRequest:
     return BuildRequest(
         project_root=str(root),
-        spec_path=source.path,
-        spec_id=source.spec_id,
-        mode=mode.name,
-        target=mode.target,
+        spec=spec_identity(mode, source),
         wasm_path=wasm_path,
         record_path=record_path,
         asconfig=mode.asconfig,

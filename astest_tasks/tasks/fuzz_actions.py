@@ -20,6 +20,7 @@ from astest_tasks.fuzz.crash_records import FuzzCrash, write_fuzz_crash_record
 from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome, FuzzReportError, parse_fuzz_report
 from astest_tasks.fuzz.results import FuzzResult, write_fuzz_result
 from astest_tasks.fuzz.runs import FuzzCampaign, replay_command
+from astest_tasks.model.results import SpecIdentity
 from astest_tasks.output.terminal import Palette, use_colour
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
@@ -32,9 +33,7 @@ class FuzzRunRequest:
     """What one fuzz run task asks; handed to the action whole (a frozen, picklable record)."""
 
     project_root: str
-    file_path: str
-    file_id: str
-    mode: str
+    fuzz_file: SpecIdentity  # the fuzz file and its mode (built for bindings)
     wasm_path: str
     build_record_path: str
     result_path: str
@@ -47,7 +46,7 @@ class FuzzRunRequest:
 
     @property
     def task_name(self) -> str:
-        return f"{self.group}:{self.mode}:{self.file_id}"
+        return f"{self.group}:{self.fuzz_file.mode}:{self.fuzz_file.spec_id}"
 
     @property
     def run_command(self) -> str:
@@ -69,7 +68,7 @@ def run_fuzz_file(run: FuzzRunRequest, session: str) -> bool:
 
 
 def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
-    build_hint = f"{run.command} {run.group}:build:{run.mode}:{run.file_id}"
+    build_hint = f"{run.command} {run.group}:build:{run.fuzz_file.mode}:{run.fuzz_file.spec_id}"
     build = check_build(root, run.build_record_path, build_hint)
     if isinstance(build, UnusableBuild):
         return _failed(run, session, "build", build.details, build.command)
@@ -87,9 +86,9 @@ def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
     guest = run_module(root / run.wasm_path, "bindings", channel, limits, {}, compiler=compiler)
     fuzzers, problem = _judge(run, guest, channel)
     crash = FuzzCrash(
-        file=run.file_path,
-        file_id=run.file_id,
-        mode=run.mode,
+        file=run.fuzz_file.path,
+        file_id=run.fuzz_file.spec_id,
+        mode=run.fuzz_file.mode,
         seed=run.campaign.seed,
         error=problem,
         stdout=channel.output_text,
@@ -102,9 +101,9 @@ def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
     )
     crash_logs = _write_crash_records(run, root, crash, fuzzers)
     return FuzzResult(
-        file=run.file_path,
-        file_id=run.file_id,
-        mode=run.mode,
+        file=run.fuzz_file.path,
+        file_id=run.fuzz_file.spec_id,
+        mode=run.fuzz_file.mode,
         run_command=run.run_command,
         passed=not problem and all(fuzzer.ok for fuzzer in fuzzers),
         stage="run",
@@ -192,9 +191,9 @@ def _failed(
     run: FuzzRunRequest, session: str, stage: str, error: str, build_command: str
 ) -> FuzzResult:
     return FuzzResult.without_outcomes(
-        file=run.file_path,
-        file_id=run.file_id,
-        mode=run.mode,
+        file=run.fuzz_file.path,
+        file_id=run.fuzz_file.spec_id,
+        mode=run.fuzz_file.mode,
         run_command=run.run_command,
         session=session,
         error=error,

@@ -32,6 +32,7 @@ from astest_tasks.fuzz.runs import (
     parse_seed,
     random_seed,
 )
+from astest_tasks.model.results import SpecIdentity
 from astest_tasks.output.fuzz_summary import (
     FuzzEntry,
     show_fuzz_summary_from_worker,
@@ -187,9 +188,7 @@ def _fuzz_run_request(
     """``seed``: the mode's seed, and whether it was drawn at random (FuzzOptions.seed_of)."""
     return FuzzRunRequest(
         project_root=str(root),
-        file_path=target.path,
-        file_id=target.spec_id,
-        mode=mode.name,
+        fuzz_file=SpecIdentity(target.path, target.spec_id, mode.name, "bindings"),
         wasm_path=paths["wasm"],
         build_record_path=paths["record"],
         result_path=paths["result"],
@@ -261,27 +260,22 @@ def _build_task(
 def _run_task(
     root: Path, request: FuzzRunRequest, session: str, pipeline: Pipeline
 ) -> dict[str, Any]:
-    campaign = request.campaign
+    campaign, fuzz_file = request.campaign, request.fuzz_file
     seed_text = "a random seed" if campaign.seed_is_random else f"seed {campaign.seed}"
+    leftovers = fuzz_leftovers(request.crash_dir, fuzz_file.spec_id, fuzz_file.mode)
     return {
         "basename": request.group,
-        "name": f"{request.mode}:{request.file_id}",
-        "doc": f"fuzz {request.file_path} in mode {request.mode} ({seed_text})",
+        "name": f"{fuzz_file.mode}:{fuzz_file.spec_id}",
+        "doc": f"fuzz {fuzz_file.path} in mode {fuzz_file.mode} ({seed_text})",
         "actions": [(run_fuzz_file, [request, session])],
         "file_dep": doit_paths(root, [request.build_record_path]),
         "targets": doit_paths(root, [request.result_path]),
         # The result, and the crash records of the campaign and its failing fuzzers.
-        "clean": [
-            clean_targets,
-            (
-                remove_files,
-                [str(root), fuzz_leftovers(request.crash_dir, request.file_id, request.mode)],
-            ),
-        ],
+        "clean": [clean_targets, (remove_files, [str(root), leftovers])],
         "uptodate": [
             InputsChanged("fuzz", _run_key(request)),
             LastFuzzPassed(str(root), request.result_path),
-            BuildUpToDate(f"{request.group}:build:{request.mode}:{request.file_id}"),
+            BuildUpToDate(f"{request.group}:build:{fuzz_file.mode}:{fuzz_file.spec_id}"),
             Always(
                 not campaign.seed_is_random,
                 "the seed is random: a campaign with a random seed always runs",
@@ -289,7 +283,7 @@ def _run_task(
         ],
         "setup": list(pipeline.setup),
         "meta": pipeline.meta(
-            "fuzz", mode=request.mode, spec=request.file_path, spec_id=request.file_id
+            "fuzz", mode=fuzz_file.mode, spec=fuzz_file.path, spec_id=fuzz_file.spec_id
         ),
     }
 
@@ -297,8 +291,8 @@ def _run_task(
 def _run_key(request: FuzzRunRequest) -> dict[str, Any]:
     return {
         "astest_tasks": __version__,
-        "file": request.file_path,
-        "mode": request.mode,
+        "file": request.fuzz_file.path,
+        "mode": request.fuzz_file.mode,
         "runs": request.campaign.runs,
         "seed": None if request.campaign.seed_is_random else request.campaign.seed,
         "override": [int(request.campaign.override.kind), request.campaign.override.value],

@@ -58,7 +58,7 @@ class FakeCompiler:
     def __call__(self, build: BuildRequest, out_file: Path) -> CompileOutput | None:
         if self.gate is not None:
             self.gate.wait(timeout=30)
-        self.compiled.append(build.spec_id)
+        self.compiled.append(build.spec.spec_id)
         out_file.write_bytes(MODULE)
         out_file.with_name(out_file.name + ".map").write_text("{}")
         return CompileOutput(self.exit_code, b"", b"")

@@ -21,6 +21,7 @@ from astest_tasks.build.compiler import (
 )
 from astest_tasks.config.toolchain import Package, Toolchain
 from astest_tasks.core.errors import UserError
+from astest_tasks.model.results import SpecIdentity
 
 SPEC = "assembly/__tests__/math.spec.ts"
 WASM = ".as-test/build/wasi/math.wasm"
@@ -51,13 +52,12 @@ def toolchain(root: Path, modules: Path | None = None, as_test: str = "1.0.7") -
     )
 
 
-def request(root: Path, **changes: object) -> BuildRequest:
+def request(
+    root: Path, mode: str = "wasi", target: str = "wasi", **changes: object
+) -> BuildRequest:
     base = BuildRequest(
         project_root=str(root),
-        spec_path=SPEC,
-        spec_id="math",
-        mode="wasi",
-        target="wasi",
+        spec=SpecIdentity(SPEC, "math", mode, target),
         wasm_path=WASM,
         record_path=".as-test/build/wasi/math.build.json",
     )

@@ -40,7 +40,7 @@ class CountingCompiler:
         assert self.go.wait(timeout=30)
         if not self.serve:
             return None
-        self.compiled.append(str(request.spec_id))
+        self.compiled.append(str(request.spec.spec_id))
         self.out_files.append(out_file)
         out_file.write_bytes(b"\0asm\1\0\0\0")
         return CompileOutput(0, b"", b"")

@@ -30,12 +30,12 @@ import astest_tasks.build.compiler as compiler
 started, taken = [], []
 compile_ahead, take_prefetched = actions.compile_ahead, compiler.take_prefetched
 def counting_ahead(request, out_file):
-    started.append(request.spec_id)
+    started.append(request.spec.spec_id)
     return compile_ahead(request, out_file)
 def counting_take(request, into):
     output = take_prefetched(request, into)
     if output is not None:
-        taken.append(request.spec_id)
+        taken.append(request.spec.spec_id)
     return output
 actions.compile_ahead, compiler.take_prefetched = counting_ahead, counting_take
 def tell():

@@ -23,6 +23,7 @@ from astest_tasks.build.compile_pool import DISABLE_VARIABLE, CompilePool
 from astest_tasks.build.compile_server import CompileOutput, CompileServer
 from astest_tasks.build.compiler import asc_arguments, compile_spec, spawn_compiler
 from astest_tasks.config.toolchain import Toolchain, load_toolchain
+from astest_tasks.model.results import SpecIdentity
 from tests.fakes import processes_mentioning, wait_until_gone
 from tests.integration.conftest import ANSI, Project, copy_project
 
@@ -55,10 +56,7 @@ def build_request(project: Project, spec: str, target: str) -> BuildRequest:
     out = f".as-test/build/{target}/{spec_id}"
     return BuildRequest(
         project_root=str(project.root),
-        spec_path=spec,
-        spec_id=spec_id,
-        mode=target,
-        target=target,
+        spec=SpecIdentity(spec, spec_id, target, target),
         wasm_path=f"{out}.spec.wasm",
         record_path=f"{out}.build.json",
         build_env={"AS_TEST_COVERAGE_ENABLED": "0"},

@@ -310,7 +310,7 @@ take_prefetched, take_module = compiler.take_prefetched, module_shelf.ModuleShel
 def counting_take(request, into):
     output = take_prefetched(request, into)
     if output is not None:
-        taken.append(request.spec_id)
+        taken.append(request.spec.spec_id)
     return output
 def counting_module(self, engine, wasm):
     module = take_module(self, engine, wasm)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compiler import read_build_record
+from astest_tasks.model.results import SpecIdentity
 from astest_tasks.tasks.build_action import build_spec
 
 
@@ -14,10 +15,7 @@ def test_a_project_without_its_packages_gets_a_failed_record_naming_the_fix(
 ) -> None:
     request = BuildRequest(
         project_root=str(tmp_path),
-        spec_path="assembly/__tests__/math.spec.ts",
-        spec_id="math",
-        mode="wasi",
-        target="wasi",
+        spec=SpecIdentity("assembly/__tests__/math.spec.ts", "math", "wasi", "wasi"),
         wasm_path=".as-test/build/wasi/math.spec.wasm",
         record_path=".as-test/build/wasi/math.spec.build.json",
     )
@@ -25,5 +23,5 @@ def test_a_project_without_its_packages_gets_a_failed_record_naming_the_fix(
     record = read_build_record(tmp_path, request.record_path)
     assert record is not None
     assert not record.ok
-    assert record.spec == request.spec_path and record.mode == "wasi"
+    assert record.spec == request.spec.path and record.mode == "wasi"
     assert "fix:" in record.diagnostics

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from astest_tasks.fuzz.runs import FuzzCampaign, replay_command
+from astest_tasks.model.results import SpecIdentity
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.limits import ModeLimits
@@ -17,9 +18,7 @@ from tests.fuzz.test_fuzzer_report import REPORT
 
 REQUEST = FuzzRunRequest(
     project_root="/p",
-    file_path="assembly/__fuzz__/a.fuzz.ts",
-    file_id="a",
-    mode="wasi",
+    fuzz_file=SpecIdentity("assembly/__fuzz__/a.fuzz.ts", "a", "wasi", "bindings"),
     wasm_path="a.wasm",
     build_record_path="a.build.json",
     result_path="a.result.json",

@@ -48,7 +48,7 @@ def test_a_run_with_workers_on_two_cores_starts_the_server_before_it_returns(
     starts: Starts,
 ) -> None:
     assert shared_compiler.share_compiler_with_workers(["-n", "2"])
-    assert [request.spec_id for request in starts.requests] == ["a"]
+    assert [request.spec.spec_id for request in starts.requests] == ["a"]
 
 
 @pytest.mark.parametrize(
