@@ -58,24 +58,21 @@ def stored_as(key: str | None = None, *, omit_default: bool = False) -> dict[str
 
 def encode(record: object, *, leave_out: Collection[str] = ()) -> dict[str, object]:
     """The record as JSON-ready data: a dict of its fields in order (minus ``leave_out``)."""
-    plan = _plan(type(record))
     data: dict[str, object] = {}
-    for field in plan.fields:
-        if field.name in leave_out:
+    for name, key, omitted in _plan(type(record)).writes:
+        value = getattr(record, name)
+        if (omitted is not _KEEP and value == omitted) or name in leave_out:
             continue
-        value = getattr(record, field.name)
-        if field.omit_default and value == field.default():
-            continue
-        data[field.key] = _plain(value)
+        data[key] = value if type(value) in _AS_IS else _plain(value)
     return data
 
 
 _AS_IS = frozenset((str, int, float, bool, type(None)))
+_KEEP: Final = object()  # a field written whatever it holds
 
 
 def _plain(value: object) -> object:
-    kind = type(value)
-    if kind in _AS_IS:
+    if type(value) in _AS_IS:
         return value
     if isinstance(value, enum.Enum):
         return value.value
@@ -124,6 +121,8 @@ class _Plan:
     record_type: type
     fields: tuple[_Field, ...]
     keys: frozenset[str]
+    # (name, key, the default that is left out or _KEEP) per field, for encode's loop
+    writes: tuple[tuple[str, str, object], ...]
 
     def read(
         self, data: object, where: str, given: Mapping[str, object], unknown: Unknown
@@ -175,7 +174,11 @@ def _make_plan(record_type: type) -> _Plan:
                 omit_default=stored.omit_default,
             )
         )
-    return _Plan(record_type, tuple(fields), frozenset(field.key for field in fields))
+    writes = tuple(
+        (field.name, field.key, field.default() if field.omit_default else _KEEP)
+        for field in fields
+    )
+    return _Plan(record_type, tuple(fields), frozenset(field.key for field in fields), writes)
 
 
 def _default_of(field: dataclasses.Field[Any]) -> Callable[[], object]:

@@ -21,6 +21,7 @@ from astest_tasks.model.results import (
     failure_result,
     parse_stored,
     read_result,
+    read_result_bytes,
 )
 from astest_tasks.model.test_cases import TestCase as Point
 from astest_tasks.output.ci_reports import points
@@ -381,9 +382,8 @@ def _with_suites(item: LoadedSpec) -> LoadedSpec:
 
 
 def _load_stored(root: Path, entry: SummaryEntry, session: str) -> LoadedSpec:
-    path = root / entry.result
     try:
-        data = path.read_bytes()
+        data = read_result_bytes(root / entry.result)
     except OSError:
         data = b""
     stored = parse_stored(data) if data else None
