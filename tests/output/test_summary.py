@@ -8,6 +8,7 @@ from pathlib import Path
 import junitparser
 import pytest
 
+from astest_tasks.core.records import decode, encode
 from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict, count
 from astest_tasks.model.results import SpecResult, Status, write_result
 from astest_tasks.output.formats import report_file_names
@@ -273,4 +274,4 @@ def test_a_plan_crosses_to_doits_workers_as_plain_data_unchanged() -> None:
         note="--changed=HEAD: 1 of 2 specs",
         show_coverage=True,
     )
-    assert SummaryPlan.from_dict(json.loads(json.dumps(plan.to_dict()))) == plan
+    assert decode(SummaryPlan, json.loads(json.dumps(encode(plan)))) == plan
