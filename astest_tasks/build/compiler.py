@@ -20,7 +20,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.build.build_prefetch import take_prefetched
