@@ -342,7 +342,7 @@ def make_run_request(
     return RunRequest(
         project_root=str(root),
         spec=SpecIdentity(f"assembly/__tests__/{spec_id}.spec.ts", spec_id, "wasi", "wasi"),
-        files=SpecFiles(f"{stem}.wasm", f"{stem}.build.json", f"{stem}.result.json", snapshot),
+        files=SpecFiles(f"{stem}.wasm", f"{stem}.build.json", f"{stem}.result.jsonl", snapshot),
         runtime=runtime,
         limits=ModeLimits(timeout_s, memory_mib, 64.0),
         run_env={},

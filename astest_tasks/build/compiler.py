@@ -20,7 +20,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.build.build_prefetch import take_prefetched
@@ -33,6 +33,7 @@ from astest_tasks.config.toolchain import Toolchain, check_node_version, load_to
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.process_env import base_environ
+from astest_tasks.core.records import REJECT, decode, encode
 
 BUILD_RECORD_FORMAT = 1
 COMPILE_TIME_LIMIT_S = 600.0
@@ -58,14 +59,16 @@ class BuildRecord:
         return self.status == "ok"
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+        return json.dumps(encode(self), indent=2, sort_keys=True) + "\n"
 
     @classmethod
     def from_json(cls, text: str) -> BuildRecord:
+        """Raises ValueError (RecordError naming the field) when ``text`` is not one."""
         data = json.loads(text)
         if not isinstance(data, dict) or data.get("format") != BUILD_RECORD_FORMAT:
             raise ValueError("not a build record of this version")
-        return cls(**data)
+        # Every field is written every time: a key we do not know means another writer.
+        return decode(cls, data, unknown=REJECT)
 
 
 def asc_arguments(request: BuildRequest, toolchain: Toolchain, out_file: str) -> list[str]:
@@ -138,7 +141,7 @@ def write_build_record(request: BuildRequest, record: BuildRecord) -> None:
 def read_build_record(project_root: Path, record_path: str) -> BuildRecord | None:
     try:
         return BuildRecord.from_json((project_root / record_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError):
         return None
 
 

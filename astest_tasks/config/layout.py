@@ -10,7 +10,7 @@ from pathlib import Path
 
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.project_config import ModeSettings, ProjectConfig
-from astest_tasks.model.results import SpecIdentity
+from astest_tasks.model.results import RESULT_SUFFIX, SpecIdentity
 from astest_tasks.model.snapshots import snapshot_path
 
 
@@ -31,7 +31,7 @@ def spec_files(mode: ModeSettings, spec: Spec) -> SpecFiles:
     return SpecFiles(
         wasm=f"{stem}.spec.wasm",
         build_record=f"{stem}.build.json",
-        result=f"{stem}.result.json",
+        result=f"{stem}{RESULT_SUFFIX}",
         snapshot=snapshot_path(spec.path, mode.snapshot_dir),
     )
 

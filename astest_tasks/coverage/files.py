@@ -19,6 +19,7 @@ import json
 import math
 from collections.abc import Iterator
 
+from astest_tasks.core.records import encode
 from astest_tasks.coverage.model import CoveragePoint, CoverageSummary, FileCoverage
 from astest_tasks.coverage.points import SourceLines, describe_point
 
@@ -42,7 +43,7 @@ def coverage_log_json(summary: CoverageSummary, *, enabled: bool = True) -> str:
                 "covered": file.covered,
                 "uncovered": file.uncovered,
                 "percent": _js_number(file.percent),
-                "points": [point.to_dict() for point in file.points],
+                "points": [encode(point) for point in file.points],
             }
             for file in summary.files
         ],

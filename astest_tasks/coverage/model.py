@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from astest_tasks.core.guest_text import decode_guest_utf8
+from astest_tasks.core.records import stored_as
 
 
 @dataclass(frozen=True)
@@ -29,34 +30,16 @@ class CoveragePoint:
     executed: bool
     # as-test 1.8's detailed points (asked for under --show-coverage): the enclosing point, the
     # scope it opens ("Function", "Method", ...) and its nesting depth, for the gap tree.
-    parent_hash: str = ""
-    scope_kind: str = ""
-    scope_name: str = ""
-    depth: int = 0
+    # Stored only when set (core/records.stored_as), under 1.8's keys, so plain points keep
+    # their size in result files and coverage.log.json.
+    parent_hash: str = field(default="", metadata=stored_as("parentHash", omit_default=True))
+    scope_kind: str = field(default="", metadata=stored_as("scopeKind", omit_default=True))
+    scope_name: str = field(default="", metadata=stored_as("scopeName", omit_default=True))
+    depth: int = field(default=0, metadata=stored_as(omit_default=True))
 
     @property
     def key(self) -> str:
         return f"{self.file}::{self.hash}"
-
-    def to_dict(self) -> dict[str, object]:
-        plain: dict[str, object] = {
-            "hash": self.hash,
-            "file": self.file,
-            "line": self.line,
-            "column": self.column,
-            "type": self.type,
-            "executed": self.executed,
-        }
-        # Only detailed points carry these, so plain records keep their size (1.8's keys).
-        if self.parent_hash:
-            plain["parentHash"] = self.parent_hash
-        if self.scope_kind:
-            plain["scopeKind"] = self.scope_kind
-        if self.scope_name:
-            plain["scopeName"] = self.scope_name
-        if self.depth:
-            plain["depth"] = self.depth
-        return plain
 
 
 @dataclass(frozen=True)
@@ -68,15 +51,6 @@ class ReportCoverage:
     uncovered: int
     percent: float
     points: tuple[CoveragePoint, ...]
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "total": self.total,
-            "covered": self.covered,
-            "uncovered": self.uncovered,
-            "percent": self.percent,
-            "points": [point.to_dict() for point in self.points],
-        }
 
 
 def coverage_from_payload(payload: bytes | None) -> ReportCoverage | None:
@@ -94,7 +68,7 @@ def coverage_from_payload(payload: bytes | None) -> ReportCoverage | None:
 
 def coverage_from_dict(value: object) -> ReportCoverage | None:
     """``normalizeCoverage``: numbers default to 0, covered to total - uncovered, points without a
-    file are dropped. Also reads what ``ReportCoverage.to_dict`` stored in a result file."""
+    file are dropped. A result file's coverage is ours, and core/records reads it strictly."""
     if not isinstance(value, dict):
         return None
     total = _int(value.get("total"))

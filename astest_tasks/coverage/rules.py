@@ -13,7 +13,7 @@ source line changed (in 1.1.3: points.py), which ``typed_points`` follows.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -47,39 +47,6 @@ class CoverageRules:
         return bool(
             self.ignore_labels or self.ignore_names or self.ignore_locations or self.ignore_snippets
         )
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "includeSpecs": self.include_specs,
-            "include": list(self.include),
-            "exclude": list(self.exclude),
-            "ignore": {
-                "labels": list(self.ignore_labels),
-                "names": list(self.ignore_names),
-                "locations": list(self.ignore_locations),
-                "snippets": list(self.ignore_snippets),
-            },
-            "typedPoints": self.typed_points,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> CoverageRules:
-        ignore = data.get("ignore")
-        ignore_map: Mapping[str, object] = ignore if isinstance(ignore, dict) else {}
-        return cls(
-            include_specs=bool(data.get("includeSpecs", False)),
-            include=_strings(data.get("include")),
-            exclude=_strings(data.get("exclude")),
-            ignore_labels=_strings(ignore_map.get("labels")),
-            ignore_names=_strings(ignore_map.get("names")),
-            ignore_locations=_strings(ignore_map.get("locations")),
-            ignore_snippets=_strings(ignore_map.get("snippets")),
-            typed_points=data.get("typedPoints") is True,
-        )
-
-
-def _strings(value: object) -> tuple[str, ...]:
-    return tuple(item for item in value if isinstance(item, str)) if isinstance(value, list) else ()
 
 
 def is_ignored_file(file: str, rules: CoverageRules) -> bool:

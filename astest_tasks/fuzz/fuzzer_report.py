@@ -8,10 +8,11 @@ read with a default, as as-test's own host does.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from astest_tasks.core.guest_text import decode_guest_utf8
+from astest_tasks.core.records import stored_as
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,8 @@ class FuzzerOutcome:
     crashed: int
     skipped: int
     time_ms: float
-    assertion: FuzzAssertion
+    # stored as "failure", the key of as-test's report it is read from
+    assertion: FuzzAssertion = field(metadata=stored_as("failure"))
     failures: tuple[FuzzFailure, ...]
 
     @property
@@ -114,31 +116,3 @@ def _float(value: object) -> float:
 
 def _text(value: object) -> str:
     return "" if value is None else str(value)
-
-
-def outcome_to_dict(outcome: FuzzerOutcome) -> dict[str, Any]:
-    return {
-        "name": outcome.name,
-        "runs": outcome.runs,
-        "passed": outcome.passed,
-        "failed": outcome.failed,
-        "crashed": outcome.crashed,
-        "skipped": outcome.skipped,
-        "time_ms": outcome.time_ms,
-        "failure": vars(outcome.assertion),
-        "failures": [vars(item) for item in outcome.failures],
-    }
-
-
-def outcome_from_dict(data: dict[str, Any]) -> FuzzerOutcome:
-    return FuzzerOutcome(
-        name=str(data["name"]),
-        runs=int(data["runs"]),
-        passed=int(data["passed"]),
-        failed=int(data["failed"]),
-        crashed=int(data["crashed"]),
-        skipped=int(data["skipped"]),
-        time_ms=float(data["time_ms"]),
-        assertion=FuzzAssertion(**data["failure"]),
-        failures=tuple(FuzzFailure(**item) for item in data["failures"]),
-    )

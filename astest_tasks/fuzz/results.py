@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
-from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome, outcome_from_dict, outcome_to_dict
+from astest_tasks.core.records import decode, encode
+from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome
 
 FUZZ_RESULT_FORMAT = 1
 
@@ -77,50 +78,16 @@ class FuzzResult:
         return tuple(fuzzer for fuzzer in self.fuzzers if not fuzzer.ok)
 
     def to_json(self) -> str:
-        data = {
-            "format": FUZZ_RESULT_FORMAT,
-            "file": self.file,
-            "file_id": self.file_id,
-            "mode": self.mode,
-            "passed": self.passed,
-            "stage": self.stage,
-            "seed": self.seed,
-            "seed_is_random": self.seed_is_random,
-            "runs_override": self.runs_override,
-            "fuzzers": [outcome_to_dict(fuzzer) for fuzzer in self.fuzzers],
-            "duration_s": self.duration_s,
-            "session": self.session,
-            "build_command": self.build_command,
-            "error": self.error,
-            "output": self.output,
-            "crash_records": list(self.crash_records),
-            "run_command": self.run_command,
-        }
+        data = {"format": FUZZ_RESULT_FORMAT, **encode(self)}
         return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
     @classmethod
     def from_json(cls, text: str) -> FuzzResult:
+        """Raises ValueError (RecordError naming the field) when ``text`` is not one."""
         data = json.loads(text)
         if not isinstance(data, dict) or data.get("format") != FUZZ_RESULT_FORMAT:
             raise ValueError("not a fuzz result of this version")
-        return cls(
-            file=str(data["file"]),
-            file_id=str(data["file_id"]),
-            mode=str(data["mode"]),
-            passed=bool(data["passed"]),
-            stage=str(data["stage"]),
-            seed=int(data["seed"]),
-            seed_is_random=bool(data["seed_is_random"]),
-            runs_override=str(data["runs_override"]),
-            fuzzers=tuple(outcome_from_dict(item) for item in data["fuzzers"]),
-            duration_s=float(data["duration_s"]),
-            session=str(data["session"]),
-            build_command=str(data["build_command"]),
-            error=str(data.get("error", "")),
-            output=str(data.get("output", "")),
-            crash_records=tuple(str(item) for item in data.get("crash_records", [])),
-            run_command=str(data.get("run_command", "")),
-        )
+        return decode(cls, data)
 
 
 def write_fuzz_result(path: Path, result: FuzzResult) -> None:
@@ -131,5 +98,5 @@ def read_fuzz_result(path: Path) -> FuzzResult | None:
     """None when missing or unreadable: the fuzz task then runs again."""
     try:
         return FuzzResult.from_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError):
         return None

@@ -13,28 +13,30 @@ import contextlib
 import json
 import posixpath
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.records import REJECT, decode, encode, stored_as
 from astest_tasks.model.results import SpecResult, Stage
 
-_RECORD_FIELDS = frozenset(
-    (
-        "timestamp",
-        "kind",
-        "stage",
-        "file",
-        "mode",
-        "cwd",
-        "buildCommand",
-        "runCommand",
-        "reproCommand",
-        "error",
-        "stdout",
-    )
-)
+
+@dataclass(frozen=True)
+class CrashRecord:
+    """A record's ``.json``: as-test's fields, in its order and under its keys."""
+
+    timestamp: str
+    kind: str  # "test" (a fuzz campaign's records are fuzz/crash_records.py's)
+    stage: str
+    file: str
+    mode: str
+    cwd: str
+    build_command: str = field(metadata=stored_as("buildCommand"))
+    run_command: str = field(metadata=stored_as("runCommand"))
+    repro_command: str = field(metadata=stored_as("reproCommand"))
+    error: str
+    stdout: str
 
 
 @dataclass(frozen=True)
@@ -58,20 +60,20 @@ def write_crash_record(
     """Write the record's two files; returns the ``.log`` path, relative to the project root."""
     entry = crash_entry(crash_dir, result.spec_id, result.mode)
     details = result.failures[0].message if result.failures else ""
-    record = {
-        "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        "kind": "test",
-        "stage": "build" if result.stage is Stage.BUILD else "run",
-        "file": result.spec,
-        "mode": result.mode,
-        "cwd": commands.cwd,
-        "buildCommand": commands.build,
-        "runCommand": commands.run,
-        "reproCommand": commands.repro,
-        "error": "\n".join(part for part in (result.error, details) if part),
-        "stdout": result.output,
-    }
-    write_text_atomic(project_root / f"{entry}.json", json.dumps(record, indent=2) + "\n")
+    record = CrashRecord(
+        timestamp=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        kind="test",
+        stage="build" if result.stage is Stage.BUILD else "run",
+        file=result.spec,
+        mode=result.mode,
+        cwd=commands.cwd,
+        build_command=commands.build,
+        run_command=commands.run,
+        repro_command=commands.repro,
+        error="\n".join(part for part in (result.error, details) if part),
+        stdout=result.output,
+    )
+    write_text_atomic(project_root / f"{entry}.json", json.dumps(encode(record), indent=2) + "\n")
     write_text_atomic(project_root / f"{entry}.log", _readable(record))
     return f"{entry}.log"
 
@@ -92,7 +94,7 @@ def orphaned_crash_records(project_root: Path, crash_dir: str) -> Iterator[str]:
     folder = project_root / crash_dir
     for path in sorted(folder.rglob("*.json")):
         record = _test_record(path)
-        if record is None or (project_root / record["file"]).exists():
+        if record is None or (project_root / record.file).exists():
             continue
         yield path.relative_to(project_root).as_posix()
         log = path.with_suffix(".log")
@@ -101,33 +103,37 @@ def orphaned_crash_records(project_root: Path, crash_dir: str) -> Iterator[str]:
                 yield log.relative_to(project_root).as_posix()
 
 
-def _test_record(path: Path) -> dict[str, str] | None:
+def _test_record(path: Path) -> CrashRecord | None:
     try:
-        record = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        # Exactly our fields, each a string: anything more or less is not ours.
+        record = decode(CrashRecord, json.loads(path.read_text("utf-8")), unknown=REJECT)
+    except (OSError, ValueError):  # UnicodeDecodeError and RecordError are ValueErrors
         return None
-    if not isinstance(record, dict) or set(record) != _RECORD_FIELDS:
+    if record.kind != "test":
         return None
-    if not all(isinstance(value, str) for value in record.values()) or record["kind"] != "test":
-        return None
-    mode = record["mode"]
+    mode = record.mode
     expected_suffix = ".spec.json" if mode == "default" else f".spec.{mode}.json"
     return record if path.name.endswith(expected_suffix) else None
 
 
-def _readable(record: dict[str, str]) -> str:
+def _readable(record: CrashRecord) -> str:
     lines = [
-        f"timestamp: {record['timestamp']}",
-        f"kind: {record['kind']}",
-        f"stage: {record['stage']}",
-        f"file: {record['file']}",
-        f"mode: {record['mode']}",
-        f"cwd: {record['cwd']}",
+        f"timestamp: {record.timestamp}",
+        f"kind: {record.kind}",
+        f"stage: {record.stage}",
+        f"file: {record.file}",
+        f"mode: {record.mode}",
+        f"cwd: {record.cwd}",
     ]
-    for label, key in (("build", "buildCommand"), ("run", "runCommand"), ("repro", "reproCommand")):
-        if record[key]:
-            lines.append(f"{label}: {record[key]}")
-    lines += ["", "[error]", record["error"]]
-    if record["stdout"]:
-        lines += ["", "[stdout]", record["stdout"]]
+    commands = (
+        ("build", record.build_command),
+        ("run", record.run_command),
+        ("repro", record.repro_command),
+    )
+    for label, command in commands:
+        if command:
+            lines.append(f"{label}: {command}")
+    lines += ["", "[error]", record.error]
+    if record.stdout:
+        lines += ["", "[stdout]", record.stdout]
     return "\n".join(lines) + "\n"

@@ -1,11 +1,14 @@
 """A spec's result in one mode: the run task's target, and everything the summary shows.
 
-Stored as JSON so cached results can be shown (and later turned into JUnit or TAP) without
-re-running anything.
+Stored as JSON lines (``<spec-id>.result.jsonl``) so cached results can be shown (and later
+turned into JUnit or TAP) without re-running anything. The version before named the same
+lines ``.result.json``, which a JSON tool rejects; such a file is still read where the new one
+is missing, and removed when the result is next written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import posixpath
 from dataclasses import dataclass, field
@@ -13,17 +16,14 @@ from enum import StrEnum
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
-from astest_tasks.coverage.model import ReportCoverage, coverage_from_dict
+from astest_tasks.core.records import decode, encode
+from astest_tasks.coverage.model import ReportCoverage
 from astest_tasks.model.guest_report import (
     Counts,
     FailureDetail,
     Suite,
     Verdict,
     count,
-    counts_from_dict,
-    counts_to_dict,
-    failure_from_dict,
-    failure_to_dict,
     failures,
     runtime_error_suite,
     suite_from_dict,
@@ -33,6 +33,8 @@ from astest_tasks.model.test_cases import TestCase, test_cases
 
 # 3: three lines (head, suites, test cases), compact JSON (1 was one indented document)
 RESULT_FORMAT = 3
+RESULT_SUFFIX = ".result.jsonl"
+_PREVIOUS_SUFFIX = ".result.json"  # the same three lines, under the name of a JSON document
 
 
 class Status(StrEnum):
@@ -94,35 +96,7 @@ class SpecResult:
 
     def head_json(self) -> str:
         """Everything but the suites, as compact JSON: what the summary prints from."""
-        data = {
-            "format": RESULT_FORMAT,
-            "spec": self.spec,
-            "spec_id": self.spec_id,
-            "mode": self.mode,
-            "target": self.target,
-            "status": self.status.value,
-            "stage": self.stage.value,
-            "counts": counts_to_dict(self.counts),
-            "failures": [failure_to_dict(f) for f in self.failures],
-            "duration_s": self.duration_s,
-            "session": self.session,
-            "build_command": self.build_command,
-            "error": self.error,
-            "warnings": list(self.warnings),
-            "written": list(self.written),
-            "output": self.output,
-            "snapshots": {
-                "matched": self.snapshots.matched,
-                "missing": self.snapshots.missing,
-                "mismatched": self.snapshots.mismatched,
-                "missing_keys": list(self.snapshots.missing_keys),
-                "created": self.snapshots.created,
-                "updated": self.snapshots.updated,
-            },
-            "coverage": self.coverage.to_dict() if self.coverage is not None else None,
-            "every_block_is_suite": self.every_block_is_suite,
-        }
-        return _compact_json(data)
+        return _compact_json({"format": RESULT_FORMAT, **encode(self, leave_out=_SUITES)})
 
     def suites_json(self) -> str:
         return _compact_json([suite_to_dict(s) for s in self.suites])
@@ -138,48 +112,17 @@ class SpecResult:
     @classmethod
     def from_head(cls, data: dict[str, object], suites: object) -> SpecResult:
         """A result from its head fields and its suites (a list of suite dicts; () for a head
-        read without them)."""
+        read without them). Raises ValueError (RecordError naming the field) when unreadable."""
         if data.get("format") != RESULT_FORMAT:
             raise ValueError("not a result file of this version")
         if not isinstance(suites, list | tuple):
             raise ValueError("the result has no suites list")
-        snapshots = data.get("snapshots", {})
-        assert isinstance(snapshots, dict)
-        failures_data = data["failures"]
-        warnings = data.get("warnings", [])
-        written = data.get("written", [])
-        assert isinstance(failures_data, list) and isinstance(warnings, list)
-        assert isinstance(written, list)
-        counts = data["counts"]
-        assert isinstance(counts, dict)
-        return cls(
-            spec=str(data["spec"]),
-            spec_id=str(data["spec_id"]),
-            mode=str(data["mode"]),
-            target=str(data["target"]),
-            status=Status(str(data["status"])),
-            stage=Stage(str(data["stage"])),
-            counts=counts_from_dict(counts),
-            failures=tuple(failure_from_dict(f) for f in failures_data),
-            suites=tuple(suite_from_dict(s) for s in suites),
-            duration_s=float(data["duration_s"]),  # type: ignore[arg-type]
-            session=str(data["session"]),
-            build_command=str(data["build_command"]),
-            error=str(data.get("error", "")),
-            warnings=tuple(str(w) for w in warnings),
-            written=tuple(str(w) for w in written),
-            output=str(data.get("output", "")),
-            snapshots=SnapshotCounts(
-                matched=int(snapshots.get("matched", 0)),
-                missing=int(snapshots.get("missing", 0)),
-                mismatched=int(snapshots.get("mismatched", 0)),
-                missing_keys=tuple(str(k) for k in snapshots.get("missing_keys", [])),
-                created=int(snapshots.get("created", 0)),
-                updated=int(snapshots.get("updated", 0)),
-            ),
-            coverage=coverage_from_dict(data.get("coverage")),
-            every_block_is_suite=data.get("every_block_is_suite") is True,
-        )
+        # The suites are stored as guest_report writes them (expectations as rows), apart.
+        read_suites = tuple(suite_from_dict(suite) for suite in suites)
+        return decode(cls, data, given={"suites": read_suites})
+
+
+_SUITES = frozenset({"suites"})
 
 
 def _compact_json(data: object) -> str:
@@ -272,6 +215,32 @@ def result_file_text(result: SpecResult) -> str:
 
 def write_result(path: Path, result: SpecResult) -> None:
     write_text_atomic(path, result_file_text(result))
+    previous = previous_result_path(str(path))
+    if previous is not None:
+        # The result now lives under its new name: the old file was read for the last time.
+        with contextlib.suppress(OSError):
+            Path(previous).unlink()
+
+
+def previous_result_path(path: str) -> str | None:
+    """Where the version before stored the result that ``path`` (a ``.result.jsonl``) names:
+    ``.result.json``. None for a path of another name."""
+    if not path.endswith(RESULT_SUFFIX):
+        return None
+    return path.removesuffix(RESULT_SUFFIX) + _PREVIOUS_SUFFIX
+
+
+def stored_result_path(path: Path) -> Path:
+    """``path``, or the previous version's name for it when only that file exists."""
+    previous = previous_result_path(str(path))
+    if previous is None or path.exists() or not Path(previous).exists():
+        return path
+    return Path(previous)
+
+
+def read_result_bytes(path: Path) -> bytes:
+    """The result file's bytes, from its previous name when only that exists; raises OSError."""
+    return stored_result_path(path).read_bytes()
 
 
 _READ_ERRORS = (OSError, ValueError, KeyError, TypeError, AttributeError, AssertionError)
@@ -291,7 +260,7 @@ def read_result(path: Path) -> SpecResult | None:
 def read_stored(path: Path) -> StoredResult | None:
     """The result's head parsed and its suites as text, or None when missing or unreadable."""
     try:
-        return parse_stored(path.read_bytes())
+        return parse_stored(read_result_bytes(path))
     except OSError:
         return None
 
@@ -313,7 +282,7 @@ def parse_stored(data: bytes) -> StoredResult | None:
 def read_result_head(path: Path) -> SpecResult | None:
     """The stored result without its suites (read from the file's first line only), or None."""
     try:
-        with path.open(encoding="utf-8") as file:
+        with stored_result_path(path).open(encoding="utf-8") as file:
             return _parse_head(file.readline())
     except _READ_ERRORS:
         return None

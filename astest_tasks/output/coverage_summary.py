@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,19 +35,6 @@ class CoverageTarget:
     mode: str
     directory: str | None  # relative to the project root; None when coverageDir is "none"
     rules: CoverageRules = field(default_factory=CoverageRules)
-
-    def to_dict(self) -> dict[str, object]:
-        return {"mode": self.mode, "directory": self.directory, "rules": self.rules.to_dict()}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> CoverageTarget:
-        directory = data.get("directory")
-        rules = data.get("rules")
-        return cls(
-            mode=str(data["mode"]),
-            directory=directory if isinstance(directory, str) else None,
-            rules=CoverageRules.from_dict(rules if isinstance(rules, dict) else {}),
-        )
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from colorama import Fore, Style
 from doit.exceptions import TaskFailed
 
 from astest_tasks.core.guest_text import for_stream
+from astest_tasks.core.records import decode
 from astest_tasks.fuzz.fuzzer_selection import select_fuzzers
 from astest_tasks.fuzz.results import FuzzResult, read_fuzz_result
 from astest_tasks.fuzz.runs import replay_command
@@ -176,5 +177,8 @@ def print_fuzz(shown: Sequence[ShownFuzz]) -> None:
 def _load_plan(plan: Mapping[str, object], session: str) -> list[ShownFuzz]:
     raw_entries = plan["entries"]
     assert isinstance(raw_entries, list)
-    entries = [FuzzEntry(**entry) for entry in raw_entries]
+    entries = [
+        decode(FuzzEntry, entry, where=f"entries[{index}]")
+        for index, entry in enumerate(raw_entries)
+    ]
     return load_fuzz_results(Path(str(plan["project_root"])), entries, session)

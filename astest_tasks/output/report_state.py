@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.records import decode, encode
 
 STATE_FILE = "report-state.json"
 _FORMAT = 1
@@ -41,22 +42,15 @@ def load_state(path: Path) -> ReportState | None:
     """The state the last report writer left, or None (missing, unreadable, another format)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format") != _FORMAT:
+        if not isinstance(data, dict) or data.get("format") != _FORMAT:
             return None
-        return ReportState(
-            digest=str(data["digest"]),
-            outputs={str(k): int(v) for k, v in data["outputs"].items()},
-        )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return decode(ReportState, data)
+    except (OSError, ValueError):
         return None
 
 
 def save_state(path: Path, state: ReportState) -> None:
-    data = {
-        "format": _FORMAT,
-        "digest": state.digest,
-        "outputs": dict(state.outputs),
-    }
+    data = {"format": _FORMAT, **encode(state)}
     write_text_atomic(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 

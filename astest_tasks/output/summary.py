@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from astest_tasks.core.guest_text import for_stream
+from astest_tasks.core.records import encode
 from astest_tasks.core.version import __version__
 from astest_tasks.coverage.points import SourceLines
 from astest_tasks.model.guest_report import Verdict
@@ -21,6 +22,7 @@ from astest_tasks.model.results import (
     failure_result,
     parse_stored,
     read_result,
+    read_result_bytes,
 )
 from astest_tasks.model.test_cases import TestCase as Point
 from astest_tasks.output.ci_reports import points
@@ -95,62 +97,6 @@ class SummaryPlan:
         typed = any(target.rules.typed_points for target in self.coverage)  # one as-test for all
         return GapListing(Path(self.project_root), self.expand_coverage_gaps, typed)
 
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "project_root": self.project_root,
-            "report_path": self.report_path,
-            "entries": [vars(entry) for entry in self.entries],
-            "suite_selectors": list(self.suite_selectors),
-            "test_name_pattern": self.test_name_pattern,
-            "logs_root": self.logs_root,
-            "show_logs": self.show_logs,
-            "verbose": self.verbose,
-            "fuzz_entries": [vars(entry) for entry in self.fuzz_entries],
-            "coverage": [target.to_dict() for target in self.coverage],
-            "shard": list(self.shard) if self.shard else None,
-            "note": self.note,
-            "show_coverage": self.show_coverage,
-            "expand_coverage_gaps": self.expand_coverage_gaps,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> SummaryPlan:
-        entries = data["entries"]
-        assert isinstance(entries, list)
-        return cls(
-            project_root=str(data["project_root"]),
-            report_path=str(data["report_path"]),
-            entries=tuple(SummaryEntry(**entry) for entry in entries),
-            suite_selectors=tuple(str(s) for s in _string_list(data.get("suite_selectors"))),
-            test_name_pattern=str(data.get("test_name_pattern") or ""),
-            logs_root=str(data["logs_root"]) if data.get("logs_root") is not None else None,
-            show_logs=data.get("show_logs") is True,
-            verbose=data.get("verbose") is True,
-            fuzz_entries=tuple(
-                FuzzEntry(**entry)  # type: ignore[arg-type]
-                for entry in _string_list(data.get("fuzz_entries"))
-            ),
-            coverage=tuple(
-                CoverageTarget.from_dict(target)
-                for target in _string_list(data.get("coverage"))
-                if isinstance(target, dict)
-            ),
-            shard=_shard(data.get("shard")),
-            note=str(data.get("note") or ""),
-            show_coverage=data.get("show_coverage") is True,
-            expand_coverage_gaps=data.get("expand_coverage_gaps") is True,
-        )
-
-
-def _shard(value: object) -> tuple[int, int, int] | None:
-    if isinstance(value, list) and len(value) == 3:
-        return int(value[0]), int(value[1]), int(value[2])
-    return None
-
-
-def _string_list(value: object) -> list[object]:
-    return list(value) if isinstance(value, list) else []
-
 
 def summary_coverage(plan: SummaryPlan, shown: list[Shown]) -> CoverageOutcome | None:
     """The coverage of the shown results (cached ones too); None when no mode has it on."""
@@ -181,7 +127,7 @@ def write_report(
         write_latest_log(root, plan.logs_root, collected_logs(loaded))
         return passed
     # What only changes the printout is not part of what the reports are made from.
-    shaping = {k: v for k, v in plan.to_dict().items() if k not in PRINTOUT_ONLY}
+    shaping = encode(plan, leave_out=PRINTOUT_ONLY)
     options = {
         "plan": shaping,
         "format": REPORT_FORMAT,
@@ -381,9 +327,8 @@ def _with_suites(item: LoadedSpec) -> LoadedSpec:
 
 
 def _load_stored(root: Path, entry: SummaryEntry, session: str) -> LoadedSpec:
-    path = root / entry.result
     try:
-        data = path.read_bytes()
+        data = read_result_bytes(root / entry.result)
     except OSError:
         data = b""
     stored = parse_stored(data) if data else None

@@ -1,7 +1,8 @@
 """``doit clean``: what our tasks remove, beyond their declared targets.
 
 doit's ``clean: True`` removes a task's targets: the artifacts, build records and results. A
-run also leaves its crash record and readable log beside them, a fuzz campaign its crash
+run also leaves its crash record and readable log beside them (and a result stored under the
+previous version's ``.result.json`` name may still be there), a fuzz campaign its crash
 records, and the summary writes the reports and coverage files; those are ours too and go with
 them. The crash records of specs that no longer exist have no task to clean them: the summary's
 clean removes them. Snapshots, runner scripts and configs are the user's and are never listed here.
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from astest_tasks.fuzz.crash_records import entry_stem
 from astest_tasks.model.crash_records import crash_entry, orphaned_crash_records
+from astest_tasks.model.results import previous_result_path
 from astest_tasks.model.spec_logs import spec_log_path
 from astest_tasks.output.formats import report_file_names
 from astest_tasks.output.report_state import STATE_FILE
@@ -47,6 +49,9 @@ def remove_orphaned_crash_records(
 def run_leftovers(request: RunRequest) -> list[str]:
     entry = crash_entry(request.crash_dir, request.spec.spec_id, request.spec.mode)
     leftovers = [f"{entry}.json", f"{entry}.log"]
+    previous = previous_result_path(request.files.result)
+    if previous is not None:  # a result the version before stored, never run since
+        leftovers.append(previous)
     if request.logs_dir is not None:
         leftovers.append(spec_log_path(request.logs_dir, request.spec.path))
     return [glob.escape(path) for path in leftovers]

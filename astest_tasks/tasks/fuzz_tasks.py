@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from astest_tasks.config.discovery import Spec, discover_specs
 from astest_tasks.config.layout import doit_paths
 from astest_tasks.config.project_config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
 from astest_tasks.config.toolchain import Toolchain, warn_once
+from astest_tasks.core.records import encode
 from astest_tasks.core.version import __version__
 from astest_tasks.fuzz.runs import (
     FuzzCampaign,
@@ -204,7 +205,7 @@ def _fuzz_run_request(
 def _fuzz_summary_task(
     root: Path, plan: FuzzPlan, session: str, pipeline: Pipeline
 ) -> dict[str, Any]:
-    summary = {"project_root": str(root), "entries": [asdict(entry) for entry in plan.entries]}
+    summary = {"project_root": str(root), "entries": [encode(entry) for entry in plan.entries]}
     return {
         "basename": fuzz_group(pipeline.basename),
         "name": "summary",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from doit.exceptions import TaskFailed
 
+from astest_tasks.core.records import decode
 from astest_tasks.output.latest_log import print_logs
 from astest_tasks.output.summary import (
     SummaryPlan,
@@ -21,7 +22,7 @@ from astest_tasks.output.terminal import in_doit_worker_process
 
 def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
     """The summary task's action: print the summary, write the report, fail if anything failed."""
-    summary_plan = SummaryPlan.from_dict(plan)
+    summary_plan = decode(SummaryPlan, plan)
     loaded = load_specs(summary_plan, session)  # read once, for the printout and the reports
     shown = [item.shown for item in loaded]
     fuzz = load_fuzz(summary_plan, session)
@@ -49,7 +50,7 @@ def show_summary_from_worker(plan: dict[str, object], session: str) -> None:
     ``-P thread``, which runs teardowns once per thread) the action has printed it already.
     """
     if in_doit_worker_process():
-        summary_plan = SummaryPlan.from_dict(plan)
+        summary_plan = decode(SummaryPlan, plan)
         if summary_plan.show_logs:
             print_logs(collected_logs(load_specs(summary_plan, session)))
         shown = load_summary(summary_plan, session)

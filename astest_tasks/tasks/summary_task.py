@@ -9,6 +9,7 @@ from typing import Any
 
 from astest_tasks.config.layout import spec_files
 from astest_tasks.config.run_switches import ShowCoverage
+from astest_tasks.core.records import encode
 from astest_tasks.output.fuzz_summary import FuzzEntry
 from astest_tasks.output.latest_log import logs_root_of
 from astest_tasks.output.summary import SummaryEntry, SummaryPlan
@@ -73,8 +74,8 @@ def summary_task(
         "basename": pipeline.basename,
         "name": "summary",
         "doc": "print every spec's result (fresh or cached) and fail if any failed",
-        "actions": [(summarize, [summary.to_dict(), session])],
-        "teardown": [(show_summary_from_worker, [summary.to_dict(), session])],
+        "actions": [(summarize, [encode(summary), session])],
+        "teardown": [(show_summary_from_worker, [encode(summary), session])],
         "task_dep": list(run_tasks),
         "uptodate": [Always(False, "the summary always runs: it shows cached results too")],
         "verbosity": 2,  # our output is the point: never let doit capture it

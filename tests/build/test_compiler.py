@@ -326,3 +326,26 @@ def test_a_custom_build_cmd_with_an_unterminated_quote_is_a_user_error(tmp_path:
     req = request(tmp_path, mode="fast", build_cmd="npx asc '<file> -o <outFile>")
     with pytest.raises(UserError, match=r"buildOptions\.cmd of mode 'fast'.*fix: close its quotes"):
         asc_arguments(req, toolchain(tmp_path), "out.wasm")
+
+
+# A build record as the version before the records codec wrote it.
+PREVIOUS_VERSION_RECORD = (
+    '{\n  "command": "node asc.js \\u2026",\n  "diagnostics": "",\n  "exit_code": 0,\n'
+    '  "format": 1,\n  "mode": "wasi",\n  "spec": "a.spec.ts",\n  "status": "ok",\n'
+    '  "target": "wasi",\n  "wasm": "a.wasm",\n  "wasm_sha256": "' + "ab" * 32 + '"\n}\n'
+)
+
+
+def test_a_build_record_of_the_previous_version_loads_and_is_written_the_same() -> None:
+    loaded = BuildRecord.from_json(PREVIOUS_VERSION_RECORD)
+    assert loaded == record(spec="a.spec.ts", wasm="a.wasm")
+    assert loaded.to_json() == PREVIOUS_VERSION_RECORD
+
+
+def test_a_build_record_with_a_field_of_the_wrong_type_is_unreadable(tmp_path: Path) -> None:
+    data = json.loads(PREVIOUS_VERSION_RECORD)
+    data["exit_code"] = "0"
+    with pytest.raises(ValueError, match=r"^exit_code: should be an integer, not a string$"):
+        BuildRecord.from_json(json.dumps(data))
+    (tmp_path / "wrong.json").write_text(json.dumps(data), encoding="utf-8")
+    assert read_build_record(tmp_path, "wrong.json") is None

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
+from astest_tasks.core.records import decode, encode
 from astest_tasks.coverage.model import (
     CoveragePoint,
+    ReportCoverage,
     coverage_from_dict,
     coverage_from_payload,
     merge_points,
@@ -87,10 +90,23 @@ def test_no_readable_report_is_no_coverage() -> None:
 
 def test_stored_form_round_trips() -> None:
     coverage = coverage_from_dict(
-        {"total": 1, "covered": 0, "uncovered": 1, "percent": 0, "points": [point("h").to_dict()]}
+        {"total": 1, "covered": 0, "uncovered": 1, "percent": 0, "points": [encode(point("h"))]}
     )
     assert coverage is not None
-    assert coverage_from_dict(coverage.to_dict()) == coverage
+    assert coverage_from_dict(encode(coverage)) == coverage
+    assert decode(ReportCoverage, json.loads(json.dumps(encode(coverage)))) == coverage
+
+
+def test_a_point_is_stored_in_as_test_s_shape_with_its_detail_only_when_set() -> None:
+    plain = point("h", executed=True)
+    assert json.dumps(encode(plain)) == (
+        '{"hash": "h", "file": "assembly/src/a.ts", "line": 1, "column": 3, "type": "Block", '
+        '"executed": true}'
+    )
+    detailed = replace(plain, parent_hash="p", scope_kind="Function", scope_name="f", depth=2)
+    assert list(encode(detailed))[6:] == ["parentHash", "scopeKind", "scopeName", "depth"]
+    assert decode(CoveragePoint, encode(detailed)) == detailed
+    assert decode(CoveragePoint, encode(plain)) == plain
 
 
 def test_merge_ors_executed_by_file_and_hash_and_keeps_the_first_fields() -> None:

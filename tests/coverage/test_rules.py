@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from astest_tasks.core.records import decode, encode
 from astest_tasks.coverage.model import CoveragePoint
 from astest_tasks.coverage.points import SourceLines
 from astest_tasks.coverage.rules import (
@@ -126,7 +128,7 @@ def test_ignore_matches_the_label_and_name_of_the_installed_as_tests_guess(
 
 def test_rules_round_trip_through_plain_data() -> None:
     rules = CoverageRules(True, ("a/**",), ("b",), ("Call",), ("n",), ("l",), ("s",))
-    assert CoverageRules.from_dict(rules.to_dict()) == rules
+    assert decode(CoverageRules, json.loads(json.dumps(encode(rules)))) == rules
     typed = CoverageRules(ignore_labels=("Call",), typed_points=True)
-    assert CoverageRules.from_dict(typed.to_dict()) == typed
-    assert CoverageRules.from_dict({}) == CoverageRules()
+    assert decode(CoverageRules, encode(typed)) == typed
+    assert decode(CoverageRules, {}) == CoverageRules()

@@ -6,12 +6,8 @@ import json
 
 import pytest
 
-from astest_tasks.fuzz.fuzzer_report import (
-    FuzzReportError,
-    outcome_from_dict,
-    outcome_to_dict,
-    parse_fuzz_report,
-)
+from astest_tasks.core.records import decode, encode
+from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome, FuzzReportError, parse_fuzz_report
 
 # As FuzzerResult.serialize writes it (as-test 1.0.7, assembly/src/fuzz.ts).
 REPORT = (
@@ -43,7 +39,9 @@ def test_a_real_shaped_report() -> None:
 
 def test_a_round_trip_through_the_result_file_keeps_everything() -> None:
     for outcome in parse_fuzz_report(REPORT):
-        assert outcome_from_dict(json.loads(json.dumps(outcome_to_dict(outcome)))) == outcome
+        stored = json.loads(json.dumps(encode(outcome)))
+        assert list(stored)[-2:] == ["failure", "failures"]  # as-test's key for the assertion
+        assert decode(FuzzerOutcome, stored) == outcome
 
 
 @pytest.mark.parametrize(

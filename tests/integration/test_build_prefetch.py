@@ -67,7 +67,7 @@ def artifacts(project: Project) -> dict[str, bytes]:
     build = project.root / ".as-test" / "build"
     found = {}
     for path in sorted(build.rglob("*")):
-        if path.is_file() and not path.name.endswith(".result.json"):
+        if path.is_file() and not path.name.endswith(".result.jsonl"):
             data = path.read_bytes().replace(str(project.root).encode(), b"<root>")
             found[str(path.relative_to(build))] = data
     return found

@@ -109,7 +109,7 @@ def test_totals_and_console_block_equal_ast_tests(
 
 def test_the_configs_rules_removed_points(built_coverage: tuple[Project, DoitRun]) -> None:
     project, _ = built_coverage
-    results = sorted((project.root / ".as-test/build/default").glob("*.result.json"))
+    results = sorted((project.root / ".as-test/build/default").glob("*.result.jsonl"))
     raw = {p.file for r in results for p in read_coverage(r)}
     kept = {f["file"] for f in coverage_json(project.root, "coverage.log.json")["files"]}
     # The wasm reported the excluded generated file; the summary dropped it (exclude rule).

@@ -104,7 +104,7 @@ def test_wildcards_select_one_mode_of_runs(
     built_passing: tuple[Project, DoitRun], tmp_path: Path
 ) -> None:
     project = clone_project(built_passing[0], tmp_path)
-    (project.root / ".as-test/build/wasi/geometry.result.json").unlink()
+    (project.root / ".as-test/build/wasi/geometry.result.jsonl").unlink()
     run = project.doit("astest:run:wasi:*")
     assert run.exit_code == 0
     assert [n for n in run.executed if n.startswith("astest:run:")] == ["astest:run:wasi:geometry"]

@@ -32,8 +32,8 @@ STOP_POINTS = {
         "call", "astest_tasks.run.channel:ProtocolChannel.write_stdout"
     ),
     "mid-write of a spec log": PausePoint("fsync", "*/.*.spec.log.*.tmp"),
-    "mid-write of a result": PausePoint("fsync", "*/.*.result.json.*.tmp"),
-    "mid-write of the last result": PausePoint("fsync", "*/.*.result.json.*.tmp", nth=4),
+    "mid-write of a result": PausePoint("fsync", "*/.*.result.jsonl.*.tmp"),
+    "mid-write of the last result": PausePoint("fsync", "*/.*.result.jsonl.*.tmp", nth=4),
     "summarising, mid-write of the report": PausePoint("fsync", "*/.report.json.*.tmp"),
 }
 BROKEN = ("snap", "right/shared")  # the specs that import lib/counter.ts
@@ -45,11 +45,11 @@ def break_the_helper(project: Project) -> None:
 
 
 def assert_every_json_file_is_whole(project: Project) -> None:
-    for path in (project.root / ".as-test").rglob("*.json"):
-        if path.name.endswith(".result.json") and not path.name.endswith(".fuzz.result.json"):
-            # A spec's result is three lines of JSON (results.py): whole when all three read.
-            assert read_stored(path) is not None, f"{path} is torn"
-            continue
+    output = project.root / ".as-test"
+    for path in output.rglob("*.result.jsonl"):
+        # A spec's result is three lines of JSON (results.py): whole when all three read.
+        assert read_stored(path) is not None, f"{path} is torn"
+    for path in output.rglob("*.json"):
         try:
             json.loads(path.read_text())
         except ValueError as exc:

@@ -89,6 +89,6 @@ def test_a_report_over_100_kib_arrives_whole_through_the_stock_node_runner(
     assert entry["verdict"] == "passed", json.dumps(entry)[:2000]
     counts = entry["counts"]
     assert counts["tests_passed"] + counts["tests_failed"] == as_test_total == 964
-    record = read_result(ours.root / ".as-test" / "build" / "default" / "codec.result.json")
+    record = read_result(ours.root / ".as-test" / "build" / "default" / "codec.result.jsonl")
     assert record is not None
     assert guest_report_size(record.suites) > 100 * 1024, "the report no longer tests a big one"

@@ -136,7 +136,7 @@ def test_a_spec_that_runs_20_s_passes_under_the_default_timeout(tmp_path: Path) 
     passed = project.spec_report("assembly/__tests__/stretch.spec.ts", "default")
     assert passed["verdict"] == "passed"
     assert passed["duration_s"] > 10, "the fixture no longer takes long: tune its rounds"
-    record = project.root / ".as-test/build/default/stretch.result.json"
+    record = project.root / ".as-test/build/default/stretch.result.jsonl"
     stored = read_result(record)
     assert stored is not None
     last_pass_s = stored.duration_s

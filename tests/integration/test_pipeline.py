@@ -31,7 +31,7 @@ def test_the_generator_runs_before_the_build_that_imports_its_output(
     order = run.executed
     assert order.index("codegen") < order.index("astest:build:default:table")
     assert (project.root / "assembly/generated/table.ts").is_file()
-    table = read_result(project.root / ".as-test/build/default/table.result.json")
+    table = read_result(project.root / ".as-test/build/default/table.result.jsonl")
     assert table is not None and table.status == "passed"
 
 
@@ -124,7 +124,7 @@ def test_forget_and_ignore_act_on_exactly_the_named_task(
     runs = [n for n in project.doit("astest").executed if ":run:" in n]
     assert runs == ["astest:run:default:plain"]
     assert project.doit("ignore", "astest:run:default:doubling").exit_code == 0
-    (project.root / ".as-test/build/default/doubling.result.json").unlink()
+    (project.root / ".as-test/build/default/doubling.result.jsonl").unlink()
     ignored = project.doit("astest")
     assert "!! astest:run:default:doubling" in ignored.stdout
     assert "astest:run:default:doubling" not in ignored.executed

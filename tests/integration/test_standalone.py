@@ -66,7 +66,7 @@ def test_task_options_are_options_of_the_command(
     # The built project, with one spec's results gone: only bindings runs may run again.
     project = clone_project(standalone[0], tmp_path)
     for mode in ("wasi", "bindings"):
-        (project.root / f".as-test/build/{mode}/geometry.result.json").unlink()
+        (project.root / f".as-test/build/{mode}/geometry.result.jsonl").unlink()
     run = astest(project, "--mode=bindings", "-n", "2")
     assert run.exit_code == 0, run.stdout + run.stderr
     ran = EXECUTED.findall(run.stdout)

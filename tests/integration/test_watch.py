@@ -267,7 +267,7 @@ def test_stopped_mid_cycle_it_leaves_every_file_whole(
     selection = ("--mode", "wasi", "--spec", "geometry")
     # The second cycle stops mid-write of its result (pause_hook), where the signal lands.
     marker = project.root.parent / ".paused-watch"
-    point = {"kind": "fsync", "target": "*/.*.result.json.*.tmp", "nth": 2, "marker": str(marker)}
+    point = {"kind": "fsync", "target": "*/.*.result.jsonl.*.tmp", "nth": 2, "marker": str(marker)}
     hooked = {
         "ASTEST_TEST_PAUSE": json.dumps(point),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(HOOK), os.environ.get("PYTHONPATH")])),
@@ -286,7 +286,7 @@ def test_stopped_mid_cycle_it_leaves_every_file_whole(
         watcher.stop()
 
     for path in (project.root / ".as-test").rglob("*.json"):
-        if path.name.endswith(".result.json"):
+        if path.name.endswith(".result.jsonl"):
             assert read_result(path) is not None, path  # none torn (three JSON lines)
         else:
             json.loads(path.read_text())  # none torn

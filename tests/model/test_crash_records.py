@@ -58,6 +58,36 @@ def test_a_record_has_as_tests_fields_and_a_readable_log(tmp_path: Path) -> None
     assert "stage: run" in text and "repro: r" in text and "[error]" in text and "[stdout]" in text
 
 
+def test_a_record_keeps_as_tests_keys_in_its_order(tmp_path: Path) -> None:
+    write_crash_record(tmp_path, "crashes", crashed(Stage.RUN), COMMANDS)
+    record = json.loads((tmp_path / "crashes/x.spec.wasi.json").read_text())
+    assert list(record) == [
+        "timestamp",
+        "kind",
+        "stage",
+        "file",
+        "mode",
+        "cwd",
+        "buildCommand",
+        "runCommand",
+        "reproCommand",
+        "error",
+        "stdout",
+    ]
+
+
+def test_a_record_with_a_field_that_is_not_a_string_is_not_ours(tmp_path: Path) -> None:
+    gone = replace(crashed(Stage.RUN), spec="assembly/__tests__/gone.spec.ts")
+    write_crash_record(tmp_path, "crashes", gone, COMMANDS)
+    path = tmp_path / "crashes/x.spec.wasi.json"
+    assert list(orphaned_crash_records(tmp_path, "crashes")) == [
+        "crashes/x.spec.wasi.json",
+        "crashes/x.spec.wasi.log",
+    ]
+    path.write_text(json.dumps({**json.loads(path.read_text()), "stdout": None}))
+    assert list(orphaned_crash_records(tmp_path, "crashes")) == []
+
+
 def test_a_build_failure_is_a_build_stage_record(tmp_path: Path) -> None:
     write_crash_record(tmp_path, "crashes", crashed(Stage.BUILD), COMMANDS)
     assert json.loads((tmp_path / "crashes/x.spec.wasi.json").read_text())["stage"] == "build"

@@ -8,15 +8,22 @@ from pathlib import Path
 
 import pytest
 
+from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.coverage.model import CoveragePoint, ReportCoverage
 from astest_tasks.model.guest_report import Counts, Expectation, FailureDetail, Suite, Verdict
 from astest_tasks.model.results import (
     RESULT_FORMAT,
+    RESULT_SUFFIX,
     SnapshotCounts,
     SpecResult,
     Stage,
     Status,
+    parse_stored,
+    previous_result_path,
     read_result,
+    read_result_bytes,
+    read_result_head,
+    result_file_text,
     status_of,
     write_result,
 )
@@ -203,3 +210,94 @@ def test_a_result_of_the_old_single_document_format_is_unreadable(tmp_path: Path
 )
 def test_one_rule_turns_a_files_verdict_into_its_status(verdict: Verdict, status: Status) -> None:
     assert status_of(verdict) is status
+
+
+# A result file exactly as the version before this codec wrote it (format 3), with coverage
+# points plain and detailed: it must still load, and this version must write the same lines.
+PREVIOUS_VERSION_FILE = (
+    '{"format":3,"spec":"a.spec.ts","spec_id":"a","mode":"default","target":"wasi",'
+    '"status":"failed","stage":"run","counts":{"suites_passed":0,"suites_failed":1,'
+    '"suites_skipped":0,"tests_passed":2,"tests_failed":1,"tests_skipped":0,"time_ms":0.75},'
+    '"failures":[{"title":"math#1","location":"12:7","matcher":"toBe","expected":"4",'
+    '"actual":"3","message":"sums differ"}],"duration_s":0.125,"session":"s1",'
+    '"build_command":"node asc.js a.spec.ts","error":"","warnings":["w"],"written":["wrote x"],'
+    '"output":"hé\\n","snapshots":{"matched":2,"missing":1,"mismatched":0,'
+    '"missing_keys":["k [x]"],"created":0,"updated":1},"coverage":{"total":2,"covered":1,'
+    '"uncovered":1,"percent":50.0,"points":[{"hash":"a1","file":"a.ts","line":3,"column":7,'
+    '"type":"Block","executed":true},{"hash":"b2","file":"a.ts","line":9,"column":1,'
+    '"type":"Function","executed":false,"parentHash":"a1","scopeKind":"Function",'
+    '"scopeName":"add","depth":1}]},"every_block_is_suite":true}\n'
+    '[{"description":"math","kind":"describe","depth":0,"verdict":"fail","start_ms":1.5,'
+    '"end_ms":2.25,"suites":[],"tests":[[0,"fail","toBe","sums differ","12:7","3","4",""]],'
+    '"logs":["log ✓"]}]\n'
+    '[["math", "fail", "sums differ", "matcher: toBe\\nexpected: 4\\nreceived: 3\\nmessage: '
+    'sums differ", "12:7", "toBe", 0, 1, 0]]\n'
+)
+
+
+def previous_version_result() -> SpecResult:
+    expectation = Expectation(0, Verdict.FAIL, "toBe", "sums differ", "12:7", "3", "4", "")
+    suite = Suite("math", "describe", 0, Verdict.FAIL, 1.5, 2.25, (), (expectation,), ("log ✓",))
+    detailed = CoveragePoint("b2", "a.ts", 9, 1, "Function", False, "a1", "Function", "add", 1)
+    return SpecResult(
+        spec="a.spec.ts",
+        spec_id="a",
+        mode="default",
+        target="wasi",
+        status=Status.FAILED,
+        stage=Stage.RUN,
+        counts=Counts(0, 1, 0, 2, 1, 0, 0.75),
+        failures=(FailureDetail("math#1", "12:7", "toBe", "4", "3", "sums differ"),),
+        suites=(suite,),
+        duration_s=0.125,
+        session="s1",
+        build_command="node asc.js a.spec.ts",
+        warnings=("w",),
+        written=("wrote x",),
+        output="hé\n",
+        snapshots=SnapshotCounts(2, 1, 0, ("k [x]",), 0, 1),
+        coverage=ReportCoverage(
+            2, 1, 1, 50.0, (CoveragePoint("a1", "a.ts", 3, 7, "Block", True), detailed)
+        ),
+        every_block_is_suite=True,
+    )
+
+
+def test_a_result_file_of_the_previous_version_loads_and_is_written_the_same() -> None:
+    stored = parse_stored(PREVIOUS_VERSION_FILE.encode("utf-8"))
+    assert stored is not None
+    assert stored.full() == previous_version_result()
+    assert result_file_text(previous_version_result()) == PREVIOUS_VERSION_FILE
+
+
+def test_a_wrong_field_in_the_head_is_unreadable_and_named() -> None:
+    head = json.loads(PREVIOUS_VERSION_FILE.splitlines()[0])
+    head["counts"]["tests_failed"] = "1"
+    with pytest.raises(ValueError, match=r"^counts\.tests_failed: should be an integer"):
+        SpecResult.from_head(head, [])
+    text = PREVIOUS_VERSION_FILE.replace('"tests_failed":1', '"tests_failed":"1"')
+    assert parse_stored(text.encode("utf-8")) is None
+
+
+def test_a_result_under_the_previous_name_is_read_until_written_under_the_new_one(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / f"a{RESULT_SUFFIX}"
+    assert path.name == "a.result.jsonl"
+    previous = tmp_path / "a.result.json"
+    previous.write_text(PREVIOUS_VERSION_FILE, encoding="utf-8")
+    assert read_result(path) == previous_version_result()
+    assert read_result_head(path) == replace(previous_version_result(), suites=())
+    assert read_result_bytes(path) == PREVIOUS_VERSION_FILE.encode("utf-8")
+
+    write_result(path, replace(previous_version_result(), session="s2"))
+    assert not previous.exists(), "the old name was read for the last time"
+    assert read_result(path) == replace(previous_version_result(), session="s2")
+
+
+def test_the_new_name_wins_over_a_file_left_under_the_previous_one(tmp_path: Path) -> None:
+    (tmp_path / "a.result.json").write_text(PREVIOUS_VERSION_FILE, encoding="utf-8")
+    write_text_atomic(tmp_path / "a.result.jsonl", result_file_text(sample_result()))
+    assert read_result(tmp_path / "a.result.jsonl") == sample_result()
+    assert previous_result_path("x/a.result.jsonl") == "x/a.result.json"
+    assert previous_result_path("x/a.fuzz.result.json") is None

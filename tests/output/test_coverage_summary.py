@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from astest_tasks.core.records import RecordError, decode, encode
 from astest_tasks.coverage.model import CoveragePoint, ReportCoverage
 from astest_tasks.coverage.rules import CoverageRules
 from astest_tasks.model.guest_report import Counts
@@ -128,7 +131,7 @@ def test_report_json_part_has_totals_files_and_modes(tmp_path: Path) -> None:
 
 def test_targets_round_trip_through_plain_data() -> None:
     target = CoverageTarget("wasi", "cov", CoverageRules(include=("a/**",)))
-    assert CoverageTarget.from_dict(target.to_dict()) == target
+    assert decode(CoverageTarget, encode(target)) == target
 
 
 def test_the_summary_plan_carries_the_targets_to_doit_workers() -> None:
@@ -138,10 +141,11 @@ def test_the_summary_plan_carries_the_targets_to_doit_workers() -> None:
         entries=(),
         coverage=(CoverageTarget("wasi", "cov/wasi", CoverageRules(exclude=("gen/**",))),),
     )
-    assert SummaryPlan.from_dict(plan.to_dict()) == plan
-    assert SummaryPlan.from_dict({**plan.to_dict(), "coverage": None}).coverage == ()
+    assert decode(SummaryPlan, encode(plan)) == plan
+    with pytest.raises(RecordError, match=r"^coverage: should be a list, not null$"):
+        decode(SummaryPlan, {**encode(plan), "coverage": None})
     shown = SummaryPlan(project_root="/p", report_path="r.json", entries=(), show_coverage=True)
-    assert SummaryPlan.from_dict(shown.to_dict()).gaps == GapListing(Path("/p"))
+    assert decode(SummaryPlan, encode(shown)).gaps == GapListing(Path("/p"))
     expanded = SummaryPlan(
         project_root="/p",
         report_path="r.json",
@@ -149,10 +153,10 @@ def test_the_summary_plan_carries_the_targets_to_doit_workers() -> None:
         show_coverage=True,
         expand_coverage_gaps=True,
     )
-    assert SummaryPlan.from_dict(expanded.to_dict()).gaps == GapListing(Path("/p"), True)
+    assert decode(SummaryPlan, encode(expanded)).gaps == GapListing(Path("/p"), True)
     typed = CoverageTarget("wasi", None, CoverageRules(typed_points=True))
     labelled = SummaryPlan(
         project_root="/p", report_path="r.json", entries=(), coverage=(typed,), show_coverage=True
     )
-    assert SummaryPlan.from_dict(labelled.to_dict()).gaps == GapListing(Path("/p"), False, True)
+    assert decode(SummaryPlan, encode(labelled)).gaps == GapListing(Path("/p"), False, True)
     assert plan.gaps is None

@@ -36,6 +36,23 @@ def test_state_round_trips_and_a_foreign_file_is_none(tmp_path: Path) -> None:
     assert load_state(tmp_path / "absent.json") is None
 
 
+def test_a_state_of_the_previous_version_loads_and_one_of_the_wrong_shape_is_none(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "report-state.json"
+    # as the version before the records codec wrote it
+    previous = '{"format":1,"digest":"d1","outputs":{"report.json":5,"junit.xml":7}}\n'
+    path.write_text(previous, encoding="utf-8")
+    state = load_state(path)
+    assert state == ReportState("d1", {"report.json": 5, "junit.xml": 7})
+    save_state(path, state)
+    assert path.read_text(encoding="utf-8") == previous
+    path.write_text('{"format":1,"digest":"d1","outputs":{"report.json":"5"}}')
+    assert load_state(path) is None
+    path.write_text("[1]")
+    assert load_state(path) is None
+
+
 def test_outputs_untouched_notices_an_edited_or_deleted_report(tmp_path: Path) -> None:
     (tmp_path / "report.json").write_text("{}")
     (tmp_path / "junit.xml").write_text("<x/>")

@@ -8,6 +8,7 @@ from pathlib import Path
 import junitparser
 import pytest
 
+from astest_tasks.core.records import decode, encode
 from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict, count
 from astest_tasks.model.results import SpecResult, Status, write_result
 from astest_tasks.output.formats import report_file_names
@@ -132,7 +133,7 @@ def entry(spec_id: str, mode: str = "wasi") -> SummaryEntry:
         spec_id,
         f"assembly/__tests__/{spec_id}.spec.ts",
         mode,
-        f".as-test/build/{mode}/{spec_id}.result.json",
+        f".as-test/build/{mode}/{spec_id}.result.jsonl",
         run_task=f"astest:run:{mode}:{spec_id}",
     )
 
@@ -204,11 +205,22 @@ def test_a_missing_result_says_which_task_to_run(
     lines = printed(laid_out(tmp_path, [], missing=("geometry",)), capsys)
     assert lines[0].startswith(" FAIL  wasi  geometry")
     assert (
-        "    no result at .as-test/build/wasi/geometry.result.json; run `doit "
+        "    no result at .as-test/build/wasi/geometry.result.jsonl; run `doit "
         "astest:run:wasi:geometry` (or `doit forget astest:run:wasi:geometry` if the file was "
         "deleted behind doit's back)" in lines
     )
     assert lines[-1] == "tests: 0 passed, 1 failed, 0 skipped"
+
+
+def test_a_result_stored_under_the_previous_name_is_shown_cached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = laid_out(tmp_path, [make_spec_result("counter", session="an-earlier-version")])
+    stored = tmp_path / plan.entries[0].result
+    stored.rename(stored.with_name("counter.result.json"))  # as the version before named it
+    lines = printed(plan, capsys)
+    assert lines[0] == " PASS  wasi  counter  1 passed, 0 failed, 0 skipped  250 ms (cached)"
+    assert write_report(plan, load_specs(plan, NOW))
 
 
 def test_a_build_failure_shows_the_compilers_message_and_counts_as_failed(
@@ -262,4 +274,4 @@ def test_a_plan_crosses_to_doits_workers_as_plain_data_unchanged() -> None:
         note="--changed=HEAD: 1 of 2 specs",
         show_coverage=True,
     )
-    assert SummaryPlan.from_dict(json.loads(json.dumps(plan.to_dict()))) == plan
+    assert decode(SummaryPlan, json.loads(json.dumps(encode(plan)))) == plan

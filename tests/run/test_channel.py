@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.coverage.model import coverage_from_dict
+from astest_tasks.core.records import decode, encode
+from astest_tasks.coverage.model import ReportCoverage, coverage_from_dict
 from astest_tasks.model.guest_report import count, parse_report
 from astest_tasks.model.snapshots import SnapshotStore
 from astest_tasks.run.channel import GENERIC_REPLY, MAX_KEPT_OUTPUT, ProtocolChannel
@@ -520,8 +521,8 @@ def test_detailed_points_carry_their_parent_scope_and_depth_through_a_result_fil
         "",
     )
     assert (block.parent_hash, block.depth) == ("f1", 1)
-    stored = coverage_from_dict(coverage.to_dict())  # as the result file keeps it
-    assert stored is not None and stored.points == coverage.points
+    stored = decode(ReportCoverage, encode(coverage))  # as the result file keeps it
+    assert stored.points == coverage.points
 
 
 def test_a_1_0_7_guest_streams_no_coverage() -> None:

@@ -21,6 +21,8 @@ def test_leftovers_of_a_run_and_of_the_summary() -> None:
     assert run_leftovers(request) == [
         ".as-test/crashes/math.spec.wasi.json",
         ".as-test/crashes/math.spec.wasi.log",
+        # the result as the version before named it, should no run have replaced it yet
+        ".as-test/build/wasi/math.spec.result.json",
         ".as-test/logs/wasi/math.spec.log",
     ]
     assert summary_leftovers(".as-test/report.json", [".as-test/coverage/wasi"]) == [

@@ -267,7 +267,7 @@ def test_a_run_waits_for_its_own_build_and_no_other_and_writes_its_result(
         awaited = [str(b["name"]) for b in builds if set(run["file_dep"]) & set(b["targets"])]
         assert awaited == [f"build:{pair}"]
         mode, spec = pair.split(":")
-        assert run["targets"] == [f".as-test/build/{mode}/{spec}.result.json"]
+        assert run["targets"] == [f".as-test/build/{mode}/{spec}.result.jsonl"]
 
 
 def test_every_file_a_run_depends_on_exists_or_is_made_by_a_task(
@@ -412,7 +412,7 @@ def test_the_summary_task_fails_on_a_failure_a_crash_or_a_missing_result(
     assert "wasm trap: unreachable" in out
     assert "ERROR TS2304" in out
     assert (
-        "no result at .as-test/build/bindings/geometry.result.json; "
+        "no result at .as-test/build/bindings/geometry.result.jsonl; "
         "run `doit astest:run:bindings:geometry`" in out
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from astest_tasks.model.guest_report import counts_to_dict, failure_to_dict
+from astest_tasks.core.records import encode
 from astest_tasks.model.results import Status
 from astest_tasks.output.coverage_summary import coverage_report_json
 from astest_tasks.output.formats.base import ReportInput, TextFormat
@@ -31,8 +31,8 @@ def report_json(reports: ReportInput) -> str:
                 "stage": result.stage.value,
                 "cached": item.cached,
                 "duration_s": round(result.duration_s, 6),
-                "counts": counts_to_dict(result.counts),
-                "failures": [failure_to_dict(f) for f in result.failures],
+                "counts": encode(result.counts),
+                "failures": [encode(f) for f in result.failures],
                 "error": result.error,
                 "warnings": list(result.warnings),
                 "build_command": result.build_command,

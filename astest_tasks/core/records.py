@@ -1,0 +1,336 @@
+"""One codec for the records we store: a frozen dataclass to plain JSON data and back.
+
+The result files, fuzz results, build records, the report state and the summary's plan are each
+a dataclass; their JSON is what ``encode`` makes of its fields, in field order, and ``decode``
+reads it back by the fields' types (``typing.get_type_hints``): strings, integers, floats (an
+integer is read as one), booleans, enums by value, tuples (``tuple[X, ...]`` or of fixed
+length), lists, ``Sequence`` (read as a tuple), dicts and ``Mapping`` with string keys,
+``X | None``, nested dataclasses, and ``object``/``Any`` passed through as they are.
+
+These are our own files, so they are read strictly: a field of the wrong type is a
+``RecordError`` that names it (``counts.tests_failed: should be an integer, not str``), which
+the readers turn into "stale, run again". A missing field takes the field's default (a record
+written before the field existed), and only a field without one is an error. Unknown fields are
+ignored, as a newer writer may add some; ``unknown=REJECT`` refuses them where a record must be
+exactly ours.
+
+A field may be stored under another key, or left out while it holds its default (as as-test's
+coverage points leave out their detailed keys): ``stored_as("parentHash", omit_default=True)``
+as the field's metadata. A field the caller stores its own way (the suites of a result, stored
+as rows) is left out of ``encode`` with ``leave_out`` and handed to ``decode`` with ``given``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any, Final, Literal, TypeVar
+
+_METADATA_KEY: Final = "astest_tasks.records"
+
+T = TypeVar("T")
+Unknown = Literal["ignore", "reject"]
+IGNORE: Final[Unknown] = "ignore"
+REJECT: Final[Unknown] = "reject"
+
+
+class RecordError(ValueError):
+    """Stored data that is not the record it should be; the message names the field."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _StoredAs:
+    key: str | None
+    omit_default: bool
+
+
+def stored_as(key: str | None = None, *, omit_default: bool = False) -> dict[str, object]:
+    """A field's metadata: its JSON key when not its name, and whether a field holding its
+    default is left out of the JSON (and read back as the default)."""
+    return {_METADATA_KEY: _StoredAs(key, omit_default)}
+
+
+# -- encoding ---------------------------------------------------------------------------------
+
+
+def encode(record: object, *, leave_out: Collection[str] = ()) -> dict[str, object]:
+    """The record as JSON-ready data: a dict of its fields in order (minus ``leave_out``)."""
+    data: dict[str, object] = {}
+    for name, key, omitted in _plan(type(record)).writes:
+        value = getattr(record, name)
+        if (omitted is not _KEEP and value == omitted) or name in leave_out:
+            continue
+        data[key] = value if type(value) in _AS_IS else _plain(value)
+    return data
+
+
+_AS_IS = frozenset((str, int, float, bool, type(None)))
+_KEEP: Final = object()  # a field written whatever it holds
+
+
+def _plain(value: object) -> object:
+    if type(value) in _AS_IS:
+        return value
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return encode(value)
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    return value  # a free-form field (object/Any): stored as given
+
+
+# -- decoding ---------------------------------------------------------------------------------
+
+
+def decode(
+    record_type: type[T],
+    data: object,
+    *,
+    given: Mapping[str, object] | None = None,
+    unknown: Unknown = IGNORE,
+    where: str = "",
+) -> T:
+    """The record ``encode`` made ``data`` of; ``given`` fields are taken as they are instead.
+
+    Raises RecordError naming the field (under ``where``, e.g. ``"fuzzers[0]"``).
+    """
+    return typing.cast(T, _plan(record_type).read(data, where, given or {}, unknown))
+
+
+_Reader = Callable[[object, str], object]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Field:
+    name: str
+    key: str
+    read: _Reader
+    default: Callable[[], object]  # raises RecordError when the field has none
+    required: bool
+    omit_default: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    record_type: type
+    fields: tuple[_Field, ...]
+    keys: frozenset[str]
+    # (name, key, the default that is left out or _KEEP) per field, for encode's loop
+    writes: tuple[tuple[str, str, object], ...]
+
+    def read(
+        self, data: object, where: str, given: Mapping[str, object], unknown: Unknown
+    ) -> object:
+        if not isinstance(data, Mapping):
+            raise RecordError(f"{_at(where)}should be an object, not {_type_name(data)}")
+        if unknown == REJECT:
+            extra = sorted(str(key) for key in data if key not in self.keys)
+            if extra:
+                raise RecordError(f"{_at(where)}unknown field {', '.join(map(repr, extra))}")
+        values: dict[str, object] = {}
+        for field in self.fields:
+            if field.name in given:
+                values[field.name] = given[field.name]
+            elif field.key in data:
+                values[field.name] = field.read(data[field.key], _join(where, field.key))
+            elif field.required:
+                raise RecordError(f"{_at(where)}has no {field.key!r} field")
+        return self.record_type(**values)
+
+
+_PLANS: dict[type, _Plan] = {}
+
+
+def _plan(record_type: type) -> _Plan:
+    plan = _PLANS.get(record_type)
+    if plan is None:
+        plan = _PLANS[record_type] = _make_plan(record_type)
+    return plan
+
+
+def _make_plan(record_type: type) -> _Plan:
+    if not dataclasses.is_dataclass(record_type):
+        raise TypeError(f"{record_type.__name__} is not a dataclass")
+    hints = typing.get_type_hints(record_type)
+    fields = []
+    for field in dataclasses.fields(record_type):
+        if not field.init:
+            continue
+        stored = field.metadata.get(_METADATA_KEY, _StoredAs(None, False))
+        fields.append(
+            _Field(
+                name=field.name,
+                key=stored.key or field.name,
+                read=_reader(hints[field.name]),
+                default=_default_of(field),
+                required=field.default is dataclasses.MISSING
+                and field.default_factory is dataclasses.MISSING,
+                omit_default=stored.omit_default,
+            )
+        )
+    writes = tuple(
+        (field.name, field.key, field.default() if field.omit_default else _KEEP)
+        for field in fields
+    )
+    return _Plan(record_type, tuple(fields), frozenset(field.key for field in fields), writes)
+
+
+def _default_of(field: dataclasses.Field[Any]) -> Callable[[], object]:
+    if field.default is not dataclasses.MISSING:
+        value = field.default
+        return lambda: value
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory
+
+    def missing() -> object:
+        raise RecordError(f"{field.name} has no default")
+
+    return missing
+
+
+def _reader(hint: object) -> _Reader:
+    """How a value of type ``hint`` is read; a hint we cannot read is a TypeError at once."""
+    if hint is str:
+        return _exact(str, "a string")
+    if hint is bool:
+        return _exact(bool, "true or false")
+    if hint is int:
+        return _read_int
+    if hint is float:
+        return _read_float
+    if hint is type(None):
+        return _read_none
+    if hint is object or hint is Any:
+        return lambda value, where: value
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return _enum_reader(hint)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        record_type = hint
+        return lambda value, where: _plan(record_type).read(value, where, {}, IGNORE)
+    origin, arguments = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union):
+        return _optional_reader(hint, arguments)
+    if origin is tuple:
+        if len(arguments) == 2 and arguments[1] is Ellipsis:
+            return _sequence_reader(_reader(arguments[0]), tuple)
+        return _fixed_tuple_reader(tuple(_reader(argument) for argument in arguments))
+    if origin is list:
+        return _sequence_reader(_reader(arguments[0]), list)
+    if origin is Sequence:
+        return _sequence_reader(_reader(arguments[0]), tuple)
+    if origin in (dict, Mapping) and arguments[0] is str:
+        return _mapping_reader(_reader(arguments[1]))
+    raise TypeError(f"records cannot store a field of type {hint!r}")
+
+
+def _exact(kind: type, expected: str) -> _Reader:
+    def read(value: object, where: str) -> object:
+        if type(value) is not kind:
+            raise _wrong(where, expected, value)
+        return value
+
+    return read
+
+
+def _read_int(value: object, where: str) -> object:
+    if type(value) is not int:
+        raise _wrong(where, "an integer", value)
+    return value
+
+
+def _read_float(value: object, where: str) -> object:
+    if type(value) is float:
+        return value
+    if type(value) is int:
+        return float(value)
+    raise _wrong(where, "a number", value)
+
+
+def _read_none(value: object, where: str) -> object:
+    if value is not None:
+        raise _wrong(where, "null", value)
+    return None
+
+
+def _enum_reader(enum_type: type[enum.Enum]) -> _Reader:
+    by_value = {member.value: member for member in enum_type}
+    choices = ", ".join(str(value) for value in by_value)
+
+    def read(value: object, where: str) -> object:
+        try:
+            return by_value[value]
+        except (KeyError, TypeError):  # TypeError: an unhashable value (a list, an object)
+            raise RecordError(f"{_at(where)}should be one of {choices}, not {value!r}") from None
+
+    return read
+
+
+def _optional_reader(hint: object, arguments: tuple[object, ...]) -> _Reader:
+    others = [argument for argument in arguments if argument is not type(None)]
+    if len(others) != 1 or len(arguments) != 2:
+        raise TypeError(f"records store only X | None unions, not {hint!r}")
+    inner = _reader(others[0])
+    return lambda value, where: None if value is None else inner(value, where)
+
+
+def _sequence_reader(item: _Reader, make: Callable[[list[object]], object]) -> _Reader:
+    def read(value: object, where: str) -> object:
+        if not isinstance(value, list | tuple):
+            raise _wrong(where, "a list", value)
+        return make([item(entry, f"{where}[{index}]") for index, entry in enumerate(value)])
+
+    return read
+
+
+def _fixed_tuple_reader(items: tuple[_Reader, ...]) -> _Reader:
+    def read(value: object, where: str) -> object:
+        if not isinstance(value, list | tuple) or len(value) != len(items):
+            raise _wrong(where, f"a list of {len(items)}", value)
+        return tuple(
+            read_item(entry, f"{where}[{index}]")
+            for index, (read_item, entry) in enumerate(zip(items, value, strict=True))
+        )
+
+    return read
+
+
+def _mapping_reader(item: _Reader) -> _Reader:
+    def read(value: object, where: str) -> object:
+        if not isinstance(value, Mapping):
+            raise _wrong(where, "an object", value)
+        return {
+            _text_key(key, where): item(entry, _join(where, str(key)))
+            for key, entry in value.items()
+        }
+
+    return read
+
+
+def _text_key(key: object, where: str) -> str:
+    if not isinstance(key, str):
+        raise RecordError(f"{_at(where)}should have only string keys, not {key!r}")
+    return key
+
+
+def _wrong(where: str, expected: str, value: object) -> RecordError:
+    return RecordError(f"{_at(where)}should be {expected}, not {_type_name(value)}")
+
+
+def _type_name(value: object) -> str:
+    names = {type(None): "null", bool: "a boolean", str: "a string", list: "a list"}
+    names |= {dict: "an object", int: "an integer", float: "a number", tuple: "a list"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _at(where: str) -> str:
+    return f"{where}: " if where else ""
