@@ -21,7 +21,7 @@ NGINX = Path("/usr/sbin/nginx")
 START_TIMEOUT = 10.0
 
 # /cache/: reads and writes; /readonly/: the same files, writes refused as for a pull request;
-# /full/: writes answered 507 as by a full WebDAV disk; /small/: bodies over 16 bytes answered
+# /full/: writes answered 507 as by a full WebDAV disk; /small/: bodies over 1 kB answered
 # 413; /broken/: every answer a 500; /garbage/: every answer 200 with bytes that are no entry or
 # blob.
 _CONFIG = """\
@@ -57,7 +57,7 @@ http {{
         location /small/ {{
             alias {root}/data/cache/;
             dav_methods PUT;
-            client_max_body_size 16;
+            client_max_body_size 1k;
         }}
         location /broken/ {{ return 500; }}
         location /garbage/ {{ return 200 "not what you asked for"; }}
@@ -80,9 +80,18 @@ class CacheServer:
         """Where nginx keeps the files of ``/cache/`` (and ``/readonly/``)."""
         return self.root / "data" / "cache"
 
-    def access_log(self) -> list[str]:
+    def access_log(self, until: str) -> list[str]:
+        """The access log's lines once one holds ``until`` (e.g. ``"GET /cache/ac/"``): nginx
+        writes a request's line just after sending the answer, so the client may read the log
+        before that. Being one process, nginx has logged every earlier request by then."""
         log = self.root / "access.log"
-        return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+            if any(until in line for line in lines):
+                return lines
+            time.sleep(0.01)
+        raise AssertionError(f"nginx logged no request {until!r} within {START_TIMEOUT} s")
 
 
 def free_port() -> int:

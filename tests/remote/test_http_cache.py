@@ -31,9 +31,9 @@ def client(url: str, warnings: Warnings, **options: object) -> RemoteCache:
     return RemoteCache(parse_settings(url, **options), warn=warnings)  # type: ignore[arg-type]
 
 
-def methods(server: CacheServer) -> list[str]:
-    """The request methods nginx logged, e.g. ``["HEAD", "PUT", ...]``."""
-    return [line.split('"')[1].split()[0] for line in server.access_log()]
+def methods(server: CacheServer, until: str) -> list[str]:
+    """The request methods nginx logged up to ``until``, e.g. ``["HEAD", "PUT", ...]``."""
+    return [line.split('"')[1].split()[0] for line in server.access_log(until)]
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_an_unknown_key_is_a_miss(cache_server: CacheServer, warnings: Warnings)
         assert cache.get_blob(sha(b"never stored")) is None
         assert (cache.counts().hits, cache.counts().misses) == (0, 1)
         assert cache.active
-    assert " 404 " in cache_server.access_log()[0]
+    assert " 404 " in cache_server.access_log(until="GET /cache/cas/")[-1]
     assert warnings == []
 
 
@@ -158,7 +158,7 @@ def test_read_mode_never_writes(cache_server: CacheServer, warnings: Warnings) -
         cache.store(KEY, {"wasm": WASM}, {})
         cache.flush()
         assert cache.fetch(KEY) is None
-    assert methods(cache_server) == ["GET"]
+    assert methods(cache_server, until=f"GET /cache/ac/{KEY}") == ["GET"]
     assert not (cache_server.stored / "ac").exists()
 
 
@@ -180,13 +180,16 @@ def test_a_server_refusing_writes_stops_the_uploads_with_one_warning(
 def test_a_full_server_is_a_warning_not_a_failure(
     cache_server: CacheServer, warnings: Warnings, location: str, status: int
 ) -> None:
+    big = WASM * 100  # over /small/'s limit; the entry naming it is not
     with client(cache_server.url(location), warnings) as cache:
-        cache.store(KEY, {"wasm": WASM}, {})
+        cache.store(KEY, {"wasm": big}, {})
         cache.flush()
         assert cache.counts().uploaded == 0
         assert cache.active  # reading goes on
     assert len(warnings) == 1
     assert f"full (HTTP {status})" in warnings[0]
+    # the entry goes last: with its blob refused, no entry names a blob the server lacks
+    assert not (cache_server.stored / "ac" / KEY).exists()
 
 
 def test_two_clients_uploading_at_once_both_land(
