@@ -19,11 +19,12 @@ import pytest
 
 NGINX = Path("/usr/sbin/nginx")
 START_TIMEOUT = 10.0
+PASSWORD = "s3cret-pa55"
 
 # /cache/: reads and writes; /readonly/: the same files, writes refused as for a pull request;
 # /full/: writes answered 507 as by a full WebDAV disk; /small/: bodies over 1 kB answered
-# 413; /broken/: every answer a 500; /garbage/: every answer 200 with bytes that are no entry or
-# blob.
+# 413; /private/: reads and writes for the user ``ci`` with ``PASSWORD`` only; /broken/: every
+# answer a 500; /garbage/: every answer 200 with bytes that are no entry or blob.
 _CONFIG = """\
 daemon off;
 master_process off;
@@ -58,6 +59,13 @@ http {{
             alias {root}/data/cache/;
             dav_methods PUT;
             client_max_body_size 1k;
+        }}
+        location /private/ {{
+            alias {root}/data/cache/;
+            dav_methods PUT;
+            create_full_put_path on;
+            auth_basic "astest cache";
+            auth_basic_user_file {root}/htpasswd;
         }}
         location /broken/ {{ return 500; }}
         location /garbage/ {{ return 200 "not what you asked for"; }}
@@ -126,6 +134,7 @@ def cache_server(tmp_path: Path) -> Iterator[CacheServer]:
     root = tmp_path / "nginx"
     for folder in ("data/cache", "temp"):
         (root / folder).mkdir(parents=True)
+    (root / "htpasswd").write_text(f"ci:{{PLAIN}}{PASSWORD}\n", encoding="utf-8")
     port = free_port()
     config = root / "nginx.conf"
     config.write_text(_CONFIG.format(root=root, port=port), encoding="utf-8")

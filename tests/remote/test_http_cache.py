@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import socket
 import threading
@@ -11,7 +12,7 @@ import pytest
 
 from astest_tasks.remote.http_cache import RemoteCache
 from astest_tasks.remote.settings import RemoteMode, parse_settings
-from tests.remote.conftest import CacheServer, free_port
+from tests.remote.conftest import PASSWORD, CacheServer, free_port
 
 KEY = hashlib.sha256(b"one build's inputs").hexdigest()
 WASM = b"\0asm\1\0\0\0 a compiled spec"
@@ -105,6 +106,32 @@ def test_an_entry_with_a_bad_or_missing_signature_is_a_miss(
     assert any("signature does not match" in w for w in warnings)
     assert any("not signed" in w for w in warnings)
     assert not any("team secret" in w for w in warnings)
+
+
+def test_credentials_from_the_url_or_a_header_open_a_private_cache(
+    cache_server: CacheServer, warnings: Warnings
+) -> None:
+    url = cache_server.url("private").replace("http://", f"http://ci:{PASSWORD}@")
+    with client(url, warnings) as writer:
+        writer.store(KEY, {"wasm": WASM}, {})
+        writer.flush()
+        assert writer.counts().uploaded == 1
+    basic = "Basic " + base64.b64encode(f"ci:{PASSWORD}".encode()).decode()
+    with client(cache_server.url("private"), warnings, header=f"Authorization: {basic}") as reader:
+        assert reader.fetch(KEY) is not None
+    assert warnings == []
+
+
+def test_wrong_credentials_cost_one_warning_without_the_password(
+    cache_server: CacheServer, warnings: Warnings
+) -> None:
+    url = cache_server.url("private").replace("http://", "http://ci:wrong-pa55@")
+    with client(url, warnings) as cache:
+        assert cache.fetch(KEY) is None
+        assert not cache.active
+    assert len(warnings) == 1
+    assert "HTTP 401" in warnings[0] and "fix:" in warnings[0]
+    assert "wrong-pa55" not in warnings[0] and "ci:" not in warnings[0]
 
 
 def test_a_server_that_is_down_costs_one_warning_and_turns_the_cache_off(

@@ -15,6 +15,14 @@ def test_the_urls_credentials_become_a_basic_header_and_leave_the_url() -> None:
     assert "p@ss" not in repr(settings) and "Basic" not in repr(settings)
 
 
+def test_the_timeouts_default_to_two_and_ten_seconds_and_can_be_set() -> None:
+    default = parse_settings("http://cache:8080")
+    assert (default.connect_timeout, default.request_timeout) == (2.0, 10.0)
+    assert default.mode is RemoteMode.READ_WRITE
+    custom = parse_settings("http://cache:8080", connect_timeout=0.5, request_timeout=30)
+    assert (custom.connect_timeout, custom.request_timeout) == (0.5, 30)
+
+
 def test_a_header_is_sent_as_given() -> None:
     settings = parse_settings("http://cache:8080", header="Authorization: Bearer t0ken")
     assert settings.headers == {"Authorization": "Bearer t0ken"}
