@@ -23,6 +23,7 @@ STAGES = (
     "run",
     "fuzz",
     "output",
+    "remote",
     "tasks",
     "commands",
 )

@@ -1,0 +1,84 @@
+"""The ``/ac/`` entry: which blobs make up one build or run, plus the caller's metadata, as
+JSON. With a signing key the entry carries an HMAC-SHA256 over its key and body (as Turborepo
+signs its artifacts), so a writer without the key cannot plant results; a missing or bad
+signature reads as a miss."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+ENTRY_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Entry:
+    """``blobs`` maps the caller's names (e.g. ``"wasm"``, ``"record"``) to SHA-256 digests."""
+
+    blobs: Mapping[str, str]
+    meta: Mapping[str, Any]
+
+
+def canonical_json(value: object) -> bytes:
+    """One byte form per value, whatever the dict order, so digests and signatures are stable."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
+
+
+def _signature(key: bytes, action_key: str, body: bytes) -> str:
+    # The action key is signed too: a valid entry copied under another key must not verify.
+    return hmac.new(key, action_key.encode("ascii") + b"\n" + body, hashlib.sha256).hexdigest()
+
+
+def encode_entry(action_key: str, entry: Entry, signing_key: bytes | None) -> bytes:
+    body = {"format": ENTRY_FORMAT, "blobs": dict(entry.blobs), "meta": dict(entry.meta)}
+    document: dict[str, object] = {"entry": body}
+    if signing_key is not None:
+        document["signature"] = _signature(signing_key, action_key, canonical_json(body))
+    return canonical_json(document)
+
+
+class EntryRejected(ValueError):
+    """The bytes are no usable entry; the message says why (never with a secret in it)."""
+
+
+class NotAnEntry(EntryRejected):
+    """The bytes are no entry of ours at all: the server answers garbage, or is a server that
+    keeps Bazel's own ``/ac/`` format (bazel-remote without ``--disable_http_ac_validation``)."""
+
+
+def decode_entry(action_key: str, data: bytes, signing_key: bytes | None) -> Entry:
+    try:
+        document = json.loads(data)
+    except ValueError as exc:
+        raise NotAnEntry("the entry is not JSON") from exc
+    body = document.get("entry") if isinstance(document, dict) else None
+    if not isinstance(body, dict) or body.get("format") != ENTRY_FORMAT:
+        raise NotAnEntry(f"the entry is not in format {ENTRY_FORMAT}")
+    if signing_key is not None:
+        given = document.get("signature")
+        if not isinstance(given, str):
+            raise EntryRejected("the entry is not signed")
+        if not hmac.compare_digest(
+            given, _signature(signing_key, action_key, canonical_json(body))
+        ):
+            raise EntryRejected("the entry's signature does not match the signing key")
+    blobs, meta = body.get("blobs"), body.get("meta")
+    if (
+        not isinstance(blobs, dict)
+        or not all(isinstance(k, str) and is_sha256(v) for k, v in blobs.items())
+        or not isinstance(meta, dict)
+    ):
+        raise EntryRejected("the entry's blobs or meta are malformed")
+    return Entry(blobs=blobs, meta=meta)
+
+
+def is_sha256(value: object) -> bool:
+    return (
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    )

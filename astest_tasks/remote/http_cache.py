@@ -1,0 +1,291 @@
+"""A client of Bazel's HTTP remote-cache protocol: ``GET``/``PUT``/``HEAD`` on
+``{url}/cas/<sha256>`` (a blob named by the SHA-256 of its bytes) and ``{url}/ac/<sha256>`` (an
+entry naming the blobs of one build or run). 404 is a miss. The same client works against nginx
+WebDAV, bazel-remote (``--disable_http_ac_validation``), Apache and lighttpd.
+
+A remote cache only ever speeds a run up, so no failure of it may break one: a server that is
+down, refuses, is slow or answers garbage costs one warning line, and the client then answers
+every lookup with a miss and uploads nothing for the rest of the run. A full server (507, 413)
+stops the uploads only. Uploads run on a small thread pool beside the work; an entry is PUT only
+after all its blobs are stored, so an interrupted run leaves blobs nobody names, never an entry
+naming blobs that are missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import urllib3
+
+from astest_tasks.remote.counters import RemoteCounters, RemoteCounts
+from astest_tasks.remote.entries import (
+    Entry,
+    EntryRejected,
+    NotAnEntry,
+    decode_entry,
+    encode_entry,
+)
+from astest_tasks.remote.settings import RemoteMode, RemoteSettings
+
+UPLOAD_THREADS = 2
+_STORED = frozenset({200, 201, 204})
+_FULL = frozenset({413, 507})
+
+
+def _stderr_warning(message: str) -> None:
+    sys.stderr.write(f"WARNING: {message}\n")
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A hit: the entry's metadata and every blob it names, each checked against its digest."""
+
+    meta: Mapping[str, object]
+    blobs: Mapping[str, bytes]
+
+
+class _Unusable(Exception):
+    """The server cannot be used for the rest of the run; the message says why."""
+
+
+class RemoteCache:
+    def __init__(
+        self,
+        settings: RemoteSettings,
+        warn: Callable[[str], None] = _stderr_warning,
+        upload_threads: int = UPLOAD_THREADS,
+    ) -> None:
+        self.settings = settings
+        self.counters = RemoteCounters()
+        self._warn = warn
+        self._lock = threading.Lock()
+        self._warned: set[str] = set()
+        self._off = False
+        self._uploads_off = settings.mode is RemoteMode.READ
+        # No retries: a retry against a dead server only doubles the time the run waits for it.
+        self._http = urllib3.PoolManager(
+            num_pools=2,
+            maxsize=upload_threads + 1,
+            headers=dict(settings.headers),
+            timeout=urllib3.Timeout(
+                connect=settings.connect_timeout, total=settings.request_timeout
+            ),
+            retries=False,
+        )
+        self._uploads = ThreadPoolExecutor(upload_threads, thread_name_prefix="remote-cache")
+        self._pending: list[Future[None]] = []
+
+    # -- state -----------------------------------------------------------------------------------
+
+    @property
+    def active(self) -> bool:
+        return not self._off
+
+    def counts(self) -> RemoteCounts:
+        return self.counters.snapshot()
+
+    def _warn_once(self, kind: str, message: str) -> None:
+        with self._lock:
+            if kind in self._warned:
+                return
+            self._warned.add(kind)
+        text = f"remote cache {self.settings.base_url}: {message}"
+        for secret in self.settings.secrets:
+            text = text.replace(secret, "***")
+        self._warn(text)
+
+    def _turn_off(self, reason: str) -> None:
+        with self._lock:
+            already = self._off
+            self._off = True
+        if not already:
+            self._warn_once("off", f"{reason}; running without it for the rest of this run")
+
+    # -- HTTP ------------------------------------------------------------------------------------
+
+    def _request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
+        """One request; ``_Unusable`` for anything that says the server cannot serve us."""
+        url = f"{self.settings.base_url}/{path}"
+        try:
+            response = self._http.request(method, url, body=body, preload_content=True)
+        except urllib3.exceptions.HTTPError as exc:
+            raise _Unusable(_describe(exc)) from None
+        if response.status >= 500 and response.status not in _FULL:
+            raise _Unusable(f"{method} /{path.split('/')[0]}/ answered HTTP {response.status}")
+        if response.status in (401, 403) and method == "GET":
+            raise _Unusable(
+                f"GET answered HTTP {response.status}; fix: check the URL's user:password or "
+                "ASTEST_REMOTE_CACHE_HEADER"
+            )
+        return response.status, response.data
+
+    def _get(self, path: str) -> bytes | None:
+        status, data = self._request("GET", path)
+        if status == 404:
+            return None
+        if status != 200:
+            raise _Unusable(f"GET answered HTTP {status}")
+        return data
+
+    # -- lookups ---------------------------------------------------------------------------------
+
+    def get_blob(self, digest: str) -> bytes | None:
+        """The blob whose SHA-256 is ``digest``, or None (miss, wrong bytes, or cache off)."""
+        if self._off:
+            return None
+        try:
+            data = self._get(f"cas/{digest}")
+        except _Unusable as exc:
+            self._turn_off(str(exc))
+            return None
+        if data is not None and hashlib.sha256(data).hexdigest() != digest:
+            self._warn_once(
+                "tampered",
+                f"blob {digest[:12]}… does not hash to its name (the server stored other bytes); "
+                "treated as a miss",
+            )
+            return None
+        return data
+
+    def get_entry(self, action_key: str) -> Entry | None:
+        if self._off:
+            return None
+        try:
+            data = self._get(f"ac/{action_key}")
+        except _Unusable as exc:
+            self._turn_off(str(exc))
+            return None
+        if data is None:
+            return None
+        try:
+            return decode_entry(action_key, data, self.settings.signing_key)
+        except NotAnEntry as exc:
+            self._turn_off(f"{exc}: the server answers garbage")
+            return None
+        except EntryRejected as exc:
+            self._warn_once(f"entry:{exc}", f"entry {action_key[:12]}…: {exc}; treated as a miss")
+            return None
+
+    def fetch(self, action_key: str) -> Fetched | None:
+        """The entry and all its blobs, counted as one hit; anything missing is one miss."""
+        entry = self.get_entry(action_key)
+        blobs: dict[str, bytes] = {}
+        if entry is not None:
+            for name, digest in entry.blobs.items():
+                data = self.get_blob(digest)
+                if data is None:
+                    entry = None
+                    break
+                blobs[name] = data
+        if entry is None:
+            self.counters.miss()
+            return None
+        self.counters.hit()
+        return Fetched(meta=entry.meta, blobs=blobs)
+
+    def has_blob(self, digest: str) -> bool:
+        if self._off:
+            return False
+        try:
+            status, _ = self._request("HEAD", f"cas/{digest}")
+        except _Unusable as exc:
+            self._turn_off(str(exc))
+            return False
+        return status == 200
+
+    # -- uploads ---------------------------------------------------------------------------------
+
+    def store(
+        self, action_key: str, blobs: Mapping[str, bytes], meta: Mapping[str, object]
+    ) -> None:
+        """Queue the blobs and then their entry for upload; nothing in read mode or when off."""
+        if self._off or self._uploads_off:
+            return
+        snapshot = {name: bytes(data) for name, data in blobs.items()}
+        future = self._uploads.submit(self._upload, action_key, snapshot, dict(meta))
+        with self._lock:
+            self._pending.append(future)
+
+    def _upload(
+        self, action_key: str, blobs: Mapping[str, bytes], meta: Mapping[str, object]
+    ) -> None:
+        digests = {name: hashlib.sha256(data).hexdigest() for name, data in blobs.items()}
+        sent = 0
+        try:
+            for name, data in blobs.items():
+                if self._off or self._uploads_off:
+                    return
+                if self.has_blob(digests[name]):
+                    continue  # another run stored the same bytes already
+                if self._off:
+                    return
+                if not self._put(f"cas/{digests[name]}", data):
+                    return
+                sent += len(data)
+            document = encode_entry(
+                action_key, Entry(blobs=digests, meta=meta), self.settings.signing_key
+            )
+            if self._off or self._uploads_off or not self._put(f"ac/{action_key}", document):
+                return
+        except _Unusable as exc:
+            self._turn_off(str(exc))
+            return
+        self.counters.uploaded(sent + len(document))
+
+    def _put(self, path: str, body: bytes) -> bool:
+        status, _ = self._request("PUT", path, body)
+        if status in _STORED:
+            return True
+        with self._lock:
+            self._uploads_off = True
+        if status in _FULL:
+            self._warn_once(
+                "full", f"the server is full (HTTP {status}); uploads stop for this run"
+            )
+        else:
+            self._warn_once(
+                "refused",
+                f"PUT answered HTTP {status}; uploads stop for this run "
+                "(use --remote-cache-mode=read where the server only allows reading)",
+            )
+        return False
+
+    def flush(self) -> None:
+        """Wait until every queued upload has finished (stored, refused or given up)."""
+        while True:
+            with self._lock:
+                pending, self._pending = self._pending, []
+            if not pending:
+                return
+            for future in pending:
+                future.result()
+
+    def close(self) -> None:
+        self.flush()
+        self._uploads.shutdown(wait=True)
+        self._http.clear()
+
+    def __enter__(self) -> RemoteCache:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def _describe(exc: urllib3.exceptions.HTTPError) -> str:
+    """A short reason without the URL (urllib3's messages repeat it, with its path)."""
+    # NewConnectionError is a ConnectTimeoutError in urllib3, so it is asked first.
+    if isinstance(exc, urllib3.exceptions.NewConnectionError):
+        return "cannot connect (is the server running?)"
+    if isinstance(exc, urllib3.exceptions.ConnectTimeoutError):
+        return "no connection within the connect timeout"
+    if isinstance(exc, urllib3.exceptions.TimeoutError):
+        return "no answer within the request timeout"
+    if isinstance(exc, urllib3.exceptions.ProtocolError):
+        return "the server's answer is not HTTP"
+    return f"request failed ({type(exc).__name__})"

@@ -1,0 +1,110 @@
+"""Where the remote cache is and how to talk to it; the URL's secrets are split off here once, so
+no later message can print them."""
+
+from __future__ import annotations
+
+import base64
+import enum
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from astest_tasks.core.errors import UserError
+
+DEFAULT_CONNECT_TIMEOUT = 2.0
+DEFAULT_REQUEST_TIMEOUT = 10.0
+
+
+class RemoteMode(enum.Enum):
+    """``read`` only looks up (a pull request's CI); ``read-write`` also uploads (Bazel's
+    default)."""
+
+    READ = "read"
+    READ_WRITE = "read-write"
+
+    @classmethod
+    def parse(cls, text: str, source: str) -> RemoteMode:
+        for mode in cls:
+            if mode.value == text:
+                return mode
+        raise UserError(
+            f"{source}: unknown remote cache mode {text!r}; fix: use 'read' or 'read-write'"
+        )
+
+
+@dataclass(frozen=True)
+class RemoteSettings:
+    """A remote cache as the client uses it: ``base_url`` carries no user or password, the
+    credentials travel only in ``headers``."""
+
+    base_url: str
+    mode: RemoteMode = RemoteMode.READ_WRITE
+    headers: dict[str, str] = field(default_factory=dict, repr=False)
+    signing_key: bytes | None = field(default=None, repr=False)
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Every text that must never reach a message (header values, signing key)."""
+        found = [value for value in self.headers.values() if value]
+        if self.signing_key:
+            found.append(self.signing_key.decode("utf-8", "replace"))
+        return tuple(found)
+
+
+def parse_settings(
+    url: str,
+    *,
+    mode: RemoteMode = RemoteMode.READ_WRITE,
+    header: str | None = None,
+    signing_key: str | None = None,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    source: str = "--remote-cache",
+) -> RemoteSettings:
+    """Split ``http[s]://user:password@host/path`` into a clean base URL and a Basic
+    ``Authorization`` header; ``header`` (``Name: value``, e.g. a bearer token) is added as is."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(
+            f"{source}: {redact_url(url)!r} is not an http or https URL; "
+            "fix: give the cache's address, e.g. http://cache.example:8080/astest"
+        )
+    headers: dict[str, str] = {}
+    if parts.username is not None:
+        pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+    if header:
+        name, colon, value = header.partition(":")
+        if not colon or not name.strip() or not value.strip():
+            raise UserError(
+                f"{source} header: expected 'Name: value'; "
+                "fix: e.g. ASTEST_REMOTE_CACHE_HEADER='Authorization: Bearer <token>'"
+            )
+        headers[name.strip()] = value.strip()
+    for what, seconds in (("connect", connect_timeout), ("request", request_timeout)):
+        if not seconds > 0:
+            raise UserError(
+                f"{source} {what} timeout: {seconds} is not positive; fix: give seconds > 0"
+            )
+    netloc = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
+    if ":" in parts.hostname:  # an IPv6 literal keeps its brackets
+        netloc = f"[{parts.hostname}]" + ("" if parts.port is None else f":{parts.port}")
+    base = urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+    return RemoteSettings(
+        base_url=base,
+        mode=mode,
+        headers=headers,
+        signing_key=signing_key.encode("utf-8") if signing_key else None,
+        connect_timeout=connect_timeout,
+        request_timeout=request_timeout,
+    )
+
+
+def redact_url(url: str) -> str:
+    """The URL with any user and password replaced by ``***``, and no query (tokens hide there)."""
+    parts = urlsplit(url.strip())
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

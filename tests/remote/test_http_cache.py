@@ -1,0 +1,253 @@
+"""The remote-cache client against a real nginx WebDAV server (tests/remote/conftest.py)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from astest_tasks.remote.http_cache import RemoteCache
+from astest_tasks.remote.settings import RemoteMode, parse_settings
+from tests.remote.conftest import PASSWORD, CacheServer, free_port
+
+KEY = hashlib.sha256(b"one build's inputs").hexdigest()
+WASM = b"\0asm\1\0\0\0 a compiled spec"
+RECORD = b'{"spec": "math.spec.ts"}'
+
+
+class Warnings(list[str]):
+    def __call__(self, message: str) -> None:
+        self.append(message)
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def client(url: str, warnings: Warnings, **options: object) -> RemoteCache:
+    return RemoteCache(parse_settings(url, **options), warn=warnings)  # type: ignore[arg-type]
+
+
+def methods(server: CacheServer, until: str) -> list[str]:
+    """The request methods nginx logged up to ``until``, e.g. ``["HEAD", "PUT", ...]``."""
+    return [line.split('"')[1].split()[0] for line in server.access_log(until)]
+
+
+@pytest.fixture
+def warnings() -> Iterator[Warnings]:
+    yield Warnings()
+
+
+def test_a_stored_build_comes_back_whole(cache_server: CacheServer, warnings: Warnings) -> None:
+    with client(cache_server.url(), warnings) as writer:
+        writer.store(KEY, {"wasm": WASM, "record": RECORD}, {"verdict": "ok"})
+        writer.flush()
+        assert writer.counts().uploaded == 1
+        assert writer.counts().uploaded_bytes > len(WASM) + len(RECORD)
+    assert (cache_server.stored / "cas" / sha(WASM)).read_bytes() == WASM
+    assert (cache_server.stored / "ac" / KEY).exists()
+    with client(cache_server.url(), warnings) as reader:
+        fetched = reader.fetch(KEY)
+        assert reader.get_blob(sha(RECORD)) == RECORD
+        assert reader.counts().hits == 1
+    assert fetched is not None
+    assert fetched.blobs == {"wasm": WASM, "record": RECORD}
+    assert fetched.meta == {"verdict": "ok"}
+    assert warnings == []
+
+
+def test_an_unknown_key_is_a_miss(cache_server: CacheServer, warnings: Warnings) -> None:
+    with client(cache_server.url(), warnings) as cache:
+        assert cache.fetch(KEY) is None
+        assert cache.get_blob(sha(b"never stored")) is None
+        assert (cache.counts().hits, cache.counts().misses) == (0, 1)
+        assert cache.active
+    assert " 404 " in cache_server.access_log(until="GET /cache/cas/")[-1]
+    assert warnings == []
+
+
+def test_a_blob_changed_on_the_server_is_a_miss_with_one_warning(
+    cache_server: CacheServer, warnings: Warnings
+) -> None:
+    with client(cache_server.url(), warnings) as cache:
+        cache.store(KEY, {"wasm": WASM}, {})
+        cache.flush()
+        (cache_server.stored / "cas" / sha(WASM)).write_bytes(b"\0asm tampered")
+        assert cache.fetch(KEY) is None
+        assert cache.fetch(KEY) is None
+        assert cache.active  # the server works; one blob on it is wrong
+    assert len(warnings) == 1
+    assert "does not hash to its name" in warnings[0]
+
+
+def test_an_entry_with_a_bad_or_missing_signature_is_a_miss(
+    cache_server: CacheServer, warnings: Warnings
+) -> None:
+    with client(cache_server.url(), warnings, signing_key="team secret") as signed:
+        signed.store(KEY, {"wasm": WASM}, {})
+        signed.flush()
+        assert signed.fetch(KEY) is not None
+    with client(cache_server.url(), warnings, signing_key="another key") as other:
+        assert other.fetch(KEY) is None
+    unsigned_key = sha(b"written by a client without the key")
+    with client(cache_server.url(), warnings) as unsigned:
+        unsigned.store(unsigned_key, {"wasm": WASM}, {})
+        unsigned.flush()
+    with client(cache_server.url(), warnings, signing_key="team secret") as signed:
+        assert signed.fetch(unsigned_key) is None
+        # a signed entry copied under another key does not verify either
+        entry = (cache_server.stored / "ac" / KEY).read_bytes()
+        (cache_server.stored / "ac" / unsigned_key).write_bytes(entry)
+        assert signed.fetch(unsigned_key) is None
+    assert any("signature does not match" in w for w in warnings)
+    assert any("not signed" in w for w in warnings)
+    assert not any("team secret" in w for w in warnings)
+
+
+def test_credentials_from_the_url_or_a_header_open_a_private_cache(
+    cache_server: CacheServer, warnings: Warnings
+) -> None:
+    url = cache_server.url("private").replace("http://", f"http://ci:{PASSWORD}@")
+    with client(url, warnings) as writer:
+        writer.store(KEY, {"wasm": WASM}, {})
+        writer.flush()
+        assert writer.counts().uploaded == 1
+    basic = "Basic " + base64.b64encode(f"ci:{PASSWORD}".encode()).decode()
+    with client(cache_server.url("private"), warnings, header=f"Authorization: {basic}") as reader:
+        assert reader.fetch(KEY) is not None
+    assert warnings == []
+
+
+def test_wrong_credentials_cost_one_warning_without_the_password(
+    cache_server: CacheServer, warnings: Warnings
+) -> None:
+    url = cache_server.url("private").replace("http://", "http://ci:wrong-pa55@")
+    with client(url, warnings) as cache:
+        assert cache.fetch(KEY) is None
+        assert not cache.active
+    assert len(warnings) == 1
+    assert "HTTP 401" in warnings[0] and "fix:" in warnings[0]
+    assert "wrong-pa55" not in warnings[0] and "ci:" not in warnings[0]
+
+
+def test_a_server_that_is_down_costs_one_warning_and_turns_the_cache_off(
+    warnings: Warnings,
+) -> None:
+    url = f"http://user:hunter2@127.0.0.1:{free_port()}/cache"  # nothing listens there
+    with client(url, warnings) as cache:
+        assert cache.fetch(KEY) is None
+        assert not cache.active
+        assert cache.fetch(KEY) is None
+        cache.store(KEY, {"wasm": WASM}, {})
+        cache.flush()
+        assert cache.counts().misses == 2
+        assert cache.counts().uploaded == 0
+    assert len(warnings) == 1
+    assert "cannot connect" in warnings[0]
+    assert "hunter2" not in warnings[0] and "user" not in warnings[0]
+
+
+def test_a_server_that_never_answers_is_given_up_after_the_request_timeout(
+    warnings: Warnings,
+) -> None:
+    # A socket that listens but never accepts: the kernel completes the connection, no answer
+    # ever comes, as from a hung server.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/cache"
+        with client(url, warnings, request_timeout=0.3) as cache:
+            assert cache.fetch(KEY) is None
+            assert not cache.active
+    assert len(warnings) == 1
+    assert "request timeout" in warnings[0]
+
+
+@pytest.mark.parametrize("location", ["broken", "garbage"])
+def test_a_server_answering_errors_or_garbage_is_a_miss(
+    cache_server: CacheServer, warnings: Warnings, location: str
+) -> None:
+    with client(cache_server.url(location), warnings) as cache:
+        assert cache.fetch(KEY) is None
+        assert cache.get_blob(sha(WASM)) is None
+        cache.store(sha(b"other"), {"wasm": WASM}, {})
+        cache.flush()
+        assert cache.counts().uploaded == 0
+    assert len(warnings) == 1, warnings
+
+
+def test_read_mode_never_writes(cache_server: CacheServer, warnings: Warnings) -> None:
+    with client(cache_server.url(), warnings, mode=RemoteMode.READ) as cache:
+        cache.store(KEY, {"wasm": WASM}, {})
+        cache.flush()
+        assert cache.fetch(KEY) is None
+    assert methods(cache_server, until=f"GET /cache/ac/{KEY}") == ["GET"]
+    assert not (cache_server.stored / "ac").exists()
+
+
+def test_a_server_refusing_writes_stops_the_uploads_with_one_warning(
+    cache_server: CacheServer, warnings: Warnings
+) -> None:
+    with client(cache_server.url("readonly"), warnings) as cache:
+        cache.store(KEY, {"wasm": WASM}, {})
+        cache.store(sha(b"second"), {"wasm": WASM + b"2"}, {})
+        cache.flush()
+        assert cache.counts().uploaded == 0
+        assert cache.active  # reading still works
+    assert len(warnings) == 1
+    assert "HTTP 403" in warnings[0] and "--remote-cache-mode=read" in warnings[0]
+    assert not (cache_server.stored / "ac").exists()
+
+
+@pytest.mark.parametrize(("location", "status"), [("full", 507), ("small", 413)])
+def test_a_full_server_is_a_warning_not_a_failure(
+    cache_server: CacheServer, warnings: Warnings, location: str, status: int
+) -> None:
+    big = WASM * 100  # over /small/'s limit; the entry naming it is not
+    with client(cache_server.url(location), warnings) as cache:
+        cache.store(KEY, {"wasm": big}, {})
+        cache.flush()
+        assert cache.counts().uploaded == 0
+        assert cache.active  # reading goes on
+    assert len(warnings) == 1
+    assert f"full (HTTP {status})" in warnings[0]
+    # the entry goes last: with its blob refused, no entry names a blob the server lacks
+    assert not (cache_server.stored / "ac" / KEY).exists()
+
+
+def test_two_clients_uploading_at_once_both_land(
+    cache_server: CacheServer, warnings: Warnings
+) -> None:
+    blobs = {f"blob{i}": bytes([i]) * 200_000 for i in range(6)}
+    keys = [sha(f"run {i}".encode()) for i in range(6)]
+    start = threading.Barrier(2)
+
+    def upload(cache: RemoteCache, offset: int) -> None:
+        start.wait()
+        for index, key in enumerate(keys):
+            name = f"blob{(index + offset) % 6}"
+            cache.store(key, {name: blobs[name], "shared": b"same bytes"}, {"by": offset})
+        cache.flush()
+
+    with (
+        client(cache_server.url(), warnings) as first,
+        client(cache_server.url(), warnings) as second,
+    ):
+        threads = [
+            threading.Thread(target=upload, args=(first, 0)),
+            threading.Thread(target=upload, args=(second, 3)),
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    with client(cache_server.url(), warnings) as reader:
+        for key in keys:
+            fetched = reader.fetch(key)
+            assert fetched is not None
+            assert fetched.blobs["shared"] == b"same bytes"
+    assert warnings == []
