@@ -251,7 +251,7 @@ class RemoteCache:
             self._warn_once(
                 "refused",
                 f"PUT answered HTTP {status}; uploads stop for this run "
-                "(use --remote-cache-mode=read where the server only allows reading)",
+                "(open the cache in read mode where the server only allows reading)",
             )
         return False
 

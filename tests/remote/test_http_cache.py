@@ -199,7 +199,7 @@ def test_a_server_refusing_writes_stops_the_uploads_with_one_warning(
         assert cache.counts().uploaded == 0
         assert cache.active  # reading still works
     assert len(warnings) == 1
-    assert "HTTP 403" in warnings[0] and "--remote-cache-mode=read" in warnings[0]
+    assert "HTTP 403" in warnings[0] and "read mode" in warnings[0]
     assert not (cache_server.stored / "ac").exists()
 
 
