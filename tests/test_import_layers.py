@@ -36,7 +36,16 @@ def _module_name(path: Path) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+    return _modules_of(PACKAGE)
+
+
+def _modules_of(package: Path) -> dict[str, Path]:
+    return {".".join(_parts(path, package)): path for path in sorted(package.rglob("*.py"))}
+
+
+def _parts(path: Path, package: Path) -> tuple[str, ...]:
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    return parts[:-1] if parts[-1] == "__init__" else parts
 
 
 def _imports(path: Path, known: set[str]) -> Iterator[tuple[str, int]]:
@@ -95,6 +104,47 @@ def test_no_stage_imports_a_higher_one() -> None:
     ]
     assert len(modules) > 80  # the walk found the package, not an empty folder
     assert upward == []
+
+
+# doit is known from tasks/ up: the stages below hold data and rules that run without it.
+DOIT_STAGES = frozenset({"tasks", "commands"})
+
+
+def _doit_imports(path: Path) -> list[int]:
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        if any(name == "doit" or name.startswith("doit.") for name in names):
+            lines.append(node.lineno)
+    return lines
+
+
+def doit_below_tasks(package: Path) -> list[str]:
+    found = []
+    for name, path in sorted(_modules_of(package).items()):
+        parts = name.split(".")
+        if len(parts) > 1 and parts[1] in STAGES and parts[1] not in DOIT_STAGES:
+            found += [f"{name}:{line}" for line in _doit_imports(path)]
+    return found
+
+
+def test_no_stage_below_tasks_imports_doit() -> None:
+    found = doit_below_tasks(PACKAGE)
+    assert not found, f"doit is imported below tasks/ (move the doit part up): {found}"
+
+
+def test_the_check_sees_doit_imported_below_tasks(tmp_path: Path) -> None:
+    package = tmp_path / "astest_tasks"
+    (package / "output").mkdir(parents=True)
+    (package / "tasks").mkdir()
+    (package / "output" / "show.py").write_text("from doit.exceptions import TaskFailed\n")
+    (package / "tasks" / "act.py").write_text("import doit\n")
+    assert doit_below_tasks(package) == ["astest_tasks.output.show:1"]
 
 
 def test_no_import_cycles() -> None:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from colorama import Fore, Style
-from doit.exceptions import TaskFailed
 
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.records import decode
@@ -24,7 +23,6 @@ from astest_tasks.model.results import Status
 from astest_tasks.output.console import format_seconds
 from astest_tasks.output.terminal import (
     Palette,
-    in_doit_worker_process,
     output_stream,
     strip_colour,
     use_colour,
@@ -150,31 +148,14 @@ def _failure_block(result: FuzzResult, palette: Palette) -> list[str]:
     return lines
 
 
-def summarize_fuzz(plan: Mapping[str, object], session: str) -> bool | TaskFailed:
-    """The ``astest:fuzz:summary`` action: print every campaign; fail when one failed."""
-    shown = _load_plan(plan, session)
-    if not in_doit_worker_process():
-        print_fuzz(shown)
-    failed = [item.result.file_id for item in shown if not item.result.passed]
-    if failed:
-        # report=False: the printout says what failed; doit's banner would push it off the end.
-        return TaskFailed(f"{len(failed)} fuzz file(s) failed: {', '.join(failed)}", report=False)
-    return True
-
-
-def show_fuzz_summary_from_worker(plan: Mapping[str, object], session: str) -> None:
-    """Teardown: under ``doit -n N`` a worker prints it last (actions.show_summary_from_worker)."""
-    if in_doit_worker_process():
-        print_fuzz(_load_plan(plan, session))
-
-
 def print_fuzz(shown: Sequence[ShownFuzz]) -> None:
     stream = output_stream()
     stream.write(for_stream(render_fuzz(shown, Palette(use_colour(stream))), stream))
     stream.flush()
 
 
-def _load_plan(plan: Mapping[str, object], session: str) -> list[ShownFuzz]:
+def load_fuzz_plan(plan: Mapping[str, object], session: str) -> list[ShownFuzz]:
+    """The campaigns a fuzz summary plan names, with their results."""
     raw_entries = plan["entries"]
     assert isinstance(raw_entries, list)
     entries = [

@@ -34,17 +34,14 @@ from astest_tasks.fuzz.runs import (
     random_seed,
 )
 from astest_tasks.model.results import SpecIdentity
-from astest_tasks.output.fuzz_summary import (
-    FuzzEntry,
-    show_fuzz_summary_from_worker,
-    summarize_fuzz,
-)
+from astest_tasks.output.fuzz_summary import FuzzEntry
 from astest_tasks.run.limits import ModeLimits
 from astest_tasks.tasks.build_task import build_request, compile_task_fields
 from astest_tasks.tasks.checks import Always, BuildUpToDate, InputsChanged, LastFuzzPassed
 from astest_tasks.tasks.cleaning import fuzz_leftovers, remove_files
 from astest_tasks.tasks.doit_argv import default_tasks, doit_command, names_tasks_under
 from astest_tasks.tasks.fuzz_actions import FuzzRunRequest, run_fuzz_file
+from astest_tasks.tasks.fuzz_summary_action import show_fuzz_summary_from_worker, summarize_fuzz
 from astest_tasks.tasks.pipeline import Pipeline
 
 
