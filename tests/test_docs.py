@@ -98,3 +98,39 @@ def test_the_readme_test_command_is_the_one_ci_runs() -> None:
     readme = README.read_text(encoding="utf-8")
     assert command.startswith("python3 -m venv .venv && "), command
     assert f"\n{command}\n```" in readme, f"README.md's test command is not .ci/run's: {command}"
+
+
+# "docs/design/host-contract.md §4.2" in a comment or docstring: the file and its section exist.
+_CITATION = re.compile(r"docs/design/([\w-]+\.md)(?:\s+§(\d+(?:\.\d+)?))?")
+
+
+def design_citations() -> list[tuple[str, str, str]]:
+    found = []
+    for path in sorted((REPO / "astest_tasks").rglob("*.py")):
+        text = " ".join(path.read_text(encoding="utf-8").split())  # a citation may wrap
+        for match in _CITATION.finditer(text):
+            found.append((str(path.relative_to(REPO)), match.group(1), match.group(2) or ""))
+    return found
+
+
+def test_every_design_citation_in_the_code_opens_a_section_that_exists() -> None:
+    citations = design_citations()
+    assert len(citations) >= 10, "the code cites the host contract throughout"
+    broken = []
+    for where, page, section in citations:
+        target = REPO / "docs" / "design" / page
+        headings = target.read_text(encoding="utf-8") if target.is_file() else ""
+        if not target.is_file() or (
+            section and not re.search(rf"^#+ {re.escape(section)}\.? ", headings, re.M)
+        ):
+            broken.append(f"{where}: docs/design/{page} §{section}")
+    assert not broken, f"citations with no such file or section: {broken}"
+
+
+def test_no_code_cites_the_design_notes_outside_the_repository() -> None:
+    outside = [
+        str(path.relative_to(REPO))
+        for path in sorted((REPO / "astest_tasks").rglob("*.py"))
+        if re.search(r"AS-TEST-HOST|DESIGN\.md", path.read_text(encoding="utf-8"))
+    ]
+    assert not outside, f"cite docs/design/ instead: {outside}"

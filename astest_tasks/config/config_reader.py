@@ -1,12 +1,12 @@
 """Reading ``as-test.config.json``: each value checked, and every problem worded, here.
 
-The format is as-test's (``AS-TEST-HOST.md`` §1), read with the rules of the as-test the project
-has installed (``as_test_rules.py``). Values are checked with as-test's rules. Where as-test
+The format is as-test's (docs/design/host-contract.md §1), read with the rules of the as-test the
+project has installed (``as_test_rules.py``). Values are checked with as-test's rules. Where as-test
 collects every problem, we stop at the first one and raise a ``ConfigError`` naming the file, the
 ``$.field`` and a fix. Unknown keys are not errors here: each becomes a warning line in
 ``ProjectConfig.warnings``; so does a key the installed as-test lacks but whose later meaning is
-safe to follow, while one that would change what is built or run (``features``,
-``modes.*.default``) is an error naming the release that brought it.
+safe to follow, while one that would change what is built or run (``features``, ``modes.*.default``)
+is an error naming the release that brought it.
 
 Each ``read_*(obj)`` below reads one setting of one config object (``ConfigObject``); the
 declaration of every setting (``keys.py``) names its reader. ``check_*(obj)`` read parts of the
@@ -252,7 +252,7 @@ def output_dir_reader(legacy_key: str) -> Callable[[ConfigObject], str | None]:
     ``output`` alias (as in as-test).
 
     Unlike as-test, a *mode's* string ``output`` is honoured too (as-test parses it and then
-    ignores it, a quirk listed in AS-TEST-HOST.md §13).
+    ignores it, a quirk listed in docs/design/host-contract.md §13).
     """
 
     def read(obj: ConfigObject) -> str | None:

@@ -1,9 +1,9 @@
 """as-test 1.8's switches for one run: ``--no-snapshot``, ``--show-coverage[=all]``, ``--browser``.
 
 - ``--no-snapshot`` (``ASTEST_NO_SNAPSHOT=1``): as-test 1.8's run-core answers every
-  ``snapshot:assert`` "ok" with the value itself and counts nothing (AS-TEST-HOST.md §6). Such a
-  run proves nothing about snapshots, so its key differs from a plain run's: the next plain run
-  runs those specs again instead of showing the unchecked pass as cached.
+  ``snapshot:assert`` "ok" with the value itself and counts nothing (docs/design/host-contract.md
+  §6). Such a run proves nothing about snapshots, so its key differs from a plain run's: the next
+  plain run runs those specs again instead of showing the unchecked pass as cached.
 - ``--show-coverage`` (``ASTEST_SHOW_COVERAGE``): the uncovered points under the coverage
   summary; ``all`` lists every one, the plain form folds points inside an uncovered function into
   it, as 1.8's collapsed tree does. Like 1.8, it turns coverage on unless coverage is switched

@@ -1,4 +1,6 @@
-"""Crash records of fuzz campaigns (AS-TEST-HOST.md §7, as-test's ``fuzz-core``): the inputs.
+"""Crash records of fuzz campaigns, the inputs that failed (as-test's ``fuzz-core``).
+
+The records follow docs/design/host-contract.md §7.
 
 A failing fuzzer leaves ``<crash dir>/<file>.<mode>.<fuzzer>.json`` and ``.log`` with every
 failing iteration's seed and the arguments it passed to ``run()``; a campaign that crashed or

@@ -1,4 +1,6 @@
-"""The report a fuzz build sends: ``{"fuzzers": [...]}`` (AS-TEST-HOST.md §4.7), read loosely.
+"""The report a fuzz build sends, ``{"fuzzers": [...]}``, read loosely.
+
+Its shape is docs/design/host-contract.md §4.7.
 
 as-test writes each fuzzer's name into the JSON unescaped, so a name with a quote breaks the
 document; that is reported as an unreadable report, never a traceback. Every other field is

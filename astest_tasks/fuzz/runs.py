@@ -1,10 +1,9 @@
 """How many runs a fuzz campaign makes and from which seed: the ``fuzz:config`` answer.
 
-The guest asks once per build (``{"kind":"fuzz:config"}``) and reads four lines back: the base
-runs, the seed, and an override kind and value (AS-TEST-HOST.md §10). The guest applies the
-override to each fuzzer's own run count, so ``+10%`` grows a fuzzer that asks for 200 runs by 20
-and one that takes the config's 1000 by 100; the host cannot do that for it.
-"""
+The guest asks once per build (``{"kind":"fuzz:config"}``) and reads four lines back: the base runs,
+the seed, and an override kind and value (docs/design/host-contract.md §10). The guest applies the
+override to each fuzzer's own run count, so ``+10%`` grows a fuzzer that asks for 200 runs by 20 and
+one that takes the config's 1000 by 100; the host cannot do that for it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Crash records (AS-TEST-HOST.md §7): what a spec that could not report left behind, on disk.
+"""Crash records: what a spec that could not report left behind, on disk.
+
+Their files and fields are docs/design/host-contract.md §7.
 
 A build failure, a crash, a trap, a timeout or an unreadable report leaves ``<entry>.json``
 (as-test's fields) and ``<entry>.log`` (the same, readable) in the mode's crash folder, with the

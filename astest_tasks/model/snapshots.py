@@ -1,7 +1,7 @@
 """as-test snapshot files: location, key canonicalisation, the ``.snap`` format, and a store.
 
 Everything mirrors as-test 1.1.0 (``SnapshotStore`` and helpers in ``cli/commands/run-core.ts``;
-AS-TEST-HOST.md section 6) so that files written by either tool are read identically by the
+docs/design/host-contract.md §6) so that files written by either tool are read identically by the
 other. Two later rules are switched on by the installed version (``run_rules.RunRules``): from
 1.1.6 the guest's key prefix (its full relative path since then) is replaced by the spec's
 basename, so older ``.snap`` files still match; from 1.2.0 the file mirrors the spec's path under
@@ -594,7 +594,7 @@ class SnapshotStore:
 
     @property
     def dirty(self) -> bool:
-        """Whether as-test would write the file after this run (AS-TEST-HOST.md §6)."""
+        """Whether as-test would write the file after this run (docs/design/host-contract.md §6)."""
         return self.created > 0 or self.updated > 0 or self.needs_rewrite
 
     def obsolete_keys(self) -> list[str]:

@@ -1,4 +1,4 @@
-"""Readable per-spec logs (AS-TEST-HOST.md §8.4): a failure can be read after the run.
+"""Readable per-spec logs (docs/design/host-contract.md §8.4): a failure can be read after the run.
 
 ``<logs>/<spec path below __tests__, .ts -> .log>`` (``logs`` already carries the mode), written
 after every run unless the config says ``"logs": "none"``: the verdict, counts, every failure

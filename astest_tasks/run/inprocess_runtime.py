@@ -8,8 +8,9 @@ here. No interpreter is started per spec; the script's compiled code is cached b
 each spec gets fresh globals so no state leaks between specs.
 
 While a runner runs, ``os.environ`` carries the mode's run env and the ``AS_TEST_*`` variables of
-as-test's runners (AS-TEST-HOST.md §5.2). ``os.environ`` is process-wide, so runs executed by
-threads (``doit -P thread``) take turns here; ``doit -n N`` uses processes and runs in parallel.
+as-test's runners (docs/design/host-contract.md §5.2). ``os.environ`` is process-wide, so runs
+executed by threads (``doit -P thread``) take turns here; ``doit -n N`` uses processes and runs in
+parallel.
 
 wasmtime (``wasm_host``) is imported when a spec runs: the tasks of a no-op doit name this runtime
 but run nothing, and the import costs about 40 ms.

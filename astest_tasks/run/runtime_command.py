@@ -1,8 +1,8 @@
 """Which runtime runs a mode's specs: the choice, made once per mode when the tasks are made.
 
-``runOptions.runtime.cmd`` is read the way as-test reads it (AS-TEST-HOST.md §1.7): tokenized by
-a small shell-like tokenizer, aligned to the mode's target when it names another target's stock
-runner, and with ``<file>`` and ``<name>`` substituted per spec. What we add:
+``runOptions.runtime.cmd`` is read the way as-test reads it (docs/design/host-contract.md §1.7):
+tokenized by a small shell-like tokenizer, aligned to the mode's target when it names another
+target's stock runner, and with ``<file>`` and ``<name>`` substituted per spec. What we add:
 
 - no command at all means our in-process default runner, ``.as-test/runners/default.<target>.py``
   (``default_runtime.py``);

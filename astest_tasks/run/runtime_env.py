@@ -1,4 +1,7 @@
-"""The ``AS_TEST_*`` variables as-test sets for a spec's runtime (AS-TEST-HOST.md §5.2)."""
+"""The ``AS_TEST_*`` variables as-test sets for a spec's runtime.
+
+They are listed in docs/design/host-contract.md §5.2.
+"""
 
 from __future__ import annotations
 

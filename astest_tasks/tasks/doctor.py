@@ -50,7 +50,7 @@ from astest_tasks.run.runtime_command import resolve_runtime
 from astest_tasks.run.web_runtime import BrowserRuntime
 from astest_tasks.tasks.doit_argv import default_tasks, doit_command, names_tasks_under
 
-# assemblyscript releases each as-test generation is known to work with (see DESIGN.md).
+# assemblyscript releases each as-test generation is known to work with (docs/design/index.md).
 _ASC_FOR_1_0 = ((0, 28, 9), (0, 28, 14))
 _ASC_FIRST_FOR_1_8 = (0, 28, 17)
 _NODE_FOR_1_8 = 20  # as-test 1.8's package.json: "engines": {"node": ">=20"}
