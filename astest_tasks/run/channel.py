@@ -69,7 +69,7 @@ class ProtocolChannel:
     ) -> None:
         self.output_limit = output_limit
         self._coverage_detail = coverage_detail  # --show-coverage: parents and scopes of points
-        self._fuzz_config = fuzz_config  # the answer to a fuzz build's fuzz:config (fuzz_runs.py)
+        self._fuzz_config = fuzz_config  # the answer to a fuzz build's fuzz:config (fuzz/runs.py)
         self.fuzz_config_asked = False
         self.bytes_received = 0  # everything the spec wrote to stdout: frames and plain output
         self._decoder = FrameDecoder()

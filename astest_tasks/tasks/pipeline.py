@@ -1,5 +1,5 @@
 """How one task creator sits in the user's doit pipeline: its name, its extra dependencies,
-its CI shard, and how its hints name the program. Shared by the spec tasks (tasks.py) and the
+its CI shard, and how its hints name the program. Shared by the spec tasks (spec_tasks.py) and the
 fuzz tasks (fuzz_tasks.py).
 """
 
