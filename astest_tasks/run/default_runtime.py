@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.inprocess_runtime import run_python_runner
@@ -38,6 +39,14 @@ class DefaultRuntime(RuntimeDefaults):
 
     def input_files(self, project_root: Path) -> list[str]:
         return [self.runner]  # its runner task creates it first when it is missing
+
+    def doctor_checks(self, project_root: Path, scope: str) -> list[Check]:
+        made = (
+            ""
+            if (project_root / self.runner).is_file()
+            else " (made from its template on first run)"
+        )
+        return [Check(Level.OK, scope, f"runtime: in-process runner {self.runner}{made}")]
 
     def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
         return run_python_runner(self.runner, spec, channel, limits)

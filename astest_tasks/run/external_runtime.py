@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.process_env import base_environ
+from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun, StderrBuffer
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
@@ -61,6 +62,39 @@ class ExternalRuntime(RuntimeDefaults):
 
     def argv(self, wasm_path: str, spec_path: str) -> list[str]:
         return command_argv(self.tokens, wasm_path, spec_path)
+
+    def doctor_checks(self, project_root: Path, scope: str) -> list[Check]:
+        """The executable is found, and every script the command names exists."""
+        executable = self.tokens[0]
+        found = (
+            str(project_root / executable)
+            if "/" in executable and (project_root / executable).is_file()
+            else shutil.which(executable)
+        )
+        if found is None:
+            checks = [
+                Check(
+                    Level.ERROR,
+                    scope,
+                    f"runtime `{self.command}`: {executable} was not found on PATH",
+                    f"install {executable} and put it on PATH, or change runOptions.runtime.cmd",
+                )
+            ]
+        else:
+            checks = [Check(Level.OK, scope, f"runtime `{self.command}` ({found})")]
+        for token in self.tokens[1:]:
+            looks_like_script = token.startswith(("./", "../")) or token.endswith((".js", ".mjs"))
+            if looks_like_script and "<" not in token and not (project_root / token).exists():
+                checks.append(
+                    Check(
+                        Level.ERROR,
+                        scope,
+                        f"runtime script {token} does not exist",
+                        "create it (as-test's `ast init` writes its stock runners), or correct "
+                        "runOptions.runtime.cmd",
+                    )
+                )
+        return checks
 
     def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
         # The command sees the artifact as as-test gives it: relative to the project root, which

@@ -28,6 +28,7 @@ from types import CodeType
 from typing import TYPE_CHECKING
 
 from astest_tasks.core.process_env import runner_environment
+from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
@@ -56,6 +57,18 @@ class InProcessRuntime(RuntimeDefaults):
     def input_files(self, project_root: Path) -> list[str]:
         # A missing runner is no input: its specs fail with a message that says how to fix it.
         return [self.runner] if (project_root / self.runner).is_file() else []
+
+    def doctor_checks(self, project_root: Path, scope: str) -> list[Check]:
+        if (project_root / self.runner).is_file():
+            return [Check(Level.OK, scope, f"runtime: in-process runner {self.runner}")]
+        return [
+            Check(
+                Level.ERROR,
+                scope,
+                f"runtime: the runner script {self.runner} does not exist",
+                "create it, or remove runOptions.runtime.cmd to use the default runner",
+            )
+        ]
 
     def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
         return run_python_runner(self.runner, spec, channel, limits)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from astest_tasks.core.setup_checks import Check
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.wasm_compiler import WasmCompiler
@@ -71,6 +72,12 @@ class Runtime(Protocol):
     def runs_in_any_process(self) -> bool:
         """Whether another process of ours runs its specs as well as doit's own: a serial doit
         then runs the next spec in its helper beside the current one (run_ahead.py)."""
+        ...
+
+    def doctor_checks(self, project_root: Path, scope: str) -> list[Check]:
+        """What ``astest doctor`` reports of this runtime for a mode (``scope``): its runner,
+        executable or browser found, with the fix where one is missing. No default: each
+        runtime knows what it needs (tests/run/test_runtime_command.py checks every one)."""
         ...
 
     def input_files(self, project_root: Path) -> list[str]:

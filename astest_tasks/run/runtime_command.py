@@ -56,6 +56,17 @@ def resolve_runtime(
     return runtime
 
 
+# Every runtime a mode can get: the ones _choose returns. Each declares its own doctor checks
+# (Runtime.doctor_checks); tests/run/test_runtime_command.py fails on a runtime class of run/
+# that is missing here or has no checks of its own.
+RUNTIMES: tuple[type[Runtime], ...] = (
+    DefaultRuntime,
+    InProcessRuntime,
+    ExternalRuntime,
+    BrowserRuntime,
+)
+
+
 def _choose(
     command: str, target: str, project_root: Path, field: str, browser: str, headful: bool
 ) -> Runtime:

@@ -13,6 +13,7 @@ the tasks of a no-op doit name this runtime but run nothing.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import threading
 import time
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.run.browser_session import (
     BrowserChoice,
     find_chromium,
@@ -80,6 +82,26 @@ class BrowserRuntime(RuntimeDefaults):
         with contextlib.suppress(UserError):
             return replace(self, executable=find_chromium(self.browser))
         return self
+
+    def doctor_checks(self, project_root: Path, scope: str) -> list[Check]:
+        """The browser is found, and Playwright, which drives it, is installed."""
+        try:
+            checks = [Check(Level.OK, scope, f"runtime: browser {find_chromium(self.browser)}")]
+        except UserError as exc:
+            detail, _, fix = str(exc).partition("; fix: ")
+            checks = [Check(Level.ERROR, scope, detail, fix)]
+        if importlib.util.find_spec("playwright") is None:
+            checks.append(
+                Check(
+                    Level.ERROR,
+                    scope,
+                    "web modes drive Chromium through Playwright, which is not installed",
+                    "pip install 'astest-tasks[web]'",
+                )
+            )
+        else:
+            checks.append(Check(Level.OK, scope, "Playwright is installed"))
+        return checks
 
     def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
         started = time.perf_counter()

@@ -10,13 +10,10 @@ runners, the browser for web modes, and doit's state backend. It reads and never
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
 import shutil
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -41,33 +38,15 @@ from astest_tasks.config.toolchain import (
     version_combination_warning,
 )
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.output.terminal import Palette, output_stream, use_colour
-from astest_tasks.run.browser_session import find_chromium
-from astest_tasks.run.default_runtime import DefaultRuntime
-from astest_tasks.run.external_runtime import ExternalRuntime
-from astest_tasks.run.inprocess_runtime import InProcessRuntime
 from astest_tasks.run.runtime_command import resolve_runtime
-from astest_tasks.run.web_runtime import BrowserRuntime
 from astest_tasks.tasks.doit_argv import default_tasks, doit_command, names_tasks_under
 
 # assemblyscript releases each as-test generation is known to work with (docs/design/index.md).
 _ASC_FOR_1_0 = ((0, 28, 9), (0, 28, 14))
 _ASC_FIRST_FOR_1_8 = (0, 28, 17)
 _NODE_FOR_1_8 = 20  # as-test 1.8's package.json: "engines": {"node": ">=20"}
-
-
-class Level(StrEnum):
-    OK = "OK"
-    WARN = "WARN"
-    ERROR = "ERROR"
-
-
-@dataclass(frozen=True)
-class Check:
-    level: Level
-    scope: str  # "config", "node", "npm", "doit" or "mode <name>"
-    detail: str
-    fix: str = ""
 
 
 def diagnose(project_root: Path, config_path: str, requested_modes: Sequence[str]) -> list[Check]:
@@ -306,12 +285,8 @@ def _check_mode(
         detail, _, fix = str(exc).partition("; fix: ")
         checks.append(Check(Level.ERROR, scope, detail, fix))
         runtime = None
-    if isinstance(runtime, InProcessRuntime | DefaultRuntime):
-        checks.append(_runner_check(project_root, scope, runtime))
-    elif isinstance(runtime, ExternalRuntime):
-        checks.extend(_external_checks(project_root, scope, runtime))
-    elif isinstance(runtime, BrowserRuntime):
-        checks.extend(_browser_checks(scope, runtime))
+    if runtime is not None:
+        checks.extend(runtime.doctor_checks(project_root, scope))  # each runtime its own
     found = specs_of_mode(project_root, config, mode)
     patterns = ", ".join(
         config.base.input_patterns if config.rules.modes_are_full_configs else mode.input_patterns
@@ -330,81 +305,6 @@ def _check_mode(
                 "*.spec.ts files there",
             )
         )
-    return checks
-
-
-def _runner_check(
-    project_root: Path, scope: str, runtime: InProcessRuntime | DefaultRuntime
-) -> Check:
-    if (project_root / runtime.runner).is_file():
-        return Check(Level.OK, scope, f"runtime: in-process runner {runtime.runner}")
-    if isinstance(runtime, DefaultRuntime):
-        return Check(
-            Level.OK,
-            scope,
-            f"runtime: in-process runner {runtime.runner} (made from its template on first run)",
-        )
-    return Check(
-        Level.ERROR,
-        scope,
-        f"runtime: the runner script {runtime.runner} does not exist",
-        "create it, or remove runOptions.runtime.cmd to use the default runner",
-    )
-
-
-def _external_checks(project_root: Path, scope: str, runtime: ExternalRuntime) -> list[Check]:
-    executable = runtime.tokens[0]
-    found = (
-        str(project_root / executable)
-        if "/" in executable and (project_root / executable).is_file()
-        else shutil.which(executable)
-    )
-    checks = []
-    if found is None:
-        checks.append(
-            Check(
-                Level.ERROR,
-                scope,
-                f"runtime `{runtime.command}`: {executable} was not found on PATH",
-                f"install {executable} and put it on PATH, or change runOptions.runtime.cmd",
-            )
-        )
-    else:
-        checks.append(Check(Level.OK, scope, f"runtime `{runtime.command}` ({found})"))
-    for token in runtime.tokens[1:]:
-        looks_like_script = token.startswith(("./", "../")) or token.endswith((".js", ".mjs"))
-        if looks_like_script and "<" not in token and not (project_root / token).exists():
-            checks.append(
-                Check(
-                    Level.ERROR,
-                    scope,
-                    f"runtime script {token} does not exist",
-                    "create it (as-test's `ast init` writes its stock runners), or correct "
-                    "runOptions.runtime.cmd",
-                )
-            )
-    return checks
-
-
-def _browser_checks(scope: str, runtime: BrowserRuntime) -> list[Check]:
-    checks = []
-    try:
-        executable = find_chromium(runtime.browser)
-        checks.append(Check(Level.OK, scope, f"runtime: browser {executable}"))
-    except UserError as exc:
-        detail, _, fix = str(exc).partition("; fix: ")
-        checks.append(Check(Level.ERROR, scope, detail, fix))
-    if importlib.util.find_spec("playwright") is None:
-        checks.append(
-            Check(
-                Level.ERROR,
-                scope,
-                "web modes drive Chromium through Playwright, which is not installed",
-                "pip install 'astest-tasks[web]'",
-            )
-        )
-    else:
-        checks.append(Check(Level.OK, scope, "Playwright is installed"))
     return checks
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.build.compiler import BuildRecord
+from astest_tasks.core.setup_checks import Check
 from astest_tasks.model.crash_records import crash_entry
 from astest_tasks.model.results import Stage, Status, read_result
 from astest_tasks.run.channel import ProtocolChannel
@@ -35,6 +36,9 @@ class ReplayingRuntime(RuntimeDefaults):
     """Sends the recorded guest's stdout, then ends as told; remembers nothing between runs."""
 
     exit_code: int = 0
+
+    def doctor_checks(self, project_root: Path, scope: str) -> list[Check]:
+        return []  # a stand-in: never seen by the doctor
 
     @property
     def description(self) -> str:

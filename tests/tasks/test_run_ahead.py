@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from astest_tasks.core.setup_checks import Check
 from astest_tasks.model.results import SpecResult
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.run.channel import ProtocolChannel
@@ -36,6 +37,9 @@ class StillRuntime(RuntimeDefaults):
     """Never asked to run here: the stand-in helper answers instead."""
 
     anywhere: bool = True
+
+    def doctor_checks(self, project_root: Path, scope: str) -> list[Check]:
+        return []  # a stand-in: never seen by the doctor
 
     @property
     def description(self) -> str:
