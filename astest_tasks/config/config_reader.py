@@ -74,6 +74,22 @@ _FUZZ_KEYS = ("input", "runs", "seed", "maxInputBytes", "target", "corpusDir", "
 _COVERAGE_KEYS = ("enabled", "includeSpecs", "include", "exclude", "ignore", "mode", "dependencies")
 _COVERAGE_IGNORE_KEYS = ("labels", "names", "locations", "snippets")
 _CACHE_KEYS = ("type", "maxTime")
+# Which keys each object of the format may hold, by its path ("" is the top level, "modes.*" a
+# mode): the one table the unknown-key warnings and the tests read (tests/config/test_keys.py
+# holds every declared Key and every key of as-test's own schema to it).
+KNOWN_KEYS: dict[str, tuple[str, ...]] = {
+    "": TOP_LEVEL_KEYS,
+    "modes.*": MODE_KEYS,
+    "output": _OUTPUT_KEYS,
+    "buildOptions": _BUILD_OPTION_KEYS,
+    "runOptions": _RUN_OPTION_KEYS,
+    "runOptions.runtime": _RUNTIME_KEYS,
+    "runOptions.reporter": _REPORTER_KEYS,
+    "fuzz": _FUZZ_KEYS,
+    "coverage": _COVERAGE_KEYS,
+    "coverage.ignore": _COVERAGE_IGNORE_KEYS,
+    "cache": _CACHE_KEYS,
+}
 
 _CACHE_TYPES = ("build", "full", "reachable")
 _COVERAGE_FEATURE = "coverage"

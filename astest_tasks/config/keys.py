@@ -193,3 +193,17 @@ READ_ORDER: tuple[Key[Any] | Check, ...] = (
     RUN_ENV,
 )
 KEYS: tuple[Key[Any], ...] = tuple(entry for entry in READ_ORDER if isinstance(entry, Key))
+
+# Keys of as-test's format that are validated (a typo surfaces) but set nothing a run of ours
+# uses, each with the reason; every key of as-test 1.8's schema is a Key above, lies inside one,
+# or is here (tests/config/test_keys.py).
+VALIDATED_ONLY: dict[str, str] = {
+    "$schema": "names the schema for editors; nothing to run",
+    "cache": "as-test's build cache; doit's own up-to-date checks take its place",
+    "cache.type": "as-test's build cache; doit's own up-to-date checks take its place",
+    "cache.maxTime": "as-test's build cache; doit's own up-to-date checks take its place",
+    "fuzz.target": "fuzz builds are always for bindings, as as-test builds them",
+    "fuzz.maxInputBytes": "validated only: our fuzz runs do not use it",
+    "fuzz.corpusDir": "validated only: our fuzz runs keep no corpus",
+    "runOptions.reporter": "as-test's reporter modules (removed in 1.7.0); our reports are doit's",
+}

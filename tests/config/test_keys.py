@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import fields
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 from astest_tasks.config import keys
 from astest_tasks.config.as_test_rules import AsTestRules
-from astest_tasks.config.config_reader import CoverageSetting
+from astest_tasks.config.config_reader import KNOWN_KEYS, CoverageSetting
 from astest_tasks.config.project_config import ModeSettings, load_config
 
 # Fields that combine several keys or the mode's name rather than copy one key.
@@ -98,3 +99,72 @@ def test_a_mode_coverage_boolean_replaces_the_base_object() -> None:
     own = CoverageSetting(is_object=False, enabled=False)
 
     assert keys.coverage_of_mode(base, own, NEW) == own
+
+
+SCHEMA_18 = (
+    Path(__file__).resolve().parents[1]
+    / "toolchains"
+    / "as-test-1.8.0"
+    / "node_modules"
+    / "as-test"
+    / "as-test.config.schema.json"
+)
+
+
+def _declared_paths() -> list[str]:
+    """Every JSON place a Key reads, modes' spelled as the base's (``modes.*.default`` stays)."""
+    return [path.strip() for key in keys.KEYS for path in key.json.split("|")]
+
+
+def _known(path: str) -> bool:
+    """Whether the unknown-key warnings accept ``path``, object by object."""
+    parts = path.split(".")
+    for end in range(1, len(parts) + 1):
+        parent, key = ".".join(parts[: end - 1]), parts[end - 1]
+        if key == "*" or parent.endswith("*"):
+            continue
+        table = KNOWN_KEYS.get(parent.removeprefix("modes.*.") if parent != "modes.*" else parent)
+        if table is None or key not in table:
+            return False
+    return True
+
+
+def _schema_paths(node: object, path: str = "") -> list[str]:
+    if not isinstance(node, dict):
+        return []
+    found = []
+    for name, child in node.get("properties", {}).items():
+        found += [path + name, *_schema_paths(child, f"{path}{name}.")]
+    if isinstance(node.get("additionalProperties"), dict):
+        found += _schema_paths(node["additionalProperties"], f"{path}*.")
+    for alternative in [*node.get("oneOf", []), *node.get("anyOf", [])]:
+        found += _schema_paths(alternative, path)
+    return found
+
+
+def test_every_declared_key_is_known_to_the_unknown_key_warnings() -> None:
+    """A Key whose place is missing from KNOWN_KEYS would be read and warned about at once."""
+    unknown = [path for path in _declared_paths() if not _known(path)]
+    assert not unknown, f"add these to KNOWN_KEYS in config_reader.py: {unknown}"
+
+
+def test_every_key_of_as_tests_schema_is_declared_or_named_with_a_reason() -> None:
+    schema = json.loads(SCHEMA_18.read_text(encoding="utf-8"))
+    declared = _declared_paths()
+    missing = []
+    for path in sorted(set(_schema_paths(schema))):
+        plain = path.removeprefix("modes.*.")
+        inside = any(
+            place == d or place.startswith(f"{d}.") or d.startswith(f"{place}.")
+            for d in declared
+            for place in (path, plain)
+        )
+        if not inside and plain not in keys.VALIDATED_ONLY and path != "modes":
+            missing.append(path)
+        assert _known(path) or path == "modes", f"{path} would be warned about as unknown"
+    assert not missing, f"declare these in config/keys.py or name them in VALIDATED_ONLY: {missing}"
+
+
+def test_the_unknown_key_check_sees_a_forgotten_key() -> None:
+    assert _known("fuzz.runs") and _known("modes.*.buildOptions.args")
+    assert not _known("fuzz.rnus") and not _known("buildOptions.target.x")
