@@ -20,15 +20,8 @@ import pytest
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.config.layout import SpecFiles
 from astest_tasks.coverage.model import ReportCoverage
-from astest_tasks.model.guest_report import (
-    Counts,
-    Expectation,
-    FailureDetail,
-    Suite,
-    Verdict,
-    count,
-    failures,
-)
+from astest_tasks.model.counting import count, failures
+from astest_tasks.model.guest_report import Counts, Expectation, FailureDetail, Suite, Verdict
 from astest_tasks.model.results import (
     SnapshotCounts,
     SpecIdentity,

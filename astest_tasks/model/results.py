@@ -18,17 +18,15 @@ from pathlib import Path
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.records import decode, encode
 from astest_tasks.coverage.model import ReportCoverage
+from astest_tasks.model.counting import count, failures
 from astest_tasks.model.guest_report import (
     Counts,
     FailureDetail,
     Suite,
     Verdict,
-    count,
-    failures,
     runtime_error_suite,
-    suite_from_dict,
-    suite_to_dict,
 )
+from astest_tasks.model.report_rows import suite_from_dict, suite_to_dict
 from astest_tasks.model.test_cases import TestCase, test_cases
 
 # 3: three lines (head, suites, test cases), compact JSON (1 was one indented document)

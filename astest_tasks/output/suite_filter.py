@@ -15,14 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from astest_tasks.model.guest_report import (
-    Suite,
-    Verdict,
-    count,
-    failures,
-    file_verdict,
-    merge_verdicts,
-)
+from astest_tasks.model.counting import count, failures, file_verdict
+from astest_tasks.model.guest_report import Suite, Verdict, merge_verdicts
 from astest_tasks.model.results import SpecResult, Status, status_of
 
 RUNTIME_ERROR_KIND = "runtime-error"

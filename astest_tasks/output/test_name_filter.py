@@ -17,14 +17,8 @@ import re
 from dataclasses import replace
 
 from astest_tasks.core.errors import UserError
-from astest_tasks.model.guest_report import (
-    TEST_CASE_KINDS,
-    Suite,
-    Verdict,
-    count,
-    failures,
-    file_verdict,
-)
+from astest_tasks.model.counting import TEST_CASE_KINDS, count, failures, file_verdict
+from astest_tasks.model.guest_report import Suite, Verdict
 from astest_tasks.model.results import SpecResult, Status, status_of
 from astest_tasks.output.suite_filter import RUNTIME_ERROR_KIND, merged_verdict
 

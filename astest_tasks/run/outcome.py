@@ -18,9 +18,9 @@ from astest_tasks.model.guest_report import (
     Suite,
     Verdict,
     normalize_verdict,
-    parse_report,
     runtime_error_suite,
 )
+from astest_tasks.model.report_parsing import parse_report
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 

@@ -23,8 +23,9 @@ from astest_tasks.build.build_check import UnusableBuild, check_build
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.coverage.model import coverage_from_dict, coverage_from_payload
+from astest_tasks.model.counting import count, failures, file_verdict
 from astest_tasks.model.crash_records import CrashCommands, remove_crash_record, write_crash_record
-from astest_tasks.model.guest_report import Suite, count, failures, file_verdict
+from astest_tasks.model.guest_report import Suite
 from astest_tasks.model.results import (
     SnapshotCounts,
     SpecResult,

@@ -41,12 +41,8 @@ from astest_tasks.fuzz.crash_records import FuzzCrash, write_fuzz_crash_record
 from astest_tasks.fuzz.fuzzer_report import FuzzAssertion, FuzzerOutcome, FuzzFailure
 from astest_tasks.fuzz.results import FuzzResult, read_fuzz_result, write_fuzz_result
 from astest_tasks.model.crash_records import CrashCommands, write_crash_record
-from astest_tasks.model.guest_report import (
-    Expectation,
-    Suite,
-    Verdict,
-    parse_report,
-)
+from astest_tasks.model.guest_report import Expectation, Suite, Verdict
+from astest_tasks.model.report_parsing import parse_report
 from astest_tasks.model.results import (
     SnapshotCounts,
     SpecResult,

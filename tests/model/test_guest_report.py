@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from astest_tasks.model import guest_report as report_module
+from astest_tasks.model import report_parsing as report_module
+from astest_tasks.model.counting import count, failures, file_verdict
 from astest_tasks.model.guest_report import (
     Counts,
     Expectation,
@@ -18,18 +19,17 @@ from astest_tasks.model.guest_report import (
     ReportError,
     Suite,
     Verdict,
-    count,
+    merge_verdicts,
+    normalize_verdict,
+    quick_expectation,
+    runtime_error_suite,
+)
+from astest_tasks.model.report_parsing import parse_report
+from astest_tasks.model.report_rows import (
     counts_from_dict,
     counts_to_dict,
     failure_from_dict,
     failure_to_dict,
-    failures,
-    file_verdict,
-    merge_verdicts,
-    normalize_verdict,
-    parse_report,
-    quick_expectation,
-    runtime_error_suite,
     suite_from_dict,
     suite_to_dict,
 )

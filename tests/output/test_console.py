@@ -8,13 +8,8 @@ from dataclasses import replace
 import pytest
 
 from astest_tasks.coverage.model import CoveragePoint, merge_points
-from astest_tasks.model.guest_report import (
-    Counts,
-    FailureDetail,
-    count,
-    failures,
-    runtime_error_suite,
-)
+from astest_tasks.model.counting import count, failures
+from astest_tasks.model.guest_report import Counts, FailureDetail, runtime_error_suite
 from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.output.console import Shown, live_line, render_changed, render_summary
 from astest_tasks.output.terminal import Palette, use_colour

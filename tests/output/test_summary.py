@@ -9,7 +9,8 @@ import junitparser
 import pytest
 
 from astest_tasks.core.records import decode, encode
-from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict, count
+from astest_tasks.model.counting import count
+from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict
 from astest_tasks.model.results import SpecResult, Status, write_result
 from astest_tasks.output.formats import report_file_names
 from astest_tasks.output.summary import (

@@ -10,7 +10,8 @@ import pytest
 
 from astest_tasks.core.records import decode, encode
 from astest_tasks.coverage.model import ReportCoverage, coverage_from_dict
-from astest_tasks.model.guest_report import count, parse_report
+from astest_tasks.model.counting import count
+from astest_tasks.model.report_parsing import parse_report
 from astest_tasks.model.snapshots import SnapshotStore
 from astest_tasks.run.channel import GENERIC_REPLY, MAX_KEPT_OUTPUT, ProtocolChannel
 from astest_tasks.run.wipc import HEADER_SIZE, MAGIC, FrameType, encode_frame

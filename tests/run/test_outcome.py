@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from astest_tasks.config.run_rules import RunRules
-from astest_tasks.model.guest_report import Suite, Verdict, count, file_verdict, parse_report
+from astest_tasks.model.counting import count, file_verdict
+from astest_tasks.model.guest_report import Suite, Verdict
+from astest_tasks.model.report_parsing import parse_report
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.outcome import RunVerdictInput, decide_suites, is_empty_spec
