@@ -162,35 +162,38 @@ def run_external(
             started,
         )
     ours, theirs = _socket_stdio()
+    process: subprocess.Popen[bytes] | None = None
     try:
-        process = subprocess.Popen(
-            [executable, *argv[1:]],
-            cwd=cwd,
-            env=dict(env),
-            stdin=theirs.stdin.fileno(),
-            stdout=theirs.stdout.fileno(),
-            stderr=theirs.stderr.fileno(),
-            start_new_session=True,  # its own process group, so a timeout kills all of it
-        )
-    except OSError as exc:
-        ours.close()
-        channel.finish()
-        return GuestRun.not_started(
-            f"could not start the runtime command {argv[0]!r}: {exc}", started
-        )
-    finally:
-        theirs.close()  # the runtime holds its own copies; ours would hide its end of output
-    stderr = StderrBuffer()
-    with _LIVE_LOCK:
-        _LIVE.add(process)
-    try:
+        try:
+            process = subprocess.Popen(
+                [executable, *argv[1:]],
+                cwd=cwd,
+                env=dict(env),
+                stdin=theirs.stdin.fileno(),
+                stdout=theirs.stdout.fileno(),
+                stderr=theirs.stderr.fileno(),
+                start_new_session=True,  # its own process group, so a timeout kills all of it
+            )
+        except OSError as exc:
+            channel.finish()
+            return GuestRun.not_started(
+                f"could not start the runtime command {argv[0]!r}: {exc}", started
+            )
+        finally:
+            theirs.close()  # the runtime holds its own copies; ours would hide its end of output
+        with _LIVE_LOCK:
+            _LIVE.add(process)
+        stderr = StderrBuffer()
         timed_out = _converse(process, ours, channel, stderr, started + timeout_s)
     finally:
-        if process.poll() is None:
-            _kill_group(process)
+        # Also when SIGTERM or Ctrl-C arrives right after the start, before the conversation:
+        # a loaded machine can leave the runtime running while this process has not moved on.
+        if process is not None:
+            if process.poll() is None:
+                _kill_group(process)
+            with _LIVE_LOCK:
+                _LIVE.discard(process)
         ours.close()
-        with _LIVE_LOCK:
-            _LIVE.discard(process)
     channel.finish()
     code = process.wait()
     trap = None

@@ -12,6 +12,7 @@ from astest_tasks.config import keys
 from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.config_reader import KNOWN_KEYS, CoverageSetting
 from astest_tasks.config.project_config import ModeSettings, load_config
+from tests.integration.toolchains import AS_TEST_1_8, ensure_installed
 
 # Fields that combine several keys or the mode's name rather than copy one key.
 _COMBINED = {"name", "build_env", "run_env"}
@@ -101,14 +102,7 @@ def test_a_mode_coverage_boolean_replaces_the_base_object() -> None:
     assert keys.coverage_of_mode(base, own, NEW) == own
 
 
-SCHEMA_18 = (
-    Path(__file__).resolve().parents[1]
-    / "toolchains"
-    / "as-test-1.8.0"
-    / "node_modules"
-    / "as-test"
-    / "as-test.config.schema.json"
-)
+SCHEMA_18 = AS_TEST_1_8.node_modules / "as-test" / "as-test.config.schema.json"
 
 
 def _declared_paths() -> list[str]:
@@ -149,6 +143,7 @@ def test_every_declared_key_is_known_to_the_unknown_key_warnings() -> None:
 
 
 def test_every_key_of_as_tests_schema_is_declared_or_named_with_a_reason() -> None:
+    ensure_installed(AS_TEST_1_8)  # the installed 1.8's own schema, as the integration tests use
     schema = json.loads(SCHEMA_18.read_text(encoding="utf-8"))
     declared = _declared_paths()
     missing = []
