@@ -1,16 +1,13 @@
-"""The JSON report an as-test spec sends, as typed data.
+"""The JSON report an as-test spec sends, as typed data, and the suite the host makes up when a
+spec could not report.
 
-Split by concern: reading the payload is report_parsing.py, as-test's verdicts and counts are
-counting.py, the stored rows are report_rows.py; this module holds the types they share.
-
-A compiled spec sends one DATA payload: ``{"suites": [Suite...], "coverage": {...}}`` (HEAD builds
-omit ``coverage``). The as-test CLI reads it loosely: every field goes through ``String(x ?? "")``
-or ``Number(x ?? 0)`` and a missing list is an empty one. This module reads it the same way, so a
-report that ``npx ast test`` accepts is accepted here and counts to the same totals
-(``collectRunStats``/``readSuite`` in ``bin/commands/run-core.js``; 1.8.0 sends the same report
-shape and counts blocks differently, see ``count``). Small JavaScript conversions
-(``String``, ``Number``, ``JSON.stringify``) are reimplemented here because the numbers and texts
-the CLI shows come out of them: ``1.0`` from the guest shows as ``1``, not Python's ``1.0``.
+The types are shared by the report's three other modules: report_parsing.py reads a payload into
+them, counting.py makes as-test's verdicts, totals and failure listing from them, report_rows.py
+stores them in a result file. A compiled spec sends one DATA payload: ``{"suites": [Suite...],
+"coverage": {...}}`` (HEAD builds omit ``coverage``); the as-test CLI reads it loosely
+(``collectRunStats``/``readSuite`` in ``bin/commands/run-core.js``), through JavaScript's own
+conversions (core/js_values.py), so a report that ``npx ast test`` accepts is accepted here and
+counts to the same totals.
 """
 
 from __future__ import annotations
@@ -24,6 +21,8 @@ from astest_tasks.core.js_values import (
 )
 
 __all__ = [
+    "VERDICT_BY_VALUE",
+    "VERDICT_VALUES",
     "Counts",
     "Expectation",
     "FailureDetail",
@@ -52,8 +51,9 @@ class Verdict(StrEnum):
     NONE = "none"
 
 
-_VERDICT_VALUES = frozenset(verdict.value for verdict in Verdict)
-_VERDICT_BY_VALUE = {verdict.value: verdict for verdict in Verdict}
+# The stored and reported texts of the verdicts, for the readers of a payload and of a result file.
+VERDICT_VALUES = frozenset(verdict.value for verdict in Verdict)
+VERDICT_BY_VALUE = {verdict.value: verdict for verdict in Verdict}
 _VERDICT_RANK = {Verdict.NONE: 0, Verdict.SKIP: 1, Verdict.OK: 2, Verdict.FAIL: 3}
 
 

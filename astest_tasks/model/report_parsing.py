@@ -19,7 +19,7 @@ from astest_tasks.core.js_values import (
     js_string,
 )
 from astest_tasks.model.guest_report import (
-    _VERDICT_BY_VALUE,
+    VERDICT_BY_VALUE,
     Expectation,
     ReportError,
     Suite,
@@ -175,7 +175,7 @@ def _usual_expectation(fields: dict[str, object]) -> Expectation | None:
         type(order) is int
         and -_EXACT_INT < order < _EXACT_INT
         and type(verdict) is str
-        and verdict in _VERDICT_BY_VALUE
+        and verdict in VERDICT_BY_VALUE
         and type(instr) is str
         and type(message) is str
         and type(location) is str
@@ -188,7 +188,7 @@ def _usual_expectation(fields: dict[str, object]) -> Expectation | None:
         return None
     return quick_expectation(
         order,
-        _VERDICT_BY_VALUE[verdict],
+        VERDICT_BY_VALUE[verdict],
         instr,
         message,
         location,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from astest_tasks.model.guest_report import (
-    _VERDICT_BY_VALUE,
-    _VERDICT_VALUES,
+    VERDICT_BY_VALUE,
+    VERDICT_VALUES,
     Counts,
     Expectation,
     FailureDetail,
@@ -67,7 +67,7 @@ def _expectation_from_row(row: Sequence[object]) -> Expectation:
         if (
             type(order) is int
             and isinstance(verdict, str)
-            and verdict in _VERDICT_BY_VALUE
+            and verdict in VERDICT_BY_VALUE
             and type(instr) is str
             and type(message) is str
             and type(location) is str
@@ -76,7 +76,7 @@ def _expectation_from_row(row: Sequence[object]) -> Expectation:
             and (right is None or type(right) is str)
         ):
             return quick_expectation(
-                order, _VERDICT_BY_VALUE[verdict], instr, message, location, left, right, kind
+                order, VERDICT_BY_VALUE[verdict], instr, message, location, left, right, kind
             )
     d = dict(zip(_EXPECTATION_FIELDS, row, strict=False))
     return Expectation(
@@ -181,12 +181,12 @@ def _stored_float(d: Mapping[str, object], key: str) -> float:
 
 def _stored_verdict(d: Mapping[str, object], key: str) -> Verdict:
     value = d.get(key)
-    if isinstance(value, str) and value in _VERDICT_VALUES:
+    if isinstance(value, str) and value in VERDICT_VALUES:
         return Verdict(value)
     if key not in d:
         raise _stored_error(d, key, "a verdict")
     raise ReportError(
-        f"stored result field {key!r} should be one of {', '.join(sorted(_VERDICT_VALUES))}, "
+        f"stored result field {key!r} should be one of {', '.join(sorted(VERDICT_VALUES))}, "
         f"not {value!r}"
     )
 
