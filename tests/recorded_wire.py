@@ -2,9 +2,9 @@
 
 The recording (``tests/tools/record_wire.py``) is what a compiled 1.0.7 spec wrote: its events,
 200 tests, and a report of about 100 KB. npm serves no release after 1.0.7, so the later variants
-are derived from it by the rules of AS-TEST-HOST.md §4.3: 1.1.0 cuts a report over 64 KiB into
-``report:start``, DATA chunks and ``report:end``, then sends CLOSE; HEAD adds coverage messages,
-one of which (``coverage:detail``) blocks for a reply.
+are derived from it by the rules of docs/design/wipc.md §7: 1.1.0 cuts a report over 64 KiB
+into ``report:start``, DATA chunks and ``report:end``, then sends CLOSE; HEAD adds coverage
+messages (docs/design/wipc.md §8), one of which (``coverage:detail``) blocks for a reply.
 """
 
 from __future__ import annotations

@@ -100,13 +100,20 @@ def test_the_readme_test_command_is_the_one_ci_runs() -> None:
     assert f"\n{command}\n```" in readme, f"README.md's test command is not .ci/run's: {command}"
 
 
-# "docs/design/host-contract.md §4.2" in a comment or docstring: the file and its section exist.
+# "docs/design/host-contract.md §4.8" in a comment or docstring: the page and its section exist.
 _CITATION = re.compile(r"docs/design/([\w-]+\.md)(?:\s+§(\d+(?:\.\d+)?))?")
+# Whatever could cite a design page: the package and the tests (not the installed toolchains).
+_TOOLCHAINS = REPO / "tests" / "toolchains"
+
+
+def code_files() -> list[Path]:
+    found = [*(REPO / "astest_tasks").rglob("*.py"), *(REPO / "tests").rglob("*.py")]
+    return sorted(path for path in found if not path.is_relative_to(_TOOLCHAINS))
 
 
 def design_citations() -> list[tuple[str, str, str]]:
     found = []
-    for path in sorted((REPO / "astest_tasks").rglob("*.py")):
+    for path in code_files():
         text = " ".join(path.read_text(encoding="utf-8").split())  # a citation may wrap
         for match in _CITATION.finditer(text):
             found.append((str(path.relative_to(REPO)), match.group(1), match.group(2) or ""))
@@ -115,7 +122,7 @@ def design_citations() -> list[tuple[str, str, str]]:
 
 def test_every_design_citation_in_the_code_opens_a_section_that_exists() -> None:
     citations = design_citations()
-    assert len(citations) >= 10, "the code cites the host contract throughout"
+    assert len(citations) >= 20, "the code cites the design pages throughout"
     broken = []
     for where, page, section in citations:
         target = REPO / "docs" / "design" / page
@@ -124,13 +131,29 @@ def test_every_design_citation_in_the_code_opens_a_section_that_exists() -> None
             section and not re.search(rf"^#+ {re.escape(section)}\.? ", headings, re.M)
         ):
             broken.append(f"{where}: docs/design/{page} §{section}")
-    assert not broken, f"citations with no such file or section: {broken}"
+    assert not broken, f"citations with no such page or section: {broken}"
 
 
 def test_no_code_cites_the_design_notes_outside_the_repository() -> None:
+    this_file = Path(__file__).resolve()
     outside = [
         str(path.relative_to(REPO))
-        for path in sorted((REPO / "astest_tasks").rglob("*.py"))
-        if re.search(r"AS-TEST-HOST|DESIGN\.md", path.read_text(encoding="utf-8"))
+        for path in code_files()
+        if path != this_file
+        and re.search(r"AS-TEST-HOST|DESIGN\.md", path.read_text(encoding="utf-8"))
     ]
     assert not outside, f"cite docs/design/ instead: {outside}"
+
+
+def test_every_section_sign_in_the_code_names_its_page() -> None:
+    # A bare "(§4.8)" leaves the reader to guess which document it means.
+    this_file = Path(__file__).resolve()
+    bare = []
+    for path in code_files():
+        if path == this_file:
+            continue
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        cited = sum(1 for match in _CITATION.finditer(text) if match.group(2))
+        if text.count("§") != cited:
+            bare.append(str(path.relative_to(REPO)))
+    assert not bare, f"a § without its docs/design/ page before it: {bare}"

@@ -248,7 +248,8 @@ def _spawn_argv(request: BuildRequest, toolchain: Toolchain, out_file: Path) -> 
 
 
 def _custom_command(request: BuildRequest, out_file: str) -> list[str]:
-    """``buildOptions.cmd`` with as-test's placeholders; no default flags are added (§3.3)."""
+    """``buildOptions.cmd`` with as-test's placeholders; no default flags are added
+    (docs/design/host-contract.md §3.3)."""
     name = posixpath.basename(request.spec.path).removesuffix(".ts").removesuffix(".spec")
     expanded = (
         request.build_cmd.replace("<file>", request.spec.path)

@@ -1,5 +1,6 @@
 """as-test's verdicts and counts of a report's suites: a file's verdict, its suite and test
-totals (1.8.0 counts blocks differently from 1.0.x: ``every_block_is_suite``), and its failures.
+totals (1.8.0 counts blocks differently from 1.0.x: ``every_block_is_suite``), and its failures
+(docs/design/host-contract.md §4.9).
 """
 
 from __future__ import annotations

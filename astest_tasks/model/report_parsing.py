@@ -1,7 +1,7 @@
 """Reading a spec's report payload the way as-test's CLI reads it: loosely, through
 JavaScript's ``String``, ``Number`` and ``JSON.stringify`` (``collectRunStats``/``readSuite`` in
 ``bin/commands/run-core.js``), so a report ``npx ast test`` accepts is accepted here with the
-same texts. The types are guest_report.py's.
+same texts. The payload is docs/design/host-contract.md §4.6; the types are guest_report.py's.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""``--suite``: show only some suites of each spec, as as-test's ``--suite`` does (§11).
+"""``--suite``: show only some suites of each spec, as as-test's ``--suite`` does
+(docs/design/host-contract.md §11).
 
 The whole spec still runs (and is cached whole); only what is reported is filtered, when the
 summary is made, so changing the selection never re-runs anything. A suite's path is its

@@ -4,6 +4,9 @@ The guest writes frames (and plain text) to its stdout; this class decodes them,
 that expect a reply by queueing bytes for the guest's stdin, keeps the lifecycle events that tell
 how far a spec got, and collects the final report (one DATA frame, or as-test's chunked form).
 It knows nothing about wasmtime: the host feeds it bytes and drains replies.
+
+What the guest sends is docs/design/wipc.md §4, the replies it waits for docs/design/wipc.md §5,
+the chunked report docs/design/wipc.md §7 and streamed coverage docs/design/wipc.md §8.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ single failing test, as as-test does, so totals agree with ``npx ast test``; the
 what the spec managed to say before it died (suites finished, where it stopped, its output).
 A runtime that sent no report is a failure under every version, except (``run_rules.RunRules``)
 from as-test 1.5.1 one that reached ``event:file-end`` (its report is rebuilt from the events),
-and from 1.5.3 one that sent nothing at all and exited cleanly (an empty spec: skipped).
+and from 1.5.3 one that sent nothing at all and exited cleanly (an empty spec: skipped). The
+rules, in the order they are tried, are docs/design/host-contract.md §4.8.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from astest_tasks.model.report_parsing import parse_report
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 
-# Node's WASI prints this on every run; as-test drops it before judging stderr (§4.8).
+# Node's WASI prints this on every run; as-test drops it before judging stderr
+# (docs/design/host-contract.md §4.8).
 _IGNORED_STDERR = ("ExperimentalWarning: WASI is an experimental feature", "--trace-warnings")
 
 

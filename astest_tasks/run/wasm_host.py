@@ -5,7 +5,8 @@ The host supplies what as-test's Node runners supply: WASI (wasi target) or the 
 ``ProtocolChannel``, plus whatever extra imports a runner script declares. It enforces a
 wall-clock limit with epoch interruption and a memory limit with store limits, and turns every way
 a spec can die (abort, ``proc_exit``, a trap, a timeout, a link error, a host function raising)
-into a ``GuestRun`` instead of an exception, so one bad spec never stops the run.
+into a ``GuestRun`` instead of an exception, so one bad spec never stops the run. The imports a
+spec expects are docs/design/host-contract.md §5.1.
 
 Two steps, so a runner script can act between them: ``prepare_guest`` compiles, links and
 instantiates (raising ``GuestStartError``); ``PreparedGuest.start`` runs ``_start``.

@@ -3,7 +3,7 @@
 A frame is ``b"WIPC"``, a type byte, a little-endian u32 payload length, then the payload. The
 guest's plain output travels on the same stream, so every byte outside a frame is *passthrough*.
 
-The decoder follows as-test HEAD's robust parser (docs/design/host-contract.md §4.2): a magic split
+The decoder follows as-test HEAD's robust parser (docs/design/wipc.md §3): a magic split
 across reads is held back rather than flushed, and a ``WIPC`` that turns out not to head a
 plausible frame (unknown type, absurd length, CALL payload that is not a JSON object) is treated
 as coincidental text: its four bytes become passthrough and scanning resumes right after them.

@@ -89,7 +89,7 @@ def asc_arguments(line: str) -> tuple[str, ...]:
         if skip:
             skip = False
         elif token == "-o":
-            skip = True  # artifact names differ by design (AS-TEST-HOST.md §3.4)
+            skip = True  # artifact names differ by design (docs/design/host-contract.md §3.4)
         elif token.endswith("wasi-shim/asconfig.json") and args[index - 1] == "--config":
             out.append(SHIM_CONFIG)
         else:

@@ -40,8 +40,8 @@ def install_stock_runners(project: Project, runners: Path) -> None:
 
 def guest_report_size(suites: tuple[Suite, ...]) -> int:
     """A lower bound of the report's size as the spec sent it: as-test's guest writes each
-    suite and each expectation as a JSON object with these keys (AS-TEST-HOST.md, the report
-    payload); we store them in a shorter form, so our file's size says nothing of it."""
+    suite and each expectation as a JSON object with these keys (docs/design/host-contract.md
+    §4.6); we store them in a shorter form, so our file's size says nothing of it."""
     size = 0
     for suite in suites:
         head = {"description": suite.description, "kind": suite.kind, "verdict": suite.verdict}

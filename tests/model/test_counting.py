@@ -100,7 +100,8 @@ def test_nested_describes_each_count_and_a_failure_propagates_upwards() -> None:
 
 
 def test_empty_nested_describe_from_the_nesting_bug_counts_as_skipped_suite() -> None:
-    # as-test 1.1.0 leaves the inner describe empty with verdict "none" (AS-TEST-HOST.md 4.6).
+    # as-test 1.1.0 leaves the inner describe empty with verdict "none"
+    # (docs/design/host-contract.md §4.6).
     outer = suite_json(
         "outer",
         "describe",

@@ -159,7 +159,7 @@ def test_a_runtime_that_stops_reading_its_replies_cannot_stall_us(tmp_path: Path
     assert snapshots.missing == 5000
 
 
-# A frame sequence as as-test HEAD's guest sends it (AS-TEST-HOST.md §4.3): it blocks for the
+# A frame sequence as as-test HEAD's guest sends it (docs/design/wipc.md §8): it blocks for the
 # reply to coverage:detail, so a host that does not answer would hang this runtime.
 HEAD_SEQUENCE_RUNTIME = textwrap.dedent(
     f"""\

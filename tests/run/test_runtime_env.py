@@ -1,4 +1,4 @@
-"""The AS_TEST_* variables a runtime sees (AS-TEST-HOST.md §5.2)."""
+"""The AS_TEST_* variables a runtime sees (docs/design/host-contract.md §5.2)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The recording is the guest's whole stdout (frames and passthrough) for one spec whose report is
 larger than 64 KiB, so that tests can re-cut its report into the chunked form later as-test
-releases send (AS-TEST-HOST.md §4.3), from a real report rather than a made-up one. Regenerate it
+releases send (docs/design/wipc.md §7), from a real report rather than a made-up one. Regenerate it
 with
 
     python tests/tools/record_wire.py
