@@ -1,4 +1,4 @@
-"""coverage_files.py: as-test's coverage JSON and the LCOV tracefile."""
+"""coverage/files.py: as-test's coverage JSON and the LCOV tracefile."""
 
 from __future__ import annotations
 

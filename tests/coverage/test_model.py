@@ -1,4 +1,5 @@
-"""coverage.py: reading a report's coverage block, and merging points across specs and modes."""
+"""coverage/model.py: reading a report's coverage block, and merging points across specs and
+modes."""
 
 from __future__ import annotations
 
