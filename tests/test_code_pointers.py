@@ -1,5 +1,6 @@
-"""Pointers in comments and docstrings lead somewhere: a module they name by file
-(``run/wipc.py``, ``summary_action.py``) or by dotted name (``astest_tasks.run.wipc``) exists.
+"""Pointers in comments, docstrings, ARCHITECTURE.md and docs/ lead somewhere: a module they name
+by file (``run/wipc.py``, ``summary_action.py``) or by dotted name (``astest_tasks.run.wipc``)
+exists.
 
 Modules move as the package is restructured; a docstring that still names ``tasks.py`` sends the
 reader looking for a file that is gone. (Citations of the design pages are tests/test_docs.py's.)
@@ -108,12 +109,20 @@ def dotted_pointer_exists(pointer: str, modules: dict[str, Path]) -> bool:
     return module in modules and name in _top_level_names(modules[module])
 
 
+def _prose(path: Path) -> Iterator[tuple[int, str]]:
+    """A Python file's comments and docstrings; a Markdown page whole, line by line."""
+    source = path.read_text(encoding="utf-8")
+    if path.suffix == ".md":
+        return enumerate(source.splitlines(), start=1)
+    return comments_and_docstrings(source)
+
+
 def broken_pointers(files: list[Path]) -> list[str]:
     ours = _our_python_files()
     modules = _module_names()
     broken = []
     for path in files:
-        for line, text in comments_and_docstrings(path.read_text(encoding="utf-8")):
+        for line, text in _prose(path):
             where = f"{path.relative_to(REPO)}:{line}"
             for match in _FILE_POINTER.finditer(text):
                 if not file_pointer_exists(match.group(1), path, ours):
@@ -127,6 +136,13 @@ def broken_pointers(files: list[Path]) -> list[str]:
 def test_every_module_named_in_a_comment_or_docstring_exists() -> None:
     broken = broken_pointers(_scanned_files())
     assert not broken, f"comments and docstrings name modules that do not exist: {broken}"
+
+
+def test_every_module_named_in_the_docs_and_architecture_exists() -> None:
+    # CHANGELOG.md is left out: it tells of modules as they were when each change was made.
+    pages = [REPO / "ARCHITECTURE.md", REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    broken = broken_pointers(pages)
+    assert not broken, f"pages name modules that do not exist: {broken}"
 
 
 def test_the_check_finds_pointers_to_modules_that_are_gone(tmp_path: Path) -> None:
