@@ -42,11 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "merge":
         return _merge([Path(report) for report in args.reports], Path(args.output))
     if args.command == "doctor":
-        from astest_tasks.config.project_config import split_mode_names
-        from astest_tasks.tasks.doctor import run_doctor
+        from astest_tasks.commands.doctor import doctor_command
 
-        modes = split_mode_names(args.mode)
-        return run_doctor(Path.cwd(), args.config, modes, sys.stdout)
+        return doctor_command(args.config, args.mode)
     from astest_tasks.commands.init_command import run_init
 
     return run_init(args)

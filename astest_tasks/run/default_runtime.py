@@ -3,7 +3,8 @@
 A mode without a runtime command runs its specs with ``.as-test/runners/default.<target>.py``,
 which a runner task renders from astest-tasks' template when it is missing and never touches once
 it exists (``runner_files.py``): from then on it is the user's, the place for their host imports.
-as-test's own stock Node runner, named but missing, means this one too (``runtime_command.py``).
+as-test's own stock Node runner, named but missing, means this one too: as-test would write its
+own there, and this is our equivalent (``claim``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.inprocess_runtime import run_python_runner
 from astest_tasks.run.runner_files import default_runner_path
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
+from astest_tasks.run.runtime_request import RuntimeRequest
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,21 @@ class DefaultRuntime(RuntimeDefaults):
     """The target's default runner, executed inside the run task's process."""
 
     target: str  # wasi or bindings
+
+    @classmethod
+    def claim(cls, request: RuntimeRequest) -> DefaultRuntime | None:
+        """A wasi or bindings mode with no command, with our runner of its target named, or with
+        as-test's stock Node runner named where its file is missing."""
+        if request.target == "web":
+            return None  # the browser's (no command), or the in-process runtime's error
+        runner = default_runner_path(request.target)
+        if (
+            not request.has_command
+            or request.python_script == runner
+            or request.names_missing_stock_runner
+        ):
+            return cls(request.target)
+        return None
 
     @property
     def runner(self) -> str:

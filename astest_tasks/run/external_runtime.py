@@ -37,6 +37,7 @@ from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun, StderrBuffer
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.run.runtime_env import runtime_variables
+from astest_tasks.run.runtime_request import RuntimeRequest, normalise_path
 
 READ_CHUNK = 64 * 1024
 KILL_GRACE_S = 2.0
@@ -52,6 +53,32 @@ class ExternalRuntime(RuntimeDefaults):
     command: str  # as configured, for messages and the cache key
     tokens: tuple[str, ...]  # tokenized, placeholders not yet substituted
     scripts: tuple[str, ...]  # tokens naming files in the project: inputs of the run
+
+    @classmethod
+    def claim(cls, request: RuntimeRequest) -> ExternalRuntime | None:
+        """Any other command: not a Python runner, and not as-test's stock runner where its file
+        is missing (which our default runtimes stand in for)."""
+        if (
+            not request.has_command
+            or request.python_script is not None
+            or request.names_missing_stock_runner
+        ):
+            return None
+        tokens = request.tokens
+        # Every project file the command names is an input of its runs: the executable itself
+        # when it is a path (`./run.sh <file>`), and the scripts it is given
+        # (`node ./runner.mjs <file>`).
+        named = tokens if "/" in tokens[0] else tokens[1:]
+        scripts = tuple(
+            dict.fromkeys(
+                normalise_path(token)
+                for token in named
+                if "<" not in token
+                and not token.startswith("-")
+                and _is_project_file(request.project_root, token)
+            )
+        )
+        return cls(command=request.command, tokens=tokens, scripts=scripts)
 
     @property
     def description(self) -> str:
@@ -106,6 +133,13 @@ class ExternalRuntime(RuntimeDefaults):
         }
         argv = self.argv(spec.wasm_path, spec.spec_path)
         return run_external(argv, spec.project_root, env, channel, limits.timeout_s)
+
+
+def _is_project_file(project_root: Path, token: str) -> bool:
+    path = Path(token)
+    if path.is_absolute():
+        return False  # outside the project (an interpreter, a system tool): not our input
+    return (project_root / path).is_file()
 
 
 def command_argv(tokens: Sequence[str], wasm_path: str, spec_path: str) -> list[str]:

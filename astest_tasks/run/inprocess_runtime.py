@@ -27,12 +27,15 @@ from pathlib import Path
 from types import CodeType
 from typing import TYPE_CHECKING
 
+from astest_tasks.core.errors import UserError
 from astest_tasks.core.process_env import runner_environment
 from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.runner_files import default_runner_path
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.run.runtime_env import runtime_variables
+from astest_tasks.run.runtime_request import RuntimeRequest
 from astest_tasks.run.wasm_compiler import (
     CompilerChoiceError,
     WasmCompiler,
@@ -49,6 +52,24 @@ class InProcessRuntime(RuntimeDefaults):
     """A runner script of the user's, named by the runtime command (``python ./runner.py``)."""
 
     runner: str  # relative to the project root, posix separators
+
+    @classmethod
+    def claim(cls, request: RuntimeRequest) -> InProcessRuntime | None:
+        """A command that names a Python runner (``python ./my-runner.py <file>``, or the path
+        alone), other than our default runner of the mode's target, which is the default
+        runtime's. A web mode cannot run one: that is an error with its fix."""
+        script = request.python_script
+        if script is None:
+            return None
+        if request.target == "web":
+            raise UserError(
+                f"{request.field}: web specs run in the browser, so the Python runner {script} "
+                "cannot run them (runner scripts are for the wasi and bindings targets); fix: "
+                "remove the command to use the browser, or change the mode's target"
+            )
+        if script == default_runner_path(request.target):
+            return None
+        return cls(script)
 
     @property
     def description(self) -> str:

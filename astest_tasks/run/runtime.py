@@ -1,17 +1,19 @@
 """The one interface of every runtime: what runs a mode's specs, and what its runs depend on.
 
-A mode's runtime is chosen once, when the tasks are made (``runtime_command.resolve_runtime``),
-and carried whole to each of its run actions. The tasks ask it which project files decide its
-results (the run task's ``file_dep``, and the inputs ``--changed`` follows), its part of the run's
-cache key, how to describe it, and whether it runs one of our default runners, which a runner
-task makes from its template first; the run action asks it to run one built spec over a WIPC
-channel. Nothing afterwards looks at which runtime it is.
+A mode's runtime is chosen once, when the tasks are made (``runtime_command.resolve_runtime``):
+every runtime of the registry (``runtime_registry.RUNTIMES``) is asked whether it claims the
+mode's command, and the one that does is carried whole to each of its run actions. The tasks ask
+it which project files decide its results (the run task's ``file_dep``, and the inputs
+``--changed`` follows), its part of the run's cache key, how to describe it, and whether it runs
+one of our default runners, which a runner task makes from its template first; the run action
+asks it to run one built spec over a WIPC channel; ``astest doctor`` asks it what to check.
+Nothing afterwards looks at which runtime it is.
 
 An implementation is a frozen dataclass of plain data in a module of its own
 (``inprocess_runtime``, ``default_runtime``, ``external_runtime``, ``web_runtime``), so doit can
 pickle it to its ``-n`` workers under any start method. It imports what only a run needs
 (wasmtime, the browser's harness) inside ``run``: making the tasks of a no-op doit must not pay
-for them. Adding a runtime is one such module and one line in ``resolve_runtime``.
+for them. Adding a runtime is one such module and its entry in ``RUNTIMES``.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, Self
 
 from astest_tasks.core.setup_checks import Check
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.runtime_request import RuntimeRequest
 from astest_tasks.run.wasm_compiler import WasmCompiler
 
 
@@ -51,6 +54,13 @@ class SpecLimits:
 class Runtime(Protocol):
     """How a mode's specs run: in-process Python runners, an external command, the browser."""
 
+    @classmethod
+    def claim(cls, request: RuntimeRequest) -> Self | None:
+        """This runtime for a mode whose command (or lack of one) and target it runs, else None.
+        Exactly one runtime of the registry claims each request (runtime_registry.py); one that
+        claims but cannot run it raises the ``UserError`` that says why, with the fix."""
+        ...
+
     @property
     def description(self) -> str:
         """What runs the specs, in words: the run task's doc and the ``--list`` plan show it."""
@@ -77,7 +87,7 @@ class Runtime(Protocol):
     def doctor_checks(self, project_root: Path, scope: str) -> list[Check]:
         """What ``astest doctor`` reports of this runtime for a mode (``scope``): its runner,
         executable or browser found, with the fix where one is missing. No default: each
-        runtime knows what it needs (tests/run/test_runtime_command.py checks every one)."""
+        runtime knows what it needs (tests/run/test_runtime_registry.py checks every one)."""
         ...
 
     def input_files(self, project_root: Path) -> list[str]:

@@ -13,7 +13,9 @@ target's stock runner, and with ``<file>`` and ``<name>`` substituted per spec. 
   the file exists (``external_runtime.py``); when it does not, as-test would write its own default,
   and we use ours.
 
-Each runtime is a ``runtime.Runtime``; a new one is a module of its own and a line here.
+Each of those is a ``runtime.Runtime`` that claims the commands it runs (``Runtime.claim``); this
+module reads the command into a ``RuntimeRequest`` and the registry (``runtime_registry.py``)
+finds the one runtime that claims it. A new runtime is a module of its own and its entry there.
 """
 
 from __future__ import annotations
@@ -23,12 +25,10 @@ import re
 from pathlib import Path
 
 from astest_tasks.core.errors import UserError
-from astest_tasks.run.default_runtime import DefaultRuntime
-from astest_tasks.run.external_runtime import ExternalRuntime
-from astest_tasks.run.inprocess_runtime import InProcessRuntime
-from astest_tasks.run.runner_files import default_runner_path
+from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.run.runtime import Runtime
-from astest_tasks.run.web_runtime import BrowserRuntime
+from astest_tasks.run.runtime_registry import claimed_runtime
+from astest_tasks.run.runtime_request import RuntimeRequest, normalise_path
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 STOCK_NODE_RUNNER = "./.as-test/runners/default.{target}.js"
@@ -50,65 +50,50 @@ def resolve_runtime(
     ``browser`` and ``headful`` are what was asked of a web mode's browser (``--headful``);
     ``locate`` finds its executable now, as the run tasks need it (their key names it).
     """
-    runtime = _choose(command, target, project_root, field, browser, headful)
-    if locate and isinstance(runtime, BrowserRuntime):
-        return runtime.located()
-    return runtime
+    request = runtime_request(command, target, project_root, field, browser, headful, locate)
+    return claimed_runtime(request)
 
 
-# Every runtime a mode can get: the ones _choose returns. Each declares its own doctor checks
-# (Runtime.doctor_checks); tests/run/test_runtime_command.py fails on a runtime class of run/
-# that is missing here or has no checks of its own.
-RUNTIMES: tuple[type[Runtime], ...] = (
-    DefaultRuntime,
-    InProcessRuntime,
-    ExternalRuntime,
-    BrowserRuntime,
-)
+def runtime_checks(
+    command: str, target: str, project_root: Path, field: str, browser: str, scope: str
+) -> list[Check]:
+    """What ``astest doctor`` reports of a mode's runtime: the checks of the runtime that claims
+    its command (each runtime its own), or why none can run it, with the fix."""
+    try:
+        runtime = resolve_runtime(command, target, project_root, field, browser)
+    except UserError as exc:
+        detail, _, fix = str(exc).partition("; fix: ")
+        return [Check(Level.ERROR, scope, detail, fix)]
+    return runtime.doctor_checks(project_root, scope)
 
 
-def _choose(
-    command: str, target: str, project_root: Path, field: str, browser: str, headful: bool
-) -> Runtime:
-    if not command.strip():
-        if target == "web":
-            return BrowserRuntime(browser, headful=headful)
-        return DefaultRuntime(target)
-    tokens = tokenize_command(command, field)
-    tokens = _align_stock_runner(tokens, target)
-    script = _python_script(tokens)
-    if script is not None and target == "web":
-        raise UserError(
-            f"{field}: web specs run in the browser, so the Python runner {script} cannot run "
-            "them (runner scripts are for the wasi and bindings targets); fix: remove the "
-            "command to use the browser, or change the mode's target"
-        )
-    if script == default_runner_path(target):
-        return DefaultRuntime(target)
-    if script is not None:
-        return InProcessRuntime(script)
+def runtime_request(
+    command: str,
+    target: str,
+    project_root: Path,
+    field: str,
+    browser: str,
+    headful: bool,
+    locate: bool,
+) -> RuntimeRequest:
+    """The command read as as-test reads it, with what each runtime's claim asks of it."""
+    tokens: list[str] = []
+    if command.strip():
+        tokens = _align_stock_runner(tokenize_command(command, field), target)
     stock = STOCK_NODE_RUNNER.format(target=target)
-    stock_is_missing = not (project_root / stock).is_file()
-    is_stock = tokens[0] == "node" and len(tokens) >= 2 and tokens[1] == stock
-    if is_stock and stock_is_missing and target == "web":
-        # as-test opens a window unless told --headless; we keep its meaning.
-        return BrowserRuntime(browser, headful=headful or "--headless" not in tokens[2:])
-    if is_stock and stock_is_missing:
-        # as-test would write its stock runner here; ours is the in-process equivalent.
-        return DefaultRuntime(target)
-    # Every project file the command names is an input of its runs: the executable itself when
-    # it is a path (`./run.sh <file>`), and the scripts it is given (`node ./runner.mjs <file>`).
-    named = tokens if "/" in tokens[0] else tokens[1:]
-    scripts = tuple(
-        dict.fromkeys(
-            _normalise(token)
-            for token in named
-            if "<" not in token
-            and not token.startswith("-")
-            and _is_project_file(project_root, token)
-        )
+    names_stock = len(tokens) >= 2 and tokens[0] == "node" and tokens[1] == stock
+    return RuntimeRequest(
+        command=command,
+        tokens=tuple(tokens),
+        target=target,
+        project_root=project_root,
+        field=field,
+        python_script=_python_script(tokens) if tokens else None,
+        names_missing_stock_runner=names_stock and not (project_root / stock).is_file(),
+        browser=browser,
+        headful=headful,
+        locate=locate,
     )
-    return ExternalRuntime(command=command, tokens=tuple(tokens), scripts=scripts)
 
 
 def tokenize_command(command: str, field: str) -> list[str]:
@@ -174,22 +159,11 @@ def _python_script(tokens: list[str]) -> str | None:
     """The runner a Python command names: ``x.py``, or ``python [flags] x.py`` with any Python
     (``python3``, ``/venv/bin/python3.12``); it runs in doit's own interpreter instead."""
     if tokens[0].endswith(".py"):
-        return _normalise(tokens[0])
+        return normalise_path(tokens[0])
     if _PYTHON.fullmatch(posixpath.basename(tokens[0])):
         for token in tokens[1:]:
             if token.endswith(".py"):
-                return _normalise(token)
+                return normalise_path(token)
             if not token.startswith("-"):
                 return None  # `python -m module`, `python script` without .py: external
     return None
-
-
-def _is_project_file(project_root: Path, token: str) -> bool:
-    path = Path(token)
-    if path.is_absolute():
-        return False  # outside the project (an interpreter, a system tool): not our input
-    return (project_root / path).is_file()
-
-
-def _normalise(path: str) -> str:
-    return posixpath.normpath(path.replace("\\", "/"))

@@ -33,6 +33,7 @@ from astest_tasks.run.browser_session import (
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
+from astest_tasks.run.runtime_request import RuntimeRequest
 
 if TYPE_CHECKING:
     from astest_tasks.run.web_server import HarnessServer, WebRun
@@ -58,6 +59,23 @@ class BrowserRuntime(RuntimeDefaults):
     browser: str  # --browser, BROWSER or runOptions.runtime.browser; "" = the default Chromium
     headful: bool  # --headful, or as-test's stock web command without --headless: show a window
     executable: str = ""  # the Chromium that `browser` found when the tasks were made
+
+    @classmethod
+    def claim(cls, request: RuntimeRequest) -> BrowserRuntime | None:
+        """A web mode with no command, or with as-test's stock web runner named where its file is
+        missing (as-test would write it; this is our equivalent). Located when asked: the run
+        tasks' key names the executable."""
+        if request.target != "web":
+            return None
+        if not request.has_command:
+            runtime = cls(request.browser, headful=request.headful)
+        elif request.names_missing_stock_runner:
+            # as-test opens a window unless told --headless; we keep its meaning.
+            headful = request.headful or "--headless" not in request.tokens[2:]
+            runtime = cls(request.browser, headful=headful)
+        else:
+            return None
+        return runtime.located() if request.locate else runtime
 
     @property
     def description(self) -> str:

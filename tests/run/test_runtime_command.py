@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import stat
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from astest_tasks.core.errors import UserError
 from astest_tasks.run.default_runtime import DefaultRuntime
 from astest_tasks.run.external_runtime import ExternalRuntime
 from astest_tasks.run.inprocess_runtime import InProcessRuntime
-from astest_tasks.run.runtime_command import RUNTIMES, resolve_runtime, tokenize_command
+from astest_tasks.run.runtime_command import resolve_runtime, runtime_checks, tokenize_command
 from astest_tasks.run.web_runtime import BrowserRuntime
 
 FIELD = "as-test.config.json: runOptions.runtime.cmd"
@@ -191,37 +190,7 @@ def test_another_command_for_a_web_mode_is_external(tmp_path: Path) -> None:
     assert isinstance(runtime, ExternalRuntime)
 
 
-RUN_STAGE = Path(__file__).resolve().parents[2] / "astest_tasks" / "run"
-
-
-def runtime_classes(folder: Path) -> set[str]:
-    """Every class in ``folder`` that runs specs: it has ``run(self, spec, channel, limits)``."""
-    found = set()
-    for path in folder.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef) and node.name != "Runtime":
-                methods = {
-                    item.name: item for item in node.body if isinstance(item, ast.FunctionDef)
-                }
-                run = methods.get("run")
-                if run is not None and [a.arg for a in run.args.args] == [
-                    "self",
-                    "spec",
-                    "channel",
-                    "limits",
-                ]:
-                    found.add(node.name)
-    return found
-
-
-def test_every_runtime_of_the_run_stage_is_registered() -> None:
-    registered = {runtime.__name__ for runtime in RUNTIMES}
-    assert runtime_classes(RUN_STAGE) == registered, "add the new runtime to RUNTIMES"
-
-
-@pytest.mark.parametrize("runtime", RUNTIMES, ids=lambda runtime: runtime.__name__)
-def test_every_registered_runtime_declares_its_own_doctor_checks(runtime: type[object]) -> None:
-    assert "doctor_checks" in vars(runtime), f"{runtime.__name__} has no doctor checks of its own"
+# -- what astest doctor reports of a mode's runtime ------------------------------------------------
 
 
 def test_each_runtime_says_what_it_misses_with_the_fix(tmp_path: Path) -> None:
@@ -234,3 +203,14 @@ def test_each_runtime_says_what_it_misses_with_the_fix(tmp_path: Path) -> None:
     external = ExternalRuntime("no-such-runtime-xyz <file>", ("no-such-runtime-xyz", "<file>"), ())
     (not_found,) = external.doctor_checks(tmp_path, "mode wasi")
     assert not_found.level.value == "ERROR" and "was not found on PATH" in not_found.detail
+
+
+def test_the_doctor_asks_the_runtime_that_claims_the_command(tmp_path: Path) -> None:
+    checks = runtime_checks("runners/gone.py", "wasi", tmp_path, FIELD, "", "mode wasi")
+    assert [c.detail for c in checks] == [
+        "runtime: the runner script runners/gone.py does not exist"
+    ]
+    (error,) = runtime_checks("python ./runner.py <file>", "web", tmp_path, FIELD, "", "mode web")
+    assert error.level.value == "ERROR" and error.scope == "mode web"
+    assert "web specs run in the browser" in error.detail
+    assert error.fix == "remove the command to use the browser, or change the mode's target"

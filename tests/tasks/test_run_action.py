@@ -21,6 +21,7 @@ from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.run.runtime_command import resolve_runtime
+from astest_tasks.run.runtime_request import RuntimeRequest
 from astest_tasks.run.wasm_compiler import SWITCH_VARIABLE, WasmCompiler
 from astest_tasks.tasks.run_action import run_spec
 from astest_tasks.tasks.run_request import RunRequest
@@ -36,6 +37,10 @@ class ReplayingRuntime(RuntimeDefaults):
     """Sends the recorded guest's stdout, then ends as told; remembers nothing between runs."""
 
     exit_code: int = 0
+
+    @classmethod
+    def claim(cls, request: RuntimeRequest) -> ReplayingRuntime | None:
+        return None  # a stand-in: never chosen for a mode's command
 
     def doctor_checks(self, project_root: Path, scope: str) -> list[Check]:
         return []  # a stand-in: never seen by the doctor

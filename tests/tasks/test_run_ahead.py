@@ -22,6 +22,7 @@ from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
+from astest_tasks.run.runtime_request import RuntimeRequest
 from astest_tasks.tasks import run_ahead
 from astest_tasks.tasks.run_ahead import RunAhead
 from astest_tasks.tasks.run_helper import Answer
@@ -37,6 +38,10 @@ class StillRuntime(RuntimeDefaults):
     """Never asked to run here: the stand-in helper answers instead."""
 
     anywhere: bool = True
+
+    @classmethod
+    def claim(cls, request: RuntimeRequest) -> StillRuntime | None:
+        return None  # a stand-in: never chosen for a mode's command
 
     def doctor_checks(self, project_root: Path, scope: str) -> list[Check]:
         return []  # a stand-in: never seen by the doctor

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.core.setup_checks import Check, Level
+from astest_tasks.output.doctor_report import diagnose, render, run_doctor
 from astest_tasks.output.terminal import Palette
-from astest_tasks.tasks.doctor import diagnose, render, run_doctor
 
 SPEC = 'import { describe, expect, test } from "as-test";\n'
 
