@@ -11,7 +11,8 @@ is an error naming the release that brought it.
 Each ``read_*(obj, key)`` below reads one setting of one config object (``ConfigObject``) at the
 place its declaration in ``keys.py`` gives (``ConfigObject.lookup``); ``check_*(obj, key)`` check
 keys of the format we validate but do not use. Which keys each object may hold, and the sections'
-examples, come from the declarations too (``Format``, handed over in ``Source``). Paths stay strings in posix form, as the user wrote them,
+examples, come from the declarations too (``Format``, handed over in ``Source``).
+Paths stay strings in posix form, as the user wrote them,
 relative to the project root unless absolute. The only paths resolved against the config file's
 directory are ``.env`` files and string-valued modes, as in as-test. A JSON ``null`` counts as
 "key not set".
