@@ -8,9 +8,11 @@ collects every problem, we stop at the first one and raise a ``ConfigError`` nam
 safe to follow, while one that would change what is built or run (``features``, ``modes.*.default``)
 is an error naming the release that brought it.
 
-Each ``read_*(obj)`` below reads one setting of one config object (``ConfigObject``); the
-declaration of every setting (``keys.py``) names its reader. ``check_*(obj)`` read parts of the
-format we validate but do not use. Paths stay strings in posix form, as the user wrote them,
+Each ``read_*(obj, key)`` below reads one setting of one config object (``ConfigObject``) at the
+place its declaration in ``keys.py`` gives (``ConfigObject.lookup``); ``check_*(obj, key)`` check
+keys of the format we validate but do not use. Which keys each object may hold, and the sections'
+examples, come from the declarations too (``Format``, handed over in ``Source``).
+Paths stay strings in posix form, as the user wrote them,
 relative to the project root unless absolute. The only paths resolved against the config file's
 directory are ``.env`` files and string-valued modes, as in as-test. A JSON ``null`` counts as
 "key not set".
@@ -24,10 +26,10 @@ import os
 import posixpath
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, TypeVar, cast
+from typing import Literal, Protocol, TypeVar, cast
 
 from astest_tasks.config import as_test_rules
 from astest_tasks.config.as_test_rules import AsTestRules
@@ -43,68 +45,13 @@ Target = Literal["wasi", "bindings", "web"]
 DISABLED = "none"  # "logs", "coverageDir" and "config" use this word to switch themselves off
 _MAX_SUGGESTION_DISTANCE = 3
 
-# Keys some as-test release accepts, per object: the union, so no key is "unknown" for one
-# version and known for another. Which of them the installed version has is checked where
-# each is read ("features", "cache", "reporter", the later mode keys).
-TOP_LEVEL_KEYS = (
-    "$schema",
-    "input",
-    "output",
-    "outDir",
-    "logs",
-    "coverageDir",
-    "snapshotDir",
-    "config",
-    "coverage",
-    "env",
-    "buildOptions",
-    "fuzz",
-    "modes",
-    "runOptions",
-    "cache",
-    "features",
-)
-MODE_KEYS = (*(key for key in TOP_LEVEL_KEYS if key != "modes"), "default")
-_OUTPUT_KEYS = ("build", "logs", "coverage", "snapshots")
-_BUILD_OPTION_KEYS = ("cmd", "args", "target", "env")
-_RUN_OPTION_KEYS = ("runtime", "reporter", "run", "env")
-_RUNTIME_KEYS = ("cmd", "run", "browser")
-_REPORTER_KEYS = ("name", "options", "outDir", "outFile")
-_FUZZ_KEYS = ("input", "runs", "seed", "maxInputBytes", "target", "corpusDir", "crashDir")
-_COVERAGE_KEYS = ("enabled", "includeSpecs", "include", "exclude", "ignore", "mode", "dependencies")
-_COVERAGE_IGNORE_KEYS = ("labels", "names", "locations", "snippets")
-_CACHE_KEYS = ("type", "maxTime")
-# Which keys each object of the format may hold, by its path ("" is the top level, "modes.*" a
-# mode): the one table the unknown-key warnings and the tests read (tests/config/test_keys.py
-# holds every declared Key and every key of as-test's own schema to it).
-KNOWN_KEYS: dict[str, tuple[str, ...]] = {
-    "": TOP_LEVEL_KEYS,
-    "modes.*": MODE_KEYS,
-    "output": _OUTPUT_KEYS,
-    "buildOptions": _BUILD_OPTION_KEYS,
-    "runOptions": _RUN_OPTION_KEYS,
-    "runOptions.runtime": _RUNTIME_KEYS,
-    "runOptions.reporter": _REPORTER_KEYS,
-    "fuzz": _FUZZ_KEYS,
-    "coverage": _COVERAGE_KEYS,
-    "coverage.ignore": _COVERAGE_IGNORE_KEYS,
-    "cache": _CACHE_KEYS,
-}
-
 _CACHE_TYPES = ("build", "full", "reachable")
 _COVERAGE_FEATURE = "coverage"
 _COVERAGE_MODES = ("project", "all")
 _DURATION = re.compile(r"^\s*\d+(?:\.\d+)?\s*(?:ms|s|m|h|d)\s*$")
 _TARGET_FIX = 'set "target" to "wasi", "bindings" or "web"'
 _SPEC_GLOB = '"./assembly/__tests__/*.spec.ts"'
-# The "output" alias: legacy key -> its key in an "output" object, which is also its subfolder
-# of a string "output" root ("output": "R" means outDir "R/build", logs "R/logs", ...).
-_OUTPUT_ALIAS = {
-    "outDir": "build",
-    "logs": "logs",
-    "coverageDir": "coverage",
-    "snapshotDir": "snapshots",
-}
+_MODE_ONLY = "modes.*."  # the places only a mode has ("modes.*.default")
 
 JsonObject = dict[str, object]
 
@@ -141,6 +88,31 @@ class CoverageSetting:
         return self.enabled is not False
 
 
+class Declared(Protocol):
+    """A declaration of ``keys.py`` as its reader sees it: where its value is written."""
+
+    @property
+    def at(self) -> str: ...  # its JSON path in a config object, "modes.*.x" for a mode's own
+
+    @property
+    def aliases(self) -> tuple[str, ...]: ...  # places read in its stead, in precedence order
+
+
+@dataclass(frozen=True)
+class Format:
+    """What the declarations of ``keys.py`` say about the shape of a config object.
+
+    ``known`` lists, by the path of each object ("" the top level, "modes.*" a mode), the keys
+    it may hold, in the order the did-you-mean of an unknown key tries them; ``examples`` the
+    example each object-valued section shows when it is not an object; ``aliases`` maps each
+    alias place (``output.build``) to the place of the key it stands for (``outDir``).
+    """
+
+    known: Mapping[str, tuple[str, ...]]
+    examples: Mapping[str, str]
+    aliases: Mapping[str, str]
+
+
 @dataclass
 class Source:
     """One JSON file being read: where messages point, and where its relative files live."""
@@ -150,6 +122,7 @@ class Source:
     project_root: Path
     warnings: list[str]
     rules: AsTestRules
+    format: Format  # keys.FORMAT: the known keys and sections, from the declarations
 
     def error(self, field: str, problem: str, fix: str) -> ConfigError:
         return ConfigError(self.display, field, problem, fix)
@@ -172,7 +145,9 @@ class Source:
             f"`npm install --save-dev as-test@{NEWEST_AS_TEST}`"
         )
 
-    def warn_unknown_keys(self, obj: JsonObject, known: Sequence[str], prefix: str) -> None:
+    def warn_unknown_keys(self, obj: JsonObject, place: str, prefix: str) -> None:
+        """Warn of each key of ``obj`` that the object at ``place`` (see ``Format``) lacks."""
+        known = self.format.known[place]
         for key in obj:
             if key not in known:
                 self.warnings.append(
@@ -204,6 +179,28 @@ class ConfigObject:
         if name not in self._done:
             self._done[name] = compute()
         return cast(_T, self._done[name])
+
+    def lookup(self, place: str) -> tuple[object, str]:
+        """The value written at a declared ``place`` (None when absent) and its ``$.field``.
+
+        The sections on the way are checked, and their unknown keys warned about, once.
+        """
+        path = place.removeprefix(_MODE_ONLY)
+        parent, _, name = path.rpartition(".")
+        holder = self.section(parent) if parent else self.raw
+        return holder.get(name), self.field(path)
+
+    def section(self, place: str) -> JsonObject:
+        """An object-valued section, checked, its unknown keys warned about; {} when absent."""
+        return self.once(place, lambda: self._read_section(place))
+
+    def _read_section(self, place: str) -> JsonObject:
+        value, field = self.lookup(place)
+        if value is None:
+            return {}
+        section = expect_object(self.source, value, field, self.source.format.examples[place])
+        self.source.warn_unknown_keys(section, place, field)
+        return section
 
 
 # --------------------------------------------------------------------------------------------
@@ -245,199 +242,173 @@ def display_path(path: Path, root: Path) -> str:
 
 # --------------------------------------------------------------------------------------------
 # One setting of one config object each (named by the declarations in keys.py), in the order
-# they are read: the first problem found is the one reported.
+# they are read: the first problem found is the one reported. Each is given its declaration, and
+# finds its value at the place declared there (``ConfigObject.lookup``).
 
 
-def check_schema(obj: ConfigObject) -> None:
-    _check_string(obj.source, obj.raw.get("$schema"), obj.field("$schema"))
+def check_string(obj: ConfigObject, key: Declared) -> None:
+    _check_string(obj.source, *obj.lookup(key.at))
 
 
-def read_is_default(obj: ConfigObject) -> bool | None:
+def check_path(obj: ConfigObject, key: Declared) -> None:
+    _read_path(obj.source, *obj.lookup(key.at))
+
+
+def check_positive_number(obj: ConfigObject, key: Declared) -> None:
+    _check_number(obj.source, *obj.lookup(key.at), allow_zero=False)
+
+
+def choice_check(choices: Sequence[str]) -> Callable[[ConfigObject, Declared], None]:
+    """A check that the value is one of ``choices``."""
+
+    def check(obj: ConfigObject, key: Declared) -> None:
+        _check_choice(obj.source, *obj.lookup(key.at), choices)
+
+    return check
+
+
+def read_is_default(obj: ConfigObject, key: Declared) -> bool | None:
     """``modes.*.default``; a file mode is always a default mode (it has no place for one)."""
     if not obj.is_inline_mode:
         return None
-    return read_bool(obj.source, obj.raw.get("default"), obj.field("default"))
+    return read_bool(obj.source, *obj.lookup(key.at))
 
 
-def read_input(obj: ConfigObject) -> tuple[str, ...] | None:
-    return _read_input(obj.source, obj.raw.get("input"), obj.field("input"))
+def read_input(obj: ConfigObject, key: Declared) -> tuple[str, ...] | None:
+    return _read_input(obj.source, *obj.lookup(key.at))
 
 
-def output_dir_reader(legacy_key: str) -> Callable[[ConfigObject], str | None]:
-    """``outDir``, ``logs``, ``coverageDir`` or ``snapshotDir``: the key itself wins over the
-    ``output`` alias (as in as-test).
+def read_output_dir(obj: ConfigObject, key: Declared) -> str | None:
+    """``outDir``, ``logs``, ``coverageDir`` or ``snapshotDir``: the key itself wins over its
+    alias in ``output`` (as in as-test).
 
     Unlike as-test, a *mode's* string ``output`` is honoured too (as-test parses it and then
     ignores it, a quirk listed in docs/design/host-contract.md §13).
     """
-
-    def read(obj: ConfigObject) -> str | None:
-        alias = obj.once(
-            "output",
-            lambda: _read_output_alias(obj.source, obj.raw.get("output"), obj.field("output")),
-        )
-        own = _read_path(obj.source, obj.raw.get(legacy_key), obj.field(legacy_key))
-        return own or alias.get(legacy_key)
-
-    return read
+    (alias,) = key.aliases
+    root = _parent(alias)
+    aliases = {
+        place: key for place, key in obj.source.format.aliases.items() if _parent(place) == root
+    }
+    resolved = obj.once(root, lambda: _read_output_alias(obj.source, *obj.lookup(root), aliases))
+    own = _read_path(obj.source, *obj.lookup(key.at))
+    return own or resolved.get(key.at)
 
 
-def read_asconfig(obj: ConfigObject) -> str | None:
-    return _read_path(obj.source, obj.raw.get("config"), obj.field("config"))
+def read_asconfig(obj: ConfigObject, key: Declared) -> str | None:
+    return _read_path(obj.source, *obj.lookup(key.at))
 
 
-def check_cache(obj: ConfigObject) -> None:
-    _check_cache(obj.source, obj.raw.get("cache"), obj.field("cache"))
+def check_cache(obj: ConfigObject, key: Declared) -> None:
+    _check_cache(obj.source, *obj.lookup(key.at), key.at)
 
 
-def read_coverage(obj: ConfigObject) -> CoverageSetting | None:
+# The key that "coverage" reads besides its own: "features": ["coverage"] turns coverage on.
+_FEATURES = "features"
+
+
+def read_coverage(obj: ConfigObject, key: Declared) -> CoverageSetting | None:
     """``coverage``, turned on by ``"features": ["coverage"]`` too (see ``_coverage_feature``)."""
-    coverage = _read_coverage(obj.source, obj.raw.get("coverage"), obj.field("coverage"))
-    if _COVERAGE_FEATURE in (_all_features(obj) or ()):
-        return _coverage_feature(obj.source, coverage, obj.field("features"))
+    coverage = _read_coverage(obj.source, *obj.lookup(key.at), key.at)
+    if _COVERAGE_FEATURE in (_all_features(obj, _FEATURES) or ()):
+        return _coverage_feature(obj.source, coverage, obj.field(_FEATURES))
     return coverage
 
 
-def read_features(obj: ConfigObject) -> tuple[str, ...] | None:
-    features = _all_features(obj)
+def read_features(obj: ConfigObject, key: Declared) -> tuple[str, ...] | None:
+    features = _all_features(obj, key.at)
     if features is None:
         return None
     return tuple(name for name in features if name != _COVERAGE_FEATURE)
 
 
-def _all_features(obj: ConfigObject) -> tuple[str, ...] | None:
-    return obj.once(
-        "features",
-        lambda: _read_features(obj.source, obj.raw.get("features"), obj.field("features")),
-    )
+def _all_features(obj: ConfigObject, place: str) -> tuple[str, ...] | None:
+    return obj.once(place, lambda: _read_features(obj.source, *obj.lookup(place)))
 
 
-def read_env(obj: ConfigObject) -> dict[str, str] | None:
-    return _read_env(obj.source, obj.raw.get("env"), obj.field("env"))
+def read_env(obj: ConfigObject, key: Declared) -> dict[str, str] | None:
+    return _read_env(obj.source, *obj.lookup(key.at))
 
 
-def _build_options(obj: ConfigObject) -> JsonObject:
-    return obj.once(
-        "buildOptions",
-        lambda: _section(
-            obj, "buildOptions", '{ "args": [], "target": "wasi" }', _BUILD_OPTION_KEYS
-        ),
-    )
+def read_build_cmd(obj: ConfigObject, key: Declared) -> str | None:
+    return _check_string(obj.source, *obj.lookup(key.at))
 
 
-def read_build_cmd(obj: ConfigObject) -> str | None:
-    return _check_string(obj.source, _build_options(obj).get("cmd"), obj.field("buildOptions.cmd"))
+def read_build_args(obj: ConfigObject, key: Declared) -> tuple[str, ...] | None:
+    return _read_build_args(obj.source, *obj.lookup(key.at))
 
 
-def read_build_args(obj: ConfigObject) -> tuple[str, ...] | None:
-    args = _build_options(obj).get("args")
-    return _read_build_args(obj.source, args, obj.field("buildOptions.args"))
+def read_target(obj: ConfigObject, key: Declared) -> Target | None:
+    return _read_target(obj.source, *obj.lookup(key.at))
 
 
-def read_target(obj: ConfigObject) -> Target | None:
-    target = _build_options(obj).get("target")
-    return _read_target(obj.source, target, obj.field("buildOptions.target"))
+def read_fuzz_input(obj: ConfigObject, key: Declared) -> tuple[str, ...] | None:
+    """``fuzz.input``; a mode's ``fuzz`` keys merge with the base's one by one (as-test 1.0.14's
+    mergeFuzzConfig), as every key here does."""
+    return _read_input(obj.source, *obj.lookup(key.at))
 
 
-def read_build_env(obj: ConfigObject) -> dict[str, str] | None:
-    return _read_env(obj.source, _build_options(obj).get("env"), obj.field("buildOptions.env"))
-
-
-def _fuzz(obj: ConfigObject) -> JsonObject:
-    return obj.once(
-        "fuzz",
-        lambda: _section(obj, "fuzz", '{ "input": ["./assembly/__fuzz__/*.fuzz.ts"] }', _FUZZ_KEYS),
-    )
-
-
-def check_fuzz(obj: ConfigObject) -> None:
-    """The fuzz section's keys; a mode's merge with the base's key by key (as-test 1.0.14's
-    mergeFuzzConfig), and the readers below take the campaign settings."""
-    fuzz, field = _fuzz(obj), obj.field("fuzz")
-    _read_input(obj.source, fuzz.get("input"), f"{field}.input")
-    _check_number(obj.source, fuzz.get("runs"), f"{field}.runs", allow_zero=False)
-    _check_number(obj.source, fuzz.get("seed"), f"{field}.seed", allow_zero=True)
-    maximum = fuzz.get("maxInputBytes")
-    _check_number(obj.source, maximum, f"{field}.maxInputBytes", allow_zero=False)
-    _check_choice(obj.source, fuzz.get("target"), f"{field}.target", ("bindings",))
-    _read_path(obj.source, fuzz.get("corpusDir"), f"{field}.corpusDir")
-
-
-def read_fuzz_input(obj: ConfigObject) -> tuple[str, ...] | None:
-    return _read_input(obj.source, _fuzz(obj).get("input"), obj.field("fuzz.input"))
-
-
-def read_fuzz_runs(obj: ConfigObject) -> int | None:
-    runs = _fuzz(obj).get("runs")  # checked by check_fuzz: a positive number
+def read_fuzz_runs(obj: ConfigObject, key: Declared) -> int | None:
+    runs, field = obj.lookup(key.at)
+    _check_number(obj.source, runs, field, allow_zero=False)
     # as-test's normalizePositiveNumber rounds down (1.6 runs once); below 1 we still run once.
     return max(1, math.floor(runs)) if isinstance(runs, int | float) else None
 
 
-def read_fuzz_seed(obj: ConfigObject) -> int | None:
-    seed = _fuzz(obj).get("seed")  # checked by check_fuzz; absent: each campaign draws one
+def read_fuzz_seed(obj: ConfigObject, key: Declared) -> int | None:
+    seed, field = obj.lookup(key.at)  # absent: each campaign draws one
+    _check_number(obj.source, seed, field, allow_zero=True)
     return int(seed) if isinstance(seed, int | float) and not isinstance(seed, bool) else None
 
 
-def read_crash_dir(obj: ConfigObject) -> str | None:
+def read_crash_dir(obj: ConfigObject, key: Declared) -> str | None:
     """``fuzz.crashDir``: the crash records of failing tests go there too."""
-    return _read_path(obj.source, _fuzz(obj).get("crashDir"), obj.field("fuzz.crashDir"))
+    return _read_path(obj.source, *obj.lookup(key.at))
 
 
-def _run_options(obj: ConfigObject) -> JsonObject:
-    return obj.once(
-        "runOptions",
-        lambda: _section(
-            obj,
-            "runOptions",
-            '{ "runtime": { "cmd": "wasmtime run <file>" } }',
-            _RUN_OPTION_KEYS,
-        ),
-    )
+# The runtime object's strings are checked together when either key reads it, in this order, so
+# a config with two wrong ones reports the same one first as it always did.
+_RUNTIME_CHECK_ORDER = ("browser", "cmd", "run")
 
 
-def _runtime(obj: ConfigObject) -> tuple[str | None, str | None, str | None]:
-    return obj.once(
-        "runtime",
-        lambda: _read_runtime(
-            obj.source, _run_options(obj).get("runtime"), obj.field("runOptions.runtime")
-        ),
-    )
+def _runtime(obj: ConfigObject, place: str) -> JsonObject:
+    def check() -> JsonObject:
+        runtime = obj.section(place)
+        for name in _RUNTIME_CHECK_ORDER:
+            _check_string(obj.source, runtime.get(name), obj.field(f"{place}.{name}"))
+        return runtime
+
+    return obj.once(f"{place} strings", check)
 
 
-def read_runtime_cmd(obj: ConfigObject) -> str | None:
-    """Precedence runtime.cmd > runtime.run > run; an empty string falls through, and when all
-    are empty the default runner applies (""), as in as-test's parseConfigRaw."""
-    legacy_run = _check_string(
-        obj.source, _run_options(obj).get("run"), obj.field("runOptions.run")
-    )
-    runtime_cmd, runtime_run, _ = _runtime(obj)
-    if runtime_cmd is None and runtime_run is None and legacy_run is None:
+def read_runtime_cmd(obj: ConfigObject, key: Declared) -> str | None:
+    """Precedence runtime.cmd > runtime.run > run (the declared order); an empty string falls
+    through, and when all are empty the default runner applies (""), as in as-test's
+    parseConfigRaw."""
+    *_, legacy_place = key.aliases
+    _check_string(obj.source, *obj.lookup(legacy_place))  # checked before the runtime object
+    _runtime(obj, _parent(key.at))
+    written = [obj.lookup(place)[0] for place in (key.at, *key.aliases)]
+    if all(value is None for value in written):
         return None
-    return runtime_cmd or runtime_run or legacy_run or ""
+    return next((value for value in written if isinstance(value, str) and value), "")
 
 
-def read_browser(obj: ConfigObject) -> str | None:
-    return _runtime(obj)[2]
+def read_browser(obj: ConfigObject, key: Declared) -> str | None:
+    browser = _runtime(obj, _parent(key.at)).get(key.at.rpartition(".")[2])
+    return browser if isinstance(browser, str) else None
 
 
-def check_reporter(obj: ConfigObject) -> None:
-    reporter = _run_options(obj).get("reporter")
-    _check_reporter(obj.source, reporter, obj.field("runOptions.reporter"))
+def _parent(place: str) -> str:
+    return place.rpartition(".")[0]
 
 
-def read_run_env(obj: ConfigObject) -> dict[str, str] | None:
-    return _read_env(obj.source, _run_options(obj).get("env"), obj.field("runOptions.env"))
+def check_reporter(obj: ConfigObject, key: Declared) -> None:
+    _check_reporter(obj.source, *obj.lookup(key.at), key.at)
 
 
-def _section(obj: ConfigObject, key: str, example: str, known: Sequence[str]) -> JsonObject:
-    """An object-valued section, checked, its unknown keys warned about; {} when absent."""
-    value = obj.raw.get(key)
-    if value is None:
-        return {}
-    field = obj.field(key)
-    section = expect_object(obj.source, value, field, example)
-    obj.source.warn_unknown_keys(section, known, field)
-    return section
+def read_run_env(obj: ConfigObject, key: Declared) -> dict[str, str] | None:
+    return _read_env(obj.source, *obj.lookup(key.at))
 
 
 # --------------------------------------------------------------------------------------------
@@ -460,30 +431,37 @@ def _read_input(source: Source, value: object, field: str) -> tuple[str, ...] | 
     return _non_empty_strings(source, value, field, "replace it with a glob such as " + _SPEC_GLOB)
 
 
-def _read_output_alias(source: Source, value: object, field: str) -> dict[str, str]:
-    """The legacy keys an ``output`` value stands for."""
+def _read_output_alias(
+    source: Source, value: object, field: str, aliases: Mapping[str, str]
+) -> dict[str, str]:
+    """The keys an ``output`` value stands for, by their place (``aliases``: alias place, such
+    as ``output.build``, to the key's own place, ``outDir``)."""
     if value is None:
         return {}
     if isinstance(value, str):
+        # "output": "R" means outDir "R/build", logs "R/logs": each alias's name is its folder.
         root = _read_path(source, value, field)
         assert root is not None  # a string is never "absent"
-        return {key: posixpath.join(root, sub) for key, sub in _OUTPUT_ALIAS.items()}
+        return {
+            key: posixpath.join(root, place.rpartition(".")[2]) for place, key in aliases.items()
+        }
     if not isinstance(value, dict):
         raise source.error(
             field,
             f"must be a string or an object, got {describe(value)}",
             'write it as "output": "./.as-test/" or "output": { "build": "./.as-test/build" }',
         )
-    source.warn_unknown_keys(value, _OUTPUT_KEYS, field)
+    source.warn_unknown_keys(value, _parent(next(iter(aliases))), field)
     resolved: dict[str, str] = {}
-    for legacy_key, alias_key in _OUTPUT_ALIAS.items():
-        path = _read_path(source, value.get(alias_key), f"{field}.{alias_key}")
+    for place, key in aliases.items():
+        name = place.rpartition(".")[2]
+        path = _read_path(source, value.get(name), f"{field}.{name}")
         if path is not None:
-            resolved[legacy_key] = path
+            resolved[key] = path
     return resolved
 
 
-def _read_coverage(source: Source, value: object, field: str) -> CoverageSetting | None:
+def _read_coverage(source: Source, value: object, field: str, place: str) -> CoverageSetting | None:
     if value is None:
         return None
     if isinstance(value, bool):
@@ -494,7 +472,7 @@ def _read_coverage(source: Source, value: object, field: str) -> CoverageSetting
             f"must be a boolean or an object, got {describe(value)}",
             'use true, false or { "enabled": true, "include": ["assembly/**/*.ts"] }',
         )
-    source.warn_unknown_keys(value, _COVERAGE_KEYS, field)
+    source.warn_unknown_keys(value, place, field)
     enabled = read_bool(source, value.get("enabled"), f"{field}.enabled")
     include_specs = read_bool(source, value.get("includeSpecs"), f"{field}.includeSpecs")
     _check_choice(source, value.get("mode"), f"{field}.mode", _COVERAGE_MODES)
@@ -505,20 +483,22 @@ def _read_coverage(source: Source, value: object, field: str) -> CoverageSetting
         include_specs=include_specs,
         include=_read_string_list(source, value.get("include"), f"{field}.include"),
         exclude=_read_string_list(source, value.get("exclude"), f"{field}.exclude"),
-        ignore=_read_coverage_ignore(source, value.get("ignore"), f"{field}.ignore"),
+        ignore=_read_coverage_ignore(
+            source, value.get("ignore"), f"{field}.ignore", f"{place}.ignore"
+        ),
     )
 
 
 def _read_coverage_ignore(
-    source: Source, value: object, field: str
+    source: Source, value: object, field: str, place: str
 ) -> dict[str, tuple[str, ...]] | None:
     if value is None:
         return None
     ignore = expect_object(source, value, field, '{ "labels": ["Call"], "names": ["panic"] }')
-    source.warn_unknown_keys(ignore, _COVERAGE_IGNORE_KEYS, field)
+    source.warn_unknown_keys(ignore, place, field)
     lists = {
         key: _read_string_list(source, ignore.get(key), f"{field}.{key}")
-        for key in _COVERAGE_IGNORE_KEYS
+        for key in source.format.known[place]
     }
     return {key: patterns for key, patterns in lists.items() if patterns is not None}
 
@@ -571,20 +551,7 @@ def _read_target(source: Source, value: object, field: str) -> Target | None:
     )
 
 
-def _read_runtime(
-    source: Source, value: object, field: str
-) -> tuple[str | None, str | None, str | None]:
-    """``cmd``, ``run`` and ``browser`` (which only web modes use) as written, or None."""
-    if value is None:
-        return None, None, None
-    runtime = expect_object(source, value, field, '{ "cmd": "wasmtime run <file>" }')
-    source.warn_unknown_keys(runtime, _RUNTIME_KEYS, field)
-    browser = _check_string(source, runtime.get("browser"), f"{field}.browser")
-    cmd = _check_string(source, runtime.get("cmd"), f"{field}.cmd")
-    return cmd, _check_string(source, runtime.get("run"), f"{field}.run"), browser
-
-
-def _check_reporter(source: Source, value: object, field: str) -> None:
+def _check_reporter(source: Source, value: object, field: str, place: str) -> None:
     """as-test 1.1.0's reporter setting: accepted so 1.1.0 configs load, otherwise ignored."""
     if value is None:
         return
@@ -597,10 +564,10 @@ def _check_reporter(source: Source, value: object, field: str) -> None:
     if isinstance(value, str):
         return
     reporter = expect_object(source, value, field, '"default"')
-    source.warn_unknown_keys(reporter, _REPORTER_KEYS, field)
+    source.warn_unknown_keys(reporter, place, field)
 
 
-def _check_cache(source: Source, value: object, field: str) -> None:
+def _check_cache(source: Source, value: object, field: str, place: str) -> None:
     """as-test 1.6's ``cache`` setting: checked so typos surface; doit does our caching."""
     if value is None:
         return
@@ -623,7 +590,7 @@ def _check_cache(source: Source, value: object, field: str) -> None:
             f'must be a boolean, "build", "full", "reachable" or an object, got {describe(value)}',
             'use false, true, "build", "full" or { "type": "full", "maxTime": "1h" }',
         )
-    source.warn_unknown_keys(value, _CACHE_KEYS, field)
+    source.warn_unknown_keys(value, place, field)
     _check_choice(source, value.get("type"), f"{field}.type", _CACHE_TYPES)
     max_time = value.get("maxTime")
     if max_time is not None and not (isinstance(max_time, str) and _DURATION.match(max_time)):

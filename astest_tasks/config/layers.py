@@ -50,9 +50,9 @@ def read_layer(obj: ConfigObject) -> Layer:
     layer = Layer()
     for entry in READ_ORDER:
         if isinstance(entry, Key):
-            layer.set(entry, entry.read(obj))
+            layer.set(entry, entry.read(obj, entry))
         else:
-            entry.run(obj)
+            entry.run(obj, entry)
     return layer
 
 

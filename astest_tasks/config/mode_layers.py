@@ -12,8 +12,6 @@ from pathlib import Path
 
 from astest_tasks.config import as_test_rules
 from astest_tasks.config.config_reader import (
-    MODE_KEYS,
-    TOP_LEVEL_KEYS,
     ConfigObject,
     JsonObject,
     Source,
@@ -73,7 +71,7 @@ def _read_mode_layer(source: Source, name: str, value: object, field: str) -> La
             f"{field}.modes", "a mode cannot declare nested modes", "move these modes to $.modes"
         )
     _check_mode_keys_exist(source, value, field)
-    source.warn_unknown_keys(value, MODE_KEYS, field)
+    source.warn_unknown_keys(value, "modes.*", field)
     return read_layer(ConfigObject(source, value, field, is_inline_mode=True))
 
 
@@ -129,6 +127,7 @@ def _read_mode_file(source: Source, name: str, value: str, field: str) -> Layer:
         source.project_root,
         source.warnings,
         source.rules,
+        source.format,
     )
     if not path.is_file():
         raise source.error(
@@ -143,6 +142,6 @@ def _read_mode_file(source: Source, name: str, value: str, field: str) -> Layer:
             f'this file is mode "{name}" of {source.display} and cannot declare nested modes',
             'remove "modes" from this file',
         )
-    mode_source.warn_unknown_keys(raw, TOP_LEVEL_KEYS, "$")
+    mode_source.warn_unknown_keys(raw, "", "$")
     # as-test: a file mode is always a default mode (it has no place for a "default" flag).
     return read_layer(ConfigObject(mode_source, raw, "$"))

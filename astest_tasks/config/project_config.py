@@ -20,7 +20,6 @@ from astest_tasks.config.as_test_rules import MODE_NAME_ENV_VAR, AsTestRules
 from astest_tasks.config.as_test_version import installed_version
 from astest_tasks.config.config_reader import (
     DISABLED,
-    TOP_LEVEL_KEYS,
     ConfigObject,
     Source,
     Target,
@@ -204,7 +203,7 @@ def load_config(
     if rules is None:
         rules = AsTestRules.for_version(installed_version(root))
     path = Path(os.path.abspath(root / config_path))
-    source = Source(display_path(path, root), path.parent, root, [], rules)
+    source = Source(display_path(path, root), path.parent, root, [], rules, keys.FORMAT)
     if not path.exists():
         base = _settings(
             DEFAULT_MODE_NAME, folders(DEFAULTS, DEFAULT_MODE_NAME, DEFAULTS, None), rules
@@ -213,7 +212,7 @@ def load_config(
             path, False, base, {}, (), rules=rules, output_root=_output_root(DEFAULTS)
         )
     raw = read_json_object(source, path)
-    source.warn_unknown_keys(raw, TOP_LEVEL_KEYS, "$")
+    source.warn_unknown_keys(raw, "", "$")
     base_values = resolve_base(read_layer(ConfigObject(source, raw, "$")))
     modes = {
         name: _settings(

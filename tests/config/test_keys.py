@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from dataclasses import fields
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from astest_tasks.config import keys
 from astest_tasks.config.as_test_rules import AsTestRules
-from astest_tasks.config.config_reader import KNOWN_KEYS, CoverageSetting
+from astest_tasks.config.config_reader import CoverageSetting
 from astest_tasks.config.project_config import ModeSettings, load_config
+from astest_tasks.core.errors import ConfigError
 from tests.integration.toolchains import AS_TEST_1_8, ensure_installed
 
 # Fields that combine several keys or the mode's name rather than copy one key.
@@ -106,8 +108,9 @@ SCHEMA_18 = AS_TEST_1_8.node_modules / "as-test" / "as-test.config.schema.json"
 
 
 def _declared_paths() -> list[str]:
-    """Every JSON place a Key reads, modes' spelled as the base's (``modes.*.default`` stays)."""
-    return [path.strip() for key in keys.KEYS for path in key.json.split("|")]
+    """Every JSON place a declaration names, modes' spelled as the base's (``modes.*.default``
+    stays)."""
+    return [place for entry in keys.DECLARATIONS for place in keys.places(entry)]
 
 
 def _known(path: str) -> bool:
@@ -117,7 +120,9 @@ def _known(path: str) -> bool:
         parent, key = ".".join(parts[: end - 1]), parts[end - 1]
         if key == "*" or parent.endswith("*"):
             continue
-        table = KNOWN_KEYS.get(parent.removeprefix("modes.*.") if parent != "modes.*" else parent)
+        table = keys.FORMAT.known.get(
+            parent.removeprefix("modes.*.") if parent != "modes.*" else parent
+        )
         if table is None or key not in table:
             return False
     return True
@@ -137,9 +142,9 @@ def _schema_paths(node: object, path: str = "") -> list[str]:
 
 
 def test_every_declared_key_is_known_to_the_unknown_key_warnings() -> None:
-    """A Key whose place is missing from KNOWN_KEYS would be read and warned about at once."""
+    """A place the known keys lacked would be read and warned about at once."""
     unknown = [path for path in _declared_paths() if not _known(path)]
-    assert not unknown, f"add these to KNOWN_KEYS in config_reader.py: {unknown}"
+    assert not unknown, f"keys.FORMAT does not know these declared places: {unknown}"
 
 
 def test_every_key_of_as_tests_schema_is_declared_or_named_with_a_reason() -> None:
@@ -154,12 +159,79 @@ def test_every_key_of_as_tests_schema_is_declared_or_named_with_a_reason() -> No
             for d in declared
             for place in (path, plain)
         )
-        if not inside and plain not in keys.VALIDATED_ONLY and path != "modes":
+        if not inside and plain not in keys.UNSUPPORTED and path != "modes":
             missing.append(path)
         assert _known(path) or path == "modes", f"{path} would be warned about as unknown"
-    assert not missing, f"declare these in config/keys.py or name them in VALIDATED_ONLY: {missing}"
+    assert not missing, f"declare these in config/keys.py or name them in UNSUPPORTED: {missing}"
 
 
 def test_the_unknown_key_check_sees_a_forgotten_key() -> None:
     assert _known("fuzz.runs") and _known("modes.*.buildOptions.args")
     assert not _known("fuzz.rnus") and not _known("buildOptions.target.x")
+
+
+def test_every_declaration_is_listed_read_and_documented() -> None:
+    """A declaration forgotten in DECLARATIONS or READ_ORDER, or without its docs line."""
+    declared = set(keys.DECLARATIONS)
+    assert len(declared) == len(keys.DECLARATIONS)
+    readable = {entry for entry in keys.DECLARATIONS if isinstance(entry, keys.Key | keys.Check)}
+    assert set(keys.READ_ORDER) == readable
+    for entry in keys.DECLARATIONS:
+        if not isinstance(entry, keys.Section):
+            assert entry.doc is not None and entry.doc.text.strip(), f"{entry.at} has no docs line"
+    module = {
+        value
+        for value in vars(keys).values()
+        if isinstance(value, keys.Key | keys.Check | keys.Section | keys.Place)
+    }
+    assert module <= declared, (
+        f"declared but not in DECLARATIONS: {[e.at for e in module - declared]}"
+    )
+
+
+def test_every_check_says_why_and_every_unsupported_key_is_accepted() -> None:
+    checked = {
+        place
+        for entry in keys.DECLARATIONS
+        if isinstance(entry, keys.Check)
+        for place in keys.places(entry)
+    }
+    assert checked <= set(keys.UNSUPPORTED), "give each Check's place its reason in UNSUPPORTED"
+    assert all(reason.strip() for reason in keys.UNSUPPORTED.values())
+    unknown = [place for place in keys.UNSUPPORTED if not _known(place)]
+    assert not unknown, f"UNSUPPORTED keys would be warned about as unknown: {unknown}"
+
+
+# Places a check accepts whatever they hold: as-test's reporter object, removed in 1.7.0.
+_UNCHECKED = ("runOptions.reporter.",)
+_WRONG = -1.5  # of no declared key's type or range
+
+
+def _checked_places() -> list[str]:
+    return [
+        place
+        for entry in keys.READ_ORDER
+        for place in keys.places(entry)
+        if not place.startswith(_UNCHECKED)
+    ]
+
+
+def _config_with(place: str, value: object) -> dict[str, object]:
+    config: dict[str, object] = {}
+    node = config
+    *parents, name = place.replace("*", "ci").split(".")
+    for parent in parents:
+        node = cast("dict[str, object]", node.setdefault(parent, {}))
+    node[name] = value
+    return config
+
+
+@pytest.mark.parametrize("place", _checked_places())
+def test_each_declared_place_is_read_by_its_reader(tmp_path: Path, place: str) -> None:
+    """A declaration whose reader looks elsewhere (or nowhere) lets a wrong value through."""
+    (tmp_path / "as-test.config.json").write_text(json.dumps(_config_with(place, _WRONG)))
+
+    with pytest.raises(ConfigError) as raised:
+        load_config(Path("as-test.config.json"), tmp_path, NEW)
+
+    assert f"$.{place.replace('*', 'ci')}" in str(raised.value)
