@@ -35,6 +35,7 @@ OTHER_TOOLS = {
     "--optimize": '"args": ["--optimize"]',  # asc's, in a config's buildOptions.args
     "--exportRuntime": "build with --exportRuntime",  # asc's
     "--use": "built with --use",  # asc's
+    "--bindings": '(`"--bindings raw"` is two)',  # asc's, in the docs row of buildOptions.args
 }
 
 
