@@ -19,6 +19,7 @@ import pytest
 
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.config.layout import SpecFiles
+from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.coverage.model import ReportCoverage
 from astest_tasks.model.counting import count, failures
 from astest_tasks.model.guest_report import Counts, Expectation, FailureDetail, Suite, Verdict
@@ -33,9 +34,8 @@ from astest_tasks.model.results import (
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.run import wasm_compiler
 from astest_tasks.run.limits import ModeLimits
+from astest_tasks.run.run_request import Progress, RunRequest, SnapshotChoice
 from astest_tasks.run.runtime import Runtime
-from astest_tasks.tasks.pipeline import Pipeline
-from astest_tasks.tasks.run_request import Progress, RunRequest, SnapshotChoice
 
 # -- which wasmtime compiler a test gets ---------------------------------------------------------
 

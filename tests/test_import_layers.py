@@ -24,6 +24,7 @@ STAGES = (
     "fuzz",
     "output",
     "remote",
+    "schedule",
     "tasks",
     "commands",
 )

@@ -1,10 +1,11 @@
 """The state a process keeps between calls, module by module: every piece is named here with
-its reason, and a new one fails the suite until it is.
+its reason and its kind, and a new one fails the suite until it is.
 
-Issue 31 asks for this state to live in one scheduler object; until then this list is its
-inventory. State is a module-level name that a function rebinds (``global``) or changes in
-place (``NAME[...] = ...``, ``NAME.add(...)``, ``NAME.setdefault(...)`` and the like), or a
-module-level object whose methods keep state (the singletons listed with ``kind="object"``).
+Scheduling state lives in one object, the process's ``Scheduler`` (schedule/scheduler.py),
+reached through one door; a scheduling module that keeps state of its own fails here. State is
+a module-level name that a function rebinds (``global``) or changes in place (``NAME[...] =
+...``, ``NAME.add(...)``, ``NAME.setdefault(...)`` and the like), or a module-level object
+whose methods keep state (``STATEFUL_OBJECTS``, and any object made at import in schedule/).
 """
 
 from __future__ import annotations
@@ -29,36 +30,51 @@ MUTATING_METHODS = frozenset(
     }
 )
 
-# module (relative to the package), name -> why the process keeps it
-KNOWN_STATE: dict[tuple[str, str], str] = {
-    ("build/build_prefetch.py", "_PREFETCHER"): "builds compiled ahead of their task, per process",
-    ("build/compile_pool.py", "_pool"): "the persistent compile servers, one pool per process",
-    ("build/compile_pool.py", "_pool_lock"): "guards the pool's creation across threads",
-    ("build/compile_pool.py", "_hooks_installed"): "the pool's exit and fork hooks, set once",
-    ("tasks/run_ahead.py", "_RUN_AHEAD"): "runs handed to the helper process, per doit session",
+# module (relative to the package), name -> why the process keeps it. Scheduling state (the
+# compile servers, the builds compiled ahead, the runs handed over, the runner makers) lives in
+# the one Scheduler behind this door; what is left below it is named by kind.
+SCHEDULER_DOOR = {
+    ("schedule/scheduler.py", "_current"): "the process's scheduler, made again in a forked child",
+    ("schedule/scheduler.py", "_door"): "guards making it across threads (new after a fork)",
+}
+# What the run stage keeps warm for the next spec of this process. Runner scripts (the user's
+# files) reach it through the public runner API, below the schedule stage, so it cannot be
+# handed down from the scheduler.
+RUN_CACHES = {
     ("run/module_shelf.py", "SHELF"): "compiled wasmtime modules kept for the next run",
+    ("run/wasm_host.py", "_ENGINES"): "one wasmtime engine per compiler; its modules need it",
     ("run/web_runtime.py", "_server"): "the harness server web specs load from, one per process",
     ("run/web_runtime.py", "_server_pid"): "the process that started it (a fork must not reuse)",
     ("run/browser_session.py", "_sessions"): "open browsers, reused by the next web spec",
     ("run/browser_session.py", "_failed_launches"): "a browser that would not start is not retried",
     ("run/browser_session.py", "_sessions_pid"): "the process that opened them (fork safety)",
     ("run/browser_session.py", "_closers_registered"): "the exit hook, registered once",
-    ("run/external_runtime.py", "_LIVE"): "external runtimes still running, ended on a signal",
     ("run/inprocess_runtime.py", "_CODE_CACHE"): "compiled runner scripts, per process",
-    ("tasks/project_lock.py", "_held"): "the project lock's descriptor, held until exit",
-    ("tasks/project_lock.py", "_refused"): "the lock refused last, which watch mode waits for",
-    ("tasks/state_file.py", "_READABLE"): "state files already checked in this process",
-    ("tasks/spec_tasks.py", "_RUNNER_MAKERS"): "which task creator makes each default runner",
-    ("config/toolchain.py", "_warned"): "each warning printed once per process",
+}
+# What a signal handler or exit hook must find whatever else is live: process-wide by nature.
+PROCESS_GUARDS = {
+    ("run/external_runtime.py", "_LIVE"): "external runtimes still running, ended on a signal",
     ("core/atomic.py", "_WRITING"): "files being written, removed if a signal ends the process",
     ("core/process_env.py", "_SAVED"): "the environment to restore after a runner changed it",
+    ("tasks/project_lock.py", "_held"): "the project lock's descriptor, held until exit",
+    ("tasks/project_lock.py", "_refused"): "the lock refused last, which watch mode waits for",
+}
+# Answers worked out once per process, the same for every caller.
+MEMOS = {
+    ("tasks/state_file.py", "_READABLE"): "state files already checked in this process",
+    ("config/toolchain.py", "_warned"): "each warning printed once per process",
     ("core/records.py", "_PLANS"): "how each record class is encoded, worked out once",
+}
+KNOWN_STATE: dict[tuple[str, str], str] = {
+    **SCHEDULER_DOOR,
+    **RUN_CACHES,
+    **PROCESS_GUARDS,
+    **MEMOS,
 }
 # Module-level objects whose methods keep state (not seen by the mutation scan).
 STATEFUL_OBJECTS = {
-    ("build/build_prefetch.py", "_PREFETCHER"),
-    ("tasks/run_ahead.py", "_RUN_AHEAD"),
     ("run/module_shelf.py", "SHELF"),
+    ("run/wasm_host.py", "_ENGINES"),
 }
 
 
@@ -112,3 +128,39 @@ def test_the_scan_sees_state_kept_in_a_module(tmp_path: Path) -> None:
         "def read() -> int:\n    return LIMIT['a']\n"
     )
     assert package_state(tmp_path) == {("cache.py", "_SEEN"), ("cache.py", "_count")}
+
+
+# Objects made at import that keep nothing between calls.
+STATELESS_OBJECTS = {("schedule/run_helper.py", "_HEADER")}  # a struct.Struct: a frame format
+
+
+def module_objects(path: Path) -> set[str]:
+    """Names bound at import to an object made by a call (``_PREFETCHER = BuildPrefetcher()``):
+    state the mutation scan cannot see, since only its methods change it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        target.id
+        for node in tree.body
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Call)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
+    }
+
+
+def test_the_schedule_stage_keeps_its_state_in_the_scheduler_alone() -> None:
+    stage = PACKAGE / "schedule"
+    kept = {
+        (str(path.relative_to(PACKAGE)), name)
+        for path in sorted(stage.glob("*.py"))
+        for name in module_state(path) | module_objects(path)
+    }
+    unexpected = sorted(kept - set(SCHEDULER_DOOR) - STATELESS_OBJECTS)
+    assert not unexpected, f"scheduling state belongs in the Scheduler object: {unexpected}"
+
+
+def test_the_scan_sees_an_object_made_at_import(tmp_path: Path) -> None:
+    (tmp_path / "ahead.py").write_text(
+        "import threading\n\n\nclass Ahead:\n    pass\n\n\n"
+        "_AHEAD = Ahead()\n_lock: threading.Lock = threading.Lock()\nLIMIT = 3\n"
+    )
+    assert module_objects(tmp_path / "ahead.py") == {"_AHEAD", "_lock"}

@@ -1,3 +1,3 @@
-"""Compiling a spec: asc (one-off or the persistent compile server), its flags and the imports a
-spec reaches.
+"""Compiling a spec: asc (one-off, or in a persistent compile server the schedule stage keeps),
+its flags and the imports a spec reaches.
 """

@@ -23,9 +23,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from astest_tasks.build.build_prefetch import take_prefetched
 from astest_tasks.build.build_request import BuildRequest
-from astest_tasks.build.compile_pool import compile_with_server, share_server
+from astest_tasks.build.compile_route import CompileRoute, ServedCompile
 from astest_tasks.build.compile_server import CompileOutput, time_limit_message
 from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.asc_flags import default_flags
@@ -105,8 +104,9 @@ def repro_command(request: BuildRequest, toolchain: Toolchain) -> str:
     return f"{env} {argv}" if env else argv
 
 
-def compile_spec(request: BuildRequest, toolchain: Toolchain) -> BuildRecord:
-    """Run asc for one spec, move its outputs into place atomically, and return the record."""
+def compile_spec(request: BuildRequest, toolchain: Toolchain, route: CompileRoute) -> BuildRecord:
+    """Run asc for one spec, move its outputs into place atomically, and return the record;
+    ``route`` says where else the compile may come from (compile_route.py)."""
     root = Path(request.project_root)
     final_wasm = root / request.wasm_path
     final_wasm.parent.mkdir(parents=True, exist_ok=True)
@@ -115,9 +115,9 @@ def compile_spec(request: BuildRequest, toolchain: Toolchain) -> BuildRecord:
     scratch = Path(tempfile.mkdtemp(prefix=".asc-", dir=final_wasm.parent))
     try:
         scratch_wasm = scratch / final_wasm.name
-        output = take_prefetched(request, scratch)
+        output = route.take_prefetched(request, scratch)
         if output is None:
-            output = _run_compiler(request, toolchain, scratch_wasm)
+            output = _run_compiler(request, toolchain, scratch_wasm, route)
         exit_code = output.exit_code
         diagnostics = output.diagnostics
         if exit_code == 0 and scratch_wasm.is_file():
@@ -166,14 +166,16 @@ def _record(
     )
 
 
-def _run_compiler(request: BuildRequest, toolchain: Toolchain, out_file: Path) -> CompileOutput:
-    """asc in this process's persistent compile server when it can; otherwise spawned."""
+def _run_compiler(
+    request: BuildRequest, toolchain: Toolchain, out_file: Path, route: CompileRoute
+) -> CompileOutput:
+    """asc in the route's persistent compile server when it can; otherwise spawned."""
     root = Path(request.project_root)
     env = {**base_environ(), **request.build_env}  # not a running runner's mode env
     if not request.build_cmd:
         argv = asc_arguments(request, toolchain, str(out_file))
         asc_root = toolchain.assemblyscript.root
-        served = compile_with_server(
+        served = route.compile_in_server(
             toolchain.node, asc_root, argv, root, env, COMPILE_TIME_LIMIT_S
         )
         if served is not None:
@@ -181,38 +183,16 @@ def _run_compiler(request: BuildRequest, toolchain: Toolchain, out_file: Path) -
     return spawn_compiler(_spawn_argv(request, toolchain, out_file), root, env)
 
 
-def compile_ahead(request: BuildRequest, out_file: Path) -> CompileOutput | None:
-    """A build's compile in the compile server, for build_prefetch; None when no server can."""
-    served = _served_compile(request, out_file)
-    if served is None:
-        return None
-    node, asc_root, argv, env = served
-    root = Path(request.project_root)
-    return compile_with_server(node, asc_root, argv, root, env, COMPILE_TIME_LIMIT_S)
-
-
-def share_compile_server(request: BuildRequest) -> bool:
-    """Start the compile server that doit's worker processes will share, for builds like this
-    one (shared_server.py); False when none could be started."""
-    served = _served_compile(request, Path(request.project_root, request.wasm_path))
-    if served is None:
-        return False
-    node, asc_root, argv, env = served
-    return share_server(node, asc_root, argv, env)
-
-
-def _served_compile(
-    build: BuildRequest, out_file: Path
-) -> tuple[str, Path, list[str], dict[str, str]] | None:
-    """What a compile server needs for this build (node, asc root, argv, environment), as the
-    build itself would send it; None for a custom build command, which is always spawned."""
+def served_compile(build: BuildRequest, out_file: Path) -> ServedCompile | None:
+    """What a compile server needs for this build, as the build itself would send it; None for
+    a custom build command, which is always spawned."""
     if build.build_cmd:
         return None
     toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.needs_wasi_shim)
     check_node_version(toolchain.node)  # as the build would, before a server is started
     env = {**base_environ(), **build.build_env}
     argv = asc_arguments(build, toolchain, str(out_file))
-    return toolchain.node, toolchain.assemblyscript.root, argv, env
+    return ServedCompile(toolchain.node, toolchain.assemblyscript.root, argv, env)
 
 
 def spawn_compiler(argv: list[str], cwd: Path, env: dict[str, str]) -> CompileOutput:

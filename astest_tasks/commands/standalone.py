@@ -29,6 +29,7 @@ from doit.cmd_strace import Strace
 from doit.doit_cmd import DoitMain
 from doit.exceptions import InvalidDodoFile
 
+from astest_tasks.config.pipeline import BASENAME
 from astest_tasks.core.errors import UserError
 from astest_tasks.tasks.command_line import command_line_given
 from astest_tasks.tasks.doit_argv import task_options_first
@@ -41,7 +42,6 @@ from astest_tasks.tasks.options import (
     TASK_PARAMS,
     option_defaults,
 )
-from astest_tasks.tasks.pipeline import BASENAME
 from astest_tasks.tasks.state_file import DEFAULT_STATE_FILE, check_state_file
 
 DOIT_CONFIG = {"backend": "sqlite3", "default_tasks": [BASENAME], "verbosity": 1}

@@ -9,7 +9,7 @@ left out, and instead of the whole summary a cycle prints the specs it ran and t
 Between cycles a watchfiles notifier reports file events in the folders that hold the inputs of
 the loaded tasks (watch_inputs.py). It is created before the first cycle and never paused, so a
 save made while a cycle runs is seen after it; bursts are gathered by its debounce. The idle time
-is used (tasks/compile_ahead.py): the compile server is warmed between cycles, and the first
+is used (schedule/compile_ahead.py): the compile server is warmed between cycles, and the first
 event of a saved source starts its build's compile while the rest of the burst is gathered and
 the cycle loads its tasks. Tasks are loaded afresh each cycle, so an edited config, a new spec
 or a new import counts at once.
@@ -36,16 +36,15 @@ from typing import Any, TextIO
 
 from doit.reporter import ConsoleReporter
 
-from astest_tasks.build.compile_pool import shutdown as close_compile_servers
-from astest_tasks.build.compiler_warmup import CompilerWarmup
 from astest_tasks.commands.standalone import DOIT_CONFIG, AstestLoader, AstestMain
 from astest_tasks.commands.watch_inputs import ChangeFilter, Stamp, WatchedInputs, inputs_of_tasks
 from astest_tasks.core.interrupts import unwind_on_sigterm
 from astest_tasks.model.results import SpecResult
 from astest_tasks.output.console import Shown, render_changed
 from astest_tasks.output.terminal import Palette, use_colour
+from astest_tasks.schedule.compiler_warmup import CompilerWarmup
+from astest_tasks.schedule.scheduler import scheduler
 from astest_tasks.tasks.command_line import command_line_given
-from astest_tasks.tasks.compile_ahead import compile_changed, warm_compiler
 from astest_tasks.tasks.doit_argv import (
     doit_command,
     runs_in_worker_processes,
@@ -242,7 +241,7 @@ class _CompileAhead:
 
     def warm(self) -> None:
         if not self._off:
-            warm_compiler(self._warmup)
+            scheduler().warm_compiler(self._warmup)
 
     def stop_warming(self) -> None:
         self._warmup.stop()
@@ -252,7 +251,7 @@ class _CompileAhead:
         then ends with its server, and its thread removes its scratch folder, which a thread
         cut off at exit would leave behind."""
         self._warmup.stop(wait=False)
-        close_compile_servers()
+        scheduler().compile_pool.close()
         self._warmup.stop()
 
     def head_start(self, changed: list[str]) -> None:
@@ -260,7 +259,7 @@ class _CompileAhead:
         which only the cycle's reloaded tasks tell."""
         self._warmup.stop()
         if not self._off and all(path.endswith(".ts") for path in changed):
-            compile_changed(changed)
+            scheduler().compile_changed(changed)
 
 
 def _run_cycle(doit_args: list[str], report: Path) -> Cycle:

@@ -2,7 +2,7 @@
 
 A run's first step is Cranelift compiling the spec's new module: about 30 ms for a small spec,
 on the critical path of a watch cycle. The compile that watch mode starts ahead of a build
-(build_prefetch.py, tasks/compile_ahead.py) does that step too, on its thread, right after asc:
+(build_prefetch.py, schedule/compile_ahead.py) does that step too, on its thread, right after asc:
 ``reserve`` puts the module's place on the shelf while the build still waits for asc's output,
 then compiles it; the run's ``take`` finds it by the module's bytes (waiting if it is still being
 compiled) instead of compiling again.

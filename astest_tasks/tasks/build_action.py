@@ -15,14 +15,14 @@ from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compiler import BuildRecord, compile_spec, write_build_record
 from astest_tasks.config.toolchain import check_node_version, load_toolchain
 from astest_tasks.core.errors import UserError
-from astest_tasks.tasks.run_ahead import note_built
+from astest_tasks.schedule.scheduler import scheduler
 
 
 def build_spec(build: BuildRequest) -> bool:
     try:
         toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.needs_wasi_shim)
         check_node_version(toolchain.node)
-        record = compile_spec(build, toolchain)
+        record = compile_spec(build, toolchain, scheduler())
     except UserError as exc:
         record = _failed_record(build, str(exc))
     except Exception:  # a bug of ours must fail this spec, not the whole run
@@ -31,7 +31,7 @@ def build_spec(build: BuildRequest) -> bool:
     previous = _text_or_none(record_file)
     write_build_record(build, record)
     # A record that changed is a changed file_dep of the spec's run: doit will run it.
-    note_built(str(record_file), changed=previous != record.to_json())
+    scheduler().note_built(str(record_file), changed=previous != record.to_json())
     return True
 
 

@@ -17,7 +17,7 @@ from doit.dependency import UptodateCalculator
 from doit.tools import config_changed
 
 from astest_tasks.model.results import Status, read_result_head
-from astest_tasks.tasks.run_ahead import was_handed_over
+from astest_tasks.schedule.scheduler import scheduler
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
 _SAVED_INPUTS = "_astest_inputs"  # beside config_changed's digest: what the digest was of
@@ -112,7 +112,7 @@ class NotHandedOver:
         self.session = session
 
     def __call__(self) -> bool:
-        return not was_handed_over(self.key, self.session)
+        return not scheduler().was_handed_over(self.key, self.session)
 
     def __str__(self) -> str:
         return "this run was handed to the run ahead's helper"

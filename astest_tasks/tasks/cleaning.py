@@ -21,7 +21,7 @@ from astest_tasks.model.results import previous_result_path
 from astest_tasks.model.spec_logs import spec_log_path
 from astest_tasks.output.formats import report_file_names
 from astest_tasks.output.report_state import STATE_FILE
-from astest_tasks.tasks.run_request import RunRequest
+from astest_tasks.run.run_request import RunRequest
 
 
 def remove_files(project_root: str, patterns: Sequence[str], dryrun: bool) -> None:

@@ -11,12 +11,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from astest_tasks.config.pipeline import DEFAULT_PIPELINE, Pipeline
 from astest_tasks.config.toolchain import warn_once
 from astest_tasks.core.interrupts import unwind_on_sigterm
+from astest_tasks.schedule.scheduler import Scheduler, scheduler
 from astest_tasks.tasks.command_line import CommandLine
 from astest_tasks.tasks.fuzz_tasks import FuzzOptions, FuzzPlan, fuzz_tasks
 from astest_tasks.tasks.options import TaskOptions
-from astest_tasks.tasks.pipeline import DEFAULT_PIPELINE, Pipeline
 from astest_tasks.tasks.planning import Plan, make_plan
 from astest_tasks.tasks.project_lock import lock_project
 from astest_tasks.tasks.spec_tasks import build_task, run_task, runner_tasks
@@ -37,9 +38,11 @@ def create_tasks(
 
 
 def emit(plan: Plan) -> Iterator[dict[str, Any]]:
-    """doit's task dicts for ``plan``, in the order a serial doit should meet them."""
-    yield from runner_tasks(plan.root, plan.runtimes.values(), plan.pipeline)
-    yield from _spec_tasks(plan)
+    """doit's task dicts for ``plan``, in the order a serial doit should meet them; the
+    process's scheduler learns the order of the builds and runs as they are made."""
+    planner = scheduler()
+    yield from runner_tasks(plan.root, plan.runtimes.values(), plan.pipeline, planner)
+    yield from _spec_tasks(plan, planner)
     fuzzing = _fuzz_tasks(plan)
     yield from fuzzing.tasks
     plan.scan_cache.save()
@@ -49,17 +52,19 @@ def emit(plan: Plan) -> Iterator[dict[str, Any]]:
     yield summary_task(plan, run_tasks, fuzzing.entries if plan.options.fuzz else [])
 
 
-def _spec_tasks(plan: Plan) -> Iterator[dict[str, Any]]:
+def _spec_tasks(plan: Plan, planner: Scheduler) -> Iterator[dict[str, Any]]:
     """A spec's modes one after another, and each build before the previous run: a serial doit
     then meets every run with the next one built, which the run ahead needs (run_ahead.py),
     and an edited spec's runs in its modes come next to each other."""
     previous_run: dict[str, Any] | None = None
     total = len(plan.specs)
     for planned in plan.specs:
-        yield build_task(plan.root, planned, plan.toolchain, plan.scan_cache, plan.pipeline)
+        yield build_task(
+            plan.root, planned, plan.toolchain, plan.scan_cache, plan.pipeline, planner
+        )
         if previous_run is not None:
             yield previous_run
-        previous_run = run_task(plan.root, planned, plan.settings, total)
+        previous_run = run_task(plan.root, planned, plan.settings, total, planner)
     if previous_run is not None:
         yield previous_run
 

@@ -22,6 +22,7 @@ from doit.task import clean_targets
 from astest_tasks.build.imports import ImportScanCache
 from astest_tasks.config.discovery import Spec, discover_specs
 from astest_tasks.config.layout import doit_paths
+from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
 from astest_tasks.config.toolchain import Toolchain, warn_once
 from astest_tasks.core.records import encode
@@ -42,7 +43,6 @@ from astest_tasks.tasks.cleaning import fuzz_leftovers, remove_files
 from astest_tasks.tasks.doit_argv import default_tasks, doit_command, names_tasks_under
 from astest_tasks.tasks.fuzz_actions import FuzzRunRequest, run_fuzz_file
 from astest_tasks.tasks.fuzz_summary_action import show_fuzz_summary_from_worker, summarize_fuzz
-from astest_tasks.tasks.pipeline import Pipeline
 
 
 def fuzz_group(basename: str) -> str:

@@ -22,6 +22,7 @@ from astest_tasks.config.discovery import Spec
 from astest_tasks.config.git_changes import DEFAULT_REF, changed_files
 from astest_tasks.config.layout import spec_files
 from astest_tasks.config.mode_specs import ModeSpecs, specs_of_mode
+from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ModeSettings, ProjectConfig
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.config.shards import assign_shards, load_durations, pair_key
@@ -30,7 +31,6 @@ from astest_tasks.core.errors import UserError
 from astest_tasks.model.snapshots import snapshot_candidates
 from astest_tasks.run.runtime import Runtime
 from astest_tasks.tasks.cache_keys import build_file_deps
-from astest_tasks.tasks.pipeline import Pipeline
 
 
 def specs_of(

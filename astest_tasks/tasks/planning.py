@@ -22,6 +22,7 @@ from astest_tasks.config.coverage_switch import with_coverage
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.layout import SpecFiles, output_root, spec_files
 from astest_tasks.config.mode_specs import exclusion_note
+from astest_tasks.config.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
 from astest_tasks.config.project_config import (
     ModeSettings,
     ProjectConfig,
@@ -44,7 +45,6 @@ from astest_tasks.tasks.command_line import CommandLine
 from astest_tasks.tasks.fuzz_tasks import fuzz_group, fuzz_tasks_wanted
 from astest_tasks.tasks.options import TaskOptions
 from astest_tasks.tasks.output_folders import check_output_folders
-from astest_tasks.tasks.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
 from astest_tasks.tasks.plan_specs import (
     changed_only,
     check_outputs_are_separate,

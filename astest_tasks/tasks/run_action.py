@@ -50,21 +50,21 @@ from astest_tasks.run.outcome import (
     is_empty_spec,
     rebuilt_report_warning,
 )
+from astest_tasks.run.run_request import RunRequest
 from astest_tasks.run.runtime import RunnableSpec, SpecLimits
 from astest_tasks.run.wasm_compiler import WasmCompiler, other_compiler
-from astest_tasks.tasks.compile_ahead import compile_next
-from astest_tasks.tasks.run_ahead import handed_over, running_here
-from astest_tasks.tasks.run_request import RunRequest
+from astest_tasks.schedule.scheduler import scheduler
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
 
 def run_spec(run: RunRequest, session: str) -> dict[str, str]:
     """Run one spec; returns what doit saves with the task: the snapshot files' state after it."""
-    handed = handed_over(run, session)
+    planner = scheduler()
+    handed = planner.handed_over(run, session)
     outcome = None
     if handed is not None:
         # The next build compiles while the helper finishes this spec, as it would beside a run.
-        compile_next(run.pipeline.basename, run.spec.mode, run.spec.spec_id)
+        planner.compile_next(run.pipeline.basename, run.spec.mode, run.spec.spec_id)
         try:
             outcome = handed.outcome()
         except Exception:  # only a head start: the spec runs here instead
@@ -72,7 +72,7 @@ def run_spec(run: RunRequest, session: str) -> dict[str, str]:
     if outcome is not None:
         result, state = outcome
     else:
-        with running_here(run, session, execute_handed_over):
+        with planner.running_here(run, session, execute_handed_over):
             result, state = execute_run(run, session)
     _announce(result, run, session)
     return state
@@ -178,7 +178,7 @@ def _run_with_snapshots(run: RunRequest, root: Path, previous: SpecResult | None
     snapshots = _load_snapshots(run, root)
     channel = _channel(run, snapshots)
     # The next build's compile runs in Node on the other core while this guest runs.
-    compile_next(run.pipeline.basename, run.spec.mode, run.spec.spec_id)
+    scheduler().compile_next(run.pipeline.basename, run.spec.mode, run.spec.spec_id)
     guest = _run_guest(run, root, channel, previous_run_s)
     retry_with = other_compiler(guest.compiled_by) if guest.stack_exhausted else None
     if retry_with is not None:

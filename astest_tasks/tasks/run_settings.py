@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ProjectConfig
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.run.limits import (
@@ -19,7 +20,6 @@ from astest_tasks.run.limits import (
     parse_per_mode,
 )
 from astest_tasks.tasks.options import TaskOptions
-from astest_tasks.tasks.pipeline import Pipeline
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,16 @@ from typing import Any
 
 from doit.task import clean_targets
 
-from astest_tasks.build.build_prefetch import plan_build
-from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.imports import ImportScanCache
 from astest_tasks.config.layout import doit_paths, spec_identity
+from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.model.snapshots import SnapshotUpdate, snapshot_candidates
+from astest_tasks.run.run_request import Progress, RunRequest, SnapshotChoice
 from astest_tasks.run.runner_files import default_runner_path, ensure_default_runner
 from astest_tasks.run.runtime import Runtime
+from astest_tasks.schedule.scheduler import Scheduler
 from astest_tasks.tasks.build_task import build_request, compile_task_fields
 from astest_tasks.tasks.cache_keys import run_key
 from astest_tasks.tasks.checks import (
@@ -32,11 +33,8 @@ from astest_tasks.tasks.checks import (
     SnapshotsUnchanged,
 )
 from astest_tasks.tasks.cleaning import remove_files, run_leftovers
-from astest_tasks.tasks.pipeline import Pipeline
 from astest_tasks.tasks.planning import PlannedSpec
 from astest_tasks.tasks.run_action import run_spec
-from astest_tasks.tasks.run_ahead import plan_run
-from astest_tasks.tasks.run_request import Progress, RunRequest, SnapshotChoice
 from astest_tasks.tasks.run_settings import RunSettings
 
 
@@ -46,11 +44,14 @@ def build_task(
     toolchain: Toolchain,
     scan_cache: ImportScanCache,
     pipeline: Pipeline,
+    planner: Scheduler,
 ) -> dict[str, Any]:
     mode, spec, files = planned.mode, planned.spec, planned.files
     request = build_request(root, mode, spec, files.wasm, files.build_record)
     fields = compile_task_fields(root, request, mode, spec, toolchain, scan_cache)
-    _plan_prefetch(pipeline, request, fields["file_dep"])
+    # The order of the builds, for compiling ahead of a serial doit (build_prefetch.py).
+    inputs = [str(Path.cwd() / dep) for dep in fields["file_dep"]]
+    planner.plan_build(pipeline.basename, request, inputs)
     return {
         "basename": pipeline.basename,
         "name": f"build:{mode.name}:{spec.spec_id}",
@@ -61,11 +62,6 @@ def build_task(
             "build", mode=mode.name, spec=spec.path, spec_id=spec.spec_id, target=mode.target
         ),
     }
-
-
-def _plan_prefetch(pipeline: Pipeline, request: BuildRequest, file_dep: list[str]) -> None:
-    """Tell the build prefetcher the order of the builds (compile ahead of a serial doit)."""
-    plan_build(pipeline.basename, request, [str(Path.cwd() / dep) for dep in file_dep])
 
 
 def run_request(root: Path, planned: PlannedSpec, settings: RunSettings, total: int) -> RunRequest:
@@ -95,10 +91,12 @@ def run_request(root: Path, planned: PlannedSpec, settings: RunSettings, total: 
     )
 
 
-def run_task(root: Path, planned: PlannedSpec, settings: RunSettings, total: int) -> dict[str, Any]:
+def run_task(
+    root: Path, planned: PlannedSpec, settings: RunSettings, total: int, planner: Scheduler
+) -> dict[str, Any]:
     mode, spec, runtime = planned.mode, planned.spec, planned.runtime
     request = run_request(root, planned, settings, total)
-    plan_run(request, settings.session)
+    planner.plan_run(request, settings.session)  # the order of the runs, for the run ahead
     file_dep = [planned.files.build_record]  # also orders the run after its build
     file_dep += runtime.input_files(root)
     pipeline = settings.pipeline
@@ -156,16 +154,11 @@ def run_inputs(planned: PlannedSpec, settings: RunSettings) -> dict[str, Any]:
     return inputs
 
 
-# Which task creator of this process makes each default runner: two instances for one project
-# would otherwise both target the same file, which doit refuses. The other instance's runs
-# still wait for it, through their file_dep on the runner.
-_RUNNER_MAKERS: dict[str, str] = {}
-
-
 def runner_tasks(
-    root: Path, runtimes: Iterable[Runtime], pipeline: Pipeline
+    root: Path, runtimes: Iterable[Runtime], pipeline: Pipeline, planner: Scheduler
 ) -> Iterator[dict[str, Any]]:
-    """One task per default runner in use: creates it when missing, never touches it otherwise."""
+    """One task per default runner in use: creates it when missing, never touches it otherwise;
+    made by the first task creator of the process that uses it (``Scheduler.runner_makers``)."""
     targets = sorted(
         {
             runtime.default_runner_target
@@ -175,7 +168,7 @@ def runner_tasks(
     )
     for target in targets:
         runner = default_runner_path(target)
-        maker = _RUNNER_MAKERS.setdefault(str(root / runner), pipeline.basename)
+        maker = planner.runner_makers.setdefault(str(root / runner), pipeline.basename)
         if maker != pipeline.basename:
             continue
         yield {

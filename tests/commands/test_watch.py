@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.cli import main
-from astest_tasks.commands import watch
 from astest_tasks.commands.watch import (
     FIRST_STEP_MS,
     STEP_MS,
@@ -27,6 +26,7 @@ from astest_tasks.model.guest_report import Counts
 from astest_tasks.model.results import SpecIdentity, SpecResult, Stage, Status, failure_result
 from astest_tasks.output.console import Shown
 from astest_tasks.output.summary import write_reports
+from astest_tasks.schedule import scheduler
 
 
 def test_watch_is_a_flag_anywhere_on_a_run_line() -> None:
@@ -148,7 +148,9 @@ def test_a_signal_while_waiting_stops_the_watch(tmp_path: Path) -> None:
 
 def test_a_head_start_only_for_saved_sources(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[list[str]] = []
-    monkeypatch.setattr(watch, "compile_changed", lambda changed: started.append(changed))
+    planner = scheduler.Scheduler()
+    monkeypatch.setattr(planner, "compile_changed", lambda changed: started.append(changed))
+    monkeypatch.setattr(scheduler, "_current", planner)
     ahead = _CompileAhead(in_workers=False)
     ahead.head_start(["/p/assembly/__tests__/a.spec.ts", "/p/assembly/lib.ts"])
     ahead.head_start(["/p/assembly/__tests__/a.spec.ts", "/p/as-test.config.json"])
@@ -167,7 +169,9 @@ def test_at_the_end_the_servers_close_before_the_warm_up_is_waited_for(
         def stop(self, wait: bool = True) -> None:
             calls.append(f"stop(wait={wait})")
 
-    monkeypatch.setattr(watch, "close_compile_servers", lambda: calls.append("servers closed"))
+    planner = scheduler.Scheduler()
+    monkeypatch.setattr(planner.compile_pool, "close", lambda: calls.append("servers closed"))
+    monkeypatch.setattr(scheduler, "_current", planner)
     ahead = _CompileAhead(in_workers=False)
     monkeypatch.setattr(ahead, "_warmup", RecordingWarmup())
     ahead.close()

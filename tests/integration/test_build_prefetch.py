@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.build.build_prefetch import SWITCH_VARIABLE
+from astest_tasks.schedule.build_prefetch import SWITCH_VARIABLE
 from tests.integration.conftest import Project, _doit_environment, copy_project
 from tests.integration.toolchains import Toolchain
 
@@ -25,19 +25,18 @@ pytestmark = [pytest.mark.integration, pytest.mark.toolchains("1.8.0")]
 # doit in a process of its own, counting the compiles started ahead and the ones builds took.
 _COUNTING_DOIT = """
 import atexit, sys
-import astest_tasks.tasks.compile_ahead as actions
-import astest_tasks.build.compiler as compiler
+from astest_tasks.schedule.scheduler import Scheduler
 started, taken = [], []
-compile_ahead, take_prefetched = actions.compile_ahead, compiler.take_prefetched
-def counting_ahead(request, out_file):
+compile_ahead, take_prefetched = Scheduler.compile_ahead, Scheduler.take_prefetched
+def counting_ahead(self, request, out_file):
     started.append(request.spec.spec_id)
-    return compile_ahead(request, out_file)
-def counting_take(request, into):
-    output = take_prefetched(request, into)
+    return compile_ahead(self, request, out_file)
+def counting_take(self, request, into):
+    output = take_prefetched(self, request, into)
     if output is not None:
         taken.append(request.spec.spec_id)
     return output
-actions.compile_ahead, compiler.take_prefetched = counting_ahead, counting_take
+Scheduler.compile_ahead, Scheduler.take_prefetched = counting_ahead, counting_take
 def tell():
     print(f"PREFETCH started={len(started)} taken={len(taken)}", file=sys.stderr)
 atexit.register(tell)

@@ -17,13 +17,13 @@ from typing import NamedTuple
 
 import pytest
 
-from astest_tasks.build import compile_pool
 from astest_tasks.build.build_request import BuildRequest
-from astest_tasks.build.compile_pool import DISABLE_VARIABLE, CompilePool
 from astest_tasks.build.compile_server import CompileOutput, CompileServer
 from astest_tasks.build.compiler import asc_arguments, compile_spec, spawn_compiler
 from astest_tasks.config.toolchain import Toolchain, load_toolchain
 from astest_tasks.model.results import SpecIdentity
+from astest_tasks.schedule.compile_pool import DISABLE_VARIABLE, CompilePool
+from astest_tasks.schedule.scheduler import Scheduler
 from tests.fakes import processes_mentioning, wait_until_gone
 from tests.integration.conftest import ANSI, Project, copy_project
 
@@ -39,12 +39,16 @@ PASSING_SPECS = [
 
 
 @pytest.fixture
-def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[CompilePool]:
-    """A fresh pool as this process's own, so compile_spec uses it; closed afterwards."""
-    fresh = CompilePool()
-    monkeypatch.setattr(compile_pool, "_pool", fresh)
+def planner() -> Iterator[Scheduler]:
+    """A fresh scheduler, the route compile_spec takes; its servers closed afterwards."""
+    fresh = Scheduler()
     yield fresh
     fresh.close()
+
+
+@pytest.fixture
+def pool(planner: Scheduler) -> CompilePool:
+    return planner.compile_pool
 
 
 def toolchain_of(project: Project) -> Toolchain:
@@ -252,11 +256,11 @@ def spawned_wasm(project: Project, request: BuildRequest, out: Path) -> bytes:
 
 
 def test_a_server_killed_mid_compile_is_restarted_and_the_build_retried(
-    pool: CompilePool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    planner: Scheduler, pool: CompilePool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = copy_project("passing", tmp_path)
     toolchain = toolchain_of(project)
-    assert compile_spec(build_request(project, PASSING_SPECS[1], "wasi"), toolchain).ok
+    assert compile_spec(build_request(project, PASSING_SPECS[1], "wasi"), toolchain, planner).ok
     [first_pid] = pool.server_pids
 
     original_send = CompileServer._send
@@ -270,7 +274,7 @@ def test_a_server_killed_mid_compile_is_restarted_and_the_build_retried(
 
     monkeypatch.setattr(CompileServer, "_send", send_then_kill)
     request = build_request(project, PASSING_SPECS[0], "wasi")
-    record = compile_spec(request, toolchain)
+    record = compile_spec(request, toolchain, planner)
     assert killed == [first_pid]
     assert record.ok, record.diagnostics
     wasm = (project.root / request.wasm_path).read_bytes()
@@ -281,26 +285,26 @@ def test_a_server_killed_mid_compile_is_restarted_and_the_build_retried(
 
 
 def test_a_server_killed_between_builds_is_replaced_by_the_next_build(
-    pool: CompilePool, tmp_path: Path
+    planner: Scheduler, pool: CompilePool, tmp_path: Path
 ) -> None:
     project = copy_project("passing", tmp_path)
     toolchain = toolchain_of(project)
-    assert compile_spec(build_request(project, PASSING_SPECS[0], "wasi"), toolchain).ok
+    assert compile_spec(build_request(project, PASSING_SPECS[0], "wasi"), toolchain, planner).ok
     [first_pid] = pool.server_pids
     os.kill(first_pid, signal.SIGKILL)
     assert wait_until_gone(first_pid)
-    record = compile_spec(build_request(project, PASSING_SPECS[0], "bindings"), toolchain)
+    record = compile_spec(build_request(project, PASSING_SPECS[0], "bindings"), toolchain, planner)
     assert record.ok, record.diagnostics
     assert len(pool.server_pids) == 1 and pool.server_pids != [first_pid]
 
 
 def test_disabling_the_server_spawns_asc_for_each_build(
-    pool: CompilePool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    planner: Scheduler, pool: CompilePool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(DISABLE_VARIABLE, "0")
     project = copy_project("passing", tmp_path)
     request = build_request(project, PASSING_SPECS[0], "bindings")
-    record = compile_spec(request, toolchain_of(project))
+    record = compile_spec(request, toolchain_of(project), planner)
     assert record.ok, record.diagnostics
     assert pool.server_pids == []
     assert record.command.startswith("AS_TEST_COVERAGE_ENABLED=0 node ")

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.tasks.run_ahead import SWITCH_VARIABLE
+from astest_tasks.schedule.run_ahead import SWITCH_VARIABLE
 from tests.integration.conftest import Project, copy_project
 from tests.integration.pausing import PausePoint, start_paused, stop
 from tests.integration.test_interruptions import assert_every_json_file_is_whole
 from tests.integration.toolchains import Toolchain
-from tests.tasks.test_run_helper import ended
+from tests.schedule.test_run_helper import ended
 
 # The run ahead is our own machinery around the run task's action, the same for any as-test.
 pytestmark = [pytest.mark.integration, pytest.mark.toolchains("1.8.0")]
@@ -225,7 +225,7 @@ def test_a_doit_stopped_while_the_helper_runs_a_spec_leaves_no_helper_and_loses_
     log = tmp_path / "stopped.log"
     env = {SWITCH_VARIABLE: "always", "RUNNER_LOG": str(log)}
     # doit waits for the first spec it handed over.
-    point = PausePoint("call", "astest_tasks.tasks.run_ahead:HandedOver.outcome")
+    point = PausePoint("call", "astest_tasks.schedule.run_ahead:HandedOver.outcome")
     paused = start_paused(project, point, env=env)
     helper = helper_of(paused.proc.pid)
     assert stop(paused, sig) != 0, "a stopped run never reports success"

@@ -303,12 +303,12 @@ def test_stopped_mid_cycle_it_leaves_every_file_whole(
 # took a module compiled ahead (build_prefetch, module_shelf).
 _COUNTING_WATCH = """
 import atexit, sys
-import astest_tasks.build.compiler as compiler
 import astest_tasks.run.module_shelf as module_shelf
+from astest_tasks.schedule.scheduler import Scheduler
 taken, modules = [], []
-take_prefetched, take_module = compiler.take_prefetched, module_shelf.ModuleShelf.take
-def counting_take(request, into):
-    output = take_prefetched(request, into)
+take_prefetched, take_module = Scheduler.take_prefetched, module_shelf.ModuleShelf.take
+def counting_take(self, request, into):
+    output = take_prefetched(self, request, into)
     if output is not None:
         taken.append(request.spec.spec_id)
     return output
@@ -317,7 +317,7 @@ def counting_module(self, engine, wasm):
     if module is not None:
         modules.append(module)
     return module
-compiler.take_prefetched, module_shelf.ModuleShelf.take = counting_take, counting_module
+Scheduler.take_prefetched, module_shelf.ModuleShelf.take = counting_take, counting_module
 atexit.register(lambda: print(f"AHEAD taken={taken} modules={len(modules)}", file=sys.stderr))
 from astest_tasks.cli import main
 sys.exit(main(sys.argv[1:]))

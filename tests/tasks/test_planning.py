@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.config import toolchain
+from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.tasks.command_line import CommandLine
 from astest_tasks.tasks.options import TaskOptions
-from astest_tasks.tasks.pipeline import Pipeline
 from astest_tasks.tasks.planning import make_plan
 from tests.conftest import write_project
 

@@ -19,12 +19,12 @@ from astest_tasks.model.crash_records import crash_entry
 from astest_tasks.model.results import Stage, Status, read_result
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.run_request import RunRequest
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.run.runtime_command import resolve_runtime
 from astest_tasks.run.runtime_request import RuntimeRequest
 from astest_tasks.run.wasm_compiler import SWITCH_VARIABLE, WasmCompiler
 from astest_tasks.tasks.run_action import run_spec
-from astest_tasks.tasks.run_request import RunRequest
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 from tests.conftest import make_run_request
 from tests.recorded_wire import RECORDED_TESTS, SPEC_FILE, recorded_1_0_7

@@ -93,7 +93,7 @@ class RunHelper:
         search_path = [str(Path(__file__).resolve().parents[2]), *sys.path]
         bootstrap = (
             f"import sys; sys.path[:] = {search_path!r}; "
-            "from astest_tasks.tasks.run_helper import main; main()"
+            "from astest_tasks.schedule.run_helper import main; main()"
         )
         self._process = subprocess.Popen(
             [sys.executable, "-c", bootstrap],

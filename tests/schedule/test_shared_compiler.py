@@ -1,5 +1,5 @@
 """When doit's main process starts the compile server its workers will share
-(build/shared_server.py has the server's own tests)."""
+(schedule/shared_server.py has the server's own tests)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.build.build_prefetch import PlannedBuild
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.core.errors import UserError
-from astest_tasks.tasks import shared_compiler
+from astest_tasks.schedule import shared_compiler
+from astest_tasks.schedule.build_prefetch import PlannedBuild
+from astest_tasks.schedule.scheduler import Scheduler
+from astest_tasks.tasks.doit_argv import forks_worker_processes
 from tests.conftest import make_build_request
 
 
@@ -33,21 +35,29 @@ class Starts:
         return self.result
 
 
+PLANNER = Scheduler()  # made once: a scheduler starts nothing until it is asked to
+
+
 @pytest.fixture
 def starts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Starts]:
     recorder = Starts()
     build = PlannedBuild("astest", make_build_request(tmp_path, "a"), ())
-    monkeypatch.setattr(shared_compiler, "share_compile_server", recorder)
-    monkeypatch.setattr(shared_compiler, "planned_builds", lambda: [build])
+    monkeypatch.setattr(PLANNER, "share_compile_server", recorder)
+    monkeypatch.setattr(PLANNER, "planned_builds", lambda: [build])
     monkeypatch.setattr(shared_compiler, "first_bound_build", lambda planned: planned[0])
     monkeypatch.setattr(shared_compiler, "usable_cpus", lambda: 2)
     yield recorder
 
 
+def share(arguments: list[str]) -> bool:
+    """What the task creator does once the tasks are made, for a doit call of ``arguments``."""
+    return PLANNER.share_compiler_with_workers(forks_worker_processes(arguments))
+
+
 def test_a_run_with_workers_on_two_cores_starts_the_server_before_it_returns(
     starts: Starts,
 ) -> None:
-    assert shared_compiler.share_compiler_with_workers(["-n", "2"])
+    assert share(["-n", "2"])
     assert [request.spec.spec_id for request in starts.requests] == ["a"]
 
 
@@ -57,7 +67,7 @@ def test_a_run_with_workers_on_two_cores_starts_the_server_before_it_returns(
 def test_no_server_is_started_when_doit_forks_no_workers(
     starts: Starts, arguments: list[str]
 ) -> None:
-    assert not shared_compiler.share_compiler_with_workers(arguments)
+    assert not share(arguments)
     assert starts.requests == []
 
 
@@ -65,7 +75,7 @@ def test_four_cores_leave_each_worker_a_server_of_its_own(
     starts: Starts, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(shared_compiler, "usable_cpus", lambda: 4)
-    assert not shared_compiler.share_compiler_with_workers(["-n", "2"])
+    assert not share(["-n", "2"])
     assert starts.requests == []
 
 
@@ -73,13 +83,13 @@ def test_workers_that_are_not_forked_share_nothing(
     starts: Starts, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(multiprocessing, "get_start_method", lambda **_: "spawn")
-    assert not shared_compiler.share_compiler_with_workers(["-n", "2"])
+    assert not share(["-n", "2"])
     assert starts.requests == []
 
 
 def test_nothing_to_build_starts_no_server(starts: Starts, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shared_compiler, "first_bound_build", lambda planned: None)
-    assert not shared_compiler.share_compiler_with_workers(["-n", "2"])
+    assert not share(["-n", "2"])
     assert starts.requests == []
 
 
@@ -88,7 +98,7 @@ def test_a_server_that_cannot_start_leaves_the_builds_to_say_why(
     starts: Starts, outcome: bool | Exception
 ) -> None:
     starts.result = outcome
-    assert not shared_compiler.share_compiler_with_workers(["-n", "2"])
+    assert not share(["-n", "2"])
     assert len(starts.requests) == 1
 
 
@@ -109,16 +119,16 @@ def test_what_the_workers_run_is_imported_while_the_server_starts(
         assert server_started.wait(30), "the imports kept the server from starting"
         imported_on.append(threading.current_thread().name)
 
-    monkeypatch.setattr(shared_compiler, "share_compile_server", start)
+    monkeypatch.setattr(PLANNER, "share_compile_server", start)
     monkeypatch.setattr(shared_compiler, "_import_what_workers_run", import_them)
-    assert shared_compiler.share_compiler_with_workers(["-n", "2"])
+    assert share(["-n", "2"])
     assert imported_on == ["astest-imports"], "done before it returns, beside the server's start"
 
 
 def test_the_imports_for_the_workers_bring_in_wasmtime_and_the_runners() -> None:
     probe = (
         "import sys\n"
-        "from astest_tasks.tasks import shared_compiler\n"
+        "from astest_tasks.schedule import shared_compiler\n"
         "assert 'wasmtime' not in sys.modules\n"
         "shared_compiler._import_what_workers_run()\n"
         "print(sorted(m for m in sys.modules if m in shared_compiler._WHAT_WORKERS_RUN"

@@ -21,12 +21,13 @@ from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.limits import ModeLimits
+from astest_tasks.run.run_request import RunRequest
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.run.runtime_request import RuntimeRequest
-from astest_tasks.tasks import run_ahead
-from astest_tasks.tasks.run_ahead import RunAhead
-from astest_tasks.tasks.run_helper import Answer
-from astest_tasks.tasks.run_request import RunRequest
+from astest_tasks.schedule import run_ahead, scheduler
+from astest_tasks.schedule.run_ahead import RunAhead
+from astest_tasks.schedule.run_helper import Answer
+from astest_tasks.tasks.checks import NotHandedOver
 from tests.conftest import make_run_request, make_spec_result
 
 SESSION = "session-1"
@@ -320,16 +321,18 @@ def test_doit_runs_a_handed_over_task_whatever_its_files_say(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ahead, (first, second) = planned(tmp_path, "a", "b")
-    monkeypatch.setattr(run_ahead, "_RUN_AHEAD", ahead)
+    planner = scheduler.Scheduler()
+    planner.run_ahead = ahead
+    monkeypatch.setattr(scheduler, "_current", planner)
     build(ahead, second)
     key = ("astest", "wasi", "b")
-    assert not run_ahead.was_handed_over(key, SESSION)
+    assert NotHandedOver(key, SESSION)()
     assert hands_over(ahead, first)
     # The helper may write the result before doit reaches the task, which would then look up
-    # to date by its files: the task's NotHandedOver check (checks.py) reads this.
-    assert run_ahead.was_handed_over(key, SESSION)
-    assert not run_ahead.was_handed_over(key, "another session")
-    assert not run_ahead.was_handed_over(("astest", "wasi", "a"), SESSION)
+    # to date by its files: the task's NotHandedOver check reads it through the scheduler.
+    assert not NotHandedOver(key, SESSION)()
+    assert NotHandedOver(key, "another session")()
+    assert NotHandedOver(("astest", "wasi", "a"), SESSION)()
 
 
 def test_a_helper_that_never_answers_is_given_up_after_the_specs_time_limit(

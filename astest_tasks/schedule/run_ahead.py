@@ -33,7 +33,6 @@ first one on, without waiting for a long run.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import os
 import sys
@@ -42,12 +41,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from astest_tasks.build.build_prefetch import Stamps, input_stamps
 from astest_tasks.core.process_role import in_doits_main_thread
 from astest_tasks.model.results import SpecResult, read_result_head
 from astest_tasks.model.snapshots import SnapshotUpdate
-from astest_tasks.tasks.run_helper import Answer, RunHelper
-from astest_tasks.tasks.run_request import RunRequest
+from astest_tasks.run.run_request import RunRequest
+from astest_tasks.schedule.build_prefetch import Stamps, input_stamps
+from astest_tasks.schedule.run_helper import Answer, RunHelper
 
 SWITCH_VARIABLE = "ASTEST_RUN_AHEAD"
 # A run this long is worth a second process: the helper costs about 0.3 s of CPU to start, and
@@ -294,57 +293,6 @@ def switch(environ: Mapping[str, str] | None = None) -> str:
     return value.strip().lower()
 
 
-def _enabled() -> bool:
+def enabled() -> bool:
+    """Hand runs over only from doit's main process and thread, unless switched off."""
     return switch() != "0" and in_doits_main_thread()
-
-
-_RUN_AHEAD = RunAhead()
-
-
-def _close() -> None:
-    _RUN_AHEAD.close()
-
-
-def _forget_after_fork() -> None:
-    # A doit -n worker must not share its parent's helper, nor wait for its answers.
-    global _RUN_AHEAD
-    _RUN_AHEAD.forget()
-    _RUN_AHEAD = RunAhead()
-
-
-atexit.register(_close)
-os.register_at_fork(after_in_child=_forget_after_fork)
-
-
-def plan_run(request: RunRequest, session: str) -> None:
-    _RUN_AHEAD.plan(request, session)
-
-
-def note_built(record: str, *, changed: bool) -> None:
-    """A build action wrote this record (an absolute path) in this process; ``changed``: its
-    content differs from the record it replaced (or there was none)."""
-    _RUN_AHEAD.note_built(record, changed=changed)
-
-
-def was_handed_over(key: tuple[str, str, str], session: str) -> bool:
-    """Whether the run task of ``key`` (basename, mode, spec id) was handed to the helper in
-    this session: doit must then run the task, whose action takes what the helper did."""
-    return _RUN_AHEAD.was_handed_over(key, session)
-
-
-def handed_over(run: RunRequest, session: str) -> HandedOver | None:
-    """This run, if it was handed to the helper (not waiting yet: see ``HandedOver.outcome``)."""
-    if not _enabled():
-        return None
-    return _RUN_AHEAD.handed_over(run, session)
-
-
-@contextlib.contextmanager
-def running_here(run: RunRequest, session: str, execute: Execute) -> Iterator[None]:
-    """While doit's process runs ``run``; a run handed to the helper goes to ``execute`` there
-    (the run task's action, which returns no more than the live line needs)."""
-    if not _enabled():
-        yield
-        return
-    with _RUN_AHEAD.running_here(run, session, execute, always=switch() == "always"):
-        yield

@@ -1,4 +1,4 @@
-"""Tests for astest_tasks.build.build_prefetch: compiling the next build while a spec runs."""
+"""Tests for astest_tasks.schedule.build_prefetch: compiling the next build while a spec runs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.build.build_prefetch import (
+from astest_tasks.build.build_request import BuildRequest
+from astest_tasks.build.compile_server import CompileOutput
+from astest_tasks.schedule.build_prefetch import (
     LOOK_AHEAD,
     SWITCH_VARIABLE,
     BuildPrefetcher,
@@ -21,8 +23,6 @@ from astest_tasks.build.build_prefetch import (
     input_stamps,
     next_build,
 )
-from astest_tasks.build.build_request import BuildRequest
-from astest_tasks.build.compile_server import CompileOutput
 from tests.conftest import make_build_request
 
 MODULE = b"\0asm\1\0\0\0"
@@ -412,7 +412,7 @@ def test_a_build_waits_for_a_compile_ahead_of_another_build_rather_than_compile_
 
 
 def test_the_first_bound_build_is_looked_for_a_bounded_way_ahead(tmp_path: Path) -> None:
-    # What doit's main process starts a shared compile server for (tasks/shared_compiler.py).
+    # What doit's main process starts a shared compile server for (schedule/shared_compiler.py).
     builds = [
         PlannedBuild("astest", request(tmp_path, f"s{i:03}"), (spec_source(tmp_path, f"s{i:03}"),))
         for i in range(LOOK_AHEAD + 2)

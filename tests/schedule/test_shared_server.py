@@ -16,15 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.build import compile_pool, shared_server
-from astest_tasks.build.compile_pool import CompilePool
+from astest_tasks.schedule import shared_server
+from astest_tasks.schedule.compile_pool import CompilePool
+from astest_tasks.schedule.scheduler import scheduler
 from tests.fakes import is_running, require_node, wait_until_gone
 
 
 def compile_in_this_process(
     root: Path, what: str, cwd: Path, asc: str = "asc"
 ) -> dict[str, object]:
-    output = compile_pool.current_pool().compile(
+    output = scheduler().compile_pool.compile(
         require_node(), root / asc, [what], cwd, dict(os.environ), 10
     )
     assert output is not None
@@ -216,7 +217,7 @@ def test_the_owner_ends_the_server_and_a_worker_only_lets_go(
     report = tmp_path / "closed.json"
 
     def close_in_worker() -> str:
-        compile_pool.shutdown()
+        scheduler().compile_pool.close()
         return "closed"
 
     finished(in_child(report, close_in_worker), report)

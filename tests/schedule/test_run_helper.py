@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.tasks.run_helper import Answer, RunHelper, read_frame, write_frame
+from astest_tasks.schedule.run_helper import Answer, RunHelper, read_frame, write_frame
 
 ANSWER_LIMIT_S = 120.0  # a ceiling for a broken helper, not a timing any test relies on
 

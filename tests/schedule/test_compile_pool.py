@@ -17,16 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from astest_tasks.build import compile_pool
-from astest_tasks.build.compile_pool import (
+from astest_tasks.build.compile_server import CompileOutput, time_limit_message
+from astest_tasks.schedule import scheduler
+from astest_tasks.schedule.compile_pool import (
     DISABLE_VARIABLE,
     CompilePool,
     can_serve,
-    compile_with_server,
     server_flags,
     server_key,
 )
-from astest_tasks.build.compile_server import CompileOutput, time_limit_message
 from tests.fakes import FAKE_SERVER, is_running, require_node, wait_until_gone
 
 REPO = Path(__file__).resolve().parents[2]
@@ -225,7 +224,7 @@ def test_a_forked_child_leaves_the_parents_servers_alone(
     server_pid = pid_of(run(process_pool, tmp_path, "ok"))
     child = os.fork()
     if child == 0:  # pragma: no cover - the child reports through its exit status
-        fresh = compile_pool.current_pool()
+        fresh = scheduler.scheduler().compile_pool
         os._exit(0 if fresh is not process_pool and fresh.server_pids == [] else 1)
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
@@ -255,10 +254,13 @@ def test_the_childs_copy_of_the_pipes_does_not_keep_the_parents_server_alive(
         os.waitpid(child, 0)
 
 
-def test_compile_with_server_declines_when_disabled_or_given_node_flags(tmp_path: Path) -> None:
+def test_the_scheduler_declines_to_serve_when_disabled_or_given_node_flags(
+    tmp_path: Path,
+) -> None:
     node = require_node()
     disabled = {**os.environ, DISABLE_VARIABLE: "0"}
-    assert compile_with_server(node, tmp_path, ["x.ts"], tmp_path, disabled, 10) is None
+    planner = scheduler.Scheduler(server_script=FAKE_SERVER)
+    assert planner.compile_in_server(node, tmp_path, ["x.ts"], tmp_path, disabled, 10) is None
     assert not can_serve(["x.ts", "--", "--stack-size=4000"], {})
     assert can_serve(["x.ts"], {})
 
@@ -275,13 +277,14 @@ EXIT_SCRIPT = """
 import os, sys
 from pathlib import Path
 sys.path.insert(0, {repo!r})
-from astest_tasks.build import compile_pool
+from astest_tasks.schedule import scheduler
 from tests.fakes import FAKE_SERVER
 
 def build():
-    compile_pool._pool = compile_pool.CompilePool(script=FAKE_SERVER)
+    scheduler._current = scheduler.Scheduler(server_script=FAKE_SERVER)
     root = Path({root!r})
-    output = compile_pool.current_pool().compile({node!r}, root, ["ok"], root, dict(os.environ), 10)
+    pool = scheduler.scheduler().compile_pool
+    output = pool.compile({node!r}, root, ["ok"], root, dict(os.environ), 10)
     return output.stdout.decode().split()[0].removeprefix("pid=")
 
 how = sys.argv[1]

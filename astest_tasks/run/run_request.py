@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.config.layout import SpecFiles
+from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.model.results import SpecIdentity
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.runtime import Runtime
-from astest_tasks.tasks.pipeline import Pipeline
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from doit.exceptions import InvalidTask
 
+from astest_tasks.config.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
 from astest_tasks.tasks.factory import make_astest_tasks
-from astest_tasks.tasks.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
 from tests.conftest import ProjectBuilder
 
 Task = dict[str, Any]

@@ -6,7 +6,7 @@ and Node already uses about one and a half cores while it compiles: on two cores
 warming up side by side took longer for the same 20 compiles than one server alone (4.1-4.2 s
 against 3.6 s), and a cold ``doit -n 2`` was slower than a plain ``doit``. So, where the
 machine has at most ``MAX_CPUS`` cores, doit's main process starts one server before it forks
-its workers (tasks/shared_compiler.py decides when), and every worker sends its compiles there,
+its workers (schedule/shared_compiler.py decides when), and every worker sends its compiles there,
 one at a time, while the other worker runs its specs.
 
 - **Taking turns** is an exclusive ``flock`` on a file with no name: the main process holds it

@@ -1,7 +1,8 @@
 """Which persistent asc serves a build: the compile servers of this process, and their lifetime.
 
-- **One per process.** ``doit -n N`` forks worker processes; each starts its own servers, lazily,
-  on its first build. The owner is checked by ``os.getpid()``, and a forked child drops what it
+- **One per process**, held by the process's scheduler (scheduler.py). ``doit -n N`` forks
+  worker processes; each starts its own servers, lazily, on its first build. The owner is
+  checked by ``os.getpid()``, and a forked child drops what it
   inherited (our copy of a parent's server pipes would keep that server alive after the parent),
   except a server the parent started for its workers to share (shared_server.py: on a machine
   with few cores, doit's main process starts one before it forks them).
@@ -16,7 +17,8 @@
   a second death is reported as that build's failure. A server that is found dead between builds
   is replaced without counting a retry.
 - **Gone when we are.** ``atexit`` (and multiprocessing's finalizers, which run in doit's worker
-  processes where ``atexit`` does not) close every server; Ctrl-C during a compile kills the one
+  processes where ``atexit`` does not) close every server (the scheduler installs both when the
+  pool starts its first server: ``on_server_started``); Ctrl-C during a compile kills the one
   in use; and each server exits on its own when its stdin pipe from us closes, however we end.
 - **V8 flags chosen by the compile that starts a server** (``server_flags``): binaryen is
   compiled to WebAssembly, and V8 compiles it twice, quickly (Liftoff) and then, for functions it
@@ -33,11 +35,10 @@
 
 from __future__ import annotations
 
-import atexit
 import os
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -50,8 +51,8 @@ from astest_tasks.build.compile_server import (
     ServerUnavailable,
     time_limit_message,
 )
-from astest_tasks.build.shared_server import SharedServer
 from astest_tasks.config.toolchain import warn_once
+from astest_tasks.schedule.shared_server import SharedServer
 
 DISABLE_VARIABLE = "ASTEST_COMPILE_SERVER"
 
@@ -135,9 +136,15 @@ class _SharedLease:
 
 
 class CompilePool:
-    def __init__(self, script: Path = SERVER_SCRIPT, shared: SharedServer | None = None) -> None:
+    def __init__(
+        self,
+        script: Path = SERVER_SCRIPT,
+        shared: SharedServer | None = None,
+        on_server_started: Callable[[], None] = lambda: None,
+    ) -> None:
         self.pid = os.getpid()
         self.script = script
+        self._on_server_started = on_server_started  # the exit hooks that will close it
         self._lock = threading.Lock()
         self._idle: dict[ServerKey, list[CompileServer]] = {}
         self._busy: set[CompileServer] = set()
@@ -215,7 +222,7 @@ class CompilePool:
         with self._lock:
             self._shared = SharedServer(key, server, turns)
             closing = self._closed
-        _ensure_exit_hooks()
+        self._on_server_started()
         if closing:
             self.close()
         return not closing
@@ -300,7 +307,7 @@ class CompilePool:
                 server.close()
                 return None
             self._busy.add(server)
-        _ensure_exit_hooks()
+        self._on_server_started()
         return _OwnLease(self, key, server)
 
     def _release(self, key: ServerKey, server: CompileServer) -> None:
@@ -315,76 +322,3 @@ class CompilePool:
         server.kill()
         with self._lock:
             self._busy.discard(server)
-
-
-_pool: CompilePool | None = None
-_pool_lock = threading.Lock()
-_hooks_installed = False
-
-
-def current_pool() -> CompilePool:
-    """This process's pool; a pool inherited through fork belongs to the parent."""
-    global _pool
-    with _pool_lock:
-        if _pool is None or _pool.pid != os.getpid():
-            shared = _pool.abandon() if _pool is not None else None
-            _pool = CompilePool(shared=shared)
-        return _pool
-
-
-def compile_with_server(
-    node: str,
-    asc_root: Path,
-    argv: Sequence[str],
-    cwd: Path,
-    env: Mapping[str, str],
-    limit_s: float,
-) -> CompileOutput | None:
-    """asc ``main(argv)`` in a persistent server; ``None`` means spawn asc instead."""
-    if not can_serve(argv, env):
-        return None
-    return current_pool().compile(node, asc_root, argv, cwd, env, limit_s)
-
-
-def share_server(node: str, asc_root: Path, argv: Sequence[str], env: Mapping[str, str]) -> bool:
-    """Start the server doit's worker processes will share (see ``CompilePool.share``)."""
-    return can_serve(argv, env) and current_pool().share(node, asc_root, argv, env)
-
-
-def shutdown() -> None:
-    """Close this process's servers (idempotent; registered with atexit)."""
-    with _pool_lock:
-        pool = _pool
-    if pool is not None and pool.pid == os.getpid():
-        pool.close()
-
-
-def _after_fork_in_child() -> None:
-    # The lock may have been held by another thread at fork time; start from scratch.
-    global _pool, _pool_lock, _hooks_installed
-    _pool_lock = threading.Lock()
-    # multiprocessing clears its finalizers in a worker: a server the worker starts needs its own.
-    _hooks_installed = False
-    inherited = _pool
-    _pool = None
-    if inherited is not None:
-        shared = inherited.abandon()
-        if shared is not None:
-            _pool = CompilePool(inherited.script, shared=shared)
-
-
-def _ensure_exit_hooks() -> None:
-    global _hooks_installed
-    with _pool_lock:
-        if _hooks_installed:
-            return
-        _hooks_installed = True
-    atexit.register(shutdown)
-    # doit's worker processes (multiprocessing) leave through os._exit, which skips atexit but
-    # runs multiprocessing's own finalizers.
-    from multiprocessing import util
-
-    util.Finalize(None, shutdown, exitpriority=10)
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -1,14 +1,14 @@
-"""Tests for astest_tasks.build.compiler_warmup: warming the compile server while watch idles."""
+"""Tests for astest_tasks.schedule.compiler_warmup: warming the compile server while watch idles."""
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
 
-from astest_tasks.build.build_prefetch import PlannedBuild
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compile_server import CompileOutput
-from astest_tasks.build.compiler_warmup import HEAVY_COMPILE_S, CompilerWarmup
+from astest_tasks.schedule.build_prefetch import PlannedBuild
+from astest_tasks.schedule.compiler_warmup import HEAVY_COMPILE_S, CompilerWarmup
 from tests.conftest import make_build_request
 
 

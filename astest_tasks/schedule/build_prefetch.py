@@ -21,7 +21,6 @@ to a scratch folder of its own (compiler.compile_spec).
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import os
 import shutil
@@ -311,46 +310,3 @@ def enabled(environ: Mapping[str, str] | None = None) -> bool:
     """Prefetch only in doit's main process and thread, unless switched off."""
     env = os.environ if environ is None else environ
     return env.get(SWITCH_VARIABLE, "1") != "0" and in_doits_main_thread()
-
-
-_PREFETCHER = BuildPrefetcher()
-
-
-def _close() -> None:
-    _PREFETCHER.close()
-
-
-def _forget_after_fork() -> None:
-    # A doit worker forked while a compile ran ahead (watch mode's head start under -n N) must not
-    # wait for a thread that is not in it, nor remove a folder its parent still owns.
-    global _PREFETCHER
-    _PREFETCHER = BuildPrefetcher()
-
-
-atexit.register(_close)
-os.register_at_fork(after_in_child=_forget_after_fork)
-
-
-def plan_build(basename: str, request: BuildRequest, inputs: Sequence[str]) -> None:
-    _PREFETCHER.plan(basename, request, inputs)
-
-
-def prefetch_after(
-    basename: str, mode: str, spec_id: str, compiler: Compiler, then: FollowUp | None = None
-) -> bool:
-    return enabled() and _PREFETCHER.start_after((basename, mode, spec_id), compiler, then)
-
-
-def prefetch_for(
-    changed: Collection[str], compiler: Compiler, then: FollowUp | None = None
-) -> bool:
-    return enabled() and _PREFETCHER.start_for(changed, compiler, then)
-
-
-def planned_builds() -> list[PlannedBuild]:
-    """The spec builds of the tasks made in this process, in the order doit meets them."""
-    return _PREFETCHER.planned()
-
-
-def take_prefetched(request: BuildRequest, into: Path) -> CompileOutput | None:
-    return _PREFETCHER.take(request, into)

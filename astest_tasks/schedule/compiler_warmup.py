@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from astest_tasks.build.build_prefetch import Compiler, PlannedBuild
+from astest_tasks.schedule.build_prefetch import Compiler, PlannedBuild
 
 WARMUP_BUDGET = 40  # compiles per session; the gain levels off by then (see above)
 HEAVY_COMPILE_S = 0.5

@@ -1,6 +1,6 @@
 """Before doit forks its worker processes: one compile server for them all, on few cores.
 
-Why one server serves every worker on a machine of few cores is in build/shared_server.py.
+Why one server serves every worker on a machine of few cores is in schedule/shared_server.py.
 It is started here, when the tasks are made, because only doit's main process can start a
 server its workers inherit, and doit forks them right after. It is started before this returns:
 a worker forked while the server was still starting would not get it, and doit has little else
@@ -15,20 +15,19 @@ import contextlib
 import importlib
 import multiprocessing
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from astest_tasks.build.build_prefetch import first_bound_build, planned_builds
-from astest_tasks.build.compiler import share_compile_server
-from astest_tasks.build.shared_server import MAX_CPUS, can_share, usable_cpus
+from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.core.process_role import in_doits_main_thread
-from astest_tasks.tasks.doit_argv import forks_worker_processes
+from astest_tasks.schedule.build_prefetch import PlannedBuild, first_bound_build
+from astest_tasks.schedule.shared_server import MAX_CPUS, can_share, usable_cpus
 
 
-def share_compiler_with_workers(arguments: Sequence[str]) -> bool:
-    """Start the shared server if this doit call will fork workers that need one; True when
-    one runs (started now, or still running from watch mode's last cycle)."""
-    if not forks_worker_processes(arguments):
-        return False
+def share_with_workers(
+    planned: Sequence[PlannedBuild], share_compile_server: Callable[[BuildRequest], bool]
+) -> bool:
+    """For a doit call that will fork workers: start the shared server if they need one; True
+    when one runs (started now, or still running from watch mode's last cycle)."""
     # A worker started by spawn or forkserver inherits no server (the first method listed is the
     # default); and only doit's main thread of its main process forks them.
     method = multiprocessing.get_start_method(allow_none=True)
@@ -38,7 +37,7 @@ def share_compiler_with_workers(arguments: Sequence[str]) -> bool:
         return False
     if not can_share() or usable_cpus() > MAX_CPUS:
         return False
-    build = first_bound_build(planned_builds())
+    build = first_bound_build(planned)
     if build is None:
         return False
     importing = threading.Thread(target=_import_what_workers_run, name="astest-imports")

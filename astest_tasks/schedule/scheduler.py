@@ -1,0 +1,220 @@
+"""The scheduler: everything that decides when and where work happens, in one object per process.
+
+It holds what used to be four module singletons: the compile servers (``compile_pool.py``), the
+builds compiled ahead of their task (``build_prefetch.py``), the runs handed to a helper process
+(``run_ahead.py``), and which task creator makes each default runner. The task creator plans
+into it as it makes the tasks, and the actions reach it through one door, ``scheduler()``.
+
+- **Per process.** doit's ``-n N`` workers are forked from the process that made the tasks. A
+  child must neither use nor close what its parent owns (a parent's server pipes, its helper
+  process, its prefetch thread), so at fork the child's door gets a scheduler of its own, which
+  keeps only the compile server the parent started for its workers to share
+  (``shared_server.py``).
+- **Kept across watch cycles.** ``astest --watch`` makes the tasks again in one process for
+  every cycle; the compile servers stay warm between them, and the plans of earlier cycles are
+  dropped by their own rules (``run_ahead.KEPT_SESSIONS``, the prefetcher's per-basename plans).
+- **Closed at exit.** ``atexit`` closes the current scheduler: the helper first, then whatever
+  was compiled ahead, then the compile servers. A doit worker leaves through ``os._exit``,
+  which skips ``atexit``; multiprocessing's finalizers run there, and multiprocessing clears
+  them in a new worker, so the pool asks for one when it starts its first server
+  (``_close_at_worker_exit``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import threading
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from pathlib import Path
+
+from astest_tasks.build.build_request import BuildRequest
+from astest_tasks.build.compile_server import SERVER_SCRIPT, CompileOutput
+from astest_tasks.build.compiler import COMPILE_TIME_LIMIT_S, served_compile
+from astest_tasks.run.run_request import RunRequest
+from astest_tasks.schedule import build_prefetch, run_ahead
+from astest_tasks.schedule.build_prefetch import BuildPrefetcher, PlannedBuild
+from astest_tasks.schedule.compile_ahead import compile_for_wasmtime
+from astest_tasks.schedule.compile_pool import CompilePool, can_serve
+from astest_tasks.schedule.compiler_warmup import CompilerWarmup
+from astest_tasks.schedule.run_ahead import Execute, HandedOver, RunAhead
+from astest_tasks.schedule.shared_compiler import share_with_workers
+from astest_tasks.schedule.shared_server import SharedServer
+
+
+class Scheduler:
+    """This process's compile servers, builds compiled ahead, runs handed over, and runner makers.
+    It is the ``CompileRoute`` that build actions pass to ``compile_spec``."""
+
+    def __init__(
+        self, server_script: Path = SERVER_SCRIPT, shared: SharedServer | None = None
+    ) -> None:
+        self.pid = os.getpid()
+        self.compile_pool = CompilePool(
+            server_script, shared=shared, on_server_started=self._close_at_worker_exit
+        )
+        self.prefetcher = BuildPrefetcher()
+        self.run_ahead = RunAhead()
+        # Which task creator of this process makes each default runner (by its absolute path):
+        # two instances for one project would otherwise both target the same file, which doit
+        # refuses. The other instance's runs still wait for it, through their file_dep on it.
+        self.runner_makers: dict[str, str] = {}
+        self._finalizer_installed = False
+
+    # -- the compile route (build/compile_route.py) --
+
+    def take_prefetched(self, request: BuildRequest, into: Path) -> CompileOutput | None:
+        return self.prefetcher.take(request, into)
+
+    def compile_in_server(
+        self,
+        node: str,
+        asc_root: Path,
+        argv: Sequence[str],
+        cwd: Path,
+        env: Mapping[str, str],
+        limit_s: float,
+    ) -> CompileOutput | None:
+        if not can_serve(argv, env):
+            return None
+        return self.compile_pool.compile(node, asc_root, argv, cwd, env, limit_s)
+
+    def compile_ahead(self, request: BuildRequest, out_file: Path) -> CompileOutput | None:
+        """A build's compile in the compile server, for the prefetcher and the warm-up; None
+        when no server can (a prefetch never spawns a compiler)."""
+        served = served_compile(request, out_file)
+        if served is None:
+            return None
+        root = Path(request.project_root)
+        return self.compile_in_server(
+            served.node, served.asc_root, served.argv, root, served.env, COMPILE_TIME_LIMIT_S
+        )
+
+    def share_compile_server(self, request: BuildRequest) -> bool:
+        """Start the compile server doit's worker processes will share, for builds like this
+        one (shared_server.py); False when none could be started."""
+        served = served_compile(request, Path(request.project_root, request.wasm_path))
+        if served is None or not can_serve(served.argv, served.env):
+            return False
+        return self.compile_pool.share(served.node, served.asc_root, served.argv, served.env)
+
+    # -- what the task creator plans --
+
+    def plan_build(self, basename: str, request: BuildRequest, inputs: Sequence[str]) -> None:
+        self.prefetcher.plan(basename, request, inputs)
+
+    def planned_builds(self) -> list[PlannedBuild]:
+        """The spec builds of the tasks made in this process, in the order doit meets them."""
+        return self.prefetcher.planned()
+
+    def plan_run(self, request: RunRequest, session: str) -> None:
+        self.run_ahead.plan(request, session)
+
+    def share_compiler_with_workers(self, forks_workers: bool) -> bool:
+        """Before doit forks its workers: one compile server for them all, on few cores."""
+        return forks_workers and share_with_workers(
+            self.planned_builds(), self.share_compile_server
+        )
+
+    # -- what the actions ask --
+
+    def compile_next(self, basename: str, mode: str, spec_id: str) -> bool:
+        """While the run of (basename, mode, spec_id) starts: the next build doit will run."""
+        return build_prefetch.enabled() and self.prefetcher.start_after(
+            (basename, mode, spec_id), self.compile_ahead
+        )
+
+    def compile_changed(self, changed: Collection[str]) -> bool:
+        """As soon as a watched file changes: the first build that reads it, and then its
+        module for wasmtime (compile_ahead.py)."""
+        return build_prefetch.enabled() and self.prefetcher.start_for(
+            changed, self.compile_ahead, compile_for_wasmtime
+        )
+
+    def warm_compiler(self, warmup: CompilerWarmup) -> bool:
+        """While watch mode idles: compile the project's builds again to warm the server."""
+        return build_prefetch.enabled() and warmup.start(self.planned_builds(), self.compile_ahead)
+
+    def note_built(self, record: str, *, changed: bool) -> None:
+        """A build action wrote this record (an absolute path) in this process; ``changed``: its
+        content differs from the record it replaced (or there was none)."""
+        self.run_ahead.note_built(record, changed=changed)
+
+    def was_handed_over(self, key: tuple[str, str, str], session: str) -> bool:
+        """Whether the run task of ``key`` (basename, mode, spec id) was handed to the helper in
+        this session: doit must then run the task, whose action takes what the helper did."""
+        return self.run_ahead.was_handed_over(key, session)
+
+    def handed_over(self, run: RunRequest, session: str) -> HandedOver | None:
+        """This run, if it was handed to the helper (not waiting yet: ``HandedOver.outcome``)."""
+        return self.run_ahead.handed_over(run, session) if run_ahead.enabled() else None
+
+    @contextlib.contextmanager
+    def running_here(self, run: RunRequest, session: str, execute: Execute) -> Iterator[None]:
+        """While doit's process runs ``run``; a run handed to the helper goes to ``execute``
+        there (the run task's action, which returns no more than the live line needs)."""
+        if not run_ahead.enabled():
+            yield
+            return
+        always = run_ahead.switch() == "always"
+        with self.run_ahead.running_here(run, session, execute, always=always):
+            yield
+
+    # -- lifetime --
+
+    def close(self) -> None:
+        """At exit (idempotent, never raises): the helper, what was compiled ahead, the servers."""
+        if self.pid != os.getpid():
+            return
+        self.run_ahead.close()
+        self.prefetcher.close()
+        self.compile_pool.close()
+
+    def forked(self) -> Scheduler:
+        """The scheduler of a child forked from this one's process: nothing of the parent's but
+        the compile server it started for its workers."""
+        self.run_ahead.forget()
+        shared = self.compile_pool.abandon()
+        return Scheduler(self.compile_pool.script, shared)
+
+    def _close_at_worker_exit(self) -> None:
+        if self._finalizer_installed:
+            return
+        self._finalizer_installed = True
+        from multiprocessing import util
+
+        util.Finalize(None, self.compile_pool.close, exitpriority=10)
+
+
+_current: Scheduler | None = None
+_door = threading.Lock()
+
+
+def scheduler() -> Scheduler:
+    """The door: this process's scheduler, made on first use."""
+    global _current
+    with _door:
+        if _current is None or _current.pid != os.getpid():
+            _current = Scheduler()
+        return _current
+
+
+def _close_current() -> None:
+    with _door:
+        current = _current
+    if current is not None:
+        current.close()
+
+
+def _after_fork_in_child() -> None:
+    # The door's lock may have been held by another thread at fork time: start from a new one.
+    global _current, _door
+    _door = threading.Lock()
+    inherited, _current = _current, None
+    if inherited is not None:
+        _current = inherited.forked()
+
+
+atexit.register(_close_current)
+os.register_at_fork(after_in_child=_after_fork_in_child)
