@@ -4,6 +4,7 @@ collide."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -125,3 +126,17 @@ def test_two_formats_cannot_share_a_name_or_a_file() -> None:
     same_file = TextFormat(name="other", file_name=COUNT.file_name, render=spec_count)
     with pytest.raises(ValueError, match="share a name or a file"):
         formats._registry(COUNT, same_file)
+
+
+def test_every_format_module_is_registered() -> None:
+    """A module written in output/formats/ but left out of REPORT_FORMATS would never be
+    written, kept or cleaned: the one place ARCHITECTURE.md names besides the module."""
+    package = Path(formats.__file__).parent
+    modules = sorted(p.stem for p in package.glob("*.py") if p.stem not in {"__init__", "base"})
+    declared = {
+        name: importlib.import_module(f"{formats.__name__}.{name}").FORMAT for name in modules
+    }
+    registered = set(REPORT_FORMATS.values())
+    missing = sorted(name for name, fmt in declared.items() if fmt not in registered)
+    assert modules, "the scan found no format module"
+    assert not missing, f"add these modules' FORMAT to REPORT_FORMATS: {missing}"
