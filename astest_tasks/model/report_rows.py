@@ -9,9 +9,7 @@ from collections.abc import Mapping, Sequence
 from astest_tasks.model.guest_report import (
     VERDICT_BY_VALUE,
     VERDICT_VALUES,
-    Counts,
     Expectation,
-    FailureDetail,
     ReportError,
     Suite,
     Verdict,
@@ -89,56 +87,6 @@ def _expectation_from_row(row: Sequence[object]) -> Expectation:
         right=_stored_optional_str(d, "right"),
         kind=_stored_str(d, "kind"),
     )
-
-
-def counts_to_dict(c: Counts) -> dict[str, object]:
-    return {
-        "suites_passed": c.suites_passed,
-        "suites_failed": c.suites_failed,
-        "suites_skipped": c.suites_skipped,
-        "tests_passed": c.tests_passed,
-        "tests_failed": c.tests_failed,
-        "tests_skipped": c.tests_skipped,
-        "time_ms": c.time_ms,
-    }
-
-
-def counts_from_dict(d: Mapping[str, object]) -> Counts:
-    return Counts(
-        suites_passed=_stored_int(d, "suites_passed"),
-        suites_failed=_stored_int(d, "suites_failed"),
-        suites_skipped=_stored_int(d, "suites_skipped"),
-        tests_passed=_stored_int(d, "tests_passed"),
-        tests_failed=_stored_int(d, "tests_failed"),
-        tests_skipped=_stored_int(d, "tests_skipped"),
-        time_ms=_stored_float(d, "time_ms"),
-    )
-
-
-def failure_to_dict(f: FailureDetail) -> dict[str, object]:
-    return {
-        "title": f.title,
-        "location": f.location,
-        "matcher": f.matcher,
-        "expected": f.expected,
-        "actual": f.actual,
-        "message": f.message,
-    }
-
-
-def failure_from_dict(d: Mapping[str, object]) -> FailureDetail:
-    return FailureDetail(
-        title=_stored_str(d, "title"),
-        location=_stored_str(d, "location"),
-        matcher=_stored_str(d, "matcher"),
-        expected=_stored_optional_str(d, "expected"),
-        actual=_stored_optional_str(d, "actual"),
-        message=_stored_str(d, "message"),
-    )
-
-
-# Stored results are our own output, so unlike payloads they are read strictly: a wrong type means
-# a corrupt or foreign file, reported as ReportError naming the field.
 
 
 def _stored_error(d: Mapping[str, object], key: str, expected: str) -> ReportError:
