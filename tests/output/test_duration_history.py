@@ -1,0 +1,77 @@
+"""The durations' history: one entry per run (never per showing of a cached result), bounded,
+kept across runs that select other specs, and written atomically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from astest_tasks.model.results import Stage, Status
+from astest_tasks.output import duration_history
+from astest_tasks.output.duration_history import (
+    HISTORY_FILE,
+    MAX_RUNS,
+    PastRun,
+    load_history,
+    record_runs,
+    update_history,
+)
+from tests.conftest import make_spec_result
+
+KEY = ("wasi", "assembly/__tests__/math.spec.ts")
+
+
+def test_a_run_is_recorded_once_however_often_its_result_is_shown(tmp_path: Path) -> None:
+    first = make_spec_result("math", session="s1", duration_s=0.5)
+    update_history(tmp_path, [first])
+    update_history(tmp_path, [first])  # the next doit: the same result, shown cached
+    history = update_history(tmp_path, [make_spec_result("math", session="s2", duration_s=0.7)])
+    assert history[KEY] == (PastRun("s1", 0.5), PastRun("s2", 0.7))
+    assert load_history(tmp_path / HISTORY_FILE) == dict(history)
+
+
+def test_the_history_keeps_the_last_runs_only() -> None:
+    history: dict[tuple[str, str], tuple[PastRun, ...]] = {}
+    for run in range(MAX_RUNS + 5):
+        history = record_runs(history, [make_spec_result("math", session=f"s{run}")])
+    assert len(history[KEY]) == MAX_RUNS
+    assert history[KEY][-1].session == f"s{MAX_RUNS + 4}"
+    assert history[KEY][0].session == "s5"
+
+
+def test_a_build_failure_ran_nothing_and_adds_nothing() -> None:
+    broken = make_spec_result("math", Status.FAILED, stage=Stage.BUILD, session="s1")
+    assert record_runs({}, [broken]) == {KEY: ()}
+
+
+def test_pairs_this_run_did_not_select_keep_their_past() -> None:
+    other = ("bindings", "assembly/__tests__/math.spec.ts")
+    history = {other: (PastRun("s0", 1.0),)}
+    updated = record_runs(history, [make_spec_result("math", session="s1")])
+    assert updated[other] == (PastRun("s0", 1.0),)
+    assert list(updated) == [KEY, other], "this run's pairs first: the bound drops the oldest"
+
+
+def test_the_pairs_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(duration_history, "MAX_PAIRS", 2)
+    history = {("wasi", f"old{n}"): (PastRun("s0", 1.0),) for n in range(5)}
+    updated = record_runs(history, [make_spec_result("math", session="s1")])
+    assert list(updated) == [KEY, ("wasi", "old0")]
+
+
+def test_an_unreadable_history_is_an_empty_one_and_is_replaced_atomically(tmp_path: Path) -> None:
+    path = tmp_path / HISTORY_FILE
+    path.parent.mkdir(parents=True)
+    path.write_text('{"format": 1, "pairs": [["wasi"]]}')
+    assert load_history(path) == {}
+    before = path.stat().st_ino
+    update_history(tmp_path, [make_spec_result("math", session="s1", duration_s=0.5)])
+    assert path.stat().st_ino != before, "rewritten by a rename, never in place"
+    assert load_history(path) == {KEY: (PastRun("s1", 0.5),)}
+
+
+def test_a_read_only_state_folder_costs_the_history_not_the_run(tmp_path: Path) -> None:
+    (tmp_path / "cache").write_text("a file where the folder would be")
+    history = update_history(tmp_path, [make_spec_result("math", session="s1")])
+    assert history[KEY] == (PastRun("s1", 0.25),)
