@@ -21,6 +21,7 @@ The regular expressions are JavaScript's: ``\\w`` and ``\\b`` are ASCII (``re.AS
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,6 +101,13 @@ class SourceLines:
         self._files: dict[str, list[str] | None] = {}
 
     def line(self, file: str, number: int) -> str:
+        lines = self.lines(file)
+        if lines is None or not 1 <= number <= len(lines):
+            return ""
+        return lines[number - 1]
+
+    def lines(self, file: str) -> Sequence[str] | None:
+        """Every line of ``file``; None when it cannot be read."""
         if file not in self._files:
             try:
                 text = (self._root / file).read_text(encoding="utf-8", errors="replace")
@@ -107,10 +115,7 @@ class SourceLines:
                 self._files[file] = None
             else:
                 self._files[file] = _LINE_BREAK.split(text)
-        lines = self._files[file]
-        if lines is None or not 1 <= number <= len(lines):
-            return ""
-        return lines[number - 1]
+        return self._files[file]
 
 
 def describe_point(

@@ -1,0 +1,82 @@
+"""The rendered page: text from specs is shown as text (a test named ``<script>`` is no script),
+nothing is fetched from anywhere, and every part of a run has its place."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from pathlib import Path
+
+from astest_tasks.model.guest_report import FailureDetail
+from astest_tasks.model.results import Status
+from astest_tasks.output.console import Shown
+from astest_tasks.output.fuzz_summary import ShownFuzz
+from astest_tasks.output.html.page import render_page
+from tests.conftest import make_spec_result
+from tests.fuzz.test_results import result as fuzz_result
+from tests.output.html.test_view import FAILING, OTHER, project, reports
+
+
+class Page(HTMLParser):
+    """The page as a browser parses it: its elements, its text, and what it would fetch."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.text: list[str] = []
+        self.fetched: list[str] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        for name, value in attrs:
+            if name in {"src", "href", "srcset", "action"} and not (value or "").startswith("#"):
+                self.fetched.append(f"{tag} {name}={value}")
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    @property
+    def all_text(self) -> str:
+        return "".join(self.text)
+
+
+def test_text_from_specs_is_shown_as_text(tmp_path: Path) -> None:
+    hostile = make_spec_result(
+        "evil",
+        Status.FAILED,
+        spec="assembly/__tests__/<img src=x onerror=alert(1)>.spec.ts",
+        failure_list=(
+            FailureDetail("<script>alert(1)</script> > x#1", "", "toBe", '"</code>"', "<b>", ""),
+        ),
+        output="\x1b[31mred\x1b[0m and a bell \x07 and </pre><script>alert(2)</script>",
+    )
+    text = render_page(reports(None, [Shown(hostile, False)]))
+    page = Page(text)
+    assert "script" not in page.tags
+    assert "img" not in page.tags
+    assert "<script>alert(1)</script> > x#1" in page.all_text
+    assert "<img src=x onerror=alert(1)>.spec.ts" in page.all_text
+    assert '"</code>"' in page.all_text and "<b>" in page.all_text
+    assert "red and a bell \\x07 and </pre><script>alert(2)</script>" in page.all_text
+    assert "\x1b" not in text and "\x07" not in text
+
+
+def test_the_page_needs_nothing_beside_it(tmp_path: Path) -> None:
+    text = render_page(
+        reports(
+            project(tmp_path),
+            [Shown(FAILING, False), Shown(OTHER, True)],
+            fuzz=[ShownFuzz(fuzz_result(), cached=False)],
+            rerun_command="doit astest",
+        )
+    )
+    page = Page(text)
+    assert page.fetched == []
+    assert "script" not in page.tags and "link" not in page.tags
+    assert {"style", "svg"} - set(page.tags) == {"svg"}, "no chart without history"
+    for heading in ("Specs", "Failures", "Slowest specs", "Coverage", "Fuzz campaigns"):
+        assert heading in page.text
+    assert "repro: " in page.all_text and "doit astest --mode wasi --spec" in page.all_text
+    assert "(cached)" in page.all_text
+    assert "failing seeds" in page.all_text
