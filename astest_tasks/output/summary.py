@@ -34,8 +34,9 @@ from astest_tasks.output.coverage_summary import (
     collect_coverage,
     write_coverage_files,
 )
+from astest_tasks.output.duration_history import update_history
 from astest_tasks.output.formats import report_file_names, write_report_files
-from astest_tasks.output.formats.base import ReportInput
+from astest_tasks.output.formats.base import NO_CONTEXT, ReportContext, ReportInput
 from astest_tasks.output.formats.report_json import REPORT_FILE, REPORT_FORMAT
 from astest_tasks.output.fuzz_summary import FuzzEntry, ShownFuzz, load_fuzz_results, print_fuzz
 from astest_tasks.output.latest_log import (
@@ -88,6 +89,7 @@ class SummaryPlan:
     note: str = ""  # how the specs were chosen (--changed), printed above the summary
     show_coverage: bool = False  # --show-coverage: list the uncovered points (coverage_gaps.py)
     expand_coverage_gaps: bool = False  # --show-coverage=all: nested points too
+    rerun_command: str = ""  # how the HTML report's repro lines run a spec: "doit astest"
 
     @property
     def gaps(self) -> GapListing | None:
@@ -108,7 +110,10 @@ PRINTOUT_ONLY = frozenset({"verbose", "show_logs"})
 
 
 def write_report(
-    plan: SummaryPlan, loaded: Sequence[LoadedSpec], coverage: CoverageOutcome | None = None
+    plan: SummaryPlan,
+    loaded: Sequence[LoadedSpec],
+    coverage: CoverageOutcome | None = None,
+    fuzz: Sequence[ShownFuzz] = (),
 ) -> bool:
     """Write the reports unless nothing that shapes them changed since they were written; True
     when nothing failed. Prints nothing (see ``print_summary``)."""
@@ -123,7 +128,8 @@ def write_report(
         state_path.unlink(missing_ok=True)
         if coverage is not None:
             write_coverage_files(root, coverage)
-        write_reports(report, [item.shown for item in loaded], coverage, plan.shard)
+        context = _report_context(plan, loaded, fuzz)
+        write_reports(report, [item.shown for item in loaded], coverage, plan.shard, context)
         write_latest_log(root, plan.logs_root, collected_logs(loaded))
         return passed
     # What only changes the printout is not part of what the reports are made from.
@@ -134,6 +140,8 @@ def write_report(
         "version": __version__,
         # A format added (or moved) since the state was saved has no file yet: write them all.
         "files": report_file_names(),
+        # The HTML report shows the fuzz campaigns of a --fuzz run.
+        "fuzz": [file_digest(item.result.to_json().encode("utf-8")) for item in fuzz],
     }
     digest = reports_digest(options, [str(d) for d in digests])
     state = load_state(state_path)
@@ -145,6 +153,7 @@ def write_report(
         spec_points=[_points_of(item) for item in loaded],
         coverage=coverage,
         shard=plan.shard,
+        context=_report_context(plan, loaded, fuzz),
     )
     files = write_report_files(_report_folder(report), reports)
     write_latest_log(root, plan.logs_root, collected_logs(loaded))
@@ -152,6 +161,18 @@ def write_report(
     written += write_coverage_files(root, coverage) if coverage is not None else []
     save_state(state_path, ReportState(digest, modification_times(root, written)))
     return passed
+
+
+def _report_context(
+    plan: SummaryPlan, loaded: Sequence[LoadedSpec], fuzz: Sequence[ShownFuzz]
+) -> ReportContext:
+    """What the HTML report shows beyond the results; the runs shown join the durations'
+    history in the state folder here, as the reports are rewritten only when a result changed."""
+    root = Path(plan.project_root)
+    history = update_history(
+        _report_folder(root / plan.report_path), [item.shown.result for item in loaded]
+    )
+    return ReportContext(root, tuple(fuzz), history, plan.rerun_command)
 
 
 def collected_logs(loaded: Sequence[LoadedSpec]) -> CollectedLogs:
@@ -196,6 +217,7 @@ def write_reports(
     shown: list[Shown],
     coverage: CoverageOutcome | None = None,
     shard: tuple[int, int, int] | None = None,
+    context: ReportContext = NO_CONTEXT,
 ) -> bool:
     """Every registered format's file in ``report``'s folder (``report`` names report.json),
     for programs and CI; True when nothing failed. The results must have their suites."""
@@ -205,6 +227,7 @@ def write_reports(
         spec_points=[points(item.result) for item in shown],
         coverage=coverage,
         shard=shard,
+        context=context,
     )
     write_report_files(_report_folder(report), reports)
     return all(item.result.status != Status.FAILED for item in shown)

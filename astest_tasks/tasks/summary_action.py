@@ -33,7 +33,7 @@ def summarize(plan: dict[str, object], session: str) -> bool | TaskFailed:
         print_with_fuzz(
             shown, fuzz, coverage, summary_plan.note, summary_plan.gaps, summary_plan.verbose
         )
-    specs_passed = write_report(summary_plan, loaded, coverage)
+    specs_passed = write_report(summary_plan, loaded, coverage, fuzz)
     if specs_passed and all(item.result.passed for item in fuzz):
         return True
     # report=False: our summary says what failed, and doit's own failure banner would push it off

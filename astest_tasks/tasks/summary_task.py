@@ -59,6 +59,7 @@ def summary_plan(plan: Plan, fuzz_entries: Sequence[FuzzEntry]) -> SummaryPlan:
         note=plan.note,
         show_coverage=show_coverage.show_coverage is not ShowCoverage.NONE,
         expand_coverage_gaps=show_coverage.show_coverage is ShowCoverage.ALL,
+        rerun_command=pipeline.options_command,
     )
 
 

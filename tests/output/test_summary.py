@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import junitparser
@@ -12,7 +13,9 @@ from astest_tasks.core.records import decode, encode
 from astest_tasks.model.counting import count
 from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict
 from astest_tasks.model.results import SpecResult, Status, write_result
+from astest_tasks.output.duration_history import HISTORY_FILE, load_history
 from astest_tasks.output.formats import report_file_names
+from astest_tasks.output.fuzz_summary import ShownFuzz
 from astest_tasks.output.summary import (
     SummaryEntry,
     SummaryPlan,
@@ -28,6 +31,7 @@ from tests.conftest import (
     make_spec_result,
     make_suite,
 )
+from tests.fuzz.test_results import result as fuzz_result
 
 REPORT = ".as-test/report.json"
 JUNIT = ".as-test/junit.xml"
@@ -276,3 +280,31 @@ def test_a_plan_crosses_to_doits_workers_as_plain_data_unchanged() -> None:
         show_coverage=True,
     )
     assert decode(SummaryPlan, json.loads(json.dumps(encode(plan)))) == plan
+
+
+# -- the HTML report's part: durations' history, fuzz campaigns, the repro command ----------------
+
+
+def test_the_html_report_charts_each_run_once_and_shows_a_changed_fuzz_campaign(
+    tmp_path: Path,
+) -> None:
+    html = tmp_path / ".as-test" / "html" / "index.html"
+    summary_plan = replace(plan(tmp_path), rerun_command="doit astest")
+    write_result(tmp_path / "r.json", table_result(10, session="s1", failing_row=3))
+    write_report(summary_plan, load_specs(summary_plan, "s1"))
+    assert "doit astest --mode wasi --spec assembly/__tests__/table.spec.ts" in html.read_text()
+    write_result(tmp_path / "r.json", table_result(10, session="s2", failing_row=3))
+    write_report(summary_plan, load_specs(summary_plan, "s2"))
+    write_report(summary_plan, load_specs(summary_plan, "s3"))  # shown cached: no new run
+    (runs,) = load_history(tmp_path / ".as-test" / HISTORY_FILE).values()
+    assert [run.session for run in runs] == ["s1", "s2"]
+    assert "<svg" in html.read_text(), "two runs make a chart"
+
+    before = html.stat().st_ino
+    campaign = ShownFuzz(fuzz_result(), cached=False)
+    write_report(summary_plan, load_specs(summary_plan, "s4"), fuzz=[campaign])
+    assert html.stat().st_ino != before, "a fuzz campaign changed: the page shows it"
+    assert "failing seeds" in html.read_text()
+    before = html.stat().st_ino
+    write_report(summary_plan, load_specs(summary_plan, "s5"), fuzz=[campaign])
+    assert html.stat().st_ino == before, "nothing changed: nothing is written"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Callable
+from html.parser import HTMLParser
 from pathlib import Path
 
 import junitparser
@@ -57,12 +58,32 @@ def read_tap(path: Path) -> int:
     return len({test.description.split(" > ")[0] for test in tests})  # "<mode> <spec>"
 
 
+class _MatrixRows(HTMLParser):
+    """Counts the spec rows of the HTML report's matrix (``<th scope="row" class="spec">``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "th" and ("class", "spec") in attrs:
+            self.rows += 1
+
+
+def read_html(path: Path) -> int:
+    parser = _MatrixRows()
+    parser.feed(path.read_text(encoding="utf-8"))
+    parser.close()
+    return parser.rows
+
+
 # How each format's own readers check it, and how many specs they find. A new format adds its
 # reader here: the test below fails for a registered format without one.
 READERS: dict[str, Callable[[Path], int]] = {
     "json": read_json,
     "junit": read_junit,
     "tap": read_tap,
+    "html": read_html,
 }
 
 
@@ -90,6 +111,7 @@ def test_write_report_files_writes_every_format_in_registry_order(tmp_path: Path
         "json": "report.json",
         "junit": "junit.xml",
         "tap": "reports/report.tap",
+        "html": "html/index.html",
     }
 
 

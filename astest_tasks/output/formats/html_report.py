@@ -1,0 +1,17 @@
+"""The HTML report, ``html/index.html`` beside report.json: what a person opens after a run (or
+from a CI artifact). Rendered by output/html/ from the same stored results as every format."""
+
+from __future__ import annotations
+
+from astest_tasks.output.formats.base import ReportInput, TextFormat
+
+HTML_FILE = "html/index.html"
+
+
+def _render(reports: ReportInput) -> str:
+    from astest_tasks.output.html.page import render_page  # the page imports this package
+
+    return render_page(reports)
+
+
+FORMAT = TextFormat(name="html", file_name=HTML_FILE, render=_render)
