@@ -260,8 +260,9 @@ def _slowest(shown: Sequence[Shown], history: History) -> tuple[SlowSpec, ...]:
     ran.sort(key=lambda result: result.duration_s, reverse=True)
     slow: list[SlowSpec] = []
     for result in ran[:MAX_SLOWEST]:
-        runs = [run.seconds for run in history.get(key_of(result), ())]
-        if not runs or runs[-1] != result.duration_s:
+        past = history.get(key_of(result), ())
+        runs = [run.seconds for run in past]
+        if not past or past[-1].session != result.session:
             runs.append(result.duration_s)  # history not at hand (astest merge): this run alone
         earlier = runs[:-1]
         usual = format_seconds(statistics.median(earlier)) if earlier else ""

@@ -144,6 +144,12 @@ def test_the_slowest_specs_come_with_their_earlier_runs() -> None:
     assert second.chart is None and second.usual == "", "no history: this run alone"
 
 
+def test_a_cached_result_is_its_last_run_not_one_more() -> None:
+    history = {("wasi", SPEC): (PastRun("s", 1.4999999),)}  # stored rounded
+    (slow,) = page_of(reports(None, [Shown(FAILING, True)], history=history)).slowest
+    assert slow.chart is None and slow.usual == ""
+
+
 def test_coverage_shows_each_file_with_its_source_and_totals_per_mode(tmp_path: Path) -> None:
     page = page_of(reports(project(tmp_path), [Shown(OTHER, False)]))
     coverage = page.coverage
