@@ -62,6 +62,9 @@ class Sample:
 @dataclass
 class Results:
     samples: list[Sample] = field(default_factory=list)
+    # Seconds our summary spends rendering the HTML report of the suite (output/html/), measured
+    # apart after each of our runs, with the page's size in bytes.
+    html_renders: list[tuple[float, int]] = field(default_factory=list)
 
     def values(self, tool: str, scenario: str, what: str) -> list[float]:
         return [
@@ -118,6 +121,47 @@ def timed_run(project: Project, argv: Sequence[str]) -> tuple[float, float, str,
     return float(seconds), int(rss_kib) / 1024, text, int(code)
 
 
+# Renders the HTML report from the stored results the run left in report.json (each spec's whole
+# result), with the code measured (run_bench.run_env), and prints the seconds and the page's size.
+_HTML_TIMER = """
+import json, sys, time
+from pathlib import Path
+from astest_tasks.model.results import SpecResult
+from astest_tasks.output.console import Shown
+from astest_tasks.output.formats.base import ReportContext, ReportInput
+from astest_tasks.output.html.page import render_page
+document = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+shown = [
+    Shown(SpecResult.from_json(json.dumps(entry["result"])), bool(entry["cached"]))
+    for entry in document["specs"]
+]
+whole = [item.result.to_json() for item in shown]
+start = time.perf_counter()
+reports = ReportInput(shown, whole, [() for _ in shown], context=ReportContext(Path.cwd()))
+page = render_page(reports)
+print(time.perf_counter() - start, len(page.encode("utf-8")))
+"""
+
+
+def html_render(results: Results, project: Project) -> None:
+    """Time the HTML report's rendering of our last run's results (the summary renders it when a
+    result changed; this isolates its share)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _HTML_TIMER, str(run_bench.report_path(project))],
+        cwd=project.path,
+        capture_output=True,
+        text=True,
+        env=run_bench.run_env(project),
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        seconds, size = proc.stdout.split()
+    except ValueError:
+        raise BenchError(f"the HTML report did not render:\n{tail(proc.stderr)}") from None
+    results.html_renders.append((float(seconds), int(size)))
+    print(f"  {'html':8} {'render':12} {float(seconds):8.3f} s  page {int(size) / 1024:.0f} KiB")
+
+
 def measure(
     results: Results, project: Project, argv: Sequence[str], scenario: str, expected_tests: int
 ) -> Sample:
@@ -141,6 +185,8 @@ def measure(
         f"  {project.tool:8} {scenario:12} {seconds:8.2f} s  peak {rss:7.1f} MiB  ({tests} tests)",
         flush=True,
     )
+    if project.tool == "doit" and scenario != "warm-up":
+        html_render(results, project)
     return sample
 
 
@@ -217,6 +263,17 @@ def render(
             f"{'-' if ratio is None else f'{ratio:.3f}'} | "
             f"{'-' if goal is None else f'<= {goal:g}'} | {met} | {rss_t:.0f} / {rss_o:.0f} |"
         )
+    renders = results.html_renders
+    if renders:
+        seconds = median([render for render, _ in renders])
+        largest = max(size for _, size in renders)
+        out += [
+            "",
+            f"HTML report render (ours; the summary renders it when a result changed, so in the "
+            f"cold and one-changed times): median "
+            f"{seconds:.3f} s over {len(renders)} renders, page up to "
+            f"{largest / 1024:.0f} KiB",
+        ]
     return "\n".join(out)
 
 
