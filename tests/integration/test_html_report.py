@@ -12,6 +12,7 @@ there (how the docs' picture is made).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,12 +23,18 @@ import pytest
 from astest_tasks.run.browser_session import CHROMIUM_FLAGS, find_chromium
 from tests.integration.conftest import DoitRun, Project, copy_project
 from tests.integration.toolchains import Toolchain
+from tests.output.html.test_page import Page
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("html-report")]
 
 HTML = ".as-test/html/index.html"
 CHECKOUT = "assembly/__tests__/checkout.spec.ts"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def text_of(page: Path) -> str:
+    """The page's text as a browser shows it, without its markup."""
+    return Page(page.read_text(encoding="utf-8")).all_text
 
 
 @pytest.fixture(scope="module")
@@ -124,3 +131,19 @@ def test_the_report_is_rewritten_when_a_result_changes_and_clean_removes_it(
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
     assert project.doit("clean").exit_code == 0
     assert not report.exists()
+
+
+def test_fuzz_campaigns_of_a_fuzz_run_show_the_seeds_and_repro_lines_the_console_prints(
+    tmp_path: Path,
+) -> None:
+    project = copy_project("fuzz", tmp_path)
+    run = project.doit(env={"ASTEST_FUZZ": "1", "ASTEST_FUZZ_SEED": "790229808"})
+    assert run.exit_code == 1, run.stdout + run.stderr
+    printed = re.findall(r"repro \(one run\): (.+)$", run.stdout, re.MULTILINE)
+    seeds = re.findall(r"failing seeds: (.+)$", run.stdout, re.MULTILINE)
+    assert printed and seeds
+    page = text_of(project.root / HTML)
+    fuzz = page[page.index("Fuzz campaigns") :]
+    assert "assembly/__fuzz__/buggy.fuzz.ts" in fuzz and "FAIL" in fuzz
+    for line in (*printed, *seeds):
+        assert line in fuzz

@@ -80,3 +80,22 @@ def test_the_page_needs_nothing_beside_it(tmp_path: Path) -> None:
     assert "repro: " in page.all_text and "doit astest --mode wasi --spec" in page.all_text
     assert "(cached)" in page.all_text
     assert "failing seeds" in page.all_text
+
+
+def test_a_big_suite_makes_a_small_page() -> None:
+    """The page grows with spec files, not tests: 10,000 failing expectations show 200."""
+    failing = make_spec_result(
+        "table",
+        Status.FAILED,
+        failure_list=tuple(
+            FailureDetail(f"table > row#{n}", "9:7", "toBe", str(n), str(n + 1), "")
+            for n in range(10_000)
+        ),
+    )
+    shown = [Shown(failing, False)] + [
+        Shown(make_spec_result(f"spec{n}", duration_s=n / 1000), True) for n in range(20)
+    ]
+    text = render_page(reports(None, shown))
+    assert text.count('class="expectation"') == 20, "a spec shows its first 20"
+    assert "and 9980 more failing expectations: every one is in report.json" in Page(text).all_text
+    assert len(text.encode("utf-8")) < 100_000
