@@ -3,5 +3,5 @@
 ``view`` turns the stored results into the page's data (plain values, bounded for big suites),
 ``source_view`` the lines of source a failure or a coverage point names, ``charts`` the small
 duration charts, and ``page`` renders them with the autoescaping templates of
-``templates/html/``. The report format itself is output/formats/html.py.
+``templates/html/``. The report format itself is output/formats/html_report.py.
 """
