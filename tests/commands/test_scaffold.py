@@ -100,7 +100,7 @@ def test_the_dodo_py_lists_every_option_with_its_environment_variable(tmp_path: 
 def test_the_gitignore_covers_every_file_a_run_writes_beside_the_reports(tmp_path: Path) -> None:
     scaffold_project(tmp_path, InitChoices(target="wasi"))
     ignored = (tmp_path / ".gitignore").read_text().splitlines()
-    for written in ("report.json", "junit.xml", STATE_FILE):
+    for written in ("report.json", "junit.xml", STATE_FILE, "html/"):
         assert f".as-test/{written}" in ignored, written
 
 
