@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import DoitRun, Project, clone_project
+from tests.output.formats.test_registry import read_html
 
 # Sharding and merging are ours; the counts they add up are checked per as-test version in the
 # agreement tests.
@@ -58,6 +59,9 @@ def test_shards_partition_the_suite_and_merge_to_the_unsharded_totals(
     assert totals["tests"] == whole["totals"]["tests"]
     assert totals["files"] == whole["totals"]["files"]
     assert (tmp_path / "merged/junit.xml").is_file()
+    # One page for the whole run: a row per spec file of every shard.
+    rows = read_html(tmp_path / "merged/html/index.html")
+    assert rows == len({spec["file"] for spec in whole["specs"]})
 
 
 def test_merge_refuses_a_missing_shard(
