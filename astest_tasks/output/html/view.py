@@ -38,6 +38,7 @@ MAX_LOG_LINES = 40  # a failing spec's last log() lines
 MAX_SLOWEST = 10
 MAX_SOURCE_LINES = 20_000  # coverage source shown in all; a file past it lists its gaps only
 MAX_GAPS_PER_FILE = 200
+MAX_TEXT = 10_000  # characters of one message or output (a spec may print 64 MiB)
 
 
 @dataclass(frozen=True)
@@ -226,7 +227,7 @@ def _failures(
                 failures=tuple(_failure(result.spec, f, sources) for f in kept),
                 more=len(result.failures) - len(kept),
                 log_lines=logs,
-                output=result.output.strip() if not result.error else "",
+                output=_last_part(result.output.strip()) if not result.error else "",
                 repro=_repro(result, reports.context.rerun_command),
             )
         )
@@ -240,11 +241,25 @@ def _failure(spec: str, failure: FailureDetail, sources: SourceLines | None) -> 
         title=failure.title,
         where=where,
         matcher=failure.matcher,
-        expected=failure.expected,
-        received=failure.actual,
-        message=failure.message,
+        expected=_first_part(failure.expected),
+        received=_first_part(failure.actual),
+        message=_first_part(failure.message) or "",
         source=source,
     )
+
+
+def _first_part(text: str | None) -> str | None:
+    """At most ``MAX_TEXT`` characters of a message or value, saying how much was left out."""
+    if text is None or len(text) <= MAX_TEXT:
+        return text
+    return f"{text[:MAX_TEXT]}… ({len(text) - MAX_TEXT} more characters in report.json)"
+
+
+def _last_part(text: str) -> str:
+    """The end of what a spec printed (where a failure shows), at most ``MAX_TEXT`` characters."""
+    if len(text) <= MAX_TEXT:
+        return text
+    return f"({len(text) - MAX_TEXT} characters before, in report.json) …{text[-MAX_TEXT:]}"
 
 
 def _repro(result: SpecResult, rerun_command: str) -> str:
@@ -334,7 +349,7 @@ def _fuzz(item: ShownFuzz) -> FuzzView:
         seed=f"{result.seed}" + (" (random)" if result.seed_is_random else ""),
         duration=format_seconds(result.duration_s),
         cached=item.cached,
-        error=result.error,
+        error=_first_part(result.error) or "",
         replay=replay,
         fuzzers=_failed_fuzzers(result, run),
     )

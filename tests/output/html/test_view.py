@@ -172,3 +172,19 @@ def test_a_failing_fuzz_campaign_shows_its_seeds_and_repro() -> None:
     assert fuzzer.repro == (
         "ASTEST_FUZZ_SEED=18446744073709551615 ASTEST_FUZZ_RUNS=1 doit astest:fuzz:wasi:clamp"
     )
+
+
+def test_long_messages_and_output_are_cut_saying_where_the_rest_is() -> None:
+    long = "x" * (view.MAX_TEXT + 5)
+    spec = make_spec_result(
+        "math",
+        Status.FAILED,
+        failure_list=(FailureDetail("t#1", "", "toBe", long, "1", long),),
+        output="start\n" + long + "end",
+    )
+    (shown,) = page_of(reports(None, [Shown(spec, False)])).failures
+    (cut,) = shown.failures
+    assert cut.expected == "x" * view.MAX_TEXT + "… (5 more characters in report.json)"
+    assert cut.message == cut.expected and cut.received == "1"
+    assert shown.output.startswith("(14 characters before, in report.json) …")
+    assert shown.output.endswith("xend")
