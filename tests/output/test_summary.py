@@ -308,3 +308,13 @@ def test_the_html_report_charts_each_run_once_and_shows_a_changed_fuzz_campaign(
     before = html.stat().st_ino
     write_report(summary_plan, load_specs(summary_plan, "s5"), fuzz=[campaign])
     assert html.stat().st_ino == before, "nothing changed: nothing is written"
+
+
+def test_a_suite_selection_writes_its_cut_down_page_with_the_same_context(tmp_path: Path) -> None:
+    html = tmp_path / ".as-test" / "html" / "index.html"
+    summary_plan = replace(plan(tmp_path), suite_selectors=("table",), rerun_command="astest")
+    write_result(tmp_path / "r.json", table_result(10, session="s1", failing_row=3))
+    write_report(summary_plan, load_specs(summary_plan, "s1"))
+    assert "astest --mode wasi --spec assembly/__tests__/table.spec.ts" in html.read_text()
+    (runs,) = load_history(tmp_path / ".as-test" / HISTORY_FILE).values()
+    assert [run.session for run in runs] == ["s1"]
