@@ -19,6 +19,7 @@ import pytest
 
 from astest_tasks.coverage.model import CoveragePoint
 from astest_tasks.model.results import read_result_head
+from tests.coverage.test_cobertura import valid_cobertura
 from tests.integration.conftest import NODE_MODULES, DoitRun, Project, clone_project, copy_project
 
 # One worker runs the whole module (pytest-xdist's loadgroup): its module-scoped projects are
@@ -203,3 +204,34 @@ def read_coverage(result_file: Path) -> tuple[CoveragePoint, ...]:
     result = read_result_head(result_file)
     assert result is not None and result.coverage is not None, result_file
     return result.coverage.points
+
+
+def test_cobertura_is_valid_against_its_dtd_agrees_with_lcov_and_is_cleaned(
+    built_coverage: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_coverage[0], tmp_path)
+    cobertura = project.root / COVERAGE_DIR / "cobertura.xml"
+    root = valid_cobertura(cobertura.read_text(encoding="utf-8"))
+    # The source is the project that wrote it (this clone copied its file).
+    assert root.findtext("sources/source") == built_coverage[0].root.resolve().as_posix()
+    merged = coverage_json(project.root, "coverage.log.json")
+    classes = {c.get("filename"): c for c in root.iter("class")}
+    assert sorted(classes) == [f["file"] for f in merged["files"]]
+    valid = covered = 0
+    for file in merged["files"]:
+        lines: dict[int, bool] = {}
+        for point in file["points"]:
+            lines[point["line"]] = lines.get(point["line"], False) or point["executed"]
+        shown = {
+            int(ln.get("number")): ln.get("hits") == "1"
+            for ln in classes[file["file"]].iterfind("lines/line")
+        }
+        assert shown == lines, file["file"]
+        valid, covered = valid + len(lines), covered + sum(lines.values())
+    assert (root.get("lines-valid"), root.get("lines-covered")) == (str(valid), str(covered))
+    methods = {m.get("name") for m in classes["assembly/src/calc.ts"].iterfind("methods/method")}
+    assert methods == {"add", "clamp", "sign", "neverCalled"}  # LCOV's FN records
+
+    cleaned = project.doit("clean", "astest")
+    assert cleaned.exit_code == 0, cleaned.stdout + cleaned.stderr
+    assert not cobertura.exists() and not (project.root / COVERAGE_DIR / "lcov.info").exists()
