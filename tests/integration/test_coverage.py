@@ -235,3 +235,35 @@ def test_cobertura_is_valid_against_its_dtd_agrees_with_lcov_and_is_cleaned(
     cleaned = project.doit("clean", "astest")
     assert cleaned.exit_code == 0, cleaned.stdout + cleaned.stderr
     assert not cobertura.exists() and not (project.root / COVERAGE_DIR / "lcov.info").exists()
+
+
+def test_coverage_fail_under_fails_the_run_naming_the_files_furthest_below(
+    built_coverage: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_coverage[0], tmp_path)
+    step_summary = tmp_path / "step_summary.md"
+    ci = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(step_summary)}
+
+    below = project.doit("astest", "--coverage-fail-under=90", env=ci)
+
+    assert below.exit_code == 1, below.stdout + below.stderr
+    expected = (
+        "total coverage 84.62% is below 90% (--coverage-fail-under=90); furthest below: "
+        "assembly/src/shapes.ts 80.00% (4/5 points), assembly/src/calc.ts 87.50% (7/8 points)"
+    )
+    assert f" FAIL  {expected}" in below.stdout.splitlines()
+    assert below.last_line == "tests: 9 passed, 0 failed, 0 skipped"
+    assert f"- **failed:** {expected}" in step_summary.read_text().replace("&#95;", "_")
+
+    assert project.doit("astest", "--coverage-fail-under=84.62").exit_code == 0
+    by_mode = project.doit(env={"ASTEST_COVERAGE_FAIL_UNDER": "50,default=85"})
+    assert by_mode.exit_code == 1
+    assert "coverage of mode default 84.62% is below 85% (--coverage-fail-under default=85)" in (
+        by_mode.stdout
+    )
+
+    typo = project.doit("astest", "--coverage-fail-under=defualt=85")
+    assert typo.exit_code == 3
+    assert "mode 'defualt' has no coverage this run (modes with coverage: default); fix:" in (
+        typo.stderr
+    )
