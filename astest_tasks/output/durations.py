@@ -73,10 +73,18 @@ def duration_lines(shown: Sequence[Shown], count: int, palette: Palette) -> list
         mode_width = max(len(t.mode) for t in timed)
         lines += ["", palette.paint(title, Style.BRIGHT)]
         lines += [
-            f"  {format_seconds(t.seconds).rjust(8)}  {t.mode.ljust(mode_width)}  {t.name}"
+            f"  {duration_text(t.seconds).rjust(8)}  {t.mode.ljust(mode_width)}  {t.name}"
             for t in timed
         ]
     return lines
+
+
+def duration_text(seconds: float) -> str:
+    """The summary's own format, with a decimal under 10 ms: a test block often takes less
+    than a millisecond, and "0 ms" for each would rank nothing."""
+    if seconds < 0.01:
+        return f"{seconds * 1000:.1f} ms"
+    return format_seconds(seconds)
 
 
 def parse_durations(text: str) -> int | None:

@@ -11,6 +11,7 @@ from astest_tasks.model.guest_report import Suite
 from astest_tasks.output.console import Shown
 from astest_tasks.output.durations import (
     duration_lines,
+    duration_text,
     parse_durations,
     slowest_specs,
     slowest_tests,
@@ -70,6 +71,15 @@ def test_the_sections_read_as_pytests_and_stand_plain_in_a_pipe() -> None:
     coloured = duration_lines(shown(), 2, Palette(enabled=True))
     assert coloured != lines and "\x1b[" in coloured[1]
     assert [strip_colour(line) for line in coloured] == lines
+
+
+def test_short_times_keep_a_decimal() -> None:
+    assert [duration_text(s) for s in (0.00042, 0.0095, 0.25, 3.0)] == [
+        "0.4 ms",
+        "9.5 ms",
+        "250 ms",
+        "3.00 s",
+    ]
 
 
 def test_the_option_is_a_count() -> None:
