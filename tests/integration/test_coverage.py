@@ -267,3 +267,34 @@ def test_coverage_fail_under_fails_the_run_naming_the_files_furthest_below(
     assert "mode 'defualt' has no coverage this run (modes with coverage: default); fix:" in (
         typo.stderr
     )
+
+
+def test_cobertura_of_each_as_test_generation_matches_its_lcov(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    """as-test 1.8's transform types its points (1.1.3+), which decides what is a function:
+    both generations' files are valid and say what their LCOV says."""
+    project = fresh_project("coverage")
+    run = project.doit()
+    assert run.exit_code == 0, run.stdout + run.stderr
+    folder = project.root / COVERAGE_DIR
+    root = valid_cobertura((folder / "cobertura.xml").read_text(encoding="utf-8"))
+    lcov: dict[str, dict[str, set[tuple[str, ...]]]] = {}
+    for record in (folder / "lcov.info").read_text().split("end_of_record\n")[:-1]:
+        fields = [line.split(":", 1) for line in record.splitlines()]
+        source = next(value for key, value in fields if key == "SF")
+        lcov[source] = {
+            "lines": {tuple(v.split(",")) for k, v in fields if k == "DA"},
+            "functions": {tuple(v.split(",", 1)[::-1]) for k, v in fields if k == "FN"},
+        }
+    cobertura = {
+        c.get("filename"): {
+            "lines": {(ln.get("number"), ln.get("hits")) for ln in c.iterfind("lines/line")},
+            "functions": {
+                (m.get("name"), m.find("lines/line").get("number"))
+                for m in c.iterfind("methods/method")
+            },
+        }
+        for c in root.iter("class")
+    }
+    assert cobertura == lcov and len(cobertura) == 2
