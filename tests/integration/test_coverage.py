@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
@@ -298,3 +299,15 @@ def test_cobertura_of_each_as_test_generation_matches_its_lcov(
         for c in root.iter("class")
     }
     assert cobertura == lcov and len(cobertura) == 2
+
+
+def test_the_gitlab_coverage_regex_of_the_docs_finds_the_total(
+    built_coverage: tuple[Project, DoitRun],
+) -> None:
+    """docs/ci-integration.md gives GitLab a `coverage:` pattern: it must find the summary's
+    total, and only it (not a file's line of the breakdown)."""
+    page = (Path(__file__).parents[2] / "docs" / "ci-integration.md").read_text()
+    pattern = re.search(r"^  coverage: '/(.+)/'$", page, re.MULTILINE)
+    assert pattern is not None
+    found = re.findall(pattern.group(1), built_coverage[1].stdout, re.MULTILINE)
+    assert found == ["84.62"]
