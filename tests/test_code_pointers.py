@@ -23,6 +23,9 @@ PACKAGE = REPO / "astest_tasks"
 _NOT_SCANNED = (REPO / "tests" / "toolchains", REPO / "tests" / "fixtures")
 # A file name standing for any file of the user's: "``x.py``, or ``python [flags] x.py``".
 USER_FILE_EXAMPLES = frozenset({"x.py"})
+# Other projects whose name ends in .py, named for what we follow of them (coverage.py's
+# fail_under for --coverage-fail-under).
+OTHER_PROJECTS = frozenset({"coverage.py"})
 
 # A path ending in .py that is not part of a longer word, path or dotted name.
 _FILE_POINTER = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[A-Za-z_]\w*\.py)\b")
@@ -70,8 +73,8 @@ def _is_long_string(token: tokenize.TokenInfo) -> bool:
 def file_pointer_exists(pointer: str, where: Path, ours: set[str]) -> bool:
     """``pointer`` names one of our files, from the repository root, the package, the citing
     file's folder, or (a bare name) anywhere in the repository."""
-    if pointer.startswith(("./", "../")) or pointer in USER_FILE_EXAMPLES:
-        return True  # a path in the user's project, or an example name
+    if pointer.startswith(("./", "../")) or pointer in USER_FILE_EXAMPLES | OTHER_PROJECTS:
+        return True  # a path in the user's project, an example name, another project
     folder = where.parent.relative_to(REPO).as_posix()
     candidates = {pointer, f"astest_tasks/{pointer}", f"{folder}/{pointer}"}
     if candidates & ours:

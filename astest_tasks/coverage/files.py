@@ -67,14 +67,14 @@ def lcov_document(
     for file in summary.files:
         lines.append(f"TN:{_lcov_text(test_name)}")
         lines.append(f"SF:{file.file}")
-        functions = list(_functions(file, sources, typed_points))
+        functions = list(function_marks(file, sources, typed_points))
         for line, name, _ in functions:
             lines.append(f"FN:{line},{name}")
         for _, name, executed in functions:
             lines.append(f"FNDA:{int(executed)},{name}")
         lines.append(f"FNF:{len(functions)}")
         lines.append(f"FNH:{sum(1 for _, _, executed in functions if executed)}")
-        hits = _line_hits(file)
+        hits = line_hits(file)
         for line, hit in hits.items():
             lines.append(f"DA:{line},{int(hit)}")
         lines.append(f"LF:{len(hits)}")
@@ -83,7 +83,8 @@ def lcov_document(
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def _line_hits(file: FileCoverage) -> dict[int, bool]:
+def line_hits(file: FileCoverage) -> dict[int, bool]:
+    """Whether any point on each line that holds one ran (LCOV's DA, Cobertura's line)."""
     hits: dict[int, bool] = {}
     for point in file.points:  # sorted by line already
         if point.line > 0:  # LCOV lines start at 1; a point without a line cannot be placed
@@ -91,7 +92,7 @@ def _line_hits(file: FileCoverage) -> dict[int, bool]:
     return hits
 
 
-def _functions(
+def function_marks(
     file: FileCoverage, sources: SourceLines, typed_points: bool
 ) -> Iterator[tuple[int, str, bool]]:
     """(line, unique name, executed) of each function the file's points mark."""

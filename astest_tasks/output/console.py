@@ -30,8 +30,11 @@ def render_summary(
     coverage: CoverageSummary | None = None,
     coverage_gaps: Sequence[str] = (),
     verbose: bool = False,
+    before_totals: Sequence[str] = (),
 ) -> str:
-    """``verbose``: each spec's suites and tests under its line (the results hold them)."""
+    """``verbose``: each spec's suites and tests under its line (the results hold them);
+    ``before_totals``: lines printed last before the totals (``--durations``, a coverage floor
+    not met), so the tests line stays the last."""
     lines: list[str] = []
     id_width = max((len(s.result.spec_id) for s in shown), default=0)
     mode_width = max((len(s.result.mode) for s in shown), default=0)
@@ -59,6 +62,7 @@ def render_summary(
         lines.append("")
         lines.extend(coverage_lines(coverage, palette))
         lines.extend(coverage_gaps)  # --show-coverage (coverage_gaps.py)
+    lines.extend(before_totals)
     lines.append("")
     lines.extend(_totals(shown, palette))
     text = "\n".join(lines) + "\n"

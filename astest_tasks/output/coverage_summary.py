@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import posixpath
 import re
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.version import __version__
+from astest_tasks.coverage.cobertura import COBERTURA_FILE, cobertura_document
 from astest_tasks.coverage.files import LCOV_FILE, LOG_FILE, coverage_log_json, lcov_document
 from astest_tasks.coverage.model import CoveragePoint, CoverageSummary, FileCoverage, merge_points
 from astest_tasks.coverage.points import SourceLines
@@ -108,6 +111,15 @@ def write_coverage_files(root: Path, outcome: CoverageOutcome) -> list[str]:
         typed = mode.target.rules.typed_points
         lcov = lcov_document(mode.summary, sources, test_name=mode.target.mode, typed_points=typed)
         written.append(_write(root, directory, LCOV_FILE, lcov))
+        cobertura = cobertura_document(
+            mode.summary,
+            sources,
+            source_root=root.resolve().as_posix(),
+            version=f"astest-tasks {__version__}",
+            timestamp=int(time.time()),
+            typed_points=typed,
+        )
+        written.append(_write(root, directory, COBERTURA_FILE, cobertura))
     return written
 
 

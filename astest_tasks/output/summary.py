@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from colorama import Fore
 
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.records import encode
@@ -34,6 +36,8 @@ from astest_tasks.output.coverage_summary import (
     collect_coverage,
     write_coverage_files,
 )
+from astest_tasks.output.coverage_threshold import CoverageThreshold
+from astest_tasks.output.durations import duration_lines
 from astest_tasks.output.duration_history import update_history
 from astest_tasks.output.formats import report_file_names, write_report_files
 from astest_tasks.output.formats.base import NO_CONTEXT, ReportContext, ReportInput
@@ -90,6 +94,10 @@ class SummaryPlan:
     show_coverage: bool = False  # --show-coverage: list the uncovered points (coverage_gaps.py)
     expand_coverage_gaps: bool = False  # --show-coverage=all: nested points too
     rerun_command: str = ""  # how the HTML report's repro lines run a spec: "doit astest"
+    durations: int | None = None  # --durations=N: the N slowest specs and tests (0: all)
+    coverage_fail_under: CoverageThreshold = field(
+        default_factory=CoverageThreshold
+    )  # --coverage-fail-under
 
     @property
     def gaps(self) -> GapListing | None:
@@ -106,7 +114,8 @@ def summary_coverage(plan: SummaryPlan, shown: list[Shown]) -> CoverageOutcome |
     return collect_coverage(Path(plan.project_root), plan.coverage, results)
 
 
-PRINTOUT_ONLY = frozenset({"verbose", "show_logs"})
+# What changes the printout (or the verdict) but not the reports' contents.
+PRINTOUT_ONLY = frozenset({"verbose", "show_logs", "durations", "coverage_fail_under"})
 
 
 def write_report(
@@ -233,11 +242,21 @@ def write_reports(
     return all(item.result.status != Status.FAILED for item in shown)
 
 
+@dataclass(frozen=True)
+class SummaryExtras:
+    """What a run adds to the printout before the totals: ``--durations``' count, and the lines
+    of coverage floors not met (coverage_threshold.py)."""
+
+    durations: int | None = None
+    threshold_failures: tuple[str, ...] = ()
+
+
 def print_summary(
     shown: list[Shown],
     coverage: CoverageOutcome | None = None,
     gaps: GapListing | None = None,
     verbose: bool = False,
+    extras: SummaryExtras = SummaryExtras(),
 ) -> None:
     """Print every spec's result, failures, coverage (with its uncovered points when ``gaps``
     asks for them) and totals; the last line is the tests count."""
@@ -249,7 +268,16 @@ def print_summary(
         gap_lines = coverage_gap_lines(
             total, SourceLines(gaps.root), palette, gaps.expand_nested, gaps.typed_points
         )
-    text = render_summary(shown, palette, total, gap_lines, verbose)
+    before_totals: list[str] = []
+    if extras.durations is not None:
+        before_totals += duration_lines(shown, extras.durations, palette)
+    if extras.threshold_failures:
+        before_totals.append("")
+        before_totals += [
+            f"{palette.badge(Status.FAILED)} {palette.paint(line, Fore.RED)}"
+            for line in extras.threshold_failures
+        ]
+    text = render_summary(shown, palette, total, gap_lines, verbose, before_totals)
     stream.write(for_stream(text, stream))
     stream.flush()
 
@@ -266,6 +294,7 @@ def print_with_fuzz(
     note: str = "",
     gaps: GapListing | None = None,
     verbose: bool = False,
+    extras: SummaryExtras = SummaryExtras(),
 ) -> None:
     """The fuzz results first, so the specs' summary, with its tests line, stays last."""
     if note:
@@ -273,7 +302,7 @@ def print_with_fuzz(
     if fuzz:
         print_fuzz(fuzz)
         output_stream().write("\n")
-    print_summary(shown, coverage, gaps, verbose)
+    print_summary(shown, coverage, gaps, verbose, extras)
 
 
 @dataclass(frozen=True)
@@ -309,7 +338,9 @@ def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
         stored = [_load_stored(root, entry, session) for entry in plan.entries]
         # --verbose only changes what is printed: the suites are parsed for the printout, and
         # the digests stay, so the reports are rewritten only when a result changed.
-        return [_with_suites(item) for item in stored] if plan.verbose else stored
+        # --durations reads the tests' times from the suites, as --verbose prints them.
+        wants_suites = plan.verbose or plan.durations is not None
+        return [_with_suites(item) for item in stored] if wants_suites else stored
     loaded: list[LoadedSpec] = []
     for entry in plan.entries:
         item = _load(root, entry, session)

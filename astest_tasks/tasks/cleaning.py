@@ -15,6 +15,7 @@ import posixpath
 from collections.abc import Sequence
 from pathlib import Path
 
+from astest_tasks.coverage.cobertura import COBERTURA_FILE
 from astest_tasks.fuzz.crash_records import entry_stem
 from astest_tasks.model.crash_records import crash_entry, orphaned_crash_records
 from astest_tasks.model.results import previous_result_path
@@ -76,5 +77,6 @@ def summary_leftovers(report_path: str, coverage_dirs: Sequence[str]) -> list[st
             posixpath.join(escaped, "coverage.*.log.json"),
             posixpath.join(escaped, "coverage.log.json"),
             posixpath.join(escaped, "lcov.info"),
+            posixpath.join(escaped, COBERTURA_FILE),
         ]
     return patterns

@@ -38,6 +38,8 @@ from astest_tasks.config.selection import split_selectors
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.output.coverage_threshold import CoverageThreshold
+from astest_tasks.output.durations import parse_durations
 from astest_tasks.output.test_name_filter import compile_test_name_pattern
 from astest_tasks.run.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT
 
@@ -225,6 +227,13 @@ class TaskOptions:
         'comma-separated features to turn off this time, over the config\'s "features" '
         "(`coverage`, `try-as` or an asc feature)",
     )
+    coverage_fail_under: CoverageThreshold = _option(  # noqa: RUF009 (a dataclasses.field)
+        "",
+        "fail the run when the total coverage (every covered mode merged, as the summary "
+        "prints it) is below PCT, as coverage.py's fail_under; `mode=PCT` entries add one "
+        "mode's own floor, e.g. `--coverage-fail-under=80,web=60`",
+        parse=CoverageThreshold.parse,
+    )
     shard: Shard | None = _option(  # noqa: RUF009 (a dataclasses.field)
         "",
         "run one part of the suite, k of N (e.g. `--shard=2/4`), for a CI job matrix; each "
@@ -253,6 +262,12 @@ class TaskOptions:
         False,
         "print every log() line of the run's specs before the summary, grouped by spec, as "
         "as-test 1.8's --show-logs (they are always in the logs folder's latest.log)",
+    )
+    durations: int | None = _option(
+        "",
+        "after the summary, list the N slowest specs and the N slowest tests (0: all), as "
+        "pytest's --durations",
+        parse=parse_durations,
     )
     # Not ASTEST_VERSION: a CI that pins the product's version in that variable would print
     # the version instead of testing.

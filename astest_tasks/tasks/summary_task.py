@@ -10,6 +10,7 @@ from typing import Any
 from astest_tasks.config.layout import spec_files
 from astest_tasks.config.run_switches import ShowCoverage
 from astest_tasks.core.records import encode
+from astest_tasks.output.coverage_threshold import check_threshold_modes
 from astest_tasks.output.fuzz_summary import FuzzEntry
 from astest_tasks.output.latest_log import logs_root_of
 from astest_tasks.output.summary import SummaryEntry, SummaryPlan
@@ -43,6 +44,7 @@ def summary_entries(plan: Plan) -> list[SummaryEntry]:
 
 def summary_plan(plan: Plan, fuzz_entries: Sequence[FuzzEntry]) -> SummaryPlan:
     options, pipeline, show_coverage = plan.options, plan.pipeline, plan.options.switches
+    check_threshold_modes(options.coverage_fail_under, [t.mode for t in plan.coverage_targets])
     shard = pipeline.shard
     return SummaryPlan(
         project_root=str(plan.root),
@@ -60,6 +62,8 @@ def summary_plan(plan: Plan, fuzz_entries: Sequence[FuzzEntry]) -> SummaryPlan:
         show_coverage=show_coverage.show_coverage is not ShowCoverage.NONE,
         expand_coverage_gaps=show_coverage.show_coverage is ShowCoverage.ALL,
         rerun_command=pipeline.options_command,
+        durations=options.durations,
+        coverage_fail_under=options.coverage_fail_under,
     )
 
 

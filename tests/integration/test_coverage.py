@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ import pytest
 
 from astest_tasks.coverage.model import CoveragePoint
 from astest_tasks.model.results import read_result_head
+from tests.coverage.test_cobertura import valid_cobertura
 from tests.integration.conftest import NODE_MODULES, DoitRun, Project, clone_project, copy_project
 
 # One worker runs the whole module (pytest-xdist's loadgroup): its module-scoped projects are
@@ -203,3 +205,109 @@ def read_coverage(result_file: Path) -> tuple[CoveragePoint, ...]:
     result = read_result_head(result_file)
     assert result is not None and result.coverage is not None, result_file
     return result.coverage.points
+
+
+def test_cobertura_is_valid_against_its_dtd_agrees_with_lcov_and_is_cleaned(
+    built_coverage: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_coverage[0], tmp_path)
+    cobertura = project.root / COVERAGE_DIR / "cobertura.xml"
+    root = valid_cobertura(cobertura.read_text(encoding="utf-8"))
+    # The source is the project that wrote it (this clone copied its file).
+    assert root.findtext("sources/source") == built_coverage[0].root.resolve().as_posix()
+    merged = coverage_json(project.root, "coverage.log.json")
+    classes = {c.get("filename"): c for c in root.iter("class")}
+    assert sorted(classes) == [f["file"] for f in merged["files"]]
+    valid = covered = 0
+    for file in merged["files"]:
+        lines: dict[int, bool] = {}
+        for point in file["points"]:
+            lines[point["line"]] = lines.get(point["line"], False) or point["executed"]
+        shown = {
+            int(ln.get("number")): ln.get("hits") == "1"
+            for ln in classes[file["file"]].iterfind("lines/line")
+        }
+        assert shown == lines, file["file"]
+        valid, covered = valid + len(lines), covered + sum(lines.values())
+    assert (root.get("lines-valid"), root.get("lines-covered")) == (str(valid), str(covered))
+    methods = {m.get("name") for m in classes["assembly/src/calc.ts"].iterfind("methods/method")}
+    assert methods == {"add", "clamp", "sign", "neverCalled"}  # LCOV's FN records
+
+    cleaned = project.doit("clean", "astest")
+    assert cleaned.exit_code == 0, cleaned.stdout + cleaned.stderr
+    assert not cobertura.exists() and not (project.root / COVERAGE_DIR / "lcov.info").exists()
+
+
+def test_coverage_fail_under_fails_the_run_naming_the_files_furthest_below(
+    built_coverage: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_coverage[0], tmp_path)
+    step_summary = tmp_path / "step_summary.md"
+    ci = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(step_summary)}
+
+    below = project.doit("astest", "--coverage-fail-under=90", env=ci)
+
+    assert below.exit_code == 1, below.stdout + below.stderr
+    expected = (
+        "total coverage 84.62% is below 90% (--coverage-fail-under=90); furthest below: "
+        "assembly/src/shapes.ts 80.00% (4/5 points), assembly/src/calc.ts 87.50% (7/8 points)"
+    )
+    assert f" FAIL  {expected}" in below.stdout.splitlines()
+    assert below.last_line == "tests: 9 passed, 0 failed, 0 skipped"
+    assert f"- **failed:** {expected}" in step_summary.read_text().replace("&#95;", "_")
+
+    assert project.doit("astest", "--coverage-fail-under=84.62").exit_code == 0
+    by_mode = project.doit(env={"ASTEST_COVERAGE_FAIL_UNDER": "50,default=85"})
+    assert by_mode.exit_code == 1
+    assert "coverage of mode default 84.62% is below 85% (--coverage-fail-under default=85)" in (
+        by_mode.stdout
+    )
+
+    typo = project.doit("astest", "--coverage-fail-under=defualt=85")
+    assert typo.exit_code == 3
+    assert "mode 'defualt' has no coverage this run (modes with coverage: default); fix:" in (
+        typo.stderr
+    )
+
+
+def test_cobertura_of_each_as_test_generation_matches_its_lcov(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    """as-test 1.8's transform types its points (1.1.3+), which decides what is a function:
+    both generations' files are valid and say what their LCOV says."""
+    project = fresh_project("coverage")
+    run = project.doit()
+    assert run.exit_code == 0, run.stdout + run.stderr
+    folder = project.root / COVERAGE_DIR
+    root = valid_cobertura((folder / "cobertura.xml").read_text(encoding="utf-8"))
+    lcov: dict[str, dict[str, set[tuple[str, ...]]]] = {}
+    for record in (folder / "lcov.info").read_text().split("end_of_record\n")[:-1]:
+        fields = [line.split(":", 1) for line in record.splitlines()]
+        source = next(value for key, value in fields if key == "SF")
+        lcov[source] = {
+            "lines": {tuple(v.split(",")) for k, v in fields if k == "DA"},
+            "functions": {tuple(v.split(",", 1)[::-1]) for k, v in fields if k == "FN"},
+        }
+    cobertura = {
+        c.get("filename"): {
+            "lines": {(ln.get("number"), ln.get("hits")) for ln in c.iterfind("lines/line")},
+            "functions": {
+                (m.get("name"), m.find("lines/line").get("number"))
+                for m in c.iterfind("methods/method")
+            },
+        }
+        for c in root.iter("class")
+    }
+    assert cobertura == lcov and len(cobertura) == 2
+
+
+def test_the_gitlab_coverage_regex_of_the_docs_finds_the_total(
+    built_coverage: tuple[Project, DoitRun],
+) -> None:
+    """docs/ci-integration.md gives GitLab a `coverage:` pattern: it must find the summary's
+    total, and only it (not a file's line of the breakdown)."""
+    page = (Path(__file__).parents[2] / "docs" / "ci-integration.md").read_text()
+    pattern = re.search(r"^  coverage: '/(.+)/'$", page, re.MULTILINE)
+    assert pattern is not None
+    found = re.findall(pattern.group(1), built_coverage[1].stdout, re.MULTILINE)
+    assert found == ["84.62"]

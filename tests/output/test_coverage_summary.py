@@ -81,6 +81,7 @@ def test_files_go_to_each_modes_folder_like_ast_test(tmp_path: Path) -> None:
 
     # two.spec.ts only covers a point of a.ts: its own file still has a.ts; bindings has no folder.
     assert sorted(written) == [
+        "cov/wasi/cobertura.xml",  # beside LCOV, for GitLab and other Cobertura readers
         "cov/wasi/coverage.log.json",
         "cov/wasi/coverage.one.spec.ts.log.json",
         "cov/wasi/coverage.two.spec.ts.log.json",

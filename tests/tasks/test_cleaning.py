@@ -34,6 +34,7 @@ def test_leftovers_of_a_run_and_of_the_summary() -> None:
         ".as-test/coverage/wasi/coverage.*.log.json",
         ".as-test/coverage/wasi/coverage.log.json",
         ".as-test/coverage/wasi/lcov.info",
+        ".as-test/coverage/wasi/cobertura.xml",
     ]
 
 
