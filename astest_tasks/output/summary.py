@@ -37,8 +37,8 @@ from astest_tasks.output.coverage_summary import (
     write_coverage_files,
 )
 from astest_tasks.output.coverage_threshold import CoverageThreshold
-from astest_tasks.output.durations import duration_lines
 from astest_tasks.output.duration_history import update_history
+from astest_tasks.output.durations import duration_lines
 from astest_tasks.output.formats import report_file_names, write_report_files
 from astest_tasks.output.formats.base import NO_CONTEXT, ReportContext, ReportInput
 from astest_tasks.output.formats.report_json import REPORT_FILE, REPORT_FORMAT
