@@ -311,10 +311,21 @@ def test_a_failing_spec_is_never_served_from_the_cache(
     failed = [line for line in summary_lines(run) if line.startswith(" FAIL ")]
     assert failed and not any(line.endswith("(remote)") for line in failed)
     mine, theirs = second.results(), first.results()
+    passed = 0
     for name, data in mine.items():
         head = json.loads(data.split(b"\n")[0])
         served = data == theirs[name]
         assert served == (head["status"] == "passed"), name
+        passed += head["status"] == "passed"
+    # What the first machine stored: a run entry per pass only, and the builds that compiled.
+    kinds = [
+        decode_entry(path.name, path.read_bytes(), None).meta["kind"]
+        for path in (cache_server.stored / "ac").iterdir()
+    ]
+    assert kinds.count("run") == passed
+    assert kinds.count("build") > 0
+    hits = int(remote_line(run).split()[2])
+    assert hits == kinds.count("build") + passed  # every stored entry served, nothing else
 
 
 @pytest.mark.toolchains("1.0.7")
