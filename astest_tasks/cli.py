@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "doctor":
         from astest_tasks.commands.doctor import doctor_command
 
-        return doctor_command(args.config, args.mode)
+        return doctor_command(args.config, args.mode, args.remote_cache, args.remote_cache_mode)
     from astest_tasks.commands.init_command import run_init
 
     return run_init(args)
@@ -102,8 +102,9 @@ def _parser() -> argparse.ArgumentParser:
         "doctor",
         help="check the project's setup: config, Node.js, npm packages, runtimes, specs",
         description=(
-            "One line per check with OK, WARN or ERROR, and a fix for each problem. Reads and "
-            "never writes. Exits 1 when any check is an ERROR."
+            "One line per check with OK, WARN or ERROR, and a fix for each problem. Writes "
+            "nothing into the project (a remote cache in read-write mode gets one probe blob "
+            "and entry). Exits 1 when any check is an ERROR."
         ),
     )
     doctor.add_argument(
@@ -118,6 +119,16 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         help="check only these modes (comma-separated; repeatable) [default: the default modes]",
+    )
+    doctor.add_argument(
+        "--remote-cache",
+        default=None,
+        help="check this remote cache URL [default: ASTEST_REMOTE_CACHE]",
+    )
+    doctor.add_argument(
+        "--remote-cache-mode",
+        default=None,
+        help="read or read-write [default: ASTEST_REMOTE_CACHE_MODE, else read-write]",
     )
     merge = commands.add_parser(
         "merge",

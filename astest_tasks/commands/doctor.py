@@ -6,14 +6,29 @@ task (``tasks/doctor.py``) prints too; this is the command's side, its arguments
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from astest_tasks.config.project_config import split_mode_names
 from astest_tasks.output.doctor_report import run_doctor
+from astest_tasks.remote.doctor_checks import remote_cache_checks
+from astest_tasks.remote.settings import DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT
 
 
-def doctor_command(config_path: str, mode_options: Sequence[str]) -> int:
-    """``astest doctor [-c CONFIG] [-m MODES]...`` in the current folder: 1 on any ERROR."""
-    return run_doctor(Path.cwd(), config_path, split_mode_names(mode_options), sys.stdout)
+def doctor_command(
+    config_path: str,
+    mode_options: Sequence[str],
+    remote_cache: str | None = None,
+    remote_cache_mode: str | None = None,
+) -> int:
+    """``astest doctor [-c CONFIG] [-m MODES]... [--remote-cache URL]`` in the current folder: 1
+    on any ERROR. The remote cache is the option's, else ASTEST_REMOTE_CACHE's, as for a run."""
+    environ = os.environ
+    url = remote_cache if remote_cache is not None else environ.get("ASTEST_REMOTE_CACHE", "")
+    mode = remote_cache_mode or environ.get("ASTEST_REMOTE_CACHE_MODE", "")
+    timeouts = (DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
+    remote = remote_cache_checks(url, mode, environ, timeouts)
+    modes = split_mode_names(mode_options)
+    return run_doctor(Path.cwd(), config_path, modes, sys.stdout, remote)

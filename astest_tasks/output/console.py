@@ -18,10 +18,12 @@ from astest_tasks.output.verbose_tree import tree_lines
 
 @dataclass(frozen=True)
 class Shown:
-    """A result as the summary shows it: fresh from this doit run, or cached from an earlier one."""
+    """A result as the summary shows it: fresh from this doit run, or cached from an earlier one,
+    or taken from the shared remote cache in this run (``remote``, never ``cached`` too)."""
 
     result: SpecResult
     cached: bool
+    remote: bool = False
 
 
 def render_summary(
@@ -90,6 +92,8 @@ def _spec_line(item: Shown, palette: Palette, id_width: int, mode_width: int) ->
     )
     timing = format_seconds(result.duration_s)
     cached = palette.dim(" (cached)") if item.cached else ""
+    if item.remote:
+        cached = palette.dim(" (remote)")
     return (
         f"{palette.badge(result.status)} {result.mode.ljust(mode_width)}  "
         f"{result.spec_id.ljust(id_width)}  {detail}  {palette.dim(timing)}{cached}"
@@ -131,11 +135,12 @@ def _runtime_failed(result: SpecResult) -> bool:
 def _totals(shown: Sequence[Shown], palette: Palette) -> list[str]:
     total = Counts.zero()
     files = {Status.PASSED: 0, Status.FAILED: 0, Status.SKIPPED: 0}
-    cached = 0
+    cached = remote = 0
     for item in shown:
         total = total + item.result.counts
         files[item.result.status] += 1
         cached += item.cached
+        remote += item.remote
     failed_colour = Fore.RED if palette.enabled else ""
 
     def line(label: str, passed: int, failed: int, skipped: int, extra: str = "") -> str:
@@ -144,7 +149,9 @@ def _totals(shown: Sequence[Shown], palette: Palette) -> list[str]:
             failed_text = palette.paint(failed_text, failed_colour, Style.BRIGHT)
         return f"{label}: {passed} passed, {failed_text}, {skipped} skipped{extra}"
 
-    cached_note = f" ({cached} cached)" if cached else ""
+    notes = [f"{cached} cached"] if cached else []
+    notes += [f"{remote} remote"] if remote else []
+    cached_note = f" ({', '.join(notes)})" if notes else ""
     return [
         line(
             "files",

@@ -49,10 +49,15 @@ def diagnose(project_root: Path, config_path: str, requested_modes: Sequence[str
 
 
 def run_doctor(
-    project_root: Path, config_path: str, requested_modes: Sequence[str], stream: TextIO
+    project_root: Path,
+    config_path: str,
+    requested_modes: Sequence[str],
+    stream: TextIO,
+    more: Sequence[Check] = (),
 ) -> int:
-    """Print every check; 1 when any is an ERROR, else 0."""
-    checks = diagnose(project_root, config_path, requested_modes)
+    """Print every check (``more``: those of stages above this one, the remote cache's); 1 when
+    any is an ERROR, else 0."""
+    checks = [*diagnose(project_root, config_path, requested_modes), *more]
     stream.write(render(checks, Palette(use_colour(stream))))
     return 1 if any(check.level is Level.ERROR for check in checks) else 0
 

@@ -146,7 +146,8 @@ class RemoteCache:
         if data is not None and hashlib.sha256(data).hexdigest() != digest:
             self._warn_once(
                 "tampered",
-                f"blob {digest[:12]}… does not hash to its name (the server stored other bytes); "
+                # No digest in it: one line per kind of problem, whichever process meets it.
+                "a blob does not hash to its name (the server stored other bytes); "
                 "treated as a miss",
             )
             return None
@@ -168,7 +169,7 @@ class RemoteCache:
             self._turn_off(f"{exc}: the server answers garbage")
             return None
         except EntryRejected as exc:
-            self._warn_once(f"entry:{exc}", f"entry {action_key[:12]}…: {exc}; treated as a miss")
+            self._warn_once(f"entry:{exc}", f"an entry is refused: {exc}; treated as a miss")
             return None
 
     def fetch(self, action_key: str) -> Fetched | None:
@@ -189,10 +190,17 @@ class RemoteCache:
         return Fetched(meta=entry.meta, blobs=blobs)
 
     def has_blob(self, digest: str) -> bool:
+        return self._has(f"cas/{digest}")
+
+    def has_entry(self, action_key: str) -> bool:
+        """Whether an entry is stored under ``action_key`` (not counted: a lookup follows)."""
+        return self._has(f"ac/{action_key}")
+
+    def _has(self, path: str) -> bool:
         if self._off:
             return False
         try:
-            status, _ = self._request("HEAD", f"cas/{digest}")
+            status, _ = self._request("HEAD", path)
         except _Unusable as exc:
             self._turn_off(str(exc))
             return False

@@ -32,6 +32,8 @@ from pathlib import Path
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compile_server import SERVER_SCRIPT, CompileOutput
 from astest_tasks.build.compiler import COMPILE_TIME_LIMIT_S, served_compile
+from astest_tasks.remote.session import RemoteSession
+from astest_tasks.remote.task_keys import NotPortable, RemoteTask
 from astest_tasks.run.run_request import RunRequest
 from astest_tasks.schedule import build_prefetch, run_ahead
 from astest_tasks.schedule.build_prefetch import BuildPrefetcher, PlannedBuild
@@ -60,6 +62,10 @@ class Scheduler:
         # two instances for one project would otherwise both target the same file, which doit
         # refuses. The other instance's runs still wait for it, through their file_dep on it.
         self.runner_makers: dict[str, str] = {}
+        # The shared remote cache's client (--remote-cache), and the builds it may hold, which
+        # are not compiled ahead: by (project root, mode, spec id).
+        self.remote = RemoteSession()
+        self.remote_builds: dict[tuple[str, str, str], RemoteTask] = {}
         self._finalizer_installed = False
 
     # -- the compile route (build/compile_route.py) --
@@ -82,7 +88,10 @@ class Scheduler:
 
     def compile_ahead(self, request: BuildRequest, out_file: Path) -> CompileOutput | None:
         """A build's compile in the compile server, for the prefetcher and the warm-up; None
-        when no server can (a prefetch never spawns a compiler)."""
+        when no server can (a prefetch never spawns a compiler), or when the remote cache holds
+        the build: its action takes it from there, and needs no compile server at all."""
+        if self.held_remotely(request):
+            return None
         served = served_compile(request, out_file)
         if served is None:
             return None
@@ -103,6 +112,21 @@ class Scheduler:
 
     def plan_build(self, basename: str, request: BuildRequest, inputs: Sequence[str]) -> None:
         self.prefetcher.plan(basename, request, inputs)
+
+    def plan_remote_build(self, request: BuildRequest, remote: RemoteTask) -> None:
+        self.remote_builds[_build_place(request)] = remote
+
+    def held_remotely(self, request: BuildRequest) -> bool:
+        """Whether the remote cache holds this build (one HEAD request; False on any doubt)."""
+        remote = self.remote_builds.get(_build_place(request))
+        if remote is None:
+            return False
+        cache = self.remote.client(remote.use)
+        try:
+            key = remote.key.key(Path(request.project_root))
+        except (NotPortable, OSError):
+            return False
+        return cache is not None and cache.has_entry(key)
 
     def planned_builds(self) -> list[PlannedBuild]:
         """The spec builds of the tasks made in this process, in the order doit meets them."""
@@ -167,6 +191,7 @@ class Scheduler:
         """At exit (idempotent, never raises): the helper, what was compiled ahead, the servers."""
         if self.pid != os.getpid():
             return
+        self.remote.close()  # the last uploads end before anything else goes
         self.run_ahead.close()
         self.prefetcher.close()
         self.compile_pool.close()
@@ -185,6 +210,10 @@ class Scheduler:
         from multiprocessing import util
 
         util.Finalize(None, self.compile_pool.close, exitpriority=10)
+
+
+def _build_place(request: BuildRequest) -> tuple[str, str, str]:
+    return (request.project_root, request.spec.mode, request.spec.spec_id)
 
 
 _current: Scheduler | None = None

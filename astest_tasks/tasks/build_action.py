@@ -15,10 +15,28 @@ from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compiler import BuildRecord, compile_spec, write_build_record
 from astest_tasks.config.toolchain import check_node_version, load_toolchain
 from astest_tasks.core.errors import UserError
+from astest_tasks.remote.task_keys import RemoteTask
 from astest_tasks.schedule.scheduler import scheduler
+from astest_tasks.tasks.remote_actions import fetch_build, settle_remote, store_build
 
 
-def build_spec(build: BuildRequest) -> bool:
+def build_spec(build: BuildRequest, remote: RemoteTask | None = None) -> bool:
+    """``remote``: the remote cache is asked first, and a successful compile is stored in it."""
+    record_file = Path(build.project_root) / build.record_path
+    previous = _text_or_none(record_file)
+    lookup, record = fetch_build(remote, build) if remote is not None else (None, None)
+    if record is None:
+        record = _compile(build)
+        write_build_record(build, record)
+        if remote is not None and lookup is not None:
+            store_build(remote, lookup, build, record)
+    # A record that changed is a changed file_dep of the spec's run: doit will run it.
+    scheduler().note_built(str(record_file), changed=previous != record.to_json())
+    settle_remote(remote)
+    return True
+
+
+def _compile(build: BuildRequest) -> BuildRecord:
     try:
         toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.needs_wasi_shim)
         check_node_version(toolchain.node)
@@ -27,12 +45,7 @@ def build_spec(build: BuildRequest) -> bool:
         record = _failed_record(build, str(exc))
     except Exception:  # a bug of ours must fail this spec, not the whole run
         record = _failed_record(build, "internal error in astest-tasks:\n" + traceback.format_exc())
-    record_file = Path(build.project_root) / build.record_path
-    previous = _text_or_none(record_file)
-    write_build_record(build, record)
-    # A record that changed is a changed file_dep of the spec's run: doit will run it.
-    scheduler().note_built(str(record_file), changed=previous != record.to_json())
-    return True
+    return record
 
 
 def _text_or_none(path: Path) -> str | None:

@@ -16,6 +16,8 @@ from astest_tasks.config.discovery import Spec
 from astest_tasks.config.layout import doit_paths, spec_identity
 from astest_tasks.config.project_config import ModeSettings
 from astest_tasks.config.toolchain import Toolchain
+from astest_tasks.remote.session import RemoteUse
+from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
 from astest_tasks.tasks.build_action import build_spec
 from astest_tasks.tasks.cache_keys import build_file_deps, build_key
 from astest_tasks.tasks.checks import InputsChanged
@@ -44,18 +46,26 @@ def compile_task_fields(
     source: Spec,
     toolchain: Toolchain,
     scan_cache: ImportScanCache,
+    remote: RemoteUse | None = None,
 ) -> dict[str, Any]:
+    """``remote``: the shared cache the build asks before compiling (remote_actions.py)."""
     scan = scan_imports(root, source.path, scan_cache)
-    targets = [request.record_path, request.wasm_path]
+    outputs = [request.wasm_path]
     if mode.target == "bindings":
         stem = request.wasm_path.removesuffix(".wasm")
-        targets += [f"{stem}.js", f"{stem}.d.ts"]
+        outputs += [f"{stem}.js", f"{stem}.d.ts"]
+    inputs = build_file_deps(root, mode, scan, toolchain)
+    key = build_key(mode, source, toolchain)
+    shared = None
+    if remote is not None:
+        shared = RemoteTask(remote, RemoteKeyInputs("build", key, tuple(inputs)), tuple(outputs))
     return {
-        "actions": [(build_spec, [request])],
-        "file_dep": doit_paths(root, build_file_deps(root, mode, scan, toolchain)),
-        "targets": doit_paths(root, targets),
+        # Without a remote cache, the action's arguments are the request alone, as before.
+        "actions": [(build_spec, [request] if shared is None else [request, shared])],
+        "file_dep": doit_paths(root, inputs),
+        "targets": doit_paths(root, [request.record_path, *outputs]),
         "uptodate": [
-            InputsChanged("build", build_key(mode, source, toolchain)),
+            InputsChanged("build", key),
             PendingImports([doit_paths(root, candidates) for candidates in scan.missing]),
         ],
         "clean": True,

@@ -60,7 +60,13 @@ def _spec_tasks(plan: Plan, planner: Scheduler) -> Iterator[dict[str, Any]]:
     total = len(plan.specs)
     for planned in plan.specs:
         yield build_task(
-            plan.root, planned, plan.toolchain, plan.scan_cache, plan.pipeline, planner
+            plan.root,
+            planned,
+            plan.toolchain,
+            plan.scan_cache,
+            plan.pipeline,
+            planner,
+            plan.settings.remote,
         )
         if previous_run is not None:
             yield previous_run

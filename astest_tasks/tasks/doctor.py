@@ -7,18 +7,47 @@ and prints is ``output/doctor_report.py``'s, which the ``astest doctor`` command
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from astest_tasks.core.setup_checks import Check
 from astest_tasks.output.doctor_report import run_doctor
 from astest_tasks.output.terminal import output_stream
+from astest_tasks.remote.doctor_checks import remote_cache_checks
 from astest_tasks.tasks.doit_argv import default_tasks, doit_command, names_tasks_under
 
 
-def doctor_action(project_root: str, config_path: str, modes: list[str]) -> bool:
+def doctor_action(
+    project_root: str, config_path: str, modes: list[str], remote: RemoteCacheOptions | None = None
+) -> bool:
     """The ``astest:doctor`` task's action: doit fails the task when it returns False."""
-    return run_doctor(Path(project_root), config_path, modes, output_stream()) == 0
+    more = [] if remote is None else remote.checks()
+    return run_doctor(Path(project_root), config_path, modes, output_stream(), more) == 0
+
+
+@dataclass(frozen=True)
+class RemoteCacheOptions:
+    """The remote cache options as given (a bad one is the doctor's to name, not to stop on)."""
+
+    url: str
+    mode: str
+    connect_timeout: str
+    request_timeout: str
+
+    def checks(self) -> list[Check]:
+        timeouts = (_seconds(self.connect_timeout, 2.0), _seconds(self.request_timeout, 10.0))
+        return remote_cache_checks(self.url, self.mode, os.environ, timeouts)
+
+
+def _seconds(text: str, default: float) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        return default
+    return seconds if seconds > 0 else default
 
 
 def doctor_task_wanted(arguments: Sequence[str], basename: str) -> bool:
@@ -31,13 +60,17 @@ def doctor_task_wanted(arguments: Sequence[str], basename: str) -> bool:
 
 
 def doctor_task(
-    project_root: Path, config_path: str, modes: list[str], basename: str
+    project_root: Path,
+    config_path: str,
+    modes: list[str],
+    basename: str,
+    remote: RemoteCacheOptions | None = None,
 ) -> dict[str, Any]:
     return {
         "basename": basename,
         "name": "doctor",
         "doc": "check the project's setup (astest doctor): config, Node.js, packages, runtimes",
-        "actions": [(doctor_action, [str(project_root), config_path, modes])],
+        "actions": [(doctor_action, [str(project_root), config_path, modes, remote])],
         "uptodate": [False],  # a check of the machine as it is now: never cached
         "verbosity": 2,
     }

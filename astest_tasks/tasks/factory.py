@@ -23,7 +23,7 @@ from astest_tasks.core.version import __version__
 from astest_tasks.schedule.scheduler import scheduler
 from astest_tasks.tasks.command_line import CommandLine, current_command_line
 from astest_tasks.tasks.creator import create_tasks
-from astest_tasks.tasks.doctor import doctor_task, doctor_task_wanted
+from astest_tasks.tasks.doctor import RemoteCacheOptions, doctor_task, doctor_task_wanted
 from astest_tasks.tasks.doit_argv import forks_worker_processes
 from astest_tasks.tasks.options import (
     OptionSpec,
@@ -35,6 +35,12 @@ from astest_tasks.tasks.options import (
 from astest_tasks.tasks.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
 from astest_tasks.tasks.state_file import check_state_file
 
+REMOTE_CACHE_OPTIONS = (
+    "remote_cache",
+    "remote_cache_mode",
+    "remote_cache_connect_timeout",
+    "remote_cache_request_timeout",
+)
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
 
@@ -62,6 +68,8 @@ def make_astest_tasks(
     task_dep: Sequence[str] = (),
     setup: Sequence[str] = (),
     command: str = "doit",
+    remote_cache: str | None = None,
+    remote_cache_mode: str | None = None,
 ) -> AstestTasks:
     """Tasks for the as-test project in ``project_dir`` (relative to the dodo's folder).
 
@@ -69,7 +77,9 @@ def make_astest_tasks(
     this instance (the matching options still override them on the command line);
     ``basename`` names its tasks (``<basename>:run:<mode>:<spec>``); ``task_dep`` is added to
     every build (a code generator that must run first) and ``setup`` to every run. ``command``
-    is how hints and repro lines name the program that runs the tasks.
+    is how hints and repro lines name the program that runs the tasks. ``remote_cache`` and
+    ``remote_cache_mode`` pin the shared cache (docs/remote-cache.md); give its credentials in
+    ``ASTEST_REMOTE_CACHE_HEADER``, not in a URL written into the dodo.py.
     """
     _check_basename(basename)
     try:
@@ -85,6 +95,8 @@ def make_astest_tasks(
             ("config", config_path),
             ("mode", ",".join(modes) if modes is not None else None),
             ("spec", ",".join(specs) if specs is not None else None),
+            ("remote_cache", remote_cache),
+            ("remote_cache_mode", remote_cache_mode),
         )
         if value is not None
     }
@@ -135,7 +147,8 @@ def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, 
     with_doctor = doctor_task_wanted(command_line.arguments, pipeline.basename)
     if with_doctor:
         config, modes = read_option(values, "config"), read_option(values, "mode")
-        yield doctor_task(root, config, list(modes), pipeline.basename)
+        remote = RemoteCacheOptions(*(str(values.get(name, "")) for name in REMOTE_CACHE_OPTIONS))
+        yield doctor_task(root, config, list(modes), pipeline.basename, remote)
     try:
         _check_option_placement(command_line, pipeline, instance.flags)
         options = TaskOptions.from_values(values)

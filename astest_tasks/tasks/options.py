@@ -41,6 +41,12 @@ from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.output.coverage_threshold import CoverageThreshold
 from astest_tasks.output.durations import parse_durations
 from astest_tasks.output.test_name_filter import compile_test_name_pattern
+from astest_tasks.remote.settings import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_REQUEST_TIMEOUT,
+    RemoteMode,
+    parse_settings,
+)
 from astest_tasks.run.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT
 
 DEFAULT_CONFIG = "as-test.config.json"
@@ -93,6 +99,30 @@ def _checked_test_name_pattern(text: str) -> str:
 
 def _strip(text: str) -> str:
     return text.strip()
+
+
+def _remote_cache_url(text: str) -> str:
+    url = text.strip()
+    if url:
+        parse_settings(url, source="--remote-cache")  # a bad URL stops here, never printed whole
+    return url
+
+
+def _remote_cache_mode(text: str) -> RemoteMode:
+    return RemoteMode.parse(text.strip() or RemoteMode.READ_WRITE.value, "--remote-cache-mode")
+
+
+def _seconds(option: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = -1.0
+        if not seconds > 0:
+            raise UserError(f"--{option}: {text!r} is not a number of seconds > 0; fix: e.g. 5")
+        return seconds
+
+    return parse
 
 
 @dataclass(frozen=True)
@@ -276,6 +306,34 @@ class TaskOptions:
     )
     config: str = _option(
         DEFAULT_CONFIG, "path of the as-test config file [default: %(default)s]", short="c"
+    )
+
+    # Not as-test.config.json keys: as-test 1.8 refuses unknown keys there, and where the cache
+    # is (and who may write to it) is the machine's business, not the project's.
+    remote_cache: str = _option(
+        "",
+        "URL of a cache shared across machines (Bazel's HTTP remote-cache protocol: nginx "
+        "WebDAV, bazel-remote), e.g. `https://cache.example/astest`; builds and passing runs "
+        "found there are not done again (docs: Sharing a cache across machines)",
+        parse=_remote_cache_url,
+    )
+    remote_cache_mode: RemoteMode = _option(  # noqa: RUF009 (a dataclasses.field)
+        RemoteMode.READ_WRITE.value,
+        "`read-write` looks up and uploads; `read` only looks up (a pull request's CI) "
+        "[default: %(default)s]",
+        parse=_remote_cache_mode,
+    )
+    remote_cache_connect_timeout: float = _option(
+        f"{DEFAULT_CONNECT_TIMEOUT:g}",
+        "seconds to wait for a connection to the remote cache before running without it "
+        "[default: %(default)s]",
+        parse=_seconds("remote-cache-connect-timeout"),
+    )
+    remote_cache_request_timeout: float = _option(
+        f"{DEFAULT_REQUEST_TIMEOUT:g}",
+        "seconds one request to the remote cache may take before running without it "
+        "[default: %(default)s]",
+        parse=_seconds("remote-cache-request-timeout"),
     )
 
     # Joint readings of several options, made once with the record (no options themselves).

@@ -39,6 +39,8 @@ from astest_tasks.config.toolchain import (
 )
 from astest_tasks.core.errors import UserError
 from astest_tasks.output.coverage_summary import CoverageTarget
+from astest_tasks.remote.session import RemoteUse
+from astest_tasks.remote.settings import parse_settings
 from astest_tasks.run.runtime import Runtime
 from astest_tasks.run.runtime_command import resolve_runtime
 from astest_tasks.tasks.command_line import CommandLine
@@ -58,6 +60,9 @@ from astest_tasks.tasks.run_settings import RunLimits, RunSettings
 PROJECT_LOCK = "cache/project.lock"  # one doit run at a time (project_lock.py)
 PROGRESS_COUNTER = "cache/progress.json"  # finished specs, counted across doit's workers
 IMPORT_SCAN_CACHE = "cache/import-scan.json"  # under the output root (.as-test by default)
+REMOTE_STATE = "cache/remote"  # what one call's processes tell each other (remote/session.py)
+REMOTE_HEADER_VARIABLE = "ASTEST_REMOTE_CACHE_HEADER"
+REMOTE_SIGNING_KEY_VARIABLE = "ASTEST_REMOTE_CACHE_SIGNING_KEY"
 
 Warn = Callable[[str], None]
 
@@ -145,7 +150,7 @@ def make_plan(
             PlannedSpec(mode, spec, spec_files(mode, spec), runtimes[mode.name], place)
             for place, (mode, spec) in enumerate(pairs, start=1)
         ),
-        settings=_run_settings(options, project, pipeline),
+        settings=_run_settings(root, options, project, pipeline),
         suite_pairs=chosen.suite_pairs,
         note=chosen.note,
         with_fuzz_tasks=fuzz_tasks_wanted(
@@ -226,21 +231,45 @@ def _load_project(root: Path, options: TaskOptions, pipeline: Pipeline, warn: Wa
     return _Project(rules, config, modes, toolchain)
 
 
-def _run_settings(options: TaskOptions, project: _Project, pipeline: Pipeline) -> RunSettings:
+def _run_settings(
+    root: Path, options: TaskOptions, project: _Project, pipeline: Pipeline
+) -> RunSettings:
     counter = PROGRESS_COUNTER
     if pipeline.basename != BASENAME:
         counter = counter.replace(".json", f".{pipeline.basename}.json")
     switches = options.switches
+    session = uuid.uuid4().hex
     return RunSettings(
         limits=RunLimits.parse(options, project.config),
-        session=uuid.uuid4().hex,
+        session=session,
         update=options.update_snapshots,
         progress_file=f"{output_root(project.config).rstrip('/')}/{counter}",
         pipeline=pipeline,
         as_test_version=project.toolchain.as_test.version,
         no_snapshot=switches.no_snapshot,
         coverage_detail=switches.show_coverage is not ShowCoverage.NONE,
+        remote=remote_use(root, options, project.config, pipeline.basename, session),
     )
+
+
+def remote_use(
+    root: Path, options: TaskOptions, config: ProjectConfig, basename: str, session: str
+) -> RemoteUse | None:
+    """The shared cache this call asks (--remote-cache), with its secrets from the environment:
+    they never pass through doit's options, so doit never stores or prints them."""
+    if not options.remote_cache:
+        return None
+    settings = parse_settings(
+        options.remote_cache,
+        mode=options.remote_cache_mode,
+        header=os.environ.get(REMOTE_HEADER_VARIABLE) or None,
+        signing_key=os.environ.get(REMOTE_SIGNING_KEY_VARIABLE) or None,
+        connect_timeout=options.remote_cache_connect_timeout,
+        request_timeout=options.remote_cache_request_timeout,
+    )
+    state = REMOTE_STATE if basename == BASENAME else f"{REMOTE_STATE}.{basename}"
+    state_dir = os.path.abspath(root / output_root(config) / state)
+    return RemoteUse(settings=settings, state_dir=state_dir, session=session)
 
 
 def _check_no_fuzz_in_shards(options: TaskOptions) -> None:

@@ -41,6 +41,7 @@ from astest_tasks.model.spec_logs import write_spec_log
 from astest_tasks.output.console import live_line
 from astest_tasks.output.progress import finished_count
 from astest_tasks.output.terminal import Palette, use_colour
+from astest_tasks.remote.task_keys import RemoteTask
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.outcome import (
@@ -54,11 +55,14 @@ from astest_tasks.run.run_request import RunRequest
 from astest_tasks.run.runtime import RunnableSpec, SpecLimits
 from astest_tasks.run.wasm_compiler import WasmCompiler, other_compiler
 from astest_tasks.schedule.scheduler import scheduler
+from astest_tasks.tasks.remote_actions import fetch_run, settle_remote, store_run
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
 
-def run_spec(run: RunRequest, session: str) -> dict[str, str]:
-    """Run one spec; returns what doit saves with the task: the snapshot files' state after it."""
+def run_spec(run: RunRequest, session: str, remote: RemoteTask | None = None) -> dict[str, str]:
+    """Run one spec; returns what doit saves with the task: the snapshot files' state after it.
+    ``remote``: the shared cache is asked first, and a plain pass is stored in it (such a run is
+    never handed to the run ahead's helper: spec_tasks.py)."""
     planner = scheduler()
     handed = planner.handed_over(run, session)
     outcome = None
@@ -73,7 +77,7 @@ def run_spec(run: RunRequest, session: str) -> dict[str, str]:
         result, state = outcome
     else:
         with planner.running_here(run, session, execute_handed_over):
-            result, state = execute_run(run, session)
+            result, state = execute_run(run, session, remote)
     _announce(result, run, session)
     return state
 
@@ -85,9 +89,18 @@ def execute_handed_over(run: RunRequest, session: str) -> tuple[SpecResult, dict
     return replace(result, suites=(), failures=(), output="", coverage=None), state
 
 
-def execute_run(run: RunRequest, session: str) -> tuple[SpecResult, dict[str, str]]:
+def execute_run(
+    run: RunRequest, session: str, remote: RemoteTask | None = None
+) -> tuple[SpecResult, dict[str, str]]:
     """Everything a run task does but its live line: run, decide, write the result and the files
-    beside it."""
+    beside it. With a remote cache, a passing result stored there is taken instead of running."""
+    root = Path(run.project_root)
+    lookup = None
+    if remote is not None:
+        lookup, fetched = fetch_run(remote, run)
+        if fetched is not None:
+            settle_remote(remote)
+            return fetched, {SNAPSHOT_STATE: snapshot_state(root, run.snapshots.files)}
     started = time.perf_counter()
     try:
         result = _execute(run, session)
@@ -95,7 +108,6 @@ def execute_run(run: RunRequest, session: str) -> tuple[SpecResult, dict[str, st
         details = "internal error in astest-tasks:\n" + traceback.format_exc()
         result = _failure_result(run, session, Stage.RUN, "internal error", details, "")
     result = _with_duration(result, time.perf_counter() - started)
-    root = Path(run.project_root)
     if result.status is Status.FAILED and (result.error or result.stage is Stage.BUILD):
         result = _with_crash_record(run, root, result)
     else:  # a record describes the last run: this one needed none
@@ -107,6 +119,9 @@ def execute_run(run: RunRequest, session: str) -> tuple[SpecResult, dict[str, st
             note = f"could not write the readable log in {run.logs_dir}: {exc}"
             result = replace(result, warnings=(*result.warnings, note))
     write_result(root / run.files.result, result)
+    if remote is not None and lookup is not None:
+        store_run(remote, lookup, run, result)
+        settle_remote(remote)
     # Taken after the run, so snapshots this run wrote count as seen: the next plain doit is
     # cached. (As file_deps they could not be: a snapshot file may not exist yet.)
     return result, {SNAPSHOT_STATE: snapshot_state(root, run.snapshots.files)}

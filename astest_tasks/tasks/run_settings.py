@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ProjectConfig
 from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.remote.session import RemoteUse
 from astest_tasks.run.limits import (
     MEMORY_LIMIT,
     OUTPUT_LIMIT,
@@ -59,3 +60,4 @@ class RunSettings:
     as_test_version: str = ""  # the installed as-test: its run-side rules apply (run_rules.py)
     no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass unchecked
     coverage_detail: bool = False  # --show-coverage: detailed coverage points for the gap tree
+    remote: RemoteUse | None = None  # --remote-cache: the shared cache builds and runs ask first

@@ -18,6 +18,8 @@ from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.model.snapshots import SnapshotUpdate, snapshot_candidates
+from astest_tasks.remote.session import RemoteUse
+from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
 from astest_tasks.run.run_request import Progress, RunRequest, SnapshotChoice
 from astest_tasks.run.runner_files import default_runner_path, ensure_default_runner
 from astest_tasks.run.runtime import Runtime
@@ -45,13 +47,17 @@ def build_task(
     scan_cache: ImportScanCache,
     pipeline: Pipeline,
     planner: Scheduler,
+    remote: RemoteUse | None = None,
 ) -> dict[str, Any]:
     mode, spec, files = planned.mode, planned.spec, planned.files
     request = build_request(root, mode, spec, files.wasm, files.build_record)
-    fields = compile_task_fields(root, request, mode, spec, toolchain, scan_cache)
+    fields = compile_task_fields(root, request, mode, spec, toolchain, scan_cache, remote)
     # The order of the builds, for compiling ahead of a serial doit (build_prefetch.py).
     inputs = [str(Path.cwd() / dep) for dep in fields["file_dep"]]
     planner.plan_build(pipeline.basename, request, inputs)
+    shared = fields["actions"][0][1][1:]
+    if shared:  # a build the remote cache holds is not compiled ahead
+        planner.plan_remote_build(request, shared[0])
     return {
         "basename": pipeline.basename,
         "name": f"build:{mode.name}:{spec.spec_id}",
@@ -91,12 +97,25 @@ def run_request(root: Path, planned: PlannedSpec, settings: RunSettings, total: 
     )
 
 
+def remote_run(root: Path, planned: PlannedSpec, settings: RunSettings) -> RemoteTask | None:
+    """The run's remote key: what its local check tracks, files and inputs alike."""
+    if settings.remote is None:
+        return None
+    snapshots = run_request(root, planned, settings, 0).snapshots.files
+    files = (planned.files.build_record, *planned.runtime.input_files(root), *snapshots)
+    return RemoteTask(settings.remote, RemoteKeyInputs("run", run_inputs(planned, settings), files))
+
+
 def run_task(
     root: Path, planned: PlannedSpec, settings: RunSettings, total: int, planner: Scheduler
 ) -> dict[str, Any]:
     mode, spec, runtime = planned.mode, planned.spec, planned.runtime
     request = run_request(root, planned, settings, total)
-    planner.plan_run(request, settings.session)  # the order of the runs, for the run ahead
+    remote = remote_run(root, planned, settings)
+    if remote is None:
+        # The order of the runs, for the run ahead. Not with a remote cache: its helper runs a
+        # request alone, and the run stage's request cannot carry the remote part.
+        planner.plan_run(request, settings.session)
     file_dep = [planned.files.build_record]  # also orders the run after its build
     file_dep += runtime.input_files(root)
     pipeline = settings.pipeline
@@ -105,7 +124,7 @@ def run_task(
         "name": f"run:{mode.name}:{spec.spec_id}",
         "doc": f"run {spec.path} in mode {mode.name} ({runtime.description})",
         # The request itself, runtime and all: a frozen dataclass that pickles to doit's workers.
-        "actions": [(run_spec, [request, settings.session])],
+        "actions": [(run_spec, [request, settings.session, *([remote] if remote else [])])],
         "file_dep": doit_paths(root, file_dep),
         "targets": doit_paths(root, [planned.files.result]),
         "setup": list(pipeline.setup),

@@ -75,12 +75,15 @@ def summary_task(
     coverage_dirs = [t.directory for t in summary.coverage if t.directory is not None]
     crash_dirs = sorted({mode.crash_dir for mode in (config.base, *config.modes.values())})
     root = str(plan.root)
+    arguments: list[object] = [encode(summary), session]
+    if plan.settings.remote is not None:
+        arguments.append(plan.settings.remote)
     return {
         "basename": pipeline.basename,
         "name": "summary",
         "doc": "print every spec's result (fresh or cached) and fail if any failed",
-        "actions": [(summarize, [encode(summary), session])],
-        "teardown": [(show_summary_from_worker, [encode(summary), session])],
+        "actions": [(summarize, arguments)],
+        "teardown": [(show_summary_from_worker, arguments)],
         "task_dep": list(run_tasks),
         "uptodate": [Always(False, "the summary always runs: it shows cached results too")],
         "verbosity": 2,  # our output is the point: never let doit capture it

@@ -325,3 +325,15 @@ def test_coverage_block_comes_before_the_totals_and_the_tests_line_stays_last() 
 
 def test_no_coverage_block_without_coverage() -> None:
     assert "Coverage" not in render_summary(mixed(), PLAIN)
+
+
+def test_results_from_the_remote_cache_are_marked_and_counted_apart() -> None:
+    shown = [
+        Shown(result("fresh"), cached=False),
+        Shown(result("kept"), cached=True),
+        Shown(result("shared"), cached=False, remote=True),
+    ]
+    lines = render_summary(shown, PLAIN).splitlines()
+    assert lines[2].endswith(" (remote)") and "(cached)" not in lines[2]
+    assert lines[1].endswith(" (cached)") and not lines[0].endswith(")")
+    assert lines[-3] == "files: 3 passed, 0 failed, 0 skipped (1 cached, 1 remote)"

@@ -1,4 +1,4 @@
-"""The remote-cache client against a real nginx WebDAV server (tests/remote/conftest.py)."""
+"""The remote-cache client against a real nginx WebDAV server (tests/nginx_cache.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from astest_tasks.remote.http_cache import RemoteCache
 from astest_tasks.remote.settings import RemoteMode, parse_settings
-from tests.remote.conftest import PASSWORD, CacheServer, free_port
+from tests.nginx_cache import PASSWORD, CacheServer, free_port
 
 KEY = hashlib.sha256(b"one build's inputs").hexdigest()
 WASM = b"\0asm\1\0\0\0 a compiled spec"

@@ -38,6 +38,21 @@ def test_pinned_values_become_defaults_without_environment_variables() -> None:
     assert default["config"]["env_var"] == "ASTEST_CONFIG"
 
 
+def test_a_dodo_may_pin_the_remote_cache_and_its_mode() -> None:
+    creator = make_astest_tasks(
+        remote_cache="http://cache.example/astest", remote_cache_mode="read"
+    )
+    options = {option["name"]: option for option in creator.options}
+    assert options["remote_cache"]["default"] == "http://cache.example/astest"
+    assert options["remote_cache_mode"]["default"] == "read"
+    assert (
+        "env_var" not in options["remote_cache"] and "env_var" not in options["remote_cache_mode"]
+    )
+    default = {o["name"]: o for o in make_astest_tasks().options}
+    assert default["remote_cache"]["env_var"] == "ASTEST_REMOTE_CACHE"
+    assert default["remote_cache_mode"]["default"] == "read-write"
+
+
 @pytest.mark.parametrize("basename", ["", "a:b", "has space"])
 def test_a_bad_basename_is_refused_with_the_fix(basename: str) -> None:
     with pytest.raises(InvalidDodoFile, match="basename"):

@@ -14,6 +14,7 @@ from astest_tasks.config.run_switches import RunSwitches, ShowCoverage
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.remote.settings import RemoteMode
 from astest_tasks.tasks.options import (
     BARE_FOLLOWERS,
     BARE_VALUES,
@@ -60,6 +61,10 @@ BEFORE_THE_RECORD: list[tuple[str, str, type, str | bool, str]] = [
     ("durations", "", str, "", "ASTEST_DURATIONS"),
     ("version", "", bool, False, "ASTEST_PRINT_VERSION"),
     ("config", "c", str, "as-test.config.json", "ASTEST_CONFIG"),
+    ("remote_cache", "", str, "", "ASTEST_REMOTE_CACHE"),
+    ("remote_cache_mode", "", str, "read-write", "ASTEST_REMOTE_CACHE_MODE"),
+    ("remote_cache_connect_timeout", "", str, "2", "ASTEST_REMOTE_CACHE_CONNECT_TIMEOUT"),
+    ("remote_cache_request_timeout", "", str, "10", "ASTEST_REMOTE_CACHE_REQUEST_TIMEOUT"),
 ]
 
 
@@ -224,3 +229,39 @@ def test_every_option_has_its_row_in_the_options_table() -> None:
         )
     ]
     assert not missing, f"add a row to {page.name} for: {missing}"
+
+
+def test_the_remote_cache_options_are_read_into_their_fields() -> None:
+    options = TaskOptions.from_values(
+        {
+            "remote_cache": " http://ci:pw@cache.example:8080/astest ",
+            "remote_cache_mode": "read",
+            "remote_cache_connect_timeout": "0.5",
+            "remote_cache_request_timeout": "3",
+        }
+    )
+    assert options.remote_cache == "http://ci:pw@cache.example:8080/astest"
+    assert options.remote_cache_mode is RemoteMode.READ
+    assert (options.remote_cache_connect_timeout, options.remote_cache_request_timeout) == (0.5, 3)
+    defaults = TaskOptions.from_values({})
+    assert defaults.remote_cache == "" and defaults.remote_cache_mode is RemoteMode.READ_WRITE
+    assert (defaults.remote_cache_connect_timeout, defaults.remote_cache_request_timeout) == (2, 10)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("remote_cache", "ftp://ci:hunter2@cache.example/x", "--remote-cache: 'ftp://***@"),
+        ("remote_cache_mode", "write", "--remote-cache-mode: unknown remote cache mode 'write'"),
+        ("remote_cache_connect_timeout", "soon", "--remote-cache-connect-timeout: 'soon' is not"),
+        ("remote_cache_request_timeout", "0", "--remote-cache-request-timeout: '0' is not"),
+    ],
+)
+def test_a_bad_remote_cache_option_names_itself_and_a_fix_and_no_password(
+    name: str, value: str, expected: str
+) -> None:
+    with pytest.raises(UserError) as raised:
+        TaskOptions.from_values({name: value})
+    message = str(raised.value)
+    assert message.startswith(expected) and "fix:" in message
+    assert "hunter2" not in message

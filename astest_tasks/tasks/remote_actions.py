@@ -1,0 +1,235 @@
+"""What the build and run actions share through the remote cache, and what they never share.
+
+- A build: looked up before compiling; on a hit its outputs (the module, and a bindings target's
+  JavaScript) are written, then its record, as a compile would have left them. After a compile
+  that succeeded, its outputs and record are stored, under the key taken before compiling (a
+  file edited while asc ran must not name the older output).
+- A run: looked up before running; on a hit the result file is written as it was stored, with
+  its readable log made from it, and the summary marks it ``(remote)``. Only a plain pass is
+  stored: never a failure, a crash or a timeout (they run again anyway), never a run that
+  updated snapshots or wrote files into the project, and never one with snapshots unchecked.
+
+A lookup that fails for any reason is a miss, and the action goes on as without a cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from astest_tasks.build.build_request import BuildRequest
+from astest_tasks.build.compiler import BuildRecord
+from astest_tasks.core.atomic import write_bytes_atomic
+from astest_tasks.core.process_role import in_doits_main_thread
+from astest_tasks.model.crash_records import remove_crash_record
+from astest_tasks.model.results import (
+    SpecResult,
+    Status,
+    parse_stored,
+    previous_result_path,
+    read_result_bytes,
+)
+from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.spec_logs import write_spec_log
+from astest_tasks.remote.task_keys import NotPortable, RemoteTask
+from astest_tasks.run.run_request import RunRequest
+from astest_tasks.schedule.scheduler import scheduler
+
+_RECORD = "record"
+_RESULT = "result"
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A lookup's key, kept for the store after a miss; None when the task has no portable key
+    or the cache is off."""
+
+    key: str | None
+
+
+def settle_remote(remote: RemoteTask | None) -> None:
+    """Where the summary cannot wait for this process's uploads (a ``doit -n N`` worker), let
+    them end before the action returns; in doit's own thread they go on beside the next task,
+    and the summary waits for them."""
+    if remote is None:
+        return
+    if not in_doits_main_thread():
+        with contextlib.suppress(Exception):  # a cache only ever speeds a run up
+            scheduler().remote.publish(remote.use, wait_for_uploads=True)
+
+
+def _key(remote: RemoteTask, root: Path) -> str | None:
+    if scheduler().remote.client(remote.use) is None:
+        return None
+    try:
+        return remote.key.key(root)
+    except (NotPortable, OSError):
+        return None
+
+
+# -- builds --------------------------------------------------------------------------------------
+
+
+def _fetch_build(remote: RemoteTask, request: BuildRequest) -> tuple[Lookup, BuildRecord | None]:
+    """The build from the cache, its files written; the record is None on a miss."""
+    root = Path(request.project_root)
+    key = _key(remote, root)
+    cache = scheduler().remote.client(remote.use)
+    if key is None or cache is None:
+        return Lookup(None), None
+    fetched = cache.fetch(key)
+    record = None if fetched is None else _usable_record(remote, request, fetched.blobs)
+    if fetched is not None and record is not None:
+        for output in remote.outputs:
+            write_bytes_atomic(root / output, fetched.blobs[output])
+        # Last: the record is the build's target and its run's input; it names a module in place.
+        write_bytes_atomic(root / request.record_path, fetched.blobs[_RECORD])
+    scheduler().remote.publish(remote.use, wait_for_uploads=False)
+    return Lookup(key), record
+
+
+def _usable_record(
+    remote: RemoteTask, request: BuildRequest, blobs: Mapping[str, bytes]
+) -> BuildRecord | None:
+    if set(blobs) != {_RECORD, *remote.outputs}:
+        return None
+    try:
+        record = BuildRecord.from_json(blobs[_RECORD].decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    wasm = blobs.get(request.wasm_path)
+    if not record.ok or record.wasm != request.wasm_path or wasm is None:
+        return None
+    if hashlib.sha256(wasm).hexdigest() != record.wasm_sha256:
+        return None
+    return record
+
+
+def _store_build(
+    remote: RemoteTask, lookup: Lookup, request: BuildRequest, record: BuildRecord
+) -> None:
+    """Queue the upload of a successful compile's files (nothing for a failed one)."""
+    cache = scheduler().remote.client(remote.use)
+    if lookup.key is None or cache is None or not record.ok:
+        return
+    root = Path(request.project_root)
+    try:
+        blobs = {output: (root / output).read_bytes() for output in remote.outputs}
+        blobs[_RECORD] = (root / request.record_path).read_bytes()
+    except OSError:
+        return  # something moved the outputs meanwhile: nothing trustworthy to share
+    cache.store(lookup.key, blobs, {"kind": "build", "spec": request.spec.path})
+    scheduler().remote.publish(remote.use, wait_for_uploads=False)
+
+
+# -- runs ----------------------------------------------------------------------------------------
+
+
+def _fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult | None]:
+    """The run's passing result from the cache, written with its log; None on a miss."""
+    root = Path(run.project_root)
+    key = _key(remote, root)
+    cache = scheduler().remote.client(remote.use)
+    if key is None or cache is None:
+        return Lookup(None), None
+    fetched = cache.fetch(key)
+    result = None
+    if fetched is not None and set(fetched.blobs) == {_RESULT}:
+        data = fetched.blobs[_RESULT]
+        result = _usable_result(run, data)
+        if result is not None:
+            _write_result_bytes(root / run.files.result, data)
+            if run.logs_dir is not None:
+                with contextlib.suppress(OSError):
+                    command = f"{run.pipeline.command} {run.task('run')}"
+                    write_spec_log(root, run.logs_dir, result, command)
+            remove_crash_record(root, run.crash_dir, run.spec.spec_id, run.spec.mode)
+            scheduler().remote.note_served(remote.use, run.spec.mode, run.spec.spec_id)
+    scheduler().remote.publish(remote.use, wait_for_uploads=False)
+    return Lookup(key), result
+
+
+def _usable_result(run: RunRequest, data: bytes) -> SpecResult | None:
+    stored = parse_stored(data)
+    if stored is None:
+        return None
+    try:
+        result = stored.full()
+    except (ValueError, KeyError, TypeError):
+        return None
+    spec = run.spec
+    same = (result.spec, result.spec_id, result.mode, result.target) == (
+        spec.path,
+        spec.spec_id,
+        spec.mode,
+        spec.target,
+    )
+    return result if same and shareable(run, result) else None
+
+
+def _write_result_bytes(path: Path, data: bytes) -> None:
+    write_bytes_atomic(path, data)
+    previous = previous_result_path(str(path))
+    if previous is not None:
+        with contextlib.suppress(OSError):
+            Path(previous).unlink()
+
+
+def shareable(run: RunRequest, result: SpecResult) -> bool:
+    """Whether a run's result may be shared: a plain pass that changed nothing in the project."""
+    return (
+        result.status is Status.PASSED
+        and not result.error
+        and not result.written
+        and run.snapshots.update is SnapshotUpdate.NONE
+        and not run.snapshots.unchecked
+    )
+
+
+def _store_run(remote: RemoteTask, lookup: Lookup, run: RunRequest, result: SpecResult) -> None:
+    """Queue the upload of a passing result, as written to its file."""
+    cache = scheduler().remote.client(remote.use)
+    if lookup.key is None or cache is None or not shareable(run, result):
+        return
+    try:
+        data = read_result_bytes(Path(run.project_root) / run.files.result)
+    except OSError:
+        return
+    cache.store(lookup.key, {_RESULT: data}, {"kind": "run", "spec": run.spec.path})
+    scheduler().remote.publish(remote.use, wait_for_uploads=False)
+
+
+# -- the actions' entry points: a bug of ours in the cache code is a miss, never a failed spec ----
+
+
+def fetch_build(remote: RemoteTask, request: BuildRequest) -> tuple[Lookup, BuildRecord | None]:
+    """The build from the cache, its files written; the record is None on a miss."""
+    try:
+        return _fetch_build(remote, request)
+    except Exception:
+        return Lookup(None), None
+
+
+def store_build(
+    remote: RemoteTask, lookup: Lookup, request: BuildRequest, record: BuildRecord
+) -> None:
+    """Queue the upload of a successful compile's files (nothing for a failed one)."""
+    with contextlib.suppress(Exception):
+        _store_build(remote, lookup, request, record)
+
+
+def fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult | None]:
+    """The run's passing result from the cache, written with its log; None on a miss."""
+    try:
+        return _fetch_run(remote, run)
+    except Exception:
+        return Lookup(None), None
+
+
+def store_run(remote: RemoteTask, lookup: Lookup, run: RunRequest, result: SpecResult) -> None:
+    """Queue the upload of a passing result, as written to its file."""
+    with contextlib.suppress(Exception):
+        _store_run(remote, lookup, run, result)
