@@ -27,14 +27,17 @@ from astest_tasks.commands.watch import WATCH_FLAG
 from astest_tasks.tasks.options import OPTIONS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "astest_tasks"
-# camelCase too, so asc's --exportRuntime is read whole, not as a made-up --export.
-FLAG = re.compile(r"(?<![\w-])--[A-Za-z][A-Za-z0-9-]*")
+# camelCase too, so asc's --exportRuntime is read whole, not as a made-up --export, and
+# snake_case, so bazel-remote's --max_size is not read as --max.
+FLAG = re.compile(r"(?<![\w-])--[A-Za-z][A-Za-z0-9_-]*")
 # Another tool's flag is right only in the phrase that sends the user to that tool.
 OTHER_TOOLS = {
     "--save-dev": "npm install --save-dev",
     "--optimize": '"args": ["--optimize"]',  # asc's, in a config's buildOptions.args
     "--exportRuntime": "build with --exportRuntime",  # asc's
     "--use": "built with --use",  # asc's
+    "--max_size": "bazel-remote --max_size",  # a server's flags, in astest doctor's fixes
+    "--disable_http_ac_validation": "bazel-remote with --disable_http_ac_validation",
     "--bindings": '(`"--bindings raw"` is two)',  # asc's, in the docs row of buildOptions.args
 }
 
