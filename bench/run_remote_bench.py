@@ -2,11 +2,14 @@
 
     /path/to/venv/bin/python bench/run_remote_bench.py             # 5 repetitions (see --help)
     /path/to/venv/bin/python bench/run_remote_bench.py --repeat 1  # a smoke run
+    /path/to/venv/bin/python bench/run_remote_bench.py --big 60000 --repeat 3  # the big suite
 
-On a generated suite of ``--size`` (20) passing specs, with as-test 1.8.0's toolchain
-(tests/toolchains/as-test-1.8.0) for both tools, it starts Debian's nginx with WebDAV on a free
-loopback port (the server of the tests, tests/nginx_cache.py) and measures, in an order that
-rotates every repetition, each from clean outputs (run_bench.clean):
+On a generated suite of ``--size`` (20) passing specs (or, with ``--big ROWS``, the big suite
+of bench/generate_big_suite.py: 3 specs of ROWS rows in two modes, 360,006 tests at 60,000),
+with as-test 1.8.0's toolchain (tests/toolchains/as-test-1.8.0) for both tools, it starts
+Debian's nginx with WebDAV on a free loopback port (the server of the tests,
+tests/nginx_cache.py) and measures, in an order that rotates every repetition, each from
+clean outputs (run_bench.clean):
 
 - **second machine**: ``doit`` with ``--remote-cache`` on a copy of the suite at its own path,
   the cache warmed once beforehand by another copy; every build and run must be a hit;
@@ -33,6 +36,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import generate_big_suite
 import generate_suite
 import run_bench
 from run_bench import BenchError, Project, fmt_s, median, npx_ast
@@ -52,10 +56,19 @@ class Measured:
     seconds: dict[str, list[float]] = field(default_factory=lambda: {s: [] for s in SCENARIOS})
 
 
-def prepare(name: str, size: int) -> Project:
-    path = run_bench.WORK / f"remote-{size}-{name}"
-    generate_suite.generate(path, size, run_bench.RIVALS[AGAINST].node_modules, toolchain=AGAINST)
+BIG_SPECS, BIG_MODES = 3, 2  # generate_big_suite's shape: a few specs, wasi and bindings
+
+
+def prepare(name: str, size: int, big_rows: int | None) -> Project:
+    """One copy of the suite; its ``size`` is the (spec, mode) pairs a run reports."""
     tool = "as-test" if name == "as-test" else "doit"
+    modules = run_bench.RIVALS[AGAINST].node_modules
+    if big_rows is not None:
+        path = run_bench.WORK / f"remote-big-{big_rows}-{name}"
+        generate_big_suite.generate(path, BIG_SPECS, big_rows, modules)
+        return Project(tool, path, BIG_SPECS * BIG_MODES, AGAINST)
+    path = run_bench.WORK / f"remote-{size}-{name}"
+    generate_suite.generate(path, size, modules, toolchain=AGAINST)
     return Project(tool, path, size, AGAINST)
 
 
@@ -68,7 +81,8 @@ def remote_counts(text: str) -> tuple[int, int, int]:
     raise BenchError(f"no `remote cache:` line in the output:\n{run_bench.tail(text)}")
 
 
-def run(project: Project, argv: Sequence[str], scenario: str) -> tuple[float, str]:
+def run(project: Project, argv: Sequence[str], scenario: str) -> tuple[float, str, int]:
+    """Seconds, output and tests passed of one run from clean outputs."""
     run_bench.clean(project)
     seconds, text, code = run_bench.timed_run(project, argv, scenario)
     where = f"{scenario} (`{shlex.join(argv)}` in {project.path})"
@@ -81,10 +95,11 @@ def run(project: Project, argv: Sequence[str], scenario: str) -> tuple[float, st
             counts = run_bench.doit_counts(text, project, None)
     except ValueError as exc:
         raise BenchError(f"{where}: {exc}:\n{run_bench.tail(text)}") from None
-    if counts.specs != project.size:
+    # as-test counts a spec once over its modes; the test counts are compared instead.
+    if project.tool != "as-test" and counts.specs != project.size:
         raise BenchError(f"{where}: {counts.specs} passing specs, expected {project.size}")
     print(f"  {scenario:26} {seconds:8.2f} s  ({counts.specs} specs, {counts.tests} tests)")
-    return seconds, text
+    return seconds, text, counts.tests
 
 
 def empty_cache(server: CacheServer) -> None:
@@ -97,25 +112,28 @@ def one_repetition(
     order: Sequence[str], projects: dict[str, Project], url: str, server: CacheServer
 ) -> dict[str, float]:
     doit = run_bench.doit_executable()
-    pairs = 2 * projects["second"].size  # a build and a run per spec
+    pairs = 2 * projects["second"].size  # a build and a run per (spec, mode)
     cached = [doit, "astest", f"--remote-cache={url}"]
     taken: dict[str, float] = {}
+    tests: dict[str, int] = {}
     for scenario in order:
         if scenario == "second machine":
-            seconds, text = run(projects["second"], cached, scenario)
+            seconds, text, tests[scenario] = run(projects["second"], cached, scenario)
             if remote_counts(text)[:2] != (pairs, 0):
                 raise BenchError(f"the second machine missed: {remote_counts(text)}")
         elif scenario == "as-test 1.8.0":
-            seconds, _ = run(projects["as-test"], npx_ast("--cache"), scenario)
+            seconds, _, tests[scenario] = run(projects["as-test"], npx_ast("--cache"), scenario)
         elif scenario == "ours, no cache":
-            seconds, _ = run(projects["plain"], [doit], scenario)
+            seconds, _, tests[scenario] = run(projects["plain"], [doit], scenario)
         else:
             empty_cache(server)
-            seconds, text = run(projects["first"], cached, scenario)
+            seconds, text, tests[scenario] = run(projects["first"], cached, scenario)
             if remote_counts(text)[2] != pairs:
                 raise BenchError(f"the first machine did not upload every entry: {text[-300:]}")
             # Its entries are the second machine's next hits: the same suite, another path.
         taken[scenario] = seconds
+    if len(set(tests.values())) != 1:
+        raise BenchError(f"the runs passed different numbers of tests: {tests}")
     return taken
 
 
@@ -167,6 +185,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--size", type=run_bench.positive, default=20, help="specs [20]")
     parser.add_argument("--repeat", type=run_bench.positive, default=5, help="repetitions [5]")
     parser.add_argument(
+        "--big",
+        type=run_bench.positive,
+        metavar="ROWS",
+        help="the big suite instead: 3 specs of ROWS rows in two modes (60000: 360,006 tests)",
+    )
+    parser.add_argument(
         "--code",
         choices=("head", "worktree"),
         default="head",
@@ -188,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  {name}: {value}")
     signal.signal(signal.SIGTERM, run_bench.interrupt)
     names = ("second", "as-test", "plain", "first", "warmer")
-    projects = {name: prepare(name, args.size) for name in names}
+    projects = {name: prepare(name, args.size, args.big) for name in names}
     measured = Measured()
     started = time.perf_counter()
     nginx_root = run_bench.WORK / "remote-nginx"
@@ -197,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with running_nginx(nginx_root) as server:
             url = server.url()
             # Warm-ups: as-test writes its stock runner once, and the cache gets its entries.
-            run(projects["as-test"], npx_ast("--cache"), "warm-up (as-test)")
+            run(projects["as-test"], npx_ast("--cache"), "warm-up (as-test)")  # its runners
             warm_cache(projects["warmer"], url)
             for repetition in range(args.repeat):
                 shift = repetition % len(SCENARIOS)
