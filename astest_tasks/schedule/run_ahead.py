@@ -55,7 +55,9 @@ LONG_RUN_S = 0.3
 
 # What a run task's action does but print its live line: the result, and what doit saves.
 Outcome = tuple[SpecResult, dict[str, str]]
-Execute = Callable[[RunRequest, str], Outcome]
+# The run task's action as the helper calls it: the request, the session, then what the task
+# planned beside them (run_ahead.RunAhead.plan).
+Execute = Callable[..., Outcome]
 
 
 def _key(request: RunRequest) -> tuple[str, str, str]:
@@ -114,6 +116,8 @@ class _Plan:
 
     planned: list[RunRequest] = field(default_factory=list)
     place: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    # What the run task's action takes after the request and session (its remote cache key).
+    extra: dict[tuple[str, str, str], tuple[object, ...]] = field(default_factory=dict)
     # Build records this session's builds wrote (absolute paths), and whether each changed.
     built: dict[str, bool] = field(default_factory=dict)
     handed: set[tuple[str, str, str]] = field(default_factory=set)  # ever handed over
@@ -130,8 +134,9 @@ class RunAhead:
         self._helper: RunHelper | None = None
         self._closed = False
 
-    def plan(self, request: RunRequest, session: str) -> None:
-        """Remember a run task, in the order doit will meet it."""
+    def plan(self, request: RunRequest, session: str, extra: tuple[object, ...] = ()) -> None:
+        """Remember a run task, in the order doit will meet it; ``extra``: the arguments its
+        action takes after the request and the session, which the helper passes on too."""
         stale: RunHelper | None = None
         with self._lock:
             plan = self._plans.get(session)
@@ -145,6 +150,7 @@ class RunAhead:
                     # late result must not land over the new cycle's. Its helper goes.
                     self._handed, stale, self._helper = None, self._helper, None
             key = _key(request)
+            plan.extra[key] = extra
             place = plan.place.get(key)
             if place is not None:
                 plan.planned[place] = request
@@ -244,7 +250,8 @@ class RunAhead:
             # From now on doit runs this task whatever it finds (see NotHandedOver): its action
             # takes what the helper did, or runs the spec itself.
             plan.handed.add(_key(following))
-        if helper.submit(execute, (following, session), handed.receive):
+        arguments = (following, session, *plan.extra.get(_key(following), ()))
+        if helper.submit(execute, arguments, handed.receive):
             return True
         handed.receive(None)
         return False

@@ -132,8 +132,10 @@ class Scheduler:
         """The spec builds of the tasks made in this process, in the order doit meets them."""
         return self.prefetcher.planned()
 
-    def plan_run(self, request: RunRequest, session: str) -> None:
-        self.run_ahead.plan(request, session)
+    def plan_run(self, request: RunRequest, session: str, extra: tuple[object, ...] = ()) -> None:
+        """A run task, in the order doit will meet it; ``extra``: what its action takes after
+        the request and the session (run_ahead.py hands those to the helper too)."""
+        self.run_ahead.plan(request, session, extra)
 
     def share_compiler_with_workers(self, forks_workers: bool) -> bool:
         """Before doit forks its workers: one compile server for them all, on few cores."""

@@ -54,9 +54,14 @@ def settle_remote(remote: RemoteTask | None) -> None:
     """Where the summary cannot wait for this process's uploads (a ``doit -n N`` worker), let
     them end before the action returns; in doit's own thread they go on beside the next task,
     and the summary waits for them."""
-    if remote is None:
-        return
-    if not in_doits_main_thread():
+    if remote is not None and not in_doits_main_thread():
+        finish_uploads(remote)
+
+
+def finish_uploads(remote: RemoteTask | None) -> None:
+    """Let this process's uploads end and publish its counts: for a process whose work the
+    summary does not wait for (a worker, or the run ahead's helper, which answers doit after)."""
+    if remote is not None:
         with contextlib.suppress(Exception):  # a cache only ever speeds a run up
             scheduler().remote.publish(remote.use, wait_for_uploads=True)
 

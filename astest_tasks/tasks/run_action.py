@@ -55,14 +55,14 @@ from astest_tasks.run.run_request import RunRequest
 from astest_tasks.run.runtime import RunnableSpec, SpecLimits
 from astest_tasks.run.wasm_compiler import WasmCompiler, other_compiler
 from astest_tasks.schedule.scheduler import scheduler
-from astest_tasks.tasks.remote_actions import fetch_run, settle_remote, store_run
+from astest_tasks.tasks.remote_actions import fetch_run, finish_uploads, settle_remote, store_run
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
 
 def run_spec(run: RunRequest, session: str, remote: RemoteTask | None = None) -> dict[str, str]:
     """Run one spec; returns what doit saves with the task: the snapshot files' state after it.
-    ``remote``: the shared cache is asked first, and a plain pass is stored in it (such a run is
-    never handed to the run ahead's helper: spec_tasks.py)."""
+    ``remote``: the shared cache is asked first, and a plain pass is stored in it (by the run
+    ahead's helper, when the run was handed to it)."""
     planner = scheduler()
     handed = planner.handed_over(run, session)
     outcome = None
@@ -82,10 +82,14 @@ def run_spec(run: RunRequest, session: str, remote: RemoteTask | None = None) ->
     return state
 
 
-def execute_handed_over(run: RunRequest, session: str) -> tuple[SpecResult, dict[str, str]]:
+def execute_handed_over(
+    run: RunRequest, session: str, remote: RemoteTask | None = None
+) -> tuple[SpecResult, dict[str, str]]:
     """``execute_run`` in the run ahead's helper process (run_ahead.py): what goes back is what
-    the live line needs; the expectations stay in the result file the helper wrote."""
-    result, state = execute_run(run, session)
+    the live line needs; the expectations stay in the result file the helper wrote. Its uploads
+    end before it answers: the summary, in doit's process, counts what the helper published."""
+    result, state = execute_run(run, session, remote)
+    finish_uploads(remote)
     return replace(result, suites=(), failures=(), output="", coverage=None), state
 
 

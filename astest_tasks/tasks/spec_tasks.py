@@ -112,10 +112,9 @@ def run_task(
     mode, spec, runtime = planned.mode, planned.spec, planned.runtime
     request = run_request(root, planned, settings, total)
     remote = remote_run(root, planned, settings)
-    if remote is None:
-        # The order of the runs, for the run ahead. Not with a remote cache: its helper runs a
-        # request alone, and the run stage's request cannot carry the remote part.
-        planner.plan_run(request, settings.session)
+    extra = (remote,) if remote is not None else ()
+    # The order of the runs, for the run ahead, whose helper runs the action as doit would.
+    planner.plan_run(request, settings.session, extra)
     file_dep = [planned.files.build_record]  # also orders the run after its build
     file_dep += runtime.input_files(root)
     pipeline = settings.pipeline
@@ -124,7 +123,7 @@ def run_task(
         "name": f"run:{mode.name}:{spec.spec_id}",
         "doc": f"run {spec.path} in mode {mode.name} ({runtime.description})",
         # The request itself, runtime and all: a frozen dataclass that pickles to doit's workers.
-        "actions": [(run_spec, [request, settings.session, *([remote] if remote else [])])],
+        "actions": [(run_spec, [request, settings.session, *extra])],
         "file_dep": doit_paths(root, file_dep),
         "targets": doit_paths(root, [planned.files.result]),
         "setup": list(pipeline.setup),

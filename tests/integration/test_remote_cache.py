@@ -147,6 +147,45 @@ def test_a_second_machine_takes_every_build_and_run_from_the_cache(
     assert all(line.endswith("(cached)") for line in summary_lines(again))
 
 
+@pytest.mark.toolchains("1.8.0")  # the run ahead is our own machinery, the same for any as-test
+def test_runs_handed_to_the_run_aheads_helper_use_the_cache_too(
+    tmp_path: Path, toolchain: Toolchain, cache_server: CacheServer
+) -> None:
+    """A serial doit hands runs to its helper process (run_ahead.py): the helper must store a
+    passing run it made, and a second machine's helper take one from the cache."""
+    url = cache_server.url()
+    machines = [Machine(tmp_path / name, toolchain) for name in ("alice", "ci-runner")]
+    for machine in machines:
+        project_runners = machine.project.root / ".as-test" / "runners"
+        project_runners.mkdir(parents=True)
+        for target in ("wasi", "bindings"):
+            (project_runners / f"default.{target}.py").write_text(LOGGING_RUNNER)
+    first, second = machines
+    first_log, second_log = tmp_path / "alice-runs.log", tmp_path / "ci-runner-runs.log"
+    cold = first.doit(url, ASTEST_RUN_AHEAD="always", RUNNER_LOG=str(first_log))
+    assert cold.exit_code == 0, cold.stdout[-3000:] + cold.stderr[-3000:]
+    pids = {line.rsplit(" ", 1)[1] for line in first_log.read_text().splitlines()}
+    assert len(pids) > 1, "no run was handed to the helper: the test proves nothing"
+    assert f" {2 * PASSING_PAIRS} uploaded (" in remote_line(cold), "the helper stored nothing"
+
+    warm = second.doit(url, ASTEST_RUN_AHEAD="always", RUNNER_LOG=str(second_log))
+    assert warm.exit_code == 0, warm.stdout[-3000:] + warm.stderr[-3000:]
+    assert remote_line(warm) == ALL_HITS
+    assert not second_log.exists(), "a spec ran on the second machine"
+    assert second.results() == first.results()
+
+
+# The default runner, writing a line per spec with the process that ran it.
+LOGGING_RUNNER = """
+import os
+from astest_tasks.runner import instantiate
+with open(os.environ["RUNNER_LOG"], "a") as log:
+    log.write(f"{os.environ['AS_TEST_WASM_PATH']} {os.getpid()}\\n")
+instance = instantiate({})
+instance.start()
+"""
+
+
 @pytest.mark.toolchains("1.0.7")
 def test_an_edited_spec_misses_and_only_it_is_built_and_run(
     tmp_path: Path, toolchain: Toolchain, cache_server: CacheServer

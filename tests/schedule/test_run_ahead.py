@@ -146,6 +146,21 @@ def passed(run: RunRequest) -> SpecResult:
     )
 
 
+def test_what_a_run_task_planned_beside_its_request_reaches_the_helper(tmp_path: Path) -> None:
+    """A run with a remote cache takes its key after the request and the session; the helper
+    must get it too, or the handed-over run would neither ask the cache nor store in it."""
+    (tmp_path / "runner.py").write_text("# the runner\n")
+    ahead = RunAhead()
+    first, second = spec_run(tmp_path, "a"), spec_run(tmp_path, "b")
+    ahead.plan(first, SESSION, ("key of a",))
+    ahead.plan(second, SESSION, ("key of b",))
+    build(ahead, first)
+    build(ahead, second)
+    assert hands_over(ahead, first)
+    (helper,) = StandInHelper.made
+    assert helper.jobs == [(execute, (second, SESSION, "key of b"))]
+
+
 def test_the_next_built_run_goes_to_the_helper_and_its_task_takes_what_it_did(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
