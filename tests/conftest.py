@@ -11,7 +11,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -36,6 +36,7 @@ from astest_tasks.run import wasm_compiler
 from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.run_request import Progress, RunRequest, SnapshotChoice
 from astest_tasks.run.runtime import Runtime
+from tests.nginx_cache import CacheServer, NginxMissing, running_nginx
 
 # -- which wasmtime compiler a test gets ---------------------------------------------------------
 
@@ -366,3 +367,14 @@ def make_build_request(
         record_path=f".as-test/build/{mode}/{spec_id}.build.json",
         build_cmd=build_cmd,
     )
+
+
+@pytest.fixture
+def cache_server(tmp_path: Path) -> Iterator[CacheServer]:
+    """Debian's nginx with WebDAV on a free loopback port: the real server of the remote-cache
+    tests (tests/nginx_cache.py), stopped by its pid afterwards."""
+    try:
+        with running_nginx(tmp_path / "nginx") as server:
+            yield server
+    except NginxMissing as exc:
+        pytest.fail(str(exc))

@@ -8,7 +8,6 @@ caller with neither: every compile is a fresh asc.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
@@ -31,15 +30,9 @@ class CompileRoute(Protocol):
         ...
 
     def compile_in_server(
-        self,
-        node: str,
-        asc_root: Path,
-        argv: Sequence[str],
-        cwd: Path,
-        env: Mapping[str, str],
-        limit_s: float,
+        self, served: ServedCompile, cwd: Path, limit_s: float
     ) -> CompileOutput | None:
-        """asc ``main(argv)`` in a persistent server; None means spawn asc instead."""
+        """asc ``main(served.argv)`` in a persistent server; None means spawn asc instead."""
         ...
 
 
@@ -48,13 +41,7 @@ class _SpawnEach:
         return None
 
     def compile_in_server(
-        self,
-        node: str,
-        asc_root: Path,
-        argv: Sequence[str],
-        cwd: Path,
-        env: Mapping[str, str],
-        limit_s: float,
+        self, served: ServedCompile, cwd: Path, limit_s: float
     ) -> CompileOutput | None:
         return None
 

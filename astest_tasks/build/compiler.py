@@ -174,10 +174,8 @@ def _run_compiler(
     env = {**base_environ(), **request.build_env}  # not a running runner's mode env
     if not request.build_cmd:
         argv = asc_arguments(request, toolchain, str(out_file))
-        asc_root = toolchain.assemblyscript.root
-        served = route.compile_in_server(
-            toolchain.node, asc_root, argv, root, env, COMPILE_TIME_LIMIT_S
-        )
+        what = ServedCompile(toolchain.node, toolchain.assemblyscript.root, argv, env)
+        served = route.compile_in_server(what, root, COMPILE_TIME_LIMIT_S)
         if served is not None:
             return served
     return spawn_compiler(_spawn_argv(request, toolchain, out_file), root, env)

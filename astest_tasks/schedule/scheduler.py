@@ -26,10 +26,11 @@ import atexit
 import contextlib
 import os
 import threading
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
 from astest_tasks.build.build_request import BuildRequest
+from astest_tasks.build.compile_route import ServedCompile
 from astest_tasks.build.compile_server import SERVER_SCRIPT, CompileOutput
 from astest_tasks.build.compiler import COMPILE_TIME_LIMIT_S, served_compile
 from astest_tasks.remote.session import RemoteSession
@@ -74,17 +75,12 @@ class Scheduler:
         return self.prefetcher.take(request, into)
 
     def compile_in_server(
-        self,
-        node: str,
-        asc_root: Path,
-        argv: Sequence[str],
-        cwd: Path,
-        env: Mapping[str, str],
-        limit_s: float,
+        self, served: ServedCompile, cwd: Path, limit_s: float
     ) -> CompileOutput | None:
-        if not can_serve(argv, env):
+        if not can_serve(served.argv, served.env):
             return None
-        return self.compile_pool.compile(node, asc_root, argv, cwd, env, limit_s)
+        pool = self.compile_pool
+        return pool.compile(served.node, served.asc_root, served.argv, cwd, served.env, limit_s)
 
     def compile_ahead(self, request: BuildRequest, out_file: Path) -> CompileOutput | None:
         """A build's compile in the compile server, for the prefetcher and the warm-up; None
@@ -95,10 +91,7 @@ class Scheduler:
         served = served_compile(request, out_file)
         if served is None:
             return None
-        root = Path(request.project_root)
-        return self.compile_in_server(
-            served.node, served.asc_root, served.argv, root, served.env, COMPILE_TIME_LIMIT_S
-        )
+        return self.compile_in_server(served, Path(request.project_root), COMPILE_TIME_LIMIT_S)
 
     def share_compile_server(self, request: BuildRequest) -> bool:
         """Start the compile server doit's worker processes will share, for builds like this

@@ -26,21 +26,12 @@ import pytest
 from astest_tasks.remote.entries import decode_entry
 from tests.integration.conftest import DoitRun, copy_project, passing_tests_line
 from tests.integration.toolchains import Toolchain
-from tests.nginx_cache import PASSWORD, CacheServer, NginxMissing, free_port, running_nginx
+from tests.nginx_cache import PASSWORD, CacheServer, free_port
 
 PASSING_PAIRS = 10  # the passing fixture: 5 specs in 2 modes
 EDITED_SPEC = "assembly/__tests__/geometry.spec.ts"
 REMOTE_WARNING = "WARNING: remote cache "
 ALL_HITS = f"remote cache: {2 * PASSING_PAIRS} hits, 0 misses, 0 uploaded (0 B)"
-
-
-@pytest.fixture
-def cache_server(tmp_path: Path) -> Iterator[CacheServer]:
-    try:
-        with running_nginx(tmp_path / "nginx") as server:
-            yield server
-    except NginxMissing as exc:
-        pytest.fail(str(exc))
 
 
 class Machine:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from astest_tasks.build.compile_route import ServedCompile
 from astest_tasks.build.compile_server import CompileOutput, time_limit_message
 from astest_tasks.schedule import scheduler
 from astest_tasks.schedule.compile_pool import (
@@ -260,7 +261,8 @@ def test_the_scheduler_declines_to_serve_when_disabled_or_given_node_flags(
     node = require_node()
     disabled = {**os.environ, DISABLE_VARIABLE: "0"}
     planner = scheduler.Scheduler(server_script=FAKE_SERVER)
-    assert planner.compile_in_server(node, tmp_path, ["x.ts"], tmp_path, disabled, 10) is None
+    served = ServedCompile(node, tmp_path, ["x.ts"], disabled)
+    assert planner.compile_in_server(served, tmp_path, 10) is None
     assert not can_serve(["x.ts", "--", "--stack-size=4000"], {})
     assert can_serve(["x.ts"], {})
 
