@@ -12,6 +12,12 @@ import os
 import threading
 from collections.abc import Iterator, Mapping
 
+# The remote cache's URL (it may hold user:password), auth header and signing key: the settings
+# reach our own workers inside the actions' arguments (remote/session.py), so no child needs them,
+# and a child's output (a compiler's, an external runtime's) may end up in a shared result.
+WITHHELD_FROM_CHILDREN = frozenset(
+    {"ASTEST_REMOTE_CACHE", "ASTEST_REMOTE_CACHE_HEADER", "ASTEST_REMOTE_CACHE_SIGNING_KEY"}
+)
 _LOCK = threading.Lock()  # one runner's additions at a time: os.environ has no per-thread view
 _SAVED: dict[str, str | None] = {}  # what the active additions replaced (None: was unset)
 
@@ -34,11 +40,14 @@ def runner_environment(extra: Mapping[str, str]) -> Iterator[None]:
 
 
 def base_environ() -> dict[str, str]:
-    """``os.environ`` without the additions of a runner that is running right now."""
+    """The environment for a child process: ``os.environ`` without the additions of a runner
+    that is running right now, and without the secrets of ``WITHHELD_FROM_CHILDREN``."""
     environ = dict(os.environ)
     for name, value in list(_SAVED.items()):
         if value is None:
             environ.pop(name, None)
         else:
             environ[name] = value
+    for name in WITHHELD_FROM_CHILDREN:
+        environ.pop(name, None)
     return environ

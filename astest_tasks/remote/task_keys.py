@@ -8,14 +8,23 @@ its remote entry another one, and an input tracked locally later is covered remo
   ``node_modules`` above the project, or behind a link, by its path from that ``node_modules``
   on) and the SHA-256 of its content, a missing one as missing;
 - the local key dictionary whole (it holds the toolchain versions, the config slice and the key
-  format), beside the remote key's own format (portable_keys.py).
+  format), beside the remote key's own format (portable_keys.py);
+- for a run, what of the machine a result may depend on and one machine never changes, so the
+  local key has no need of it (``machine_part``): the wasmtime that runs the guest, the Python
+  that runs the runner scripts, the operating system and the processor. A pass stored by another
+  wasmtime is a miss here, not a result this machine might not give.
 
-No absolute path, user, host or file time goes in: two clones anywhere compute the same key.
+No absolute path, user, host name or file time goes in: two clones anywhere compute the same
+key. A build's key has no machine part: asc is JavaScript with binaryen compiled to
+WebAssembly, and makes the same bytes on any machine from the same inputs and versions.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
+import platform
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -46,9 +55,19 @@ class RemoteKeyInputs:
         return remote_key(
             self.kind,
             portable_digests(project_root, self.files),
-            toolchain={},  # the local key holds the versions
+            toolchain=machine_part() if self.kind == "run" else {},  # the rest: the local key
             config={"local": dict(self.local_key)},
         )
+
+
+def machine_part() -> dict[str, str]:
+    """What a run's result may depend on beyond its inputs, on this machine."""
+    return {
+        "wasmtime": importlib.metadata.version("wasmtime"),
+        "python": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "os": sys.platform,
+        "processor": platform.machine(),
+    }
 
 
 def portable_name(project_root: Path, path: str) -> str:

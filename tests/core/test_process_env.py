@@ -43,3 +43,17 @@ def test_another_thread_gets_the_environment_without_a_running_runners_additions
     finally:
         release.set()
         thread.join()
+
+
+def test_a_child_gets_none_of_the_remote_caches_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The URL may hold a password: a compiler, an external runtime or the run ahead's helper
+    inherits the environment, and what a child prints can end in a result the cache shares."""
+    monkeypatch.setenv("ASTEST_REMOTE_CACHE", "http://user:hunter2@cache.invalid/")
+    monkeypatch.setenv("ASTEST_REMOTE_CACHE_HEADER", "Authorization: Bearer t0ken")
+    monkeypatch.setenv("ASTEST_REMOTE_CACHE_SIGNING_KEY", "s1gn")
+    monkeypatch.setenv("ASTEST_REMOTE_CACHE_MODE", "read")
+    child = base_environ()
+    assert not {"ASTEST_REMOTE_CACHE", "ASTEST_REMOTE_CACHE_HEADER"} & set(child)
+    assert "ASTEST_REMOTE_CACHE_SIGNING_KEY" not in child
+    assert child["ASTEST_REMOTE_CACHE_MODE"] == "read"  # not a secret
+    assert os.environ["ASTEST_REMOTE_CACHE_SIGNING_KEY"] == "s1gn"  # ours is left alone

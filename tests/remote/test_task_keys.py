@@ -15,6 +15,7 @@ from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.project_config import load_config
 from astest_tasks.config.toolchain import Package, Toolchain
+from astest_tasks.remote import task_keys
 from astest_tasks.remote.task_keys import (
     MISSING,
     NotPortable,
@@ -180,6 +181,21 @@ def test_every_entry_of_the_local_key_changes_the_remote_key(
     assert RemoteKeyInputs(kind, changed, ()).key(tmp_path) != original
     removed = {key: value for key, value in local.items() if key != name}
     assert RemoteKeyInputs(kind, removed, ()).key(tmp_path) != original
+
+
+@pytest.mark.parametrize("part", ["wasmtime", "python", "os", "processor"])
+def test_a_run_stored_on_another_kind_of_machine_is_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part: str
+) -> None:
+    """A pass stored under another wasmtime (its stack limits, its default features) or on
+    another system is not a result this machine is sure to give; a build is the same bytes."""
+    local = {**SAMPLE_KEYS["run"], **RUN_EXTRAS}
+    here = task_keys.machine_part()
+    original = RemoteKeyInputs("run", local, ()).key(tmp_path)
+    build = RemoteKeyInputs("build", SAMPLE_KEYS["build"], ()).key(tmp_path)
+    monkeypatch.setattr(task_keys, "machine_part", lambda: {**here, part: here[part] + "-other"})
+    assert RemoteKeyInputs("run", local, ()).key(tmp_path) != original
+    assert RemoteKeyInputs("build", SAMPLE_KEYS["build"], ()).key(tmp_path) == build
 
 
 def test_two_clones_at_different_paths_compute_the_same_keys(
