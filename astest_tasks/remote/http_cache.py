@@ -172,8 +172,11 @@ class RemoteCache:
             self._warn_once(f"entry:{exc}", f"an entry is refused: {exc}; treated as a miss")
             return None
 
-    def fetch(self, action_key: str) -> Fetched | None:
-        """The entry and all its blobs, counted as one hit; anything missing is one miss."""
+    def fetch(
+        self, action_key: str, usable: Callable[[Fetched], bool] = lambda _: True
+    ) -> Fetched | None:
+        """The entry and all its blobs, counted as one hit; anything missing, or found but not
+        ``usable`` by the task that asked, is one miss."""
         entry = self.get_entry(action_key)
         blobs: dict[str, bytes] = {}
         if entry is not None:
@@ -183,11 +186,12 @@ class RemoteCache:
                     entry = None
                     break
                 blobs[name] = data
-        if entry is None:
+        fetched = None if entry is None else Fetched(meta=entry.meta, blobs=blobs)
+        if fetched is None or not usable(fetched):
             self.counters.miss()
             return None
         self.counters.hit()
-        return Fetched(meta=entry.meta, blobs=blobs)
+        return fetched
 
     def has_blob(self, digest: str) -> bool:
         return self._has(f"cas/{digest}")

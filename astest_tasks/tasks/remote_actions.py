@@ -85,7 +85,9 @@ def _fetch_build(remote: RemoteTask, request: BuildRequest) -> tuple[Lookup, Bui
     cache = scheduler().remote.client(remote.use)
     if key is None or cache is None:
         return Lookup(None), None
-    fetched = cache.fetch(key)
+    fetched = cache.fetch(
+        key, lambda found: _usable_record(remote, request, found.blobs) is not None
+    )
     record = None if fetched is None else _usable_record(remote, request, fetched.blobs)
     if fetched is not None and record is not None:
         for output in remote.outputs:
@@ -121,6 +123,8 @@ def _store_build(
     if lookup.key is None or cache is None or not record.ok:
         return
     root = Path(request.project_root)
+    if _key(remote, root) != lookup.key:
+        return  # an input changed while it compiled (a save in watch mode): not this key's
     try:
         blobs = {output: (root / output).read_bytes() for output in remote.outputs}
         blobs[_RECORD] = (root / request.record_path).read_bytes()
@@ -136,25 +140,28 @@ def _store_build(
 def _fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult | None]:
     """The run's passing result from the cache, written with its log; None on a miss."""
     root = Path(run.project_root)
+    if not _may_share(run):
+        return Lookup(None), None  # nothing it makes may be shared, or taken from the cache
     key = _key(remote, root)
     cache = scheduler().remote.client(remote.use)
     if key is None or cache is None:
         return Lookup(None), None
-    fetched = cache.fetch(key)
-    result = None
-    if fetched is not None and set(fetched.blobs) == {_RESULT}:
-        data = fetched.blobs[_RESULT]
-        result = _usable_result(run, data)
-        if result is not None:
-            _write_result_bytes(root / run.files.result, data)
-            if run.logs_dir is not None:
-                with contextlib.suppress(OSError):
-                    command = f"{run.pipeline.command} {run.task('run')}"
-                    write_spec_log(root, run.logs_dir, result, command)
-            remove_crash_record(root, run.crash_dir, run.spec.spec_id, run.spec.mode)
-            scheduler().remote.note_served(remote.use, run.spec.mode, run.spec.spec_id)
+    fetched = cache.fetch(key, lambda found: _result_of(run, found.blobs) is not None)
+    result = None if fetched is None else _result_of(run, fetched.blobs)
+    if fetched is not None and result is not None:
+        _write_result_bytes(root / run.files.result, fetched.blobs[_RESULT])
+        if run.logs_dir is not None:
+            with contextlib.suppress(OSError):
+                command = f"{run.pipeline.command} {run.task('run')}"
+                write_spec_log(root, run.logs_dir, result, command)
+        remove_crash_record(root, run.crash_dir, run.spec.spec_id, run.spec.mode)
+        scheduler().remote.note_served(remote.use, run.spec.mode, run.spec.spec_id)
     scheduler().remote.publish(remote.use, wait_for_uploads=False)
     return Lookup(key), result
+
+
+def _result_of(run: RunRequest, blobs: Mapping[str, bytes]) -> SpecResult | None:
+    return _usable_result(run, blobs[_RESULT]) if set(blobs) == {_RESULT} else None
 
 
 def _usable_result(run: RunRequest, data: bytes) -> SpecResult | None:
@@ -189,9 +196,13 @@ def shareable(run: RunRequest, result: SpecResult) -> bool:
         result.status is Status.PASSED
         and not result.error
         and not result.written
-        and run.snapshots.update is SnapshotUpdate.NONE
-        and not run.snapshots.unchecked
+        and _may_share(run)
     )
+
+
+def _may_share(run: RunRequest) -> bool:
+    """A run that may write snapshots, or checks none, is never shared nor looked up."""
+    return run.snapshots.update is SnapshotUpdate.NONE and not run.snapshots.unchecked
 
 
 def _store_run(remote: RemoteTask, lookup: Lookup, run: RunRequest, result: SpecResult) -> None:
@@ -199,6 +210,8 @@ def _store_run(remote: RemoteTask, lookup: Lookup, run: RunRequest, result: Spec
     cache = scheduler().remote.client(remote.use)
     if lookup.key is None or cache is None or not shareable(run, result):
         return
+    if _key(remote, Path(run.project_root)) != lookup.key:
+        return  # an input changed while it ran: the result is not this key's
     try:
         data = read_result_bytes(Path(run.project_root) / run.files.result)
     except OSError:

@@ -1,16 +1,28 @@
-"""What a run may share through the remote cache: a plain pass that changed nothing, only."""
+"""What a task may share through the remote cache: a plain pass that changed nothing, only, and
+only under the key its inputs had while it ran; and what counts as a hit."""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from astest_tasks.build.build_request import BuildRequest
+from astest_tasks.build.compiler import BuildRecord
 from astest_tasks.model.results import Status
 from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.remote.session import RemoteUse
+from astest_tasks.remote.settings import parse_settings
+from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
 from astest_tasks.run.default_runtime import DefaultRuntime
-from astest_tasks.tasks.remote_actions import shareable
-from tests.conftest import make_run_request, make_spec_result
+from astest_tasks.schedule import scheduler as scheduler_module
+from astest_tasks.schedule.scheduler import Scheduler
+from astest_tasks.tasks.remote_actions import fetch_build, fetch_run, shareable, store_build
+from tests.conftest import make_build_request, make_run_request, make_spec_result
+from tests.nginx_cache import CacheServer
 
 REQUEST = make_run_request("/project", "math", DefaultRuntime("wasi"))
 
@@ -37,3 +49,98 @@ def test_nothing_else_is_shared(case: str) -> None:
     else:
         request = replace(REQUEST, snapshots=replace(REQUEST.snapshots, unchecked=True))
     assert not shareable(request, result)
+
+
+# -- against the real server: what is stored, and what counts as a hit --
+
+
+@pytest.fixture
+def fresh_scheduler(monkeypatch: pytest.MonkeyPatch) -> Iterator[Scheduler]:
+    """A scheduler of its own behind the door, so each test starts with no client."""
+    installed = Scheduler()
+    monkeypatch.setattr(scheduler_module, "_current", installed)
+    yield installed
+    installed.close()
+
+
+def built_spec(root: Path, cache_server: CacheServer) -> tuple[RemoteTask, BuildRequest]:
+    """A build whose one input is its spec file, with a remote task of that input."""
+    request = make_build_request(root, "math")
+    spec = root / request.spec.path
+    spec.parent.mkdir(parents=True)
+    spec.write_text("export const version = 1;\n")
+    use = RemoteUse(parse_settings(cache_server.url()), str(root / "remote-state"), "session-1")
+    key = RemoteKeyInputs("build", {"format": 1}, (request.spec.path,))
+    return RemoteTask(use, key, outputs=(request.wasm_path,)), request
+
+
+def compiled(root: Path, request: BuildRequest) -> BuildRecord:
+    """What a compile leaves: the module and its record, written as the build action does."""
+    wasm = b"\0asm\1\0\0\0"
+    (root / request.wasm_path).parent.mkdir(parents=True, exist_ok=True)
+    (root / request.wasm_path).write_bytes(wasm)
+    record = BuildRecord(
+        "ok", request.spec.path, "wasi", "wasi", request.wasm_path,
+        hashlib.sha256(wasm).hexdigest(), "asc", 0, "",
+    )  # fmt: skip
+    (root / request.record_path).write_text(record.to_json())
+    return record
+
+
+def counts(planner: Scheduler, remote: RemoteTask) -> tuple[int, int, int]:
+    client = planner.remote.client(remote.use)
+    assert client is not None, "the cache went off: the test proves nothing"
+    client.flush()
+    found = client.counts()
+    return found.hits, found.misses, found.uploaded
+
+
+def test_a_build_is_stored_under_the_key_its_inputs_had_when_it_compiled(
+    tmp_path: Path, cache_server: CacheServer, fresh_scheduler: Scheduler
+) -> None:
+    remote, request = built_spec(tmp_path, cache_server)
+    lookup, record = fetch_build(remote, request)
+    assert record is None and lookup.key is not None  # a miss, with its key
+    store_build(remote, lookup, request, compiled(tmp_path, request))
+    assert counts(fresh_scheduler, remote) == (0, 1, 1)
+
+
+def test_a_build_whose_input_changed_while_it_compiled_is_not_stored(
+    tmp_path: Path, cache_server: CacheServer, fresh_scheduler: Scheduler
+) -> None:
+    """A save during the compile (watch mode): the module may be of the new source, and must
+    not be shared under the old source's key."""
+    remote, request = built_spec(tmp_path, cache_server)
+    lookup, _ = fetch_build(remote, request)
+    record = compiled(tmp_path, request)
+    (tmp_path / request.spec.path).write_text("export const version = 2;\n")
+    store_build(remote, lookup, request, record)
+    assert counts(fresh_scheduler, remote) == (0, 1, 0)
+    assert fetch_build(remote, request)[1] is None, "nothing stored under the new key either"
+
+
+def test_an_entry_the_task_cannot_use_counts_as_a_miss(
+    tmp_path: Path, cache_server: CacheServer, fresh_scheduler: Scheduler
+) -> None:
+    remote, request = built_spec(tmp_path, cache_server)
+    lookup, _ = fetch_build(remote, request)
+    assert lookup.key is not None
+    client = fresh_scheduler.remote.client(remote.use)
+    assert client is not None
+    client.store(lookup.key, {"not the build's files": b"x"}, {"kind": "build"})
+    client.flush()
+    assert fetch_build(remote, request)[1] is None
+    assert counts(fresh_scheduler, remote)[:2] == (0, 2)
+
+
+def test_a_run_that_may_write_snapshots_does_not_ask_the_cache(
+    tmp_path: Path, cache_server: CacheServer, fresh_scheduler: Scheduler
+) -> None:
+    """Its result is never shared, so a stored pass could only be rejected: no lookup, no hit."""
+    remote, _ = built_spec(tmp_path, cache_server)
+    run = make_run_request(tmp_path, "math", DefaultRuntime("wasi"))
+    updating = replace(run, snapshots=replace(run.snapshots, update=SnapshotUpdate.CREATE))
+    lookup, result = fetch_run(replace(remote, outputs=()), updating)
+    assert (lookup.key, result) == (None, None)
+    assert counts(fresh_scheduler, remote) == (0, 0, 0)
+    assert fetch_run(replace(remote, outputs=()), run)[0].key is not None  # the plain run asks
