@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -33,6 +34,9 @@ from astest_tasks.remote.entries import (
 from astest_tasks.remote.settings import RemoteMode, RemoteSettings
 
 UPLOAD_THREADS = 2
+# A body larger than this is no entry or blob of ours: a server sending without end.
+MAX_BODY_BYTES = 1024 * 2**20
+_CHUNK_BYTES = 2**16
 _STORED = frozenset({200, 201, 204})
 _FULL = frozenset({413, 507})
 
@@ -111,8 +115,10 @@ class RemoteCache:
     def _request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
         """One request; ``_Unusable`` for anything that says the server cannot serve us."""
         url = f"{self.settings.base_url}/{path}"
+        deadline = time.monotonic() + self.settings.request_timeout
         try:
-            response = self._http.request(method, url, body=body, preload_content=True)
+            response = self._http.request(method, url, body=body, preload_content=False)
+            data = _read_within(response, deadline, f"{method} /{path.split('/')[0]}/")
         except urllib3.exceptions.HTTPError as exc:
             raise _Unusable(_describe(exc)) from None
         if response.status >= 500 and response.status not in _FULL:
@@ -122,7 +128,7 @@ class RemoteCache:
                 f"GET answered HTTP {response.status}; fix: check the URL's user:password or "
                 "ASTEST_REMOTE_CACHE_HEADER"
             )
-        return response.status, response.data
+        return response.status, data
 
     def _get(self, path: str) -> bytes | None:
         status, data = self._request("GET", path)
@@ -287,6 +293,28 @@ class RemoteCache:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def _read_within(response: urllib3.BaseHTTPResponse, deadline: float, what: str) -> bytes:
+    """The whole body, by the request's deadline and at most ``MAX_BODY_BYTES``: urllib3's read
+    timeout bounds each read, so a server that sends a byte a second would hold a run forever,
+    and one that sends without end would fill its memory."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        # read1: what one read of the socket gives, not a wait for a whole chunk.
+        while chunk := response.read1(_CHUNK_BYTES):
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise _Unusable(f"{what} answered more than {MAX_BODY_BYTES // 2**20} MiB")
+            if time.monotonic() > deadline:
+                raise _Unusable(f"{what} took longer than the request timeout to answer")
+            chunks.append(chunk)
+    except BaseException:
+        response.close()  # a body left half read: the connection cannot serve another request
+        raise
+    response.release_conn()
+    return b"".join(chunks)
 
 
 def _describe(exc: urllib3.exceptions.HTTPError) -> str:

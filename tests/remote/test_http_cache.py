@@ -167,6 +167,44 @@ def test_a_server_that_never_answers_is_given_up_after_the_request_timeout(
     assert "request timeout" in warnings[0]
 
 
+def trickle(listener: socket.socket, stop: threading.Event) -> None:
+    """A server that answers 200 and then sends its body a byte at a time; it gives up after
+    100 bytes (5 s), so that a client without a deadline fails this test instead of hanging."""
+    connection, _ = listener.accept()
+    with connection:
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n")
+        for _ in range(100):
+            if stop.wait(0.05):
+                return
+            try:
+                connection.sendall(b"x")
+            except OSError:
+                return  # the client gave up and closed its end
+
+
+def test_a_server_that_trickles_its_answer_is_given_up_after_the_request_timeout(
+    warnings: Warnings,
+) -> None:
+    """urllib3's read timeout bounds each read, and every read here gets its byte in time:
+    only a deadline over the whole request ends it."""
+    stop = threading.Event()
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        server = threading.Thread(target=trickle, args=(listener, stop), daemon=True)
+        server.start()
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/cache"
+        try:
+            with client(url, warnings, request_timeout=0.5) as cache:
+                assert cache.fetch(KEY) is None
+                assert not cache.active
+        finally:
+            stop.set()
+            server.join(10)
+    assert len(warnings) == 1
+    assert "took longer than the request timeout" in warnings[0]
+
+
 @pytest.mark.parametrize("location", ["broken", "garbage"])
 def test_a_server_answering_errors_or_garbage_is_a_miss(
     cache_server: CacheServer, warnings: Warnings, location: str
