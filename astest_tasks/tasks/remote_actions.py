@@ -28,6 +28,7 @@ from astest_tasks.model.crash_records import remove_crash_record
 from astest_tasks.model.results import (
     SpecResult,
     Status,
+    StoredResult,
     parse_stored,
     previous_result_path,
     read_result_bytes,
@@ -147,31 +148,35 @@ def _fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult 
     if key is None or cache is None:
         return Lookup(None), None
     fetched = cache.fetch(key, lambda found: _result_of(run, found.blobs) is not None)
-    result = None if fetched is None else _result_of(run, fetched.blobs)
-    if fetched is not None and result is not None:
-        _write_result_bytes(root / run.files.result, fetched.blobs[_RESULT])
-        if run.logs_dir is not None:
-            with contextlib.suppress(OSError):
-                command = f"{run.pipeline.command} {run.task('run')}"
-                write_spec_log(root, run.logs_dir, result, command)
-        remove_crash_record(root, run.crash_dir, run.spec.spec_id, run.spec.mode)
-        scheduler().remote.note_served(remote.use, run.spec.mode, run.spec.spec_id)
+    stored = None if fetched is None else _result_of(run, fetched.blobs)
+    if fetched is None or stored is None:
+        scheduler().remote.publish(remote.use, wait_for_uploads=False)
+        return Lookup(key), None
+    _write_result_bytes(root / run.files.result, fetched.blobs[_RESULT])
+    if run.logs_dir is not None:
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            command = f"{run.pipeline.command} {run.task('run')}"
+            write_spec_log(root, run.logs_dir, stored.full(), command)  # its log() lines
+    remove_crash_record(root, run.crash_dir, run.spec.spec_id, run.spec.mode)
+    scheduler().remote.note_served(remote.use, run.spec.mode, run.spec.spec_id)
     scheduler().remote.publish(remote.use, wait_for_uploads=False)
-    return Lookup(key), result
+    # The head: what the live line prints. The suites (360,000 expectations in a big spec,
+    # a third of a second to parse) are read from the file by whoever needs them.
+    return Lookup(key), stored.result
 
 
-def _result_of(run: RunRequest, blobs: Mapping[str, bytes]) -> SpecResult | None:
+def _result_of(run: RunRequest, blobs: Mapping[str, bytes]) -> StoredResult | None:
     return _usable_result(run, blobs[_RESULT]) if set(blobs) == {_RESULT} else None
 
 
-def _usable_result(run: RunRequest, data: bytes) -> SpecResult | None:
+def _usable_result(run: RunRequest, data: bytes) -> StoredResult | None:
+    """The stored result if it is this run's shareable pass; judged by its head, which holds
+    the verdict, the error and the files it wrote (its bytes are checked against their digest,
+    and their shape by ``parse_stored``)."""
     stored = parse_stored(data)
     if stored is None:
         return None
-    try:
-        result = stored.full()
-    except (ValueError, KeyError, TypeError):
-        return None
+    result = stored.result
     spec = run.spec
     same = (result.spec, result.spec_id, result.mode, result.target) == (
         spec.path,
@@ -179,7 +184,7 @@ def _usable_result(run: RunRequest, data: bytes) -> SpecResult | None:
         spec.mode,
         spec.target,
     )
-    return result if same and shareable(run, result) else None
+    return stored if same and shareable(run, result) else None
 
 
 def _write_result_bytes(path: Path, data: bytes) -> None:
