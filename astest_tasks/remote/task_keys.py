@@ -109,3 +109,11 @@ class RemoteTask:
     use: RemoteUse
     key: RemoteKeyInputs
     outputs: tuple[str, ...] = ()  # a build's files beside its record, relative to the project
+
+    def portable_key(self, project_root: Path) -> str | None:
+        """The task's ``/ac/`` key as its inputs are now; None when one has no portable name
+        or cannot be read (such a task is neither looked up nor stored)."""
+        try:
+            return self.key.key(project_root)
+        except (NotPortable, OSError):
+            return None

@@ -34,7 +34,7 @@ from astest_tasks.build.compile_route import ServedCompile
 from astest_tasks.build.compile_server import SERVER_SCRIPT, CompileOutput
 from astest_tasks.build.compiler import COMPILE_TIME_LIMIT_S, served_compile
 from astest_tasks.remote.session import RemoteSession
-from astest_tasks.remote.task_keys import NotPortable, RemoteTask
+from astest_tasks.remote.task_keys import RemoteTask
 from astest_tasks.run.run_request import RunRequest
 from astest_tasks.schedule import build_prefetch, run_ahead
 from astest_tasks.schedule.build_prefetch import BuildPrefetcher, PlannedBuild
@@ -115,11 +115,8 @@ class Scheduler:
         if remote is None:
             return False
         cache = self.remote.client(remote.use)
-        try:
-            key = remote.key.key(Path(request.project_root))
-        except (NotPortable, OSError):
-            return False
-        return cache is not None and cache.has_entry(key)
+        key = remote.portable_key(Path(request.project_root))
+        return cache is not None and key is not None and cache.has_entry(key)
 
     def planned_builds(self) -> list[PlannedBuild]:
         """The spec builds of the tasks made in this process, in the order doit meets them."""

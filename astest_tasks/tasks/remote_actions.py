@@ -2,14 +2,17 @@
 
 - A build: looked up before compiling; on a hit its outputs (the module, and a bindings target's
   JavaScript) are written, then its record, as a compile would have left them. After a compile
-  that succeeded, its outputs and record are stored, under the key taken before compiling (a
-  file edited while asc ran must not name the older output).
+  that succeeded, its outputs and record are stored, under the key taken before compiling, and
+  only if the inputs still give that key (a file edited while asc ran must not have its output
+  shared under the older content's key).
 - A run: looked up before running; on a hit the result file is written as it was stored, with
   its readable log made from it, and the summary marks it ``(remote)``. Only a plain pass is
   stored: never a failure, a crash or a timeout (they run again anyway), never a run that
   updated snapshots or wrote files into the project, and never one with snapshots unchecked.
 
-A lookup that fails for any reason is a miss, and the action goes on as without a cache.
+A lookup that fails for any reason is a miss, and the action goes on as without a cache. A
+process's counts reach the summary when it publishes them: the summary's own process when the
+summary runs, any other at the end of each action (``settle_remote``, ``finish_uploads``).
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from astest_tasks.model.results import (
 )
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.model.spec_logs import write_spec_log
-from astest_tasks.remote.task_keys import NotPortable, RemoteTask
+from astest_tasks.remote.http_cache import RemoteCache
+from astest_tasks.remote.task_keys import RemoteTask
 from astest_tasks.run.run_request import RunRequest
 from astest_tasks.schedule.scheduler import scheduler
 
@@ -67,13 +71,12 @@ def finish_uploads(remote: RemoteTask | None) -> None:
             scheduler().remote.publish(remote.use, wait_for_uploads=True)
 
 
-def _key(remote: RemoteTask, root: Path) -> str | None:
-    if scheduler().remote.client(remote.use) is None:
-        return None
-    try:
-        return remote.key.key(root)
-    except (NotPortable, OSError):
-        return None
+def _lookup(remote: RemoteTask, root: Path) -> tuple[str, RemoteCache] | None:
+    """The task's key and the client to ask; None when the cache is off or the key has no
+    portable form."""
+    cache = scheduler().remote.client(remote.use)
+    key = None if cache is None else remote.portable_key(root)
+    return None if cache is None or key is None else (key, cache)
 
 
 # -- builds --------------------------------------------------------------------------------------
@@ -82,10 +85,10 @@ def _key(remote: RemoteTask, root: Path) -> str | None:
 def _fetch_build(remote: RemoteTask, request: BuildRequest) -> tuple[Lookup, BuildRecord | None]:
     """The build from the cache, its files written; the record is None on a miss."""
     root = Path(request.project_root)
-    key = _key(remote, root)
-    cache = scheduler().remote.client(remote.use)
-    if key is None or cache is None:
+    found = _lookup(remote, root)
+    if found is None:
         return Lookup(None), None
+    key, cache = found
     fetched = cache.fetch(
         key, lambda found: _usable_record(remote, request, found.blobs) is not None
     )
@@ -95,7 +98,6 @@ def _fetch_build(remote: RemoteTask, request: BuildRequest) -> tuple[Lookup, Bui
             write_bytes_atomic(root / output, fetched.blobs[output])
         # Last: the record is the build's target and its run's input; it names a module in place.
         write_bytes_atomic(root / request.record_path, fetched.blobs[_RECORD])
-    scheduler().remote.publish(remote.use, wait_for_uploads=False)
     return Lookup(key), record
 
 
@@ -124,7 +126,7 @@ def _store_build(
     if lookup.key is None or cache is None or not record.ok:
         return
     root = Path(request.project_root)
-    if _key(remote, root) != lookup.key:
+    if remote.portable_key(root) != lookup.key:
         return  # an input changed while it compiled (a save in watch mode): not this key's
     try:
         blobs = {output: (root / output).read_bytes() for output in remote.outputs}
@@ -132,7 +134,6 @@ def _store_build(
     except OSError:
         return  # something moved the outputs meanwhile: nothing trustworthy to share
     cache.store(lookup.key, blobs, {"kind": "build", "spec": request.spec.path})
-    scheduler().remote.publish(remote.use, wait_for_uploads=False)
 
 
 # -- runs ----------------------------------------------------------------------------------------
@@ -143,14 +144,13 @@ def _fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult 
     root = Path(run.project_root)
     if not _may_share(run):
         return Lookup(None), None  # nothing it makes may be shared, or taken from the cache
-    key = _key(remote, root)
-    cache = scheduler().remote.client(remote.use)
-    if key is None or cache is None:
+    found = _lookup(remote, root)
+    if found is None:
         return Lookup(None), None
+    key, cache = found
     fetched = cache.fetch(key, lambda found: _result_of(run, found.blobs) is not None)
     stored = None if fetched is None else _result_of(run, fetched.blobs)
     if fetched is None or stored is None:
-        scheduler().remote.publish(remote.use, wait_for_uploads=False)
         return Lookup(key), None
     _write_result_bytes(root / run.files.result, fetched.blobs[_RESULT])
     if run.logs_dir is not None:
@@ -159,7 +159,6 @@ def _fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult 
             write_spec_log(root, run.logs_dir, stored.full(), command)  # its log() lines
     remove_crash_record(root, run.crash_dir, run.spec.spec_id, run.spec.mode)
     scheduler().remote.note_served(remote.use, run.spec.mode, run.spec.spec_id)
-    scheduler().remote.publish(remote.use, wait_for_uploads=False)
     # The head: what the live line prints. The suites (360,000 expectations in a big spec,
     # a third of a second to parse) are read from the file by whoever needs them.
     return Lookup(key), stored.result
@@ -215,14 +214,13 @@ def _store_run(remote: RemoteTask, lookup: Lookup, run: RunRequest, result: Spec
     cache = scheduler().remote.client(remote.use)
     if lookup.key is None or cache is None or not shareable(run, result):
         return
-    if _key(remote, Path(run.project_root)) != lookup.key:
+    if remote.portable_key(Path(run.project_root)) != lookup.key:
         return  # an input changed while it ran: the result is not this key's
     try:
         data = read_result_bytes(Path(run.project_root) / run.files.result)
     except OSError:
         return
     cache.store(lookup.key, {_RESULT: data}, {"kind": "run", "spec": run.spec.path})
-    scheduler().remote.publish(remote.use, wait_for_uploads=False)
 
 
 # -- the actions' entry points: a bug of ours in the cache code is a miss, never a failed spec ----
