@@ -47,8 +47,9 @@ def compile_task_fields(
     toolchain: Toolchain,
     scan_cache: ImportScanCache,
     remote: RemoteUse | None = None,
-) -> dict[str, Any]:
-    """``remote``: the shared cache the build asks before compiling (remote_actions.py)."""
+) -> tuple[dict[str, Any], RemoteTask | None]:
+    """The build task's fields, and its use of the shared cache ``remote`` (which the build
+    asks before compiling: remote_actions.py), or None without one."""
     scan = scan_imports(root, source.path, scan_cache)
     outputs = [request.wasm_path]
     if mode.target == "bindings":
@@ -59,7 +60,7 @@ def compile_task_fields(
     shared = None
     if remote is not None:
         shared = RemoteTask(remote, RemoteKeyInputs("build", key, tuple(inputs)), tuple(outputs))
-    return {
+    fields = {
         # Without a remote cache, the action's arguments are the request alone, as before.
         "actions": [(build_spec, [request] if shared is None else [request, shared])],
         "file_dep": doit_paths(root, inputs),
@@ -70,3 +71,4 @@ def compile_task_fields(
         ],
         "clean": True,
     }
+    return fields, shared

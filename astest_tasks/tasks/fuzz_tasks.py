@@ -242,7 +242,7 @@ def _build_task(
     pipeline: Pipeline,
 ) -> dict[str, Any]:
     request = build_request(root, mode, target, paths["wasm"], paths["record"])
-    fields = compile_task_fields(root, request, mode, target, toolchain, scan_cache)
+    fields, _ = compile_task_fields(root, request, mode, target, toolchain, scan_cache)
     return {
         "basename": fuzz_group(pipeline.basename),
         "name": f"build:{mode.name}:{target.spec_id}",

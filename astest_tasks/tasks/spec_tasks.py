@@ -51,13 +51,12 @@ def build_task(
 ) -> dict[str, Any]:
     mode, spec, files = planned.mode, planned.spec, planned.files
     request = build_request(root, mode, spec, files.wasm, files.build_record)
-    fields = compile_task_fields(root, request, mode, spec, toolchain, scan_cache, remote)
+    fields, shared = compile_task_fields(root, request, mode, spec, toolchain, scan_cache, remote)
     # The order of the builds, for compiling ahead of a serial doit (build_prefetch.py).
     inputs = [str(Path.cwd() / dep) for dep in fields["file_dep"]]
     planner.plan_build(pipeline.basename, request, inputs)
-    shared = fields["actions"][0][1][1:]
-    if shared:  # a build the remote cache holds is not compiled ahead
-        planner.plan_remote_build(request, shared[0])
+    if shared is not None:  # a build the remote cache holds is not compiled ahead
+        planner.plan_remote_build(request, shared)
     return {
         "basename": pipeline.basename,
         "name": f"build:{mode.name}:{spec.spec_id}",
@@ -97,11 +96,13 @@ def run_request(root: Path, planned: PlannedSpec, settings: RunSettings, total: 
     )
 
 
-def remote_run(root: Path, planned: PlannedSpec, settings: RunSettings) -> RemoteTask | None:
+def remote_run(
+    root: Path, planned: PlannedSpec, settings: RunSettings, request: RunRequest
+) -> RemoteTask | None:
     """The run's remote key: what its local check tracks, files and inputs alike."""
     if settings.remote is None:
         return None
-    snapshots = run_request(root, planned, settings, 0).snapshots.files
+    snapshots = request.snapshots.files
     files = (planned.files.build_record, *planned.runtime.input_files(root), *snapshots)
     return RemoteTask(settings.remote, RemoteKeyInputs("run", run_inputs(planned, settings), files))
 
@@ -111,7 +112,7 @@ def run_task(
 ) -> dict[str, Any]:
     mode, spec, runtime = planned.mode, planned.spec, planned.runtime
     request = run_request(root, planned, settings, total)
-    remote = remote_run(root, planned, settings)
+    remote = remote_run(root, planned, settings, request)
     extra = (remote,) if remote is not None else ()
     # The order of the runs, for the run ahead, whose helper runs the action as doit would.
     planner.plan_run(request, settings.session, extra)
