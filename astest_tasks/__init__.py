@@ -4,11 +4,37 @@ In a project's ``dodo.py``::
 
     from astest_tasks import task_astest  # noqa: F401
     DOIT_CONFIG = {"backend": "sqlite3"}
+
+Importing the package does nothing else: ``task_astest`` (which reads doit's command line and
+checks its state file) and ``make_astest_tasks`` (which brings doit and the task layer in) are
+made when a dodo.py or a caller first asks for them, not when a runner script or a tool imports
+``astest_tasks`` for something else (``tests/test_package_face.py`` keeps it so).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from astest_tasks.core.version import __version__
-from astest_tasks.tasks.factory import make_astest_tasks, task_astest
+
+if TYPE_CHECKING:
+    from astest_tasks.tasks.factory import AstestTasks, make_astest_tasks
+
+    task_astest: AstestTasks
 
 __all__ = ["__version__", "make_astest_tasks", "task_astest"]
+
+
+def __getattr__(name: str) -> object:
+    # PEP 562: called only for names the module does not have yet.
+    if name == "make_astest_tasks":
+        from astest_tasks.tasks.factory import make_astest_tasks
+
+        return make_astest_tasks
+    if name == "task_astest":
+        from astest_tasks.tasks.factory import make_astest_tasks
+
+        # Made once, on the first ask, as the module-level name it stands for would have been.
+        globals()["task_astest"] = made = make_astest_tasks()
+        return made
+    raise AttributeError(f"module 'astest_tasks' has no attribute {name!r}")

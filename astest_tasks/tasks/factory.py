@@ -224,6 +224,3 @@ def _check_option_placement(
             f"after `{pipeline.basename}`; fix: `doit {pipeline.basename} {given} {previous}`"
             f"{alternative}"
         )
-
-
-task_astest = make_astest_tasks()

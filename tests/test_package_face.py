@@ -1,0 +1,108 @@
+"""``import astest_tasks`` is inert (astest_tasks/__init__.py): a runner script, a tool or a test
+that imports the package gets no argv read, no file opened and no process hook registered; a
+dodo.py that names ``task_astest`` still gets its task creator."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import ProjectBuilder
+
+# Runs in a fresh interpreter: junk in sys.argv that reading it would trip over, a list that
+# records being read, and recorders on every way to register a hook or open a file. Module
+# files that the import itself loads are not "opening a file" for this purpose; anything else is.
+_PROBE = r"""
+import atexit, json, os, sys
+
+class WatchedArgv(list):
+    reads = 0
+    def _seen(self):
+        WatchedArgv.reads += 1
+    def __getitem__(self, index):
+        self._seen(); return super().__getitem__(index)
+    def __iter__(self):
+        self._seen(); return super().__iter__()
+    def __len__(self):
+        self._seen(); return super().__len__()
+
+hooks = []
+real_register, real_at_fork = atexit.register, os.register_at_fork
+atexit.register = lambda *a, **k: hooks.append("atexit") or real_register(*a, **k)
+os.register_at_fork = lambda **k: hooks.append("at_fork") or real_at_fork(**k)
+opened = []
+def audit(event, args):
+    if event == "open" and isinstance(args[0], str):
+        if not args[0].endswith((".py", ".pyc", ".so", ".pth")) and not os.path.isdir(args[0]):
+            opened.append(args[0])
+sys.addaudithook(audit)
+sys.argv = WatchedArgv(["dodo.py", "--junk", "-n", "nonsense", "astest:run:*"])
+before = set(sys.modules)
+import astest_tasks
+print(json.dumps({
+    "argv_reads": WatchedArgv.reads,
+    "hooks": hooks,
+    "opened": opened,
+    "loaded": sorted(set(sys.modules) - before),
+    "version": astest_tasks.__version__,
+}))
+"""
+
+
+def _probe() -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def test_importing_the_package_reads_no_argv_opens_no_file_and_registers_no_hook() -> None:
+    seen = _probe()
+    assert seen["argv_reads"] == 0
+    assert seen["hooks"] == []
+    assert seen["opened"] == []
+    loaded = seen["loaded"]
+    assert isinstance(loaded, list) and "astest_tasks" in loaded  # the probe did import it
+    heavy = [name for name in loaded if name.split(".")[0] in {"doit", "wasmtime", "jinja2"}]
+    assert heavy == [], f"importing astest_tasks loaded {heavy}"
+    assert not any(name.startswith("astest_tasks.tasks") for name in loaded)
+
+
+def test_a_dodo_that_names_task_astest_gets_the_task_creator(tmp_project: ProjectBuilder) -> None:
+    root = tmp_project(files={"assembly/__tests__/math.spec.ts": "// a spec\n"})
+    (root / "dodo.py").write_text(
+        "from astest_tasks import task_astest  # noqa: F401\n"
+        "import astest_tasks\n"
+        "assert astest_tasks.task_astest is task_astest  # made once\n"
+        'DOIT_CONFIG = {"backend": "sqlite3"}\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "doit", "list", "--all"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "astest:run:wasi:math" in done.stdout.split(), done.stdout
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    import astest_tasks
+
+    try:
+        astest_tasks.no_such_name  # noqa: B018
+    except AttributeError as exc:
+        assert "no_such_name" in str(exc)
+    else:
+        raise AssertionError("astest_tasks.no_such_name should not exist")
