@@ -18,7 +18,8 @@ from astest_tasks.core.errors import UserError
 from astest_tasks.core.json_text import JsonNestingError, parse_json, reject_constant
 from astest_tasks.fuzz.fuzzer_report import FuzzReportError, parse_fuzz_report
 from astest_tasks.fuzz.results import FuzzResult
-from astest_tasks.model.report_parsing import ReportError, parse_report
+from astest_tasks.model.guest_report import ReportError
+from astest_tasks.model.report_parsing import parse_report
 from astest_tasks.model.results import SpecResult
 from astest_tasks.output.duration_history import load_history
 from astest_tasks.output.merge_reports import merge_reports
