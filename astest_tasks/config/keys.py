@@ -206,8 +206,9 @@ OUT_DIR = Key[str](
     Doc(
         "the build folder; each mode builds into `<outDir>/<mode>` (the base config into "
         "`<outDir>/default`) unless the mode sets its own `outDir`. Build records and results go "
-        "beside the wasm; `report.json`, `junit.xml` and the TAP file go into the folder that "
-        "holds the build folder; `output.build` says the same"
+        "beside the wasm. Reports, the HTML page and caches go under `.as-test/` whatever "
+        "`outDir` says (or under the folder a string `output` names); `output.build` says the "
+        "same"
     ),
     folder=Folder(),
     aliases=("output.build",),
