@@ -8,6 +8,8 @@ Real asc, real as-test (both toolchains), real wasmtime, real doit.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -99,3 +101,21 @@ def test_outputs_go_under_our_folder_and_the_users_root_is_untouched(
     assert cleaned.exit_code == 0, cleaned.stdout + cleaned.stderr
     assert _files_under(project.root) == before, "clean removes nothing of the user's"
     assert not (ours / "report.json").exists() and not (ours / "html" / "index.html").exists()
+
+    for astest in ([], ["clean"]):  # the astest command's run, and its clean
+        done = _astest(project, *astest)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert _files_under(project.root) == before, astest
+    assert not (ours / "report.json").exists(), "astest clean removed ours"
+
+
+def _astest(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "astest_tasks", *args],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        timeout=600,
+    )
