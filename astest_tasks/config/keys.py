@@ -194,8 +194,9 @@ OUTPUT = Place(
     "output",
     Doc(
         "the newer spelling of the four folders: a string root `R` means `R/build`, `R/logs`, "
-        "`R/coverage` and `R/snapshots`; an object may set `build`, `logs`, `coverage`, "
-        "`snapshots` one by one. The four keys above win over it, as in as-test",
+        "`R/coverage` and `R/snapshots`, and our reports and caches go under `R` instead of "
+        "`.as-test/`; an object may set `build`, `logs`, `coverage`, `snapshots` one by one. "
+        "The four keys above win over it, as in as-test",
         "yes (1.0.14+)",
     ),
 )
