@@ -318,6 +318,9 @@ def _output_root(output: object) -> str:
 
     Never derived from ``outDir``: a project that builds into ``./build`` would get our
     reports, ``html/``, ``reports/`` and ``cache/`` beside the user's own files at its root.
+    as-test writes nothing there by default either: 1.0.7's TAP reporter writes to
+    ``./.as-test/reports``, both versions' crashes go to ``./.as-test/crashes``; only 1.8's
+    opt-in build cache (``"cache"``, which we ignore) sits beside ``outDir``.
     The config reader has checked ``output`` already: a string here is a non-empty path.
     """
     if isinstance(output, str):
