@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from astest_tasks.core.json_text import parse_json
+
 SERVER_SCRIPT = Path(__file__).with_name("asc_server.mjs")
 PROTOCOL = 1
 START_TIME_LIMIT_S = 60.0
@@ -234,7 +236,7 @@ class CompileServer:
     def _read_message(self, deadline: float) -> dict[str, Any]:
         line = self._read_line(deadline)
         try:
-            message = json.loads(line)
+            message = parse_json(line)
         except ValueError as exc:
             raise self._died(f"it wrote {line[:200]!r}") from exc
         if not isinstance(message, dict):

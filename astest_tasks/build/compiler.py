@@ -31,6 +31,7 @@ from astest_tasks.config.asc_flags import default_flags
 from astest_tasks.config.toolchain import Toolchain, check_node_version, load_toolchain
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.process_env import base_environ
 from astest_tasks.core.records import REJECT, decode, encode
 
@@ -63,7 +64,7 @@ class BuildRecord:
     @classmethod
     def from_json(cls, text: str) -> BuildRecord:
         """Raises ValueError (RecordError naming the field) when ``text`` is not one."""
-        data = json.loads(text)
+        data = parse_json(text)
         if not isinstance(data, dict) or data.get("format") != BUILD_RECORD_FORMAT:
             raise ValueError("not a build record of this version")
         # Every field is written every time: a key we do not know means another writer.

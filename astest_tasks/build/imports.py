@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.json_text import parse_json
 
 SCAN_CACHE_FORMAT = 1
 RACY_MARGIN_NS = 2_000_000_000  # coarse filesystem timestamps (FAT: 2 s)
@@ -50,7 +51,7 @@ class ImportScanCache:
         self._dirty = False
         self._saved_ns = 0
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = parse_json(path.read_text(encoding="utf-8"))
             if isinstance(data, dict) and data.get("format") == SCAN_CACHE_FORMAT:
                 entries = data.get("files")
                 saved = data.get("saved_ns")

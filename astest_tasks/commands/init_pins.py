@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from astest_tasks.config.as_test_version import NEWEST_TESTED, OLDEST_TESTED, AsTestVersion
+from astest_tasks.core.json_text import parse_json
 
 WASI_SHIM = ("@assemblyscript/wasi-shim", "0.1.0")
 NEW_ASSEMBLYSCRIPT_FROM = "1.0.13"  # as-test's package.json: assemblyscript ^0.28.17
@@ -104,7 +105,7 @@ def served_versions() -> tuple[list[str] | None, str]:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
         return None, f"npm view exited {done.returncode}: {last}"
     try:
-        answer = json.loads(done.stdout)
+        answer = parse_json(done.stdout)
     except json.JSONDecodeError:
         return None, "npm view's answer is not JSON"
     versions = [answer] if isinstance(answer, str) else answer

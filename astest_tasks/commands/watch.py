@@ -39,6 +39,7 @@ from doit.reporter import ConsoleReporter
 from astest_tasks.commands.standalone import DOIT_CONFIG, AstestLoader, AstestMain
 from astest_tasks.commands.watch_inputs import ChangeFilter, Stamp, WatchedInputs, inputs_of_tasks
 from astest_tasks.core.interrupts import unwind_on_sigterm
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.model.results import SpecResult
 from astest_tasks.output.console import Shown, render_changed
 from astest_tasks.output.terminal import Palette, use_colour
@@ -312,7 +313,7 @@ def _end_cycle(stream: TextIO, cycle: Cycle, watched: int) -> None:
 
 
 def _read_report(report: Path) -> list[Shown]:
-    data = json.loads(report.read_text(encoding="utf-8"))
+    data = parse_json(report.read_text(encoding="utf-8"))
     return [
         Shown(result=SpecResult.from_json(json.dumps(entry["result"])), cached=entry["cached"])
         for entry in data.get("specs", [])

@@ -16,12 +16,12 @@ asc keeps the last one.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from astest_tasks.config.as_test_rules import AsTestRules
+from astest_tasks.core.json_text import parse_json
 
 AS_TEST_TRANSFORM = ("--transform", "as-test/transform")
 TRY_AS = "try-as"
@@ -109,7 +109,7 @@ def _asconfig_declares(project_root: Path, asconfig: str | None, option: str) ->
             continue
         seen.add(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = parse_json(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue  # asc will report the broken file when it compiles
         if not isinstance(data, dict):

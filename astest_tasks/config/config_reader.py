@@ -37,6 +37,7 @@ from astest_tasks.config.as_test_version import NEWEST_TESTED as NEWEST_AS_TEST
 from astest_tasks.config.asc_flags import TRY_AS
 from astest_tasks.config.envfile import DotenvError, parse_dotenv
 from astest_tasks.core.errors import ConfigError
+from astest_tasks.core.json_text import JsonNestingError, parse_json, reject_constant
 from astest_tasks.coverage.rules import CoverageRules
 
 Target = Literal["wasi", "bindings", "web"]
@@ -215,7 +216,10 @@ def read_json_object(source: Source, path: Path) -> JsonObject:
             "", f"cannot read the file: {exc}", "make it a readable UTF-8 file"
         ) from None
     try:
-        parsed: object = json.loads(text, parse_constant=_reject_json_constant)
+        parsed: object = parse_json(text, parse_constant=reject_constant)
+    except JsonNestingError as exc:
+        fix = "no setting nests more than a few levels: rewrite the file from the documented keys"
+        raise source.error("", f"invalid JSON: {exc}", fix) from None
     except ValueError as exc:
         raise source.error("", f"invalid JSON: {exc}", "correct the JSON syntax") from None
     if not isinstance(parsed, dict):
@@ -225,11 +229,6 @@ def read_json_object(source: Source, path: Path) -> JsonObject:
             'wrap the settings in an object, e.g. { "input": ["./assembly/__tests__/*.spec.ts"] }',
         )
     return parsed
-
-
-def _reject_json_constant(name: str) -> object:
-    # Python's json accepts NaN and Infinity; JSON (and as-test's JSON.parse) does not.
-    raise ValueError(f"{name} is not valid JSON")
 
 
 def display_path(path: Path, root: Path) -> str:

@@ -194,8 +194,9 @@ OUTPUT = Place(
     "output",
     Doc(
         "the newer spelling of the four folders: a string root `R` means `R/build`, `R/logs`, "
-        "`R/coverage` and `R/snapshots`; an object may set `build`, `logs`, `coverage`, "
-        "`snapshots` one by one. The four keys above win over it, as in as-test",
+        "`R/coverage` and `R/snapshots`, and our reports and caches go under `R` instead of "
+        "`.as-test/`; an object may set `build`, `logs`, `coverage`, `snapshots` one by one. "
+        "The four keys above win over it, as in as-test",
         "yes (1.0.14+)",
     ),
 )
@@ -206,8 +207,9 @@ OUT_DIR = Key[str](
     Doc(
         "the build folder; each mode builds into `<outDir>/<mode>` (the base config into "
         "`<outDir>/default`) unless the mode sets its own `outDir`. Build records and results go "
-        "beside the wasm; `report.json`, `junit.xml` and the TAP file go into the folder that "
-        "holds the build folder; `output.build` says the same"
+        "beside the wasm. Reports, the HTML page and caches go under `.as-test/` whatever "
+        "`outDir` says (or under the folder a string `output` names); `output.build` says the "
+        "same"
     ),
     folder=Folder(),
     aliases=("output.build",),

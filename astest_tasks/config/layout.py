@@ -37,9 +37,9 @@ def spec_files(mode: ModeSettings, spec: Spec) -> SpecFiles:
 
 
 def output_root(config: ProjectConfig) -> str:
-    """The folder that holds the build folder: ``.as-test`` by default (report.json goes here).
-
-    The config computes it from ``outDir`` as written, before the ``/default`` mode folder.
+    """Where every file of ours that is not build output goes: the reports, the HTML page, the
+    caches and the project's lock. ``.as-test``, or the folder a string ``output`` names; never
+    ``outDir``'s parent, which may be the project's root (``"outDir": "./build"``).
     """
     return config.output_root
 

@@ -56,6 +56,8 @@ __all__ = [
 ]
 
 COVERAGE_ENV_VAR = "AS_TEST_COVERAGE_ENABLED"
+# Where our own files go, besides the build output: reports, the HTML page, caches, the lock.
+DEFAULT_OUTPUT_ROOT = ".as-test"
 
 _KEY = "key"
 _SHOWN = "shown"
@@ -178,8 +180,10 @@ class ProjectConfig:
     modes: Mapping[str, ModeSettings]
     warnings: tuple[str, ...]
     rules: AsTestRules = field(default_factory=lambda: AsTestRules.for_version(None))
-    # The folder that holds the build folder: ".as-test" by default (report.json goes here).
-    output_root: str = ".as-test"
+    # Where every file of ours that is not build output goes (layout.output_root).
+    output_root: str = DEFAULT_OUTPUT_ROOT
+    # Where 0.1.0 put them: the folder that holds outDir (for the moved note only).
+    former_output_root: str = DEFAULT_OUTPUT_ROOT
 
     @property
     def fuzz(self) -> FuzzSettings:
@@ -208,9 +212,7 @@ def load_config(
         base = _settings(
             DEFAULT_MODE_NAME, folders(DEFAULTS, DEFAULT_MODE_NAME, DEFAULTS, None), rules
         )
-        return ProjectConfig(
-            path, False, base, {}, (), rules=rules, output_root=_output_root(DEFAULTS)
-        )
+        return ProjectConfig(path, False, base, {}, (), rules=rules)
     raw = read_json_object(source, path)
     source.warn_unknown_keys(raw, "", "$")
     base_values = resolve_base(read_layer(ConfigObject(source, raw, "$")))
@@ -238,7 +240,8 @@ def load_config(
         modes,
         tuple(source.warnings),
         rules,
-        _output_root(base_values),
+        _output_root(raw.get("output")),
+        _former_output_root(base_values),
     )
 
 
@@ -309,6 +312,25 @@ def _settings(name: str, values: Values, rules: AsTestRules) -> ModeSettings:
     )
 
 
-def _output_root(base: Values) -> str:
-    """The folder that holds the base config's build folder (``outDir``'s parent)."""
+def _output_root(output: object) -> str:
+    """``.as-test``, or the folder a string ``output`` names (as-test puts its own folders
+    there: ``R/build``, ``R/logs``...), unless that is the project root itself.
+
+    Never derived from ``outDir``: a project that builds into ``./build`` would get our
+    reports, ``html/``, ``reports/`` and ``cache/`` beside the user's own files at its root.
+    as-test writes nothing there by default either: 1.0.7's TAP reporter writes to
+    ``./.as-test/reports``, both versions' crashes go to ``./.as-test/crashes``; only 1.8's
+    opt-in build cache (``"cache"``, which we ignore) sits beside ``outDir``.
+    The config reader has checked ``output`` already: a string here is a non-empty path.
+    """
+    if isinstance(output, str):
+        root = _normalise(output)
+        if root != ".":
+            return root
+    return DEFAULT_OUTPUT_ROOT
+
+
+def _former_output_root(base: Values) -> str:
+    """The folder that holds the base config's build folder (``outDir``'s parent): where
+    0.1.0 wrote the reports and caches."""
     return posixpath.dirname(_normalise(base[keys.OUT_DIR])) or "."

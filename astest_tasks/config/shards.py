@@ -13,12 +13,12 @@ with the least time so far, which balances wall-clock time; pairs it does not kn
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.json_text import parse_json
 
 _FORMAT_HINT = "write it as k/N with 1 <= k <= N, e.g. --shard=2/4"
 
@@ -79,7 +79,7 @@ def assign_shards(
 def load_durations(path: Path) -> dict[str, float]:
     """``mode:spec-id`` to seconds, from a report.json of ours (a shard's or a merged one)."""
     try:
-        report = json.loads(path.read_text(encoding="utf-8"))
+        report = parse_json(path.read_text(encoding="utf-8"))
         return {
             pair_key(str(spec["mode"]), str(spec["spec_id"])): float(spec["duration_s"])
             for spec in report["specs"]

@@ -7,7 +7,6 @@ then of each parent directory. That keeps monorepos and npm workspaces working.
 from __future__ import annotations
 
 import functools
-import json
 import re
 import shutil
 import subprocess
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.json_text import parse_json
 
 ASSEMBLYSCRIPT = "assemblyscript"
 AS_TEST = "as-test"
@@ -142,7 +142,7 @@ def _version_tuple(version: str) -> tuple[int, ...]:
 
 def _read_version(manifest: Path) -> str:
     try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
+        data = parse_json(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise UserError(
             f"cannot read {manifest}: {exc}; fix: reinstall the package with `npm ci`"

@@ -11,12 +11,12 @@ Merging follows ``collectCoverageSummary``/``aggregateRunResults`` in the CLI: p
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from astest_tasks.core.guest_text import decode_guest_utf8
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import stored_as
 
 
@@ -58,8 +58,8 @@ def coverage_from_payload(payload: bytes | None) -> ReportCoverage | None:
     if payload is None:
         return None
     try:
-        document = json.loads(decode_guest_utf8(payload))
-    except (ValueError, RecursionError):
+        document = parse_json(decode_guest_utf8(payload))
+    except ValueError:
         return None  # the suites reader reports the broken payload; coverage just stays empty
     if not isinstance(document, dict):
         return None

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
@@ -82,7 +83,7 @@ def write_fuzz_crash_record(
 
 
 def _json_or_none(text: str) -> object:
-    return json.loads(text) if text else None
+    return parse_json(text) if text else None
 
 
 def _readable(record: dict[str, Any]) -> str:

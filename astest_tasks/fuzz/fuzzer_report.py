@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from astest_tasks.core.guest_text import decode_guest_utf8
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import stored_as
 
 
@@ -60,7 +61,7 @@ class FuzzReportError(ValueError):
 
 def parse_fuzz_report(payload: bytes) -> tuple[FuzzerOutcome, ...]:
     try:
-        document = json.loads(decode_guest_utf8(payload))
+        document = parse_json(decode_guest_utf8(payload))
     except ValueError as exc:
         raise FuzzReportError(f"the fuzz report is not valid JSON ({exc})") from None
     if not isinstance(document, dict) or not isinstance(document.get("fuzzers"), list):

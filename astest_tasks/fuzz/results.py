@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import decode, encode
 from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome
 
@@ -84,7 +85,7 @@ class FuzzResult:
     @classmethod
     def from_json(cls, text: str) -> FuzzResult:
         """Raises ValueError (RecordError naming the field) when ``text`` is not one."""
-        data = json.loads(text)
+        data = parse_json(text)
         if not isinstance(data, dict) or data.get("format") != FUZZ_RESULT_FORMAT:
             raise ValueError("not a fuzz result of this version")
         return decode(cls, data)

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import REJECT, decode, encode, stored_as
 from astest_tasks.model.results import SpecResult, Stage
 
@@ -108,7 +109,7 @@ def orphaned_crash_records(project_root: Path, crash_dir: str) -> Iterator[str]:
 def _test_record(path: Path) -> CrashRecord | None:
     try:
         # Exactly our fields, each a string: anything more or less is not ours.
-        record = decode(CrashRecord, json.loads(path.read_text("utf-8")), unknown=REJECT)
+        record = decode(CrashRecord, parse_json(path.read_text("utf-8")), unknown=REJECT)
     except (OSError, ValueError):  # UnicodeDecodeError and RecordError are ValueErrors
         return None
     if record.kind != "test":

@@ -6,7 +6,6 @@ same texts. The payload is docs/design/host-contract.md §4.6; the types are gue
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import cast
@@ -18,6 +17,7 @@ from astest_tasks.core.js_values import (
     js_number,
     js_string,
 )
+from astest_tasks.core.json_text import parse_json, reject_constant
 from astest_tasks.model.guest_report import (
     VERDICT_BY_VALUE,
     Expectation,
@@ -53,17 +53,10 @@ def _decode_utf8(payload: bytes) -> str:
     return decode_guest_utf8(payload)
 
 
-def _reject_non_json_constant(name: str) -> object:
-    # Python's json accepts NaN/Infinity; JSON.parse (and so the CLI) does not.
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def _load_json(text: str) -> object:
     try:
-        return json.loads(text, parse_constant=_reject_non_json_constant)
-    except RecursionError as error:
-        raise ReportError("report payload is nested too deeply to read") from error
-    except ValueError as error:  # JSONDecodeError, the NaN rejection, over-long integers
+        return parse_json(text, parse_constant=reject_constant)
+    except ValueError as error:  # JSONDecodeError (too deep a nesting too), NaN, long integers
         raise ReportError(f"report payload is not valid JSON: {error}") from error
 
 

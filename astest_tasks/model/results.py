@@ -16,6 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import decode, encode
 from astest_tasks.coverage.model import ReportCoverage
 from astest_tasks.model.counting import count, failures
@@ -102,7 +103,7 @@ class SpecResult:
     @classmethod
     def from_json(cls, text: str) -> SpecResult:
         """A result from ``to_json``'s single document."""
-        data = json.loads(text)
+        data = parse_json(text)
         if not isinstance(data, dict):
             raise ValueError("not a result file of this version")
         return cls.from_head(data, data.get("suites"))
@@ -190,14 +191,14 @@ class StoredResult:
     cases_json: str
 
     def full(self) -> SpecResult:
-        return SpecResult.from_head(json.loads(self.head_json), json.loads(self.suites_json))
+        return SpecResult.from_head(parse_json(self.head_json), parse_json(self.suites_json))
 
     def whole_json(self) -> str:
         """The single-document form of ``SpecResult.to_json``, spliced from the file's text."""
         return _splice_suites(self.head_json, self.suites_json)
 
     def test_cases(self) -> list[TestCase]:
-        rows = json.loads(self.cases_json)
+        rows = parse_json(self.cases_json)
         if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
             raise ValueError("the result file's test cases are not a list of rows")
         return [TestCase.from_row(row) for row in rows]
@@ -287,7 +288,7 @@ def read_result_head(path: Path) -> SpecResult | None:
 
 
 def _parse_head(text: str) -> SpecResult:
-    data = json.loads(text)
+    data = parse_json(text)
     if not isinstance(data, dict) or "suites" in data:
         raise ValueError("not a result file of this version")
     return SpecResult.from_head(data, ())

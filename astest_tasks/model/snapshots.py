@@ -28,6 +28,7 @@ from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import as_node_writes, encode_wtf8
 from astest_tasks.core.js_values import js_number_text, js_trim
+from astest_tasks.core.json_text import parse_json, reject_constant
 
 DEFAULT_PREAMBLE: Final = "\n".join(
     [
@@ -431,12 +432,9 @@ def _parse_legacy_json(text: str, path: Path) -> SnapshotFile:
             "string values), or delete it and re-run with --create-snapshots"
         )
 
-    def reject_constant(name: str) -> object:
-        raise ValueError(f"invalid JSON constant {name}")  # JSON.parse rejects NaN/Infinity
-
     try:
-        data = json.loads(text, parse_constant=reject_constant)
-    except (ValueError, RecursionError) as error:
+        data = parse_json(text, parse_constant=reject_constant)
+    except ValueError as error:
         raise corrupt(f"is not valid JSON ({error})") from error
     if not isinstance(data, dict):
         raise corrupt(f"holds a JSON {type(data).__name__}, not an object")

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.model.results import SpecResult, Stage
 
 HISTORY_FILE = "cache/duration-history.json"  # relative to report.json's folder
@@ -45,7 +46,7 @@ def key_of(result: SpecResult) -> Key:
 def load_history(path: Path) -> dict[Key, tuple[PastRun, ...]]:
     """The stored history; empty when the file is missing, unreadable or of another format."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             return {}
         return {

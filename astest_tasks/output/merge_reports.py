@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.model.results import SpecResult
 from astest_tasks.output.console import Shown
 from astest_tasks.output.formats.report_json import REPORT_FILE
@@ -48,7 +49,7 @@ def merge_reports(reports: Sequence[Path], output_dir: Path) -> int:
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = parse_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(f"{path}: no such report; fix: give each shard's report.json") from None
     except (OSError, ValueError) as exc:

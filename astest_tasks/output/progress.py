@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.json_text import parse_json
 
 try:
     import fcntl
@@ -63,7 +64,7 @@ def _increment(counter_path: Path, session: str, lock_fd: int) -> int | None:
 
 def _finished_so_far(counter_path: Path, session: str) -> int:
     with contextlib.suppress(OSError, ValueError):
-        state = json.loads(counter_path.read_text())
+        state = parse_json(counter_path.read_text())
         if isinstance(state, dict) and state.get("session") == session:
             finished = state.get("finished")
             if isinstance(finished, int) and finished >= 0:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import decode, encode
 
 STATE_FILE = "report-state.json"
@@ -41,7 +42,7 @@ def reports_digest(options: Mapping[str, object], result_digests: Sequence[str])
 def load_state(path: Path) -> ReportState | None:
     """The state the last report writer left, or None (missing, unreadable, another format)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             return None
         return decode(ReportState, data)

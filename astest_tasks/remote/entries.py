@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from astest_tasks.core.json_text import parse_json
+
 ENTRY_FORMAT = 1
 
 
@@ -54,7 +56,7 @@ class NotAnEntry(EntryRejected):
 
 def decode_entry(action_key: str, data: bytes, signing_key: bytes | None) -> Entry:
     try:
-        document = json.loads(data)
+        document = parse_json(data)
     except ValueError as exc:
         raise NotAnEntry("the entry is not JSON") from exc
     body = document.get("entry") if isinstance(document, dict) else None

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.atomic import create_text_atomic, write_text_atomic
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.remote.counters import RemoteCounts
 from astest_tasks.remote.http_cache import RemoteCache
 from astest_tasks.remote.settings import RemoteSettings
@@ -137,7 +138,7 @@ def read_call_counts(state_dir: Path, session: str) -> CallCounts:
         if not name.endswith(".json"):
             continue
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
+            document = parse_json(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
         if not isinstance(document, dict) or document.get("session") != session:

@@ -11,13 +11,13 @@ as coincidental text: its four bytes become passthrough and scanning resumes rig
 
 from __future__ import annotations
 
-import json
 import struct
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Final
 
 from astest_tasks.core.guest_text import decode_guest_utf8
+from astest_tasks.core.json_text import parse_json, reject_constant
 
 
 class FrameType(IntEnum):
@@ -72,11 +72,6 @@ def encode_frame(frame_type: FrameType, payload: bytes) -> bytes:
     return _HEADER.pack(MAGIC, int(frame_type), len(payload)) + bytes(payload)
 
 
-def _reject_json_constant(name: str) -> object:
-    # Python's json accepts NaN/Infinity; JSON.parse (as-test's side) does not.
-    raise ValueError(f"invalid JSON constant {name}")
-
-
 def parse_call(payload: bytes) -> dict[str, object]:
     """Decode a guest CALL payload: UTF-8 JSON whose top level is an object.
 
@@ -85,10 +80,8 @@ def parse_call(payload: bytes) -> dict[str, object]:
     """
     try:
         text = decode_guest_utf8(payload)
-        value = json.loads(text, parse_constant=_reject_json_constant)
-    except RecursionError as error:
-        raise ValueError("CALL payload is nested too deeply") from error
-    except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        value = parse_json(text, parse_constant=reject_constant)
+    except ValueError as error:  # UnicodeDecodeError and JSONDecodeError (also too deep)
         raise ValueError(f"CALL payload is not UTF-8 JSON: {error}") from error
     if not isinstance(value, dict):
         raise ValueError(f"CALL payload is JSON {type(value).__name__}, not an object")

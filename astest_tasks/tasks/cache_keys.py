@@ -7,7 +7,6 @@ a stale pass, the worst bug this product can have, so err on the side of includi
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from astest_tasks.config.asc_flags import TRY_AS
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.project_config import ModeSettings
 from astest_tasks.config.toolchain import Toolchain, find_package
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.version import __version__
 from astest_tasks.run.runtime import Runtime
 
@@ -74,7 +74,7 @@ def asconfig_chain(project_root: Path, asconfig: str) -> list[str]:
             return chain
         chain.append(str(path))
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = parse_json(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return chain  # asc will report the broken file when it compiles
         parent = data.get("extends") if isinstance(data, dict) else None

@@ -16,6 +16,7 @@ from typing import Any
 from doit.dependency import UptodateCalculator
 from doit.tools import config_changed
 
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.model.results import Status, read_result_head
 from astest_tasks.schedule.scheduler import scheduler
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
@@ -50,7 +51,7 @@ def _describe_changes(saved: object, current: Mapping[str, Any]) -> str:
     if not isinstance(saved, str):
         return ""
     try:
-        before = json.loads(saved)
+        before = parse_json(saved)
     except ValueError:
         return ""
     if not isinstance(before, dict):

@@ -1,7 +1,16 @@
-"""Check, before any task runs, that every folder we write into can be written.
+"""Our own files beside the build output, and the folders we write into.
 
-Otherwise the first write fails deep inside a task with a traceback, possibly half-way through
-the run; one line up front says which folder, from which config field, and what to do.
+Everything of ours that is not build output lives under the output root (``.as-test``, or the
+folder a string ``output`` names: ``config.output_root``), never at the project's root, where
+the user's own ``html/``, ``cache/`` or ``reports/`` may be. Its files are named here.
+
+Before any task runs, every folder we write into is checked: otherwise the first write fails
+deep inside a task with a traceback, possibly half-way through the run; one line up front says
+which folder, from which config field, and what to do.
+
+0.1.0 put the reports and caches in the folder that holds ``outDir``: a project that builds into
+``./build`` got them at its root. They stay where they are (they may be the user's), and the
+first run at the new place says so once.
 """
 
 from __future__ import annotations
@@ -10,9 +19,17 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from astest_tasks.config.project_config import ModeSettings
+from astest_tasks.config.project_config import ModeSettings, ProjectConfig
 from astest_tasks.core.errors import UserError
+from astest_tasks.output.duration_history import HISTORY_FILE
+from astest_tasks.output.report_state import STATE_FILE
 from astest_tasks.run.runner_files import RUNNERS_DIR
+
+# Under the output root, beside the reports (HISTORY_FILE too).
+PROJECT_LOCK = "cache/project.lock"  # one doit run at a time (project_lock.py)
+PROGRESS_COUNTER = "cache/progress.json"  # finished specs, counted across doit's workers
+IMPORT_SCAN_CACHE = "cache/import-scan.json"  # the import scans, kept between calls
+REMOTE_STATE = "cache/remote"  # what one call's processes tell each other (remote/session.py)
 
 
 def check_output_folders(
@@ -56,3 +73,29 @@ def _problem(project_root: Path, folder: Path) -> str | None:
     if not os.access(path, os.W_OK | os.X_OK):
         return f"{path} is not writable"
     return None
+
+
+def moved_outputs_note(project_root: Path, config: ProjectConfig) -> str:
+    """One line when 0.1.0's files are still at its place and no report is at ours yet (so it
+    is said once: the run that prints it writes ``report.json`` here); else "".
+
+    Only files by names no one else uses (the report state, our caches) show they are ours, and
+    only those are named: a ``report.json``, ``html/`` or ``cache/project.lock`` there may be
+    the user's own, and nothing there is touched.
+    """
+    former, now = project_root / config.former_output_root, project_root / config.output_root
+    if former.resolve() == now.resolve() or (now / "report.json").exists():
+        return ""
+    found = [name for name in _ONLY_OURS if (former / name).is_file()]
+    if not found:
+        return ""
+    return (
+        f"note: astest-tasks now writes its reports and caches under {config.output_root}/, "
+        f"no longer beside outDir in {config.former_output_root}/; what an earlier version "
+        f"left there ({', '.join(found)}) is left as it is: delete it, and those reports "
+        "there that are not your own, once you no longer need them"
+    )
+
+
+# Files whose names only astest-tasks uses (relative to the output root).
+_ONLY_OURS = (STATE_FILE, HISTORY_FILE, IMPORT_SCAN_CACHE)

@@ -46,7 +46,14 @@ from astest_tasks.run.runtime_command import resolve_runtime
 from astest_tasks.tasks.command_line import CommandLine
 from astest_tasks.tasks.fuzz_tasks import fuzz_group, fuzz_tasks_wanted
 from astest_tasks.tasks.options import TaskOptions
-from astest_tasks.tasks.output_folders import check_output_folders
+from astest_tasks.tasks.output_folders import (
+    IMPORT_SCAN_CACHE,
+    PROGRESS_COUNTER,
+    PROJECT_LOCK,
+    REMOTE_STATE,
+    check_output_folders,
+    moved_outputs_note,
+)
 from astest_tasks.tasks.plan_specs import (
     changed_only,
     check_outputs_are_separate,
@@ -57,10 +64,6 @@ from astest_tasks.tasks.plan_specs import (
 )
 from astest_tasks.tasks.run_settings import RunLimits, RunSettings
 
-PROJECT_LOCK = "cache/project.lock"  # one doit run at a time (project_lock.py)
-PROGRESS_COUNTER = "cache/progress.json"  # finished specs, counted across doit's workers
-IMPORT_SCAN_CACHE = "cache/import-scan.json"  # under the output root (.as-test by default)
-REMOTE_STATE = "cache/remote"  # what one call's processes tell each other (remote/session.py)
 REMOTE_HEADER_VARIABLE = "ASTEST_REMOTE_CACHE_HEADER"
 REMOTE_SIGNING_KEY_VARIABLE = "ASTEST_REMOTE_CACHE_SIGNING_KEY"
 
@@ -185,7 +188,9 @@ def _choose_specs(
     }
     runtimes = {mode.name: _runtime_of(root, options, mode) for mode in modes}
     scan_cache = ImportScanCache(root / output_root(config) / IMPORT_SCAN_CACHE)
-    note = exclusion_note(found)
+    note = "\n".join(
+        part for part in (moved_outputs_note(root, config), exclusion_note(found)) if part
+    )
     if options.changed:
         inputs = spec_inputs(root, modes, specs_by_mode, runtimes, project.toolchain, scan_cache)
         changed = changed_only(root, options.config, options.changed, inputs)

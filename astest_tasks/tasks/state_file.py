@@ -10,7 +10,6 @@ user's call, and it costs one rebuild and re-run of every spec, never a result o
 from __future__ import annotations
 
 import dbm
-import json
 import os
 import sqlite3
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from contextlib import closing
 from pathlib import Path
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.json_text import parse_json
 from astest_tasks.tasks.doit_argv import dodo_config
 
 DEFAULT_STATE_FILE = ".doit.db"  # doit's own default for --db-file
@@ -90,7 +90,7 @@ def _sqlite_problem(path: Path) -> str | None:
 
 def _json_problem(path: Path) -> str | None:
     try:
-        json.loads(path.read_text(encoding="utf-8"))
+        parse_json(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         return f"not valid JSON ({exc})"
     return None

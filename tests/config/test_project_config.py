@@ -971,19 +971,24 @@ def test_an_empty_mode_runtime_keeps_the_base_one_only_in_1_0_7(
 
 
 @pytest.mark.parametrize(
-    ("data", "expected"),
+    ("data", "expected", "former"),
     [
-        ({}, ".as-test"),
-        ({"output": "./results"}, "results"),
-        ({"outDir": "./out"}, "."),
-        ({"outDir": "../shared/build"}, "../shared"),
-        ({"output": {"build": "/tmp/x/build"}}, "/tmp/x"),
+        ({}, ".as-test", ".as-test"),
+        ({"output": "./results"}, "results", "results"),
+        ({"output": "./results", "outDir": "./build"}, "results", "."),
+        ({"output": "./"}, ".as-test", "."),  # the project's root is never ours
+        ({"outDir": "./out"}, ".as-test", "."),
+        ({"outDir": "../shared/build"}, ".as-test", "../shared"),
+        ({"output": {"build": "/tmp/x/build"}}, ".as-test", "/tmp/x"),
     ],
 )
-def test_the_output_root_is_the_parent_of_the_base_build_folder(
-    tmp_path: Path, data: object, expected: str
+def test_the_output_root_is_dot_as_test_or_a_string_output_never_the_build_folders_parent(
+    tmp_path: Path, data: object, expected: str, former: str
 ) -> None:
-    assert load(tmp_path, data).output_root == expected
+    """Our reports and caches never land beside the user's files because of ``outDir``;
+    ``former_output_root`` is where 0.1.0 put them (outDir's parent), for the moved note."""
+    config = load(tmp_path, data)
+    assert (config.output_root, config.former_output_root) == (expected, former)
 
 
 def test_a_missing_config_has_the_default_output_root(tmp_path: Path) -> None:
