@@ -307,7 +307,7 @@ def _coverage(outcome: CoverageOutcome | None, sources: SourceLines | None) -> C
         source = (
             file_source(sources, coverage, room)
             if sources is not None
-            else FileSource(coverage.file, ())
+            else FileSource(coverage.file, (), unavailable=True)
         )
         room -= len(source.lines)
         gaps = [f"{p.line}:{p.column} {p.type}" for p in coverage.points if not p.executed]
