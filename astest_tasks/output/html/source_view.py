@@ -14,6 +14,9 @@ from enum import StrEnum
 
 from astest_tasks.coverage.model import CoveragePoint, FileCoverage
 from astest_tasks.coverage.points import SourceLines
+from astest_tasks.output.text_caps import cut_name
+
+MAX_POINTS_DESCRIBED = 20  # points a line's tooltip names (a spec may put thousands on one)
 
 
 class Mark(StrEnum):
@@ -88,9 +91,12 @@ def code_line(number: int, text: str, points: Sequence[CoveragePoint]) -> CodeLi
     if past_end:  # a point beyond the line's text (a stale file): shown after it
         segments.append(Segment(" ", marks[min(past_end)]))
     described = ", ".join(
-        f"{point.type} {point.line}:{point.column} {'ran' if point.executed else 'never ran'}"
-        for point in points
+        f"{cut_name(point.type)} {point.line}:{point.column} "
+        f"{'ran' if point.executed else 'never ran'}"
+        for point in points[:MAX_POINTS_DESCRIBED]
     )
+    if len(points) > MAX_POINTS_DESCRIBED:
+        described += f" and {len(points) - MAX_POINTS_DESCRIBED} more points"
     return CodeLine(number, mark, tuple(segments), described)
 
 
