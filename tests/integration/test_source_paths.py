@@ -2,11 +2,12 @@
 real specs compiled by real asc and as-test, run in wasmtime by a real doit.
 
 The secret is a marker in a file outside the project and a marker in doit's own environment
-(``/proc/self/environ``). The names reach us three ways: a committed symlink a spec imports (the
+(``/proc/self/environ``). The names reach us four ways: a committed symlink a spec imports (the
 transform records coverage points in it), a spec that forges its own report (its WIPC frames
-name ``../x.ts``, an absolute path and a symlink to ``/proc/self/environ``), and a result record
-changed on disk, as a planted remote-cache entry would carry it. After each, neither marker may
-be anywhere in the console, the HTML page or any report or coverage file.
+name ``../x.ts``, an absolute path and a symlink to ``/proc/self/environ``), a result record
+changed on disk, and a passing result another machine put in the remote cache (a real nginx).
+After each, neither marker may be anywhere in the console, the HTML page or any report or
+coverage file.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import DoitRun, Project, copy_project
+from tests.integration.test_remote_cache import Machine
 from tests.integration.toolchains import Toolchain
+from tests.nginx_cache import CacheServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("source-paths")]
 
@@ -51,8 +54,14 @@ process.stdout.write(frame(1, ""));
 """
 
 
-def forged_points(outside: Path) -> list[dict[str, object]]:
-    names = ["../outside/secret.ts", str(outside / "secret.ts"), "assembly/src/environ.ts"]
+RELATIVE_NAMES = ("../outside/secret.ts", "assembly/src/environ.ts")
+
+
+def outside_names(outside: Path) -> tuple[str, ...]:
+    return (*RELATIVE_NAMES, str(outside / "secret.ts"))
+
+
+def forged_points(names: tuple[str, ...]) -> list[dict[str, object]]:
     return [
         {"hash": f"h{index}", "file": name, "line": 1, "column": 1, "type": "Function",
          "executed": False}
@@ -60,20 +69,23 @@ def forged_points(outside: Path) -> list[dict[str, object]]:
     ]  # fmt: skip
 
 
-def forged_report(outside: Path) -> str:
+def forged_spec(names: tuple[str, ...], verdict: str) -> str:
+    """A spec that sends a report of one expectation (``verdict``: "ok" or "fail") and
+    coverage points in the files ``names``."""
     expectation = {
-        "order": 0, "verdict": "fail", "left": 1, "right": 2, "instr": "toBe", "message": "",
+        "order": 0, "verdict": verdict, "left": 1, "right": 2, "instr": "toBe", "message": "",
         "location": "1:1",
     }  # fmt: skip
     suite = {
         "order": 0, "time": {"start": 0, "end": 1}, "description": "forged", "depth": 0,
-        "suites": [], "tests": [expectation], "logs": [], "kind": "describe", "verdict": "fail",
+        "suites": [], "tests": [expectation], "logs": [], "kind": "describe", "verdict": verdict,
         "file": "assembly/__tests__/forged.spec.ts",
     }  # fmt: skip
-    points = forged_points(outside)
+    points = forged_points(names)
     coverage = {"total": len(points), "covered": 0, "uncovered": len(points), "percent": 0,
                 "points": points}  # fmt: skip
-    return json.dumps({"suites": [suite], "coverage": coverage})
+    report = json.dumps({"suites": [suite], "coverage": coverage})
+    return FORGED_SPEC.replace("REPORT", json.dumps(report))
 
 
 def plant_outside_files(project: Project) -> Path:
@@ -100,9 +112,13 @@ def everything_written(project: Project, run: DoitRun) -> dict[str, str]:
 def assert_no_marker(project: Project, run: DoitRun) -> None:
     texts = everything_written(project, run)
     assert HTML in texts
-    for name, text in texts.items():
-        assert FILE_MARKER not in text, name
-        assert ENV_MARKER not in text, name
+    leaks = [
+        f"{marker} in {name}"
+        for name, text in texts.items()
+        for marker in (FILE_MARKER, ENV_MARKER)
+        if marker in text
+    ]
+    assert leaks == []
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +127,7 @@ def ran(
 ) -> Iterator[tuple[Project, Path, DoitRun]]:
     project = copy_project("sourcepaths", tmp_path_factory.mktemp("source-paths"), toolchain)
     outside = plant_outside_files(project)
-    spec = FORGED_SPEC.replace("REPORT", json.dumps(forged_report(outside)))
+    spec = forged_spec(outside_names(outside), "fail")
     (project.root / "assembly" / "__tests__" / "forged.spec.ts").write_text(spec)
     run = project.doit("astest", "--show-coverage=all", env={"PROBE_SECRET": ENV_MARKER})
     yield project, outside, run
@@ -152,8 +168,40 @@ def test_a_planted_result_naming_outside_files_shows_none_of_them(
     head, suites, cases = record.read_text().splitlines()
     fields = json.loads(head)
     coverage = fields["coverage"]
-    coverage["points"] = [*coverage["points"], *forged_points(outside)]
+    coverage["points"] = [*coverage["points"], *forged_points(outside_names(outside))]
     record.write_text("\n".join([json.dumps(fields), suites, cases]) + "\n")
     again = project.doit("astest", "--show-coverage=all", env={"PROBE_SECRET": ENV_MARKER})
     assert "../outside/secret.ts" in (project.root / HTML).read_text(), again.stdout
     assert_no_marker(project, again)
+
+
+def test_a_remote_cache_entry_naming_outside_files_shows_none_of_them(
+    tmp_path: Path, toolchain: Toolchain, cache_server: CacheServer
+) -> None:
+    """Another machine stored a PASS whose coverage names ``../outside/secret.ts`` and a symlink
+    to ``/proc/self/environ``; this machine, with its own secret beside the project, takes every
+    result from the cache (no spec runs here) and reads none of those files."""
+    url = cache_server.url()
+    spec = forged_spec(RELATIVE_NAMES, "ok")
+    other = Machine(tmp_path / "other", toolchain, fixture="sourcepaths")
+    (other.project.root / "assembly" / "src" / "env.ts").write_text(
+        "export function leak(): i32 {\n  return 2;\n}\n"
+    )
+    (other.project.root / "assembly" / "__tests__" / "forged.spec.ts").write_text(spec)
+    stored = other.doit(url, "astest", "--show-coverage=all")  # the same run's key as here
+    assert stored.exit_code == 0, stored.stdout[-3000:] + stored.stderr[-3000:]
+
+    here = Machine(tmp_path / "here", toolchain, fixture="sourcepaths")
+    plant_outside_files(here.project)
+    (here.project.root / "assembly" / "src" / "env.ts").unlink()  # the same text as the other's
+    (here.project.root / "assembly" / "src" / "env.ts").write_text(
+        "export function leak(): i32 {\n  return 2;\n}\n"
+    )
+    (here.project.root / "assembly" / "__tests__" / "forged.spec.ts").write_text(spec)
+    taken = here.doit(url, "astest", "--show-coverage=all", PROBE_SECRET=ENV_MARKER)
+    assert taken.exit_code == 0, taken.stdout[-3000:] + taken.stderr[-3000:]
+    assert "remote cache: 6 hits, 0 misses" in taken.stdout, taken.stdout[-3000:]
+    assert here.compiler_calls() == []  # nothing was built or run here
+    assert_no_marker(here.project, taken)
+    page = (here.project.root / HTML).read_text()
+    assert "../outside/secret.ts" in page and NOT_AVAILABLE in page
