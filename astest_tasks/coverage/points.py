@@ -27,6 +27,7 @@ from pathlib import Path
 
 from astest_tasks.core.js_values import JS_WHITESPACE
 from astest_tasks.core.lazy_pattern import LazyPattern
+from astest_tasks.core.project_source import read_project_source
 
 # JavaScript's \s: WhiteSpace and LineTerminator of ECMAScript (also what trim() removes).
 _JS_SPACE = JS_WHITESPACE  # \s of a JavaScript regular expression
@@ -94,7 +95,9 @@ class PointInfo:
 
 
 class SourceLines:
-    """Source files read once each, relative to the project root (where as-test's cwd would be)."""
+    """Source files read once each, relative to the project root (where as-test's cwd would be).
+    A name comes from a spec's report or a stored record: only the project's own regular files
+    are read (``core/project_source.py``); any other is unreadable, its lines empty."""
 
     def __init__(self, root: Path) -> None:
         self._root = root
@@ -109,12 +112,8 @@ class SourceLines:
     def lines(self, file: str) -> Sequence[str] | None:
         """Every line of ``file``; None when it cannot be read."""
         if file not in self._files:
-            try:
-                text = (self._root / file).read_text(encoding="utf-8", errors="replace")
-            except (OSError, ValueError):  # ValueError: a name no path can have (NUL, surrogate)
-                self._files[file] = None
-            else:
-                self._files[file] = _LINE_BREAK.split(text)
+            text = read_project_source(self._root, file)
+            self._files[file] = None if text is None else _LINE_BREAK.split(text)
         return self._files[file]
 
 

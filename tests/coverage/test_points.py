@@ -160,3 +160,17 @@ def test_white_space_is_javascripts(tmp_path: Path) -> None:
     assert (first.label, first.name) == ("Function", "run")
     second = describe_point(sources, "a.ts", 2, 3, "Expression", typed_points=False)
     assert (second.label, second.name) == ("Expression", "")
+
+
+def test_a_point_in_a_file_outside_the_project_reads_nothing_of_it(tmp_path: Path) -> None:
+    """A point's file is named by the spec's report: outside the project (directly or through
+    a symlink) its line is never read, so neither its label, name nor snippet come from it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "secret.ts").write_text("export function TOKEN_abc123(): void {\n")
+    (project / "env.ts").symlink_to(tmp_path / "secret.ts")
+    sources = SourceLines(project)
+    for name in ("../secret.ts", str(tmp_path / "secret.ts"), "env.ts"):
+        assert sources.lines(name) is None, name
+        info = describe_point(sources, name, 1, 1, "Function", typed_points=True)
+        assert info == PointInfo(label="Function", name="", snippet=""), name

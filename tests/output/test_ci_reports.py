@@ -12,6 +12,7 @@ from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.output.ci_reports import points
 from astest_tasks.output.formats.junit import junit_xml
 from astest_tasks.output.formats.tap import tap_document
+from astest_tasks.output.text_caps import MAX_NAME
 from tests.conftest import make_spec_result
 
 
@@ -152,3 +153,19 @@ def test_a_tap_point_with_several_failures_carries_them_all() -> None:
     (test,) = [line for line in lines if line.category == "test"]
     assert test.yaml_block is not None
     assert "message: row 2" in test.yaml_block["failures"]
+
+
+def test_a_huge_test_name_is_cut_in_junit_and_tap_saying_how_much(tmp_path: Path) -> None:
+    """A spec may name a test with 4 MB; CI's reports keep the first ``MAX_NAME`` characters."""
+    name = "n" * 4_000_000
+    huge = result("huge", Status.FAILED, (suite(name, "test", expectation(Verdict.FAIL)),))
+    shown = f"{'n' * MAX_NAME}… ({4_000_000 - MAX_NAME} more characters)"
+    path = tmp_path / "junit.xml"
+    path.write_text(junit_xml([huge]), encoding="utf-8")
+    assert path.stat().st_size < 10_000
+    (case,) = list(next(iter(junitparser.JUnitXml.fromfile(str(path)))))
+    assert case.name == shown
+    text = tap_document([huge])
+    assert len(text) < 10_000
+    (test,) = [line for line in TapParser().parse_text(text) if line.category == "test"]
+    assert test.description == f"- wasi {huge.spec} > {shown}"

@@ -13,6 +13,7 @@ from astest_tasks.model.results import SpecResult, Status
 from astest_tasks.model.test_cases import TestCase as Point
 from astest_tasks.output.ci_reports import point_status, points
 from astest_tasks.output.formats.base import ReportInput, TextFormat
+from astest_tasks.output.text_caps import cut_name
 
 
 def junit_xml(
@@ -50,7 +51,7 @@ def junit_xml(
                 suite,
                 "testcase",
                 classname=f"{result.mode}.{result.spec_id}",
-                name=xml_text(point.name),
+                name=xml_text(cut_name(point.name)),
                 file=result.spec,
                 time="0",
             )

@@ -11,6 +11,7 @@ from astest_tasks.model.results import SpecResult, Status
 from astest_tasks.model.test_cases import TestCase as Point
 from astest_tasks.output.ci_reports import point_status, points
 from astest_tasks.output.formats.base import ReportInput, TextFormat
+from astest_tasks.output.text_caps import cut_name
 
 
 def tap_document(
@@ -30,7 +31,7 @@ def tap_document(
             expectations[Status.PASSED] += point.passed
             expectations[Status.FAILED] += point.failed
             expectations[Status.SKIPPED] += point.skipped
-            name = _tap_name(f"{result.mode} {result.spec} > {point.name}")
+            name = _tap_name(f"{result.mode} {result.spec} > {cut_name(point.name)}")
             if point.verdict is Verdict.FAIL:
                 body.append(f"not ok {number} - {name}")
                 body.extend(_yaml_block(result, point))

@@ -14,6 +14,9 @@ from enum import StrEnum
 
 from astest_tasks.coverage.model import CoveragePoint, FileCoverage
 from astest_tasks.coverage.points import SourceLines
+from astest_tasks.output.text_caps import cut_name
+
+MAX_POINTS_DESCRIBED = 20  # points a line's tooltip names (a spec may put thousands on one)
 
 
 class Mark(StrEnum):
@@ -40,14 +43,18 @@ class CodeLine:
 class FileSource:
     file: str
     lines: tuple[CodeLine, ...]  # () when the file could not be read, or the page is full
+    # Not one of the project's own readable files (core/project_source.py): never read.
+    unavailable: bool
 
 
 def file_source(sources: SourceLines, coverage: FileCoverage, room: int) -> FileSource:
     """The file's lines, each point marked; none when it cannot be read or has more than
     ``room`` lines (the page's budget of source lines left)."""
     text_lines = sources.lines(coverage.file)
-    if text_lines is None or len(text_lines) > room:
-        return FileSource(coverage.file, ())
+    if text_lines is None:
+        return FileSource(coverage.file, (), unavailable=True)
+    if len(text_lines) > room:
+        return FileSource(coverage.file, (), unavailable=False)
     if text_lines and text_lines[-1] == "":
         text_lines = text_lines[:-1]  # the newline that ends the file opens no line
     by_line: dict[int, list[CoveragePoint]] = {}
@@ -57,7 +64,7 @@ def file_source(sources: SourceLines, coverage: FileCoverage, room: int) -> File
         code_line(number, text, by_line.get(number, ()))
         for number, text in enumerate(text_lines, start=1)
     )
-    return FileSource(coverage.file, lines)
+    return FileSource(coverage.file, lines, unavailable=False)
 
 
 def code_line(number: int, text: str, points: Sequence[CoveragePoint]) -> CodeLine:
@@ -84,9 +91,12 @@ def code_line(number: int, text: str, points: Sequence[CoveragePoint]) -> CodeLi
     if past_end:  # a point beyond the line's text (a stale file): shown after it
         segments.append(Segment(" ", marks[min(past_end)]))
     described = ", ".join(
-        f"{point.type} {point.line}:{point.column} {'ran' if point.executed else 'never ran'}"
-        for point in points
+        f"{cut_name(point.type)} {point.line}:{point.column} "
+        f"{'ran' if point.executed else 'never ran'}"
+        for point in points[:MAX_POINTS_DESCRIBED]
     )
+    if len(points) > MAX_POINTS_DESCRIBED:
+        described += f" and {len(points) - MAX_POINTS_DESCRIBED} more points"
     return CodeLine(number, mark, tuple(segments), described)
 
 

@@ -2,8 +2,9 @@
 failures, the slowest specs against their last runs, coverage with its source, fuzz campaigns.
 
 Everything here is plain text and numbers (the templates escape all of it). A big suite must not
-make a big page: what grows with the number of failures or source lines is capped, and the page
-says how much it left out and where the rest is (report.json, the coverage files).
+make a big page: what grows with the number of failures or source lines is capped, and so is
+the length of every name and log line a spec (or a stored record) hands us; the page says how
+much it left out and where the rest is (report.json, the coverage files).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from astest_tasks.output.html.source_view import (
     pointed_line,
 )
 from astest_tasks.output.latest_log import lines_of_whole_json
+from astest_tasks.output.text_caps import MAX_LINE, cut, cut_name
 
 MAX_FAILURES = 200  # failing expectations shown in all; report.json holds every one
 MAX_FAILURES_PER_SPEC = 20
@@ -166,7 +168,7 @@ def page_of(reports: ReportInput) -> Page:
         files={status.value: sum(s.result.status is status for s in shown) for status in Status},
         tests=tests,
         cached=sum(item.cached for item in shown),
-        modes=tuple(dict.fromkeys(item.result.mode for item in shown)),
+        modes=tuple(dict.fromkeys(cut_name(item.result.mode) for item in shown)),
         rows=_rows(shown, anchors),
         failures=failures,
         failures_left_out=left_out,
@@ -178,16 +180,16 @@ def page_of(reports: ReportInput) -> Page:
 
 
 def _rows(shown: Sequence[Shown], anchors: dict[tuple[str, str], str]) -> tuple[Row, ...]:
-    modes = list(dict.fromkeys(item.result.mode for item in shown))
+    modes = list(dict.fromkeys(cut_name(item.result.mode) for item in shown))
     by_spec: dict[str, dict[str, Cell]] = {}
     for item in shown:
         result = item.result
-        by_spec.setdefault(result.spec, {})[result.mode] = Cell(
+        by_spec.setdefault(cut_name(result.spec), {})[cut_name(result.mode)] = Cell(
             status=result.status.value,
             counts=_counts_text(result),
             duration=format_seconds(result.duration_s),
             cached=item.cached,
-            anchor=anchors.get((result.mode, result.spec), ""),
+            anchor=anchors.get((cut_name(result.mode), cut_name(result.spec)), ""),
         )
     return tuple(
         Row(spec, tuple(cells.get(mode) for mode in modes)) for spec, cells in by_spec.items()
@@ -217,18 +219,20 @@ def _failures(
         kept = result.failures[: max(0, min(room, MAX_FAILURES_PER_SPEC))]
         room -= len(kept)
         left_out += len(result.failures) - len(kept)
-        logs = lines_of_whole_json(result, whole)[-MAX_LOG_LINES:]
+        logs = tuple(
+            cut(line, MAX_LINE) for line in lines_of_whole_json(result, whole)[-MAX_LOG_LINES:]
+        )
         shown.append(
             SpecFailures(
                 anchor=f"failure-{len(shown) + 1}",
-                spec=result.spec,
-                mode=result.mode,
+                spec=cut_name(result.spec),
+                mode=cut_name(result.mode),
                 build_failed=result.stage is Stage.BUILD,
                 failures=tuple(_failure(result.spec, f, sources) for f in kept),
                 more=len(result.failures) - len(kept),
                 log_lines=logs,
                 output=_last_part(result.output.strip()) if not result.error else "",
-                repro=_repro(result, reports.context.rerun_command),
+                repro=cut(_repro(result, reports.context.rerun_command), MAX_TEXT),
             )
         )
     return tuple(shown), left_out
@@ -238,9 +242,9 @@ def _failure(spec: str, failure: FailureDetail, sources: SourceLines | None) -> 
     where = f"{spec}:{failure.location}" if failure.location else spec
     source = pointed_line(sources, spec, failure.location) if sources and failure.location else None
     return FailureView(
-        title=failure.title,
-        where=where,
-        matcher=failure.matcher,
+        title=cut_name(failure.title),
+        where=cut_name(where),
+        matcher=cut_name(failure.matcher),
         expected=_first_part(failure.expected),
         received=_first_part(failure.actual),
         message=_first_part(failure.message) or "",
@@ -283,8 +287,8 @@ def _slowest(shown: Sequence[Shown], history: History) -> tuple[SlowSpec, ...]:
         usual = format_seconds(statistics.median(earlier)) if earlier else ""
         slow.append(
             SlowSpec(
-                result.spec,
-                result.mode,
+                cut_name(result.spec),
+                cut_name(result.mode),
                 format_seconds(result.duration_s),
                 usual,
                 duration_chart(runs),
@@ -294,7 +298,7 @@ def _slowest(shown: Sequence[Shown], history: History) -> tuple[SlowSpec, ...]:
 
 
 def _totals(label: str, covered: int, total: int, percent: float) -> Totals:
-    return Totals(label, covered, total, f"{percent:.2f}%")
+    return Totals(cut_name(label), covered, total, f"{percent:.2f}%")
 
 
 def _coverage(outcome: CoverageOutcome | None, sources: SourceLines | None) -> CoverageView | None:
@@ -307,10 +311,12 @@ def _coverage(outcome: CoverageOutcome | None, sources: SourceLines | None) -> C
         source = (
             file_source(sources, coverage, room)
             if sources is not None
-            else FileSource(coverage.file, ())
+            else FileSource(coverage.file, (), unavailable=True)
         )
         room -= len(source.lines)
-        gaps = [f"{p.line}:{p.column} {p.type}" for p in coverage.points if not p.executed]
+        gaps = [
+            cut_name(f"{p.line}:{p.column} {p.type}") for p in coverage.points if not p.executed
+        ]
         files.append(
             CoverageFile(
                 totals=_totals(coverage.file, coverage.covered, coverage.total, coverage.percent),
@@ -342,15 +348,15 @@ def _fuzz(item: ShownFuzz) -> FuzzView:
     if result.error and result.stage == "run":
         replay = replay_command(run, result.seed, result.runs_override)
     return FuzzView(
-        file=result.file,
-        mode=result.mode,
+        file=cut_name(result.file),
+        mode=cut_name(result.mode),
         passed=result.passed,
         detail=detail,
         seed=f"{result.seed}" + (" (random)" if result.seed_is_random else ""),
         duration=format_seconds(result.duration_s),
         cached=item.cached,
         error=_first_part(result.error) or "",
-        replay=replay,
+        replay=cut(replay, MAX_TEXT),
         fuzzers=_failed_fuzzers(result, run),
     )
 
@@ -364,15 +370,15 @@ def _failed_fuzzers(result: FuzzResult, run: str) -> tuple[FailedFuzzer, ...]:
         done = fuzzer.passed + fuzzer.failed + fuzzer.crashed
         failed.append(
             FailedFuzzer(
-                name=fuzzer.name,
-                message=fuzzer.assertion.message,
-                expected=fuzzer.assertion.right,
-                received=fuzzer.assertion.left,
+                name=cut_name(fuzzer.name),
+                message=cut(fuzzer.assertion.message, MAX_TEXT),
+                expected=cut(fuzzer.assertion.right, MAX_TEXT),
+                received=cut(fuzzer.assertion.left, MAX_TEXT),
                 runs=f"{done} completed ({fuzzer.passed} passed, {fuzzer.failed} failed, "
                 f"{fuzzer.crashed} crashed)",
                 seeds=", ".join(seeds) + (f" and {more} more" if more else ""),
-                first_input=first.input if first is not None else "",
-                repro=replay_command(run, first.seed) if first is not None else "",
+                first_input=cut(first.input, MAX_TEXT) if first is not None else "",
+                repro=cut(replay_command(run, first.seed), MAX_TEXT) if first is not None else "",
             )
         )
     return tuple(failed)

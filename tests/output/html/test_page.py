@@ -6,11 +6,12 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 
-from astest_tasks.model.guest_report import FailureDetail
+from astest_tasks.model.guest_report import Expectation, FailureDetail, Suite, Verdict
 from astest_tasks.model.results import Status
 from astest_tasks.output.console import Shown
 from astest_tasks.output.fuzz_summary import ShownFuzz
 from astest_tasks.output.html.page import render_page
+from astest_tasks.output.text_caps import MAX_LINE, MAX_NAME
 from tests.conftest import make_spec_result
 from tests.fuzz.test_results import result as fuzz_result
 from tests.output.html.test_view import FAILING, OTHER, project, reports
@@ -99,3 +100,24 @@ def test_a_big_suite_makes_a_small_page() -> None:
     assert text.count('class="expectation"') == 20, "a spec shows its first 20"
     assert "and 9980 more failing expectations: every one is in report.json" in Page(text).all_text
     assert len(text.encode("utf-8")) < 100_000
+
+
+def test_a_huge_name_and_huge_log_lines_make_a_small_page() -> None:
+    """A spec named its test with 4 MB and logged ten lines of 1 MB (the issue's probe made a
+    14 MB page): each is cut on the page, saying how much, and report.json keeps the rest."""
+    name = "n" * 4_000_000
+    expectation = Expectation(0, Verdict.FAIL, "toBe", "", "1:1", "1", "2", "")
+    suite = Suite(
+        name, "test", 0, Verdict.FAIL, 0.0, 1.0, (), (expectation,), ("l" * 1_000_000,) * 10
+    )
+    failing = make_spec_result(
+        "huge",
+        Status.FAILED,
+        suites=(suite,),
+        failure_list=(FailureDetail(f"{name}#1", name, name, "2", "1", ""),),
+    )
+    text = render_page(reports(None, [Shown(failing, False)]))
+    assert len(text.encode("utf-8")) < 100_000
+    shown = Page(text).all_text
+    assert f"{'n' * MAX_NAME}… ({4_000_002 - MAX_NAME} more characters)" in shown
+    assert shown.count(f"{'l' * MAX_LINE}… ({1_000_000 - MAX_LINE} more characters)") == 10

@@ -53,9 +53,27 @@ def test_a_file_is_shown_whole_within_the_room_left(tmp_path: Path) -> None:
     source = file_source(SourceLines(tmp_path), coverage, room=100)
     assert [line.number for line in source.lines] == [1, 2, 3]
     assert [line.mark for line in source.lines] == [Mark.HIT, Mark.MISS, Mark.NONE]
-    assert file_source(SourceLines(tmp_path), coverage, room=2).lines == ()
+    assert source.unavailable is False
+    full = file_source(SourceLines(tmp_path), coverage, room=2)
+    assert (full.lines, full.unavailable) == ((), False)
     missing = FileCoverage("src/gone.ts", coverage.points)
-    assert file_source(SourceLines(tmp_path), missing, room=100).lines == ()
+    gone = file_source(SourceLines(tmp_path), missing, room=100)
+    assert (gone.lines, gone.unavailable) == ((), True)
+
+
+def test_a_file_outside_the_project_is_not_available(tmp_path: Path) -> None:
+    """A coverage point or failure naming a file outside the project (its name came from a
+    spec's report) shows nothing of it, also through a symlink inside the project."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "secret.ts").write_text("const token = 'SECRET';\n")
+    (project / "env.ts").symlink_to(tmp_path / "secret.ts")
+    sources = SourceLines(project)
+    for name in ("../secret.ts", str(tmp_path / "secret.ts"), "env.ts"):
+        coverage = FileCoverage(name, (point(1, 1, False),))
+        shown = file_source(sources, coverage, room=100)
+        assert (shown.lines, shown.unavailable) == ((), True), name
+        assert pointed_line(sources, name, "1:1") is None, name
 
 
 def test_the_line_a_failure_points_at(tmp_path: Path) -> None:

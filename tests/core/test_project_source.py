@@ -1,0 +1,111 @@
+"""core/project_source.py: a name from a report is read only when it is one of the project's own
+regular source files; every other name is "not available" and nothing outside is opened."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from astest_tasks.core.project_source import (
+    MAX_SOURCE_BYTES,
+    project_source_path,
+    read_project_source,
+)
+
+MARKER = "SECRET-MARKER-7c1f"
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> Path:
+    """A project beside a secret file outside it."""
+    project = tmp_path / "project"
+    (project / "assembly" / "src").mkdir(parents=True)
+    (project / "assembly" / "src" / "calc.ts").write_text("export function add(): i32 {\n")
+    (tmp_path / "secret.ts").write_text(f"// {MARKER}\n")
+    return project
+
+
+def test_a_project_file_is_read_by_its_relative_name(layout: Path) -> None:
+    assert read_project_source(layout, "assembly/src/calc.ts") == "export function add(): i32 {\n"
+    assert read_project_source(layout, "./assembly/../assembly/src/calc.ts") is not None
+
+
+def test_an_absolute_name_inside_the_project_is_read(layout: Path) -> None:
+    inside = str(layout / "assembly" / "src" / "calc.ts")
+    assert read_project_source(layout, inside) == "export function add(): i32 {\n"
+
+
+@pytest.mark.parametrize("name", ["../secret.ts", "assembly/../../secret.ts", "{outside}"])
+def test_a_name_outside_the_project_is_never_read(layout: Path, name: str) -> None:
+    name = name.replace("{outside}", str(layout.parent / "secret.ts"))
+    assert read_project_source(layout, name) is None
+
+
+def test_a_symlink_out_of_the_project_is_never_followed_out(layout: Path) -> None:
+    (layout / "assembly" / "src" / "env.ts").symlink_to(layout.parent / "secret.ts")
+    (layout / "assembly" / "src" / "environ.ts").symlink_to("/proc/self/environ")
+    (layout / "assembly" / "src" / "zero.ts").symlink_to("/dev/zero")
+    for name in ("env.ts", "environ.ts", "zero.ts"):
+        assert read_project_source(layout, f"assembly/src/{name}") is None, name
+
+
+def test_a_symlinked_folder_out_of_the_project_is_never_followed_out(layout: Path) -> None:
+    (layout / "assembly" / "linked").symlink_to(layout.parent)
+    assert read_project_source(layout, "assembly/linked/secret.ts") is None
+
+
+def test_a_symlink_within_the_project_is_read_where_it_points(layout: Path) -> None:
+    (layout / "assembly" / "alias.ts").symlink_to(layout / "assembly" / "src" / "calc.ts")
+    assert read_project_source(layout, "assembly/alias.ts") == "export function add(): i32 {\n"
+
+
+@pytest.mark.parametrize(
+    "name", ["node_modules/pkg/index.ts", ".env", ".git/config", "assembly/.hidden/a.ts"]
+)
+def test_dependencies_and_hidden_files_are_not_the_projects_sources(
+    layout: Path, name: str
+) -> None:
+    path = layout / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"TOKEN={MARKER}\n")
+    assert read_project_source(layout, name) is None
+
+
+def test_a_fifo_is_not_waited_on(layout: Path) -> None:
+    """No writer ever opens it: a blocking open or read would hang the test."""
+    os.mkfifo(layout / "assembly" / "pipe.ts")
+    assert read_project_source(layout, "assembly/pipe.ts") is None
+
+
+@pytest.mark.parametrize("name", ["", "assembly", ".", "missing.ts", "a\0b.ts", "bad\udc80.ts"])
+def test_a_folder_a_missing_file_or_an_impossible_name_is_not_available(
+    layout: Path, name: str
+) -> None:
+    assert read_project_source(layout, name) is None
+
+
+def test_a_symlink_loop_is_not_available(layout: Path) -> None:
+    (layout / "loop.ts").symlink_to(layout / "loop.ts")
+    assert read_project_source(layout, "loop.ts") is None
+
+
+def test_a_file_over_the_cap_is_not_read(layout: Path) -> None:
+    big = layout / "assembly" / "big.ts"
+    big.write_bytes(b"x" * MAX_SOURCE_BYTES)
+    assert read_project_source(layout, "assembly/big.ts") == "x" * MAX_SOURCE_BYTES
+    big.write_bytes(b"x" * (MAX_SOURCE_BYTES + 1))
+    assert read_project_source(layout, "assembly/big.ts") is None
+
+
+def test_invalid_utf8_is_replaced_not_refused(layout: Path) -> None:
+    (layout / "odd.ts").write_bytes(b"a\xffb")
+    assert read_project_source(layout, "odd.ts") == "a\ufffdb"
+
+
+def test_the_path_is_where_the_file_really_is(layout: Path) -> None:
+    (layout / "alias.ts").symlink_to(layout / "assembly" / "src" / "calc.ts")
+    real = (layout / "assembly" / "src" / "calc.ts").resolve()
+    assert project_source_path(layout, "alias.ts") == real
+    assert project_source_path(layout, "../secret.ts") is None
