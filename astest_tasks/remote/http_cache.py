@@ -114,7 +114,7 @@ class RemoteCache:
 
     def _request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
         """One request; ``_Unusable`` for anything that says the server cannot serve us."""
-        url = f"{self.settings.base_url}/{path}"
+        url = self.settings.url(path)
         deadline = time.monotonic() + self.settings.request_timeout
         try:
             response = self._http.request(method, url, body=body, preload_content=False)

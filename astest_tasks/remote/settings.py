@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import enum
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from astest_tasks.core.errors import UserError
 
@@ -39,6 +39,9 @@ class RemoteSettings:
     base_url: str
     mode: RemoteMode = RemoteMode.READ_WRITE
     headers: dict[str, str] = field(default_factory=dict, repr=False)
+    # The URL's query (e.g. ``token=...`` for a server that checks one), sent with every
+    # request and never printed: ``base_url`` is what messages show.
+    query: str = field(default="", repr=False)
     signing_key: bytes | None = field(default=None, repr=False)
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
@@ -47,9 +50,16 @@ class RemoteSettings:
     def secrets(self) -> tuple[str, ...]:
         """Every text that must never reach a message (header values, signing key)."""
         found = [value for value in self.headers.values() if value]
+        if self.query:
+            found.append(self.query)
         if self.signing_key:
             found.append(self.signing_key.decode("utf-8", "replace"))
         return tuple(found)
+
+    def url(self, path: str) -> str:
+        """The address of ``path`` (``cas/<digest>``, ``ac/<key>``) on the server, with the
+        URL's query."""
+        return f"{self.base_url}/{path}" + (f"?{self.query}" if self.query else "")
 
 
 def parse_settings(
@@ -64,12 +74,7 @@ def parse_settings(
 ) -> RemoteSettings:
     """Split ``http[s]://user:password@host/path`` into a clean base URL and a Basic
     ``Authorization`` header; ``header`` (``Name: value``, e.g. a bearer token) is added as is."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UserError(
-            f"{source}: {redact_url(url)!r} is not an http or https URL; "
-            "fix: give the cache's address, e.g. http://cache.example:8080/astest"
-        )
+    parts = _split_url(url, source)
     headers: dict[str, str] = {}
     if parts.username is not None:
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
@@ -87,6 +92,7 @@ def parse_settings(
             raise UserError(
                 f"{source} {what} timeout: {seconds} is not positive; fix: give seconds > 0"
             )
+    assert parts.hostname is not None  # _split_url refuses a URL without one
     netloc = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
     if ":" in parts.hostname:  # an IPv6 literal keeps its brackets
         netloc = f"[{parts.hostname}]" + ("" if parts.port is None else f":{parts.port}")
@@ -95,15 +101,42 @@ def parse_settings(
         base_url=base,
         mode=mode,
         headers=headers,
+        query=parts.query,
         signing_key=signing_key.encode("utf-8") if signing_key else None,
         connect_timeout=connect_timeout,
         request_timeout=request_timeout,
     )
 
 
+def _split_url(url: str, source: str) -> SplitResult:
+    """The URL's parts, once it is known to name an http(s) server: a port that is no number
+    from 1 to 65535, or an IPv6 address without its closing bracket, is the user's to fix."""
+    fix = "fix: give the cache's address, e.g. http://cache.example:8080/astest"
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port  # urllib checks the port only when asked for it
+    except ValueError as exc:
+        # urllib's own words would quote the URL's text; ours say what is wrong, not where.
+        wrong = "its IPv6 address lacks the closing ']'" if "IPv6" in str(exc) else _BAD_PORT
+        raise UserError(f"{source}: {redact_url(url)!r} is no URL: {wrong}; {fix}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"{source}: {redact_url(url)!r} is not an http or https URL; {fix}")
+    if port == 0:
+        raise UserError(f"{source}: {redact_url(url)!r} is no URL: {_BAD_PORT}; {fix}")
+    return parts
+
+
+_BAD_PORT = "its port is not a number from 1 to 65535"
+
+
 def redact_url(url: str) -> str:
-    """The URL with any user and password replaced by ``***``, and no query (tokens hide there)."""
-    parts = urlsplit(url.strip())
+    """The URL with any user and password replaced by ``***``, and no query (tokens hide there);
+    a URL too malformed to split shows no more than its scheme."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        scheme = url.strip().partition("://")[0]
+        return f"{scheme}://..." if scheme.isalpha() else "..."
     netloc = parts.netloc
     if "@" in netloc:
         netloc = "***@" + netloc.rpartition("@")[2]

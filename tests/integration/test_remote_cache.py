@@ -415,3 +415,31 @@ def test_astest_doctor_and_the_doctor_task_check_the_remote_cache(
     task = machine.doit(cache_server.url("readonly"), "astest:doctor", **read_mode)
     assert task.exit_code == 0, task.stdout
     assert "answers lookups (read mode)" in task.stdout
+
+
+@pytest.mark.toolchains("1.0.7")
+@pytest.mark.parametrize(
+    "url", ["http://ci:hunter2@cache:notaport/x", "http://cache:99999/x", "http://[::1/x"]
+)
+def test_a_malformed_url_is_one_error_line_in_a_run_and_in_doctor(
+    tmp_path: Path, toolchain: Toolchain, url: str
+) -> None:
+    """These URLs made urllib raise a ValueError that reached the user as a traceback, from a
+    run and from `astest doctor` alike."""
+    machine = Machine(tmp_path / "first", toolchain)
+    run = machine.doit(url)
+    doctor = subprocess.run(
+        [sys.executable, "-m", "astest_tasks", "doctor", "--remote-cache", url],
+        cwd=machine.project.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.exit_code != 0 and doctor.returncode == 1
+    (error,) = [line for line in run.stderr.splitlines() if line.startswith("ERROR: ")]
+    assert "is no URL: its " in error and "; fix: give the cache's address" in error
+    assert re.search(r"^ERROR +remote +--remote-cache: .* is no URL: its ", doctor.stdout, re.M)
+    for output in (run.stdout, run.stderr, doctor.stdout, doctor.stderr):
+        assert "Traceback" not in output and "hunter2" not in output
+    assert machine.compiler_calls() == []  # refused before any work

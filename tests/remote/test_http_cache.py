@@ -12,7 +12,7 @@ import pytest
 
 from astest_tasks.remote.http_cache import RemoteCache
 from astest_tasks.remote.settings import RemoteMode, parse_settings
-from tests.nginx_cache import PASSWORD, CacheServer, free_port
+from tests.nginx_cache import PASSWORD, TOKEN, CacheServer, free_port
 
 KEY = hashlib.sha256(b"one build's inputs").hexdigest()
 WASM = b"\0asm\1\0\0\0 a compiled spec"
@@ -120,6 +120,29 @@ def test_credentials_from_the_url_or_a_header_open_a_private_cache(
     with client(cache_server.url("private"), warnings, header=f"Authorization: {basic}") as reader:
         assert reader.fetch(KEY) is not None
     assert warnings == []
+
+
+def test_a_query_in_the_url_reaches_the_server_with_every_request_and_no_message(
+    cache_server: CacheServer, warnings: Warnings
+) -> None:
+    """A server that checks a token in the query (/tokened/ answers 403 without it) is used
+    with the URL the user gave, query and all; it was dropped before, so every request failed."""
+    with client(f"{cache_server.url('tokened')}?token={TOKEN}", warnings) as writer:
+        writer.store(KEY, {"wasm": WASM}, {})
+        writer.flush()
+        assert writer.counts().uploaded == 1
+    with client(f"{cache_server.url('tokened')}?token={TOKEN}", warnings) as reader:
+        fetched = reader.fetch(KEY)
+        assert fetched is not None and reader.counts().hits == 1
+    assert warnings == []
+    requests = cache_server.access_log(until=f"GET /tokened/cas/{sha(WASM)}")
+    ours = [line for line in requests if "/tokened/" in line]
+    assert {line.split('"')[1].split()[0] for line in ours} == {"HEAD", "PUT", "GET"}
+    assert all(f"?token={TOKEN} " in line and '" 403 ' not in line for line in ours)
+    with client(f"{cache_server.url('tokened')}?token=wrong-t0ken", warnings) as refused:
+        assert refused.fetch(KEY) is None
+    assert len(warnings) == 1 and "HTTP 403" in warnings[0]
+    assert "t0ken" not in warnings[0] and "?" not in warnings[0]
 
 
 def test_wrong_credentials_cost_one_warning_without_the_password(
