@@ -21,6 +21,7 @@ from astest_tasks.run.default_runtime import DefaultRuntime
 from astest_tasks.run.run_request import RunRequest
 from astest_tasks.schedule import scheduler as scheduler_module
 from astest_tasks.schedule.scheduler import Scheduler
+from astest_tasks.tasks import remote_actions
 from astest_tasks.tasks.remote_actions import fetch_build, fetch_run, shareable, store_build
 from tests.conftest import (
     make_build_request,
@@ -215,3 +216,20 @@ def test_a_run_entry_whose_result_does_not_read_back_is_a_miss(
     folder = (tmp_path / run.files.result).parent
     assert not folder.exists() or list(folder.iterdir()) == []  # no result, no temporary file
     assert counts(fresh_scheduler, remote)[:2] == (0, 1)
+
+
+def test_a_result_larger_than_any_record_is_a_miss_not_memory(
+    tmp_path: Path,
+    cache_server: CacheServer,
+    fresh_scheduler: Scheduler,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A record is read whole to be judged, so one over the cap is not read at all: the cap
+    stands at 256 MiB, lowered here below the size of a real result."""
+    monkeypatch.setattr(remote_actions, "MAX_RECORD_BYTES", len(PASS_TEXT) - 1)
+    remote, run = stored_run(tmp_path, cache_server, fresh_scheduler, PASS_TEXT.encode())
+    assert fetch_run(remote, run)[1] is None
+    assert not (tmp_path / run.files.result).exists()
+    monkeypatch.setattr(remote_actions, "MAX_RECORD_BYTES", len(PASS_TEXT))
+    assert fetch_run(remote, run)[1] is not None
+    assert counts(fresh_scheduler, remote)[:2] == (1, 1)
