@@ -260,7 +260,9 @@ class RemoteCache:
             self._turn_off(str(exc))
             return None
         except OSError as exc:  # our disk, not the server: this lookup misses, the next may not
-            self._warn_once("disk", f"a blob cannot be written here ({exc.strerror}); a miss")
+            self._warn_once(
+                "disk", f"a blob cannot be written here ({exc.strerror}); treated as a miss"
+            )
             return None
         finally:
             for temporary in staged.values():

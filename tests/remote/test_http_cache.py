@@ -6,6 +6,7 @@ import base64
 import hashlib
 import os
 import socket
+import subprocess
 import tempfile
 import threading
 import tracemalloc
@@ -423,3 +424,40 @@ def test_an_oversized_entry_is_garbage_not_memory(
         assert take(cache, KEY) is None
         assert not cache.active
     assert len(warnings) == 1 and "answered more than 1 MiB" in warnings[0]
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 1 MiB tmpfs: a disk that fills (we are root here and in CI)."""
+    mount_point = tmp_path / "small-disk"
+    mount_point.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount_point)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {mounted.stderr.strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", str(mount_point)], check=True)
+
+
+def test_a_disk_that_fills_during_a_download_is_a_miss_that_keeps_the_old_file(
+    cache_server: CacheServer, warnings: Warnings, small_disk: Path
+) -> None:
+    destination = small_disk / "spec.wasm"
+    destination.write_bytes(b"the module built here")
+    big = WASM * 200_000  # 6 MB, on a disk of 1 MiB
+    with client(cache_server.url(), warnings) as cache:
+        cache.store(KEY, {"wasm": big}, {})
+        cache.flush()
+        assert cache.fetch(KEY, {"wasm": destination}, lambda _: True) is None
+        assert cache.active  # our disk is full, the server is fine: the next lookup may hit
+        assert (cache.counts().hits, cache.counts().misses) == (0, 1)
+    assert destination.read_bytes() == b"the module built here"
+    assert os.listdir(small_disk) == ["spec.wasm"]  # the temporary file is gone, space freed
+    assert len(warnings) == 1
+    assert "cannot be written here (No space left on device); treated as a miss" in warnings[0]
