@@ -245,6 +245,9 @@ class RemoteCache:
         destinations: Mapping[str, Path],
         judge: Callable[[Staged], T | None],
     ) -> T | None:
+        """Each blob streamed into a temporary file beside its destination; if all hash to
+        their names and ``judge`` answers, every one renamed into place (in ``destinations``'
+        order). Whatever happens, no temporary file outlives the call."""
         staged: dict[str, Path] = {}
         try:
             for name, destination in destinations.items():
