@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import enum
+import re
 from dataclasses import dataclass, field
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
@@ -80,13 +81,8 @@ def parse_settings(
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
         headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
     if header:
-        name, colon, value = header.partition(":")
-        if not colon or not name.strip() or not value.strip():
-            raise UserError(
-                f"{source} header: expected 'Name: value'; "
-                "fix: e.g. ASTEST_REMOTE_CACHE_HEADER='Authorization: Bearer <token>'"
-            )
-        headers[name.strip()] = value.strip()
+        name, value = _split_header(header, source)
+        headers[name] = value
     for what, seconds in (("connect", connect_timeout), ("request", request_timeout)):
         if not seconds > 0:
             raise UserError(
@@ -108,10 +104,36 @@ def parse_settings(
     )
 
 
+# An HTTP header's name is a token (RFC 9110, 5.1); its value here is printable ASCII, since a
+# line break would end the header (and start another) and http.client refuses the rest.
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_VALUE = re.compile(r"[\x20-\x7e\t]+")
+
+
+def _split_header(header: str, source: str) -> tuple[str, str]:
+    """``Name: value`` as its two parts; the message never shows the value (a secret)."""
+    name, colon, value = (part.strip() for part in header.partition(":"))
+    fix = "fix: e.g. ASTEST_REMOTE_CACHE_HEADER='Authorization: Bearer <token>'"
+    if not colon or not name or not value:
+        raise UserError(f"{source} header: expected 'Name: value'; {fix}")
+    if not _HEADER_NAME.fullmatch(name) or not _HEADER_VALUE.fullmatch(value):
+        raise UserError(
+            f"{source} header: its name must be one word and its value printable ASCII on one "
+            f"line (no line break or control character); {fix}"
+        )
+    return name, value
+
+
 def _split_url(url: str, source: str) -> SplitResult:
     """The URL's parts, once it is known to name an http(s) server: a port that is no number
     from 1 to 65535, or an IPv6 address without its closing bracket, is the user's to fix."""
     fix = "fix: give the cache's address, e.g. http://cache.example:8080/astest"
+    if any(char.isspace() or not char.isprintable() for char in url.strip()):
+        # It would reach the server as another request line, and the terminal in messages.
+        raise UserError(
+            f"{source}: {redact_url(url)!r} is no URL: it holds a space, a line break or a "
+            f"control character; {fix}"
+        )
     try:
         parts = urlsplit(url.strip())
         port = parts.port  # urllib checks the port only when asked for it

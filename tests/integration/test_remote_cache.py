@@ -465,3 +465,31 @@ def test_a_malformed_url_is_one_error_line_on_every_route(
     for stdout, stderr in [*outputs, (doctor.stdout, doctor.stderr)]:
         assert "Traceback" not in stdout + stderr and "hunter2" not in stdout + stderr
     assert machine.compiler_calls() == []  # refused before any work
+
+
+@pytest.mark.toolchains("1.0.7")
+def test_a_header_with_a_line_break_is_one_error_line_not_a_silent_miss(
+    tmp_path: Path, toolchain: Toolchain, cache_server: CacheServer
+) -> None:
+    """A header value with a line break (an environment variable can hold one) raised in
+    http.client at the first request: every lookup of a run missed without a word, and doctor
+    printed a traceback quoting the value."""
+    machine = Machine(tmp_path / "first", toolchain)
+    header = {"ASTEST_REMOTE_CACHE_HEADER": "X-Token: s3cret-t0ken\r\nX-Other: 1"}
+    run = machine.doit(cache_server.url(), **header)
+    doctor = subprocess.run(
+        [sys.executable, "-m", "astest_tasks", "doctor", "--remote-cache", cache_server.url()],
+        cwd=machine.project.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, **machine.environment, **header},
+    )
+    assert run.exit_code == 3 and doctor.returncode == 1
+    (error,) = [line for line in run.stderr.splitlines() if line.startswith("ERROR: ")]
+    assert "header: its name must be one word and its value printable ASCII" in error
+    assert re.search(r"^ERROR +remote +.*header: its name must be one word", doctor.stdout, re.M)
+    for output in (run.stdout, run.stderr, doctor.stdout, doctor.stderr):
+        assert "Traceback" not in output and "s3cret" not in output
+    assert machine.compiler_calls() == [] and not puts(cache_server)

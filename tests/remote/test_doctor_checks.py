@@ -101,3 +101,15 @@ def test_a_query_in_the_url_is_sent_and_never_shown(cache_server: CacheServer) -
     checks = levels(f"{cache_server.url('tokened')}?token={TOKEN}")
     assert [level for level, _, _ in checks][:2] == [Level.OK, Level.OK]
     assert TOKEN not in repr(checks)
+
+
+def test_a_header_with_a_line_break_is_an_error_that_never_shows_it(
+    cache_server: CacheServer,
+) -> None:
+    """http.client refused it at the first request with a ValueError quoting the value: a
+    traceback that printed the secret."""
+    header = "X-Token: s3cret-t0ken\r\nX-Other: 1"
+    ((level, detail, fix),) = levels(cache_server.url(), ASTEST_REMOTE_CACHE_HEADER=header)
+    assert level is Level.ERROR and "value printable ASCII on one line" in detail
+    assert "ASTEST_REMOTE_CACHE_HEADER=" in fix
+    assert "s3cret" not in detail + fix
