@@ -19,8 +19,10 @@ from pathlib import Path
 NGINX = Path("/usr/sbin/nginx")
 START_TIMEOUT = 10.0
 PASSWORD = "s3cret-pa55"
+TOKEN = "qu3ry-t0ken"
 
 # /cache/: reads and writes; /readonly/: the same files, writes refused as for a pull request;
+# /tokened/: the same files, every request without the query ``token=TOKEN`` answered 403;
 # /full/: writes answered 507 as by a full WebDAV disk; /small/: bodies over 1 kB answered
 # 413; /private/: reads and writes for the user ``ci`` with ``PASSWORD`` only; /broken/: every
 # answer a 500; /garbage/: every answer 200 with bytes that are no entry or blob.
@@ -65,6 +67,12 @@ http {{
             create_full_put_path on;
             auth_basic "astest cache";
             auth_basic_user_file {root}/htpasswd;
+        }}
+        location /tokened/ {{
+            alias {root}/data/cache/;
+            dav_methods PUT;
+            create_full_put_path on;
+            if ($arg_token != "{token}") {{ return 403; }}
         }}
         location /broken/ {{ return 500; }}
         location /garbage/ {{ return 200 "not what you asked for"; }}
@@ -147,7 +155,7 @@ def running_nginx(root: Path) -> Iterator[CacheServer]:
     (root / "htpasswd").write_text(f"ci:{{PLAIN}}{PASSWORD}\n", encoding="utf-8")
     port = free_port()
     config = root / "nginx.conf"
-    config.write_text(_CONFIG.format(root=root, port=port), encoding="utf-8")
+    config.write_text(_CONFIG.format(root=root, port=port, token=TOKEN), encoding="utf-8")
     # -e: the error log before the config is read (the default is /var/log/nginx, not ours).
     process = subprocess.Popen(
         [binary, "-p", str(root), "-c", str(config), "-e", str(root / "error.log")],

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from astest_tasks.core.guest_text import utf8_file_bytes
 
@@ -165,3 +166,36 @@ def _existing_mode(path: Path) -> int:
         return path.stat().st_mode & 0o7777
     except FileNotFoundError:
         return _NEW_FILE_MODE
+
+
+# -- files written piece by piece (a download), put in place only once judged whole --------------
+
+
+def staging_name(path: Path) -> Path:
+    """A fresh name for a temporary file beside ``path``, named as this module's writes name
+    theirs (so one a kill left behind is swept as theirs are). The caller keeps the name before
+    the file exists, to remove it whatever interrupts the writing."""
+    return path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+
+
+def create_staged(temporary: Path) -> BinaryIO:
+    """Create ``temporary`` (a ``staging_name``), readable by its owner only until installed;
+    FileExistsError in the unlikely case another write drew the same name."""
+    temporary.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    return os.fdopen(fd, "wb")
+
+
+def install_staged(temporary: Path, path: Path) -> None:
+    """Put the finished ``temporary`` at ``path`` in one rename, durably and with the mode a
+    write of ``path`` would give it; a symlink at ``path`` is replaced, never followed."""
+    guard = _WRITING
+    with guard if guard is not None else contextlib.nullcontext():
+        fd = os.open(temporary, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.fchmod(fd, _existing_mode(path))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    _sweep_stale_temporaries(path)

@@ -62,7 +62,7 @@ def _fix_of(message: str) -> str:
 def _checks(http: urllib3.PoolManager, settings: RemoteSettings) -> list[Check]:
     where = redact_url(settings.base_url)
     try:
-        read = http.request("GET", f"{settings.base_url}/ac/{PROBE_KEY}")
+        read = http.request("GET", settings.url(f"ac/{PROBE_KEY}"))
     except urllib3.exceptions.HTTPError as exc:
         return [
             Check(
@@ -90,7 +90,24 @@ def _checks(http: urllib3.PoolManager, settings: RemoteSettings) -> list[Check]:
     if settings.mode is RemoteMode.READ:
         return checks
     checks.append(_write_check(http, settings, where))
+    if settings.signing_key is None:
+        checks.append(_trust_check(where))
     return checks
+
+
+def _trust_check(where: str) -> Check:
+    """Unsigned entries are trusted by design, as Bazel trusts its cache: a read-write cache
+    without a signing key is worth one line saying so, since whoever can write there decides
+    what every machine's results say."""
+    return Check(
+        Level.WARN,
+        SCOPE,
+        f"entries on {where} are unsigned and trusted by design (as Bazel trusts its cache): "
+        "whoever can write there can hand every machine a passing result",
+        "set ASTEST_REMOTE_CACHE_SIGNING_KEY to a secret shared by the machines you trust: "
+        "they sign what they store and take only entries so signed; if everyone who can write "
+        "there is trusted, nothing to do",
+    )
 
 
 def _write_check(http: urllib3.PoolManager, settings: RemoteSettings, where: str) -> Check:
@@ -99,7 +116,7 @@ def _write_check(http: urllib3.PoolManager, settings: RemoteSettings, where: str
     probes = ((f"cas/{digest}", PROBE_BLOB, "a blob"), (f"ac/{PROBE_KEY}", entry, "an entry"))
     for path, body, what in probes:
         try:
-            status = http.request("PUT", f"{settings.base_url}/{path}", body=body).status
+            status = http.request("PUT", settings.url(path), body=body).status
         except urllib3.exceptions.HTTPError as exc:
             return Check(Level.ERROR, SCOPE, f"storing {what} failed ({type(exc).__name__})", "")
         if status in (200, 201, 204):

@@ -9,20 +9,29 @@ every lookup with a miss and uploads nothing for the rest of the run. A full ser
 stops the uploads only. Uploads run on a small thread pool beside the work; an entry is PUT only
 after all its blobs are stored, so an interrupted run leaves blobs nobody names, never an entry
 naming blobs that are missing.
+
+A blob is never held whole: it streams into a temporary file beside the file it becomes, hashed
+as it comes, and takes that file's place by one rename only once its hash matches and the task
+that asked has judged the entry usable; anything else leaves nothing behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
 
 import urllib3
 
+from astest_tasks.core.atomic import create_staged, install_staged, staging_name
 from astest_tasks.remote.counters import RemoteCounters, RemoteCounts
 from astest_tasks.remote.entries import (
     Entry,
@@ -36,6 +45,9 @@ from astest_tasks.remote.settings import RemoteMode, RemoteSettings
 UPLOAD_THREADS = 2
 # A body larger than this is no entry or blob of ours: a server sending without end.
 MAX_BODY_BYTES = 1024 * 2**20
+# An entry names a few blobs (about 300 bytes each) and a line of metadata: one of over a MiB
+# is garbage, and entries are read into memory.
+MAX_ENTRY_BYTES = 2**20
 _CHUNK_BYTES = 2**16
 _STORED = frozenset({200, 201, 204})
 _FULL = frozenset({413, 507})
@@ -45,12 +57,17 @@ def _stderr_warning(message: str) -> None:
     sys.stderr.write(f"WARNING: {message}\n")
 
 
+T = TypeVar("T")
+
+
 @dataclass(frozen=True)
-class Fetched:
-    """A hit: the entry's metadata and every blob it names, each checked against its digest."""
+class Staged:
+    """An entry's blobs as they wait to be judged: each in a temporary file beside where it
+    goes, its bytes already checked against its SHA-256 (``digests``)."""
 
     meta: Mapping[str, object]
-    blobs: Mapping[str, bytes]
+    digests: Mapping[str, str]
+    files: Mapping[str, Path]
 
 
 class _Unusable(Exception):
@@ -112,17 +129,27 @@ class RemoteCache:
 
     # -- HTTP ------------------------------------------------------------------------------------
 
-    def _request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
-        """One request; ``_Unusable`` for anything that says the server cannot serve us."""
-        url = f"{self.settings.base_url}/{path}"
+    def _request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        sink: Callable[[bytes], None] | None = None,
+        limit: int = MAX_BODY_BYTES,
+    ) -> tuple[int, bytes]:
+        """One request; ``_Unusable`` for anything that says the server cannot serve us. The
+        body of a 200 goes to ``sink`` when one is given (then b"" is returned)."""
+        url = self.settings.url(path)
         deadline = time.monotonic() + self.settings.request_timeout
+        what = f"{method} /{path.split('/')[0]}/"
         try:
             response = self._http.request(method, url, body=body, preload_content=False)
-            data = _read_within(response, deadline, f"{method} /{path.split('/')[0]}/")
+            into = sink if response.status == 200 else None
+            data = _read_within(response, deadline, what, into, limit)
         except urllib3.exceptions.HTTPError as exc:
             raise _Unusable(_describe(exc)) from None
         if response.status >= 500 and response.status not in _FULL:
-            raise _Unusable(f"{method} /{path.split('/')[0]}/ answered HTTP {response.status}")
+            raise _Unusable(f"{what} answered HTTP {response.status}")
         if response.status in (401, 403) and method == "GET":
             raise _Unusable(
                 f"GET answered HTTP {response.status}; fix: check the URL's user:password or "
@@ -130,8 +157,11 @@ class RemoteCache:
             )
         return response.status, data
 
-    def _get(self, path: str) -> bytes | None:
-        status, data = self._request("GET", path)
+    def _get(
+        self, path: str, sink: Callable[[bytes], None] | None = None, limit: int = MAX_BODY_BYTES
+    ) -> bytes | None:
+        """The body of a 200 (into ``sink`` if given, then b""); None for a 404."""
+        status, data = self._request("GET", path, sink=sink, limit=limit)
         if status == 404:
             return None
         if status != 200:
@@ -140,30 +170,40 @@ class RemoteCache:
 
     # -- lookups ---------------------------------------------------------------------------------
 
-    def get_blob(self, digest: str) -> bytes | None:
-        """The blob whose SHA-256 is ``digest``, or None (miss, wrong bytes, or cache off)."""
-        if self._off:
-            return None
-        try:
-            data = self._get(f"cas/{digest}")
-        except _Unusable as exc:
-            self._turn_off(str(exc))
-            return None
-        if data is not None and hashlib.sha256(data).hexdigest() != digest:
+    def _download(self, digest: str, temporary: Path) -> bool:
+        """Stream the blob named ``digest`` into the new file ``temporary``, hashing it as it
+        comes; True only if it is there and hashes to its name. The caller removes the file."""
+        sha256 = hashlib.sha256()
+        with create_staged(temporary) as file:
+
+            def write(chunk: bytes) -> None:
+                sha256.update(chunk)
+                file.write(chunk)
+
+            found = self._get(f"cas/{digest}", sink=write)
+        if found is None:
+            return False
+        if sha256.hexdigest() != digest:
             self._warn_once(
                 "tampered",
                 # No digest in it: one line per kind of problem, whichever process meets it.
                 "a blob does not hash to its name (the server stored other bytes); "
                 "treated as a miss",
             )
-            return None
-        return data
+            return False
+        return True
+
+    def download_blob(self, digest: str, destination: Path) -> bool:
+        """Put the blob named ``digest`` at ``destination`` (not counted); False, with nothing
+        written, on a miss, wrong bytes, or with the cache off."""
+        found = self._staged_and_installed({}, {"": digest}, {"": destination}, lambda _: True)
+        return found is not None
 
     def get_entry(self, action_key: str) -> Entry | None:
         if self._off:
             return None
         try:
-            data = self._get(f"ac/{action_key}")
+            data = self._get(f"ac/{action_key}", limit=MAX_ENTRY_BYTES)
         except _Unusable as exc:
             self._turn_off(str(exc))
             return None
@@ -179,25 +219,58 @@ class RemoteCache:
             return None
 
     def fetch(
-        self, action_key: str, usable: Callable[[Fetched], bool] = lambda _: True
-    ) -> Fetched | None:
-        """The entry and all its blobs, counted as one hit; anything missing, or found but not
-        ``usable`` by the task that asked, is one miss."""
+        self,
+        action_key: str,
+        destinations: Mapping[str, Path],
+        judge: Callable[[Staged], T | None],
+    ) -> T | None:
+        """Look ``action_key`` up and put its blobs at ``destinations`` (in their order), counted
+        as one hit, if the entry names exactly those blobs, each hashes to its name, and
+        ``judge`` finds them usable (its answer is returned). Anything else is one miss that
+        writes nothing. The names of files come from ``destinations`` only, never the server."""
         entry = self.get_entry(action_key)
-        blobs: dict[str, bytes] = {}
-        if entry is not None:
-            for name, digest in entry.blobs.items():
-                data = self.get_blob(digest)
-                if data is None:
-                    entry = None
-                    break
-                blobs[name] = data
-        fetched = None if entry is None else Fetched(meta=entry.meta, blobs=blobs)
-        if fetched is None or not usable(fetched):
+        judged = None
+        if entry is not None and set(entry.blobs) == set(destinations):
+            judged = self._staged_and_installed(entry.meta, entry.blobs, destinations, judge)
+        if judged is None:
             self.counters.miss()
             return None
         self.counters.hit()
-        return fetched
+        return judged
+
+    def _staged_and_installed(
+        self,
+        meta: Mapping[str, object],
+        digests: Mapping[str, str],
+        destinations: Mapping[str, Path],
+        judge: Callable[[Staged], T | None],
+    ) -> T | None:
+        """Each blob streamed into a temporary file beside its destination; if all hash to
+        their names and ``judge`` answers, every one renamed into place (in ``destinations``'
+        order). Whatever happens, no temporary file outlives the call."""
+        staged: dict[str, Path] = {}
+        try:
+            for name, destination in destinations.items():
+                staged[name] = staging_name(destination)  # known before the file exists
+                if self._off or not self._download(digests[name], staged[name]):
+                    return None
+            judged = judge(Staged(meta=meta, digests=dict(digests), files=dict(staged)))
+            if judged is not None:
+                for name, destination in destinations.items():
+                    install_staged(staged.pop(name), destination)
+            return judged
+        except _Unusable as exc:
+            self._turn_off(str(exc))
+            return None
+        except OSError as exc:  # our disk, not the server: this lookup misses, the next may not
+            self._warn_once(
+                "disk", f"a blob cannot be written here ({exc.strerror}); treated as a miss"
+            )
+            return None
+        finally:
+            for temporary in staged.values():
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temporary)
 
     def has_blob(self, digest: str) -> bool:
         return self._has(f"cas/{digest}")
@@ -295,26 +368,40 @@ class RemoteCache:
         self.close()
 
 
-def _read_within(response: urllib3.BaseHTTPResponse, deadline: float, what: str) -> bytes:
-    """The whole body, by the request's deadline and at most ``MAX_BODY_BYTES``: urllib3's read
-    timeout bounds each read, so a server that sends a byte a second would hold a run forever,
-    and one that sends without end would fill its memory."""
+def _read_within(
+    response: urllib3.BaseHTTPResponse,
+    deadline: float,
+    what: str,
+    sink: Callable[[bytes], None] | None,
+    limit: int,
+) -> bytes:
+    """The whole body (or b"" once all of it went to ``sink``), by the request's deadline and
+    at most ``limit`` bytes: urllib3's read timeout bounds each read, so a server that sends a
+    byte a second would hold a run forever, and one that sends without end would fill its
+    memory (or, through ``sink``, its disk)."""
     chunks: list[bytes] = []
     size = 0
     try:
         # read1: what one read of the socket gives, not a wait for a whole chunk.
         while chunk := response.read1(_CHUNK_BYTES):
             size += len(chunk)
-            if size > MAX_BODY_BYTES:
-                raise _Unusable(f"{what} answered more than {MAX_BODY_BYTES // 2**20} MiB")
+            if size > limit:
+                raise _Unusable(f"{what} answered more than {_size_text(limit)}")
             if time.monotonic() > deadline:
                 raise _Unusable(f"{what} took longer than the request timeout to answer")
-            chunks.append(chunk)
+            if sink is None:
+                chunks.append(chunk)
+            else:
+                sink(chunk)
     except BaseException:
         response.close()  # a body left half read: the connection cannot serve another request
         raise
     response.release_conn()
     return b"".join(chunks)
+
+
+def _size_text(size: int) -> str:
+    return f"{size // 2**30} GiB" if size >= 2**30 else f"{size // 2**20} MiB"
 
 
 def _describe(exc: urllib3.exceptions.HTTPError) -> str:

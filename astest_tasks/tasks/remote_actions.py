@@ -18,33 +18,33 @@ summary runs, any other at the end of each action (``settle_remote``, ``finish_u
 from __future__ import annotations
 
 import contextlib
-import hashlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compiler import BuildRecord
-from astest_tasks.core.atomic import write_bytes_atomic
 from astest_tasks.core.process_role import in_doits_main_thread
 from astest_tasks.model.crash_records import remove_crash_record
 from astest_tasks.model.results import (
     SpecResult,
     Status,
-    StoredResult,
     parse_stored,
     previous_result_path,
     read_result_bytes,
 )
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.model.spec_logs import write_spec_log
-from astest_tasks.remote.http_cache import RemoteCache
+from astest_tasks.remote.http_cache import RemoteCache, Staged
 from astest_tasks.remote.task_keys import RemoteTask
 from astest_tasks.run.run_request import RunRequest
 from astest_tasks.schedule.scheduler import scheduler
 
 _RECORD = "record"
 _RESULT = "result"
+# A build or result record is read whole to be judged before it is taken; one larger than this
+# is taken for no record of ours (a miss), so that what a lookup holds in memory stays bounded.
+MAX_RECORD_BYTES = 256 * 2**20
+_UNREADABLE = (OSError, ValueError, KeyError, TypeError, AttributeError, AssertionError)
 
 
 @dataclass(frozen=True)
@@ -89,33 +89,34 @@ def _fetch_build(remote: RemoteTask, request: BuildRequest) -> tuple[Lookup, Bui
     if found is None:
         return Lookup(None), None
     key, cache = found
-    fetched = cache.fetch(
-        key, lambda found: _usable_record(remote, request, found.blobs) is not None
+    destinations = {output: root / output for output in remote.outputs}
+    # Last: the record is the build's target and its run's input; it names a module in place.
+    destinations[_RECORD] = root / request.record_path
+    return Lookup(key), cache.fetch(
+        key, destinations, lambda staged: _usable_record(request, staged)
     )
-    record = None if fetched is None else _usable_record(remote, request, fetched.blobs)
-    if fetched is not None and record is not None:
-        for output in remote.outputs:
-            write_bytes_atomic(root / output, fetched.blobs[output])
-        # Last: the record is the build's target and its run's input; it names a module in place.
-        write_bytes_atomic(root / request.record_path, fetched.blobs[_RECORD])
-    return Lookup(key), record
 
 
-def _usable_record(
-    remote: RemoteTask, request: BuildRequest, blobs: Mapping[str, bytes]
-) -> BuildRecord | None:
-    if set(blobs) != {_RECORD, *remote.outputs}:
-        return None
+def _usable_record(request: BuildRequest, staged: Staged) -> BuildRecord | None:
+    """The staged record, if it is a successful build of this request's module and that module
+    is the staged one (its digest already checked while it streamed in)."""
     try:
-        record = BuildRecord.from_json(blobs[_RECORD].decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+        record = BuildRecord.from_json(_read_small(staged.files[_RECORD]).decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, OSError):
         return None
-    wasm = blobs.get(request.wasm_path)
-    if not record.ok or record.wasm != request.wasm_path or wasm is None:
+    wasm_digest = staged.digests.get(request.wasm_path)
+    if not record.ok or record.wasm != request.wasm_path or wasm_digest is None:
         return None
-    if hashlib.sha256(wasm).hexdigest() != record.wasm_sha256:
-        return None
-    return record
+    return record if wasm_digest == record.wasm_sha256 else None
+
+
+def _read_small(path: Path) -> bytes:
+    """A staged record, read whole to be judged; one larger than any record we write is none."""
+    with path.open("rb") as file:
+        data = file.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise ValueError("larger than any record")
+    return data
 
 
 def _store_build(
@@ -148,46 +149,46 @@ def _fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult 
     if found is None:
         return Lookup(None), None
     key, cache = found
-    fetched = cache.fetch(key, lambda found: _result_of(run, found.blobs) is not None)
-    stored = None if fetched is None else _result_of(run, fetched.blobs)
-    if fetched is None or stored is None:
+    result_path = root / run.files.result
+    taken = cache.fetch(key, {_RESULT: result_path}, lambda staged: _usable_result(run, staged))
+    if taken is None:
         return Lookup(key), None
-    _write_result_bytes(root / run.files.result, fetched.blobs[_RESULT])
+    head, full = taken
+    _remove_previous_result(result_path)
     if run.logs_dir is not None:
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
             command = f"{run.pipeline.command} {run.task('run')}"
-            write_spec_log(root, run.logs_dir, stored.full(), command)  # its log() lines
+            write_spec_log(root, run.logs_dir, full, command)  # its log() lines
     remove_crash_record(root, run.crash_dir, run.spec.spec_id, run.spec.mode)
     scheduler().remote.note_served(remote.use, run.spec.mode, run.spec.spec_id)
-    # The head: what the live line prints. The suites (360,000 expectations in a big spec,
-    # a third of a second to parse) are read from the file by whoever needs them.
-    return Lookup(key), stored.result
+    # The head: what the live line prints, and what a run ahead's helper sends back. The suites
+    # are read from the file by whoever needs them.
+    return Lookup(key), head
 
 
-def _result_of(run: RunRequest, blobs: Mapping[str, bytes]) -> StoredResult | None:
-    return _usable_result(run, blobs[_RESULT]) if set(blobs) == {_RESULT} else None
-
-
-def _usable_result(run: RunRequest, data: bytes) -> StoredResult | None:
-    """The stored result if it is this run's shareable pass; judged by its head, which holds
-    the verdict, the error and the files it wrote (its bytes are checked against their digest,
-    and their shape by ``parse_stored``)."""
-    stored = parse_stored(data)
-    if stored is None:
+def _usable_result(run: RunRequest, staged: Staged) -> tuple[SpecResult, SpecResult] | None:
+    """The staged result's head and whole, if it is this run's shareable pass. It is parsed to
+    the end (its suites and test cases too): a result that does not read back is a miss, never
+    a result the summary then cannot read."""
+    try:
+        stored = parse_stored(_read_small(staged.files[_RESULT]))
+        if stored is None:
+            return None
+        full = stored.full()
+        stored.test_cases()
+    except _UNREADABLE:
         return None
-    result = stored.result
     spec = run.spec
-    same = (result.spec, result.spec_id, result.mode, result.target) == (
+    same = (full.spec, full.spec_id, full.mode, full.target) == (
         spec.path,
         spec.spec_id,
         spec.mode,
         spec.target,
     )
-    return stored if same and shareable(run, result) else None
+    return (stored.result, full) if same and shareable(run, full) else None
 
 
-def _write_result_bytes(path: Path, data: bytes) -> None:
-    write_bytes_atomic(path, data)
+def _remove_previous_result(path: Path) -> None:
     previous = previous_result_path(str(path))
     if previous is not None:
         with contextlib.suppress(OSError):

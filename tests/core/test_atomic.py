@@ -16,7 +16,14 @@ from typing import Any
 import pytest
 
 from astest_tasks.core import atomic
-from astest_tasks.core.atomic import create_text_atomic, write_bytes_atomic, write_text_atomic
+from astest_tasks.core.atomic import (
+    create_staged,
+    create_text_atomic,
+    install_staged,
+    staging_name,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 
 
 def test_new_file_gets_the_umask_permissions_not_owner_only(tmp_path: Path) -> None:
@@ -204,3 +211,29 @@ def test_stop_writing_lets_the_write_under_way_end_whole_and_begins_no_other(
     # Once stop_writing returns, the write is installed and its temporary file gone.
     assert seen == [["result.json"]]
     assert target.read_text() == "whole"
+
+
+def test_a_staged_file_takes_the_place_and_mode_of_the_file_and_replaces_a_symlink(
+    tmp_path: Path,
+) -> None:
+    """What a download writes piece by piece: owner-only while it is written, then in place
+    with the mode a write of that name gives; a symlink there is replaced, its target untouched."""
+    kept = tmp_path / "runner.sh"
+    kept.write_bytes(b"old")
+    kept.chmod(0o755)
+    target = tmp_path / "elsewhere.txt"
+    target.write_bytes(b"not ours")
+    link = tmp_path / "linked.wasm"
+    link.symlink_to(target)
+    for path in (kept, link):
+        temporary = staging_name(path)
+        assert temporary.parent == path.parent and temporary.name.endswith(".tmp")
+        with create_staged(temporary) as file:
+            file.write(b"new")
+        assert stat.S_IMODE(temporary.stat().st_mode) == 0o600
+        install_staged(temporary, path)
+        assert path.read_bytes() == b"new" and not temporary.exists()
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o755
+    assert not link.is_symlink() and target.read_bytes() == b"not ours"
+    with pytest.raises(FileExistsError):
+        create_staged(kept)  # never opens a file that exists

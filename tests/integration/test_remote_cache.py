@@ -279,6 +279,8 @@ def test_a_tampered_blob_is_a_miss_with_one_warning(
     assert remote_line(run).startswith(f"remote cache: {2 * PASSING_PAIRS - 1} hits, 1 miss, ")
     assert second.compiler_calls()  # that one spec was compiled here
     assert verdict_lines(run) == verdict_lines(cold)
+    # the wrong blob streamed into a temporary file beside the module, which is gone
+    assert not list(second.project.root.rglob("*.tmp"))
 
 
 @pytest.mark.toolchains("1.0.7")
@@ -411,7 +413,83 @@ def test_astest_doctor_and_the_doctor_task_check_the_remote_cache(
     assert readonly.returncode == 1
     assert "refuses writing a blob (HTTP 403) in read-write mode" in readonly.stdout
     assert "fix: use --remote-cache-mode=read" in readonly.stdout
+    # read-write without a signing key: said to trust unsigned entries, as Bazel does
+    assert re.search(
+        r"^WARN +remote +entries on .* are unsigned and trusted by design", readonly.stdout, re.M
+    )
     read_mode = {"ASTEST_REMOTE_CACHE_MODE": "read"}
     task = machine.doit(cache_server.url("readonly"), "astest:doctor", **read_mode)
     assert task.exit_code == 0, task.stdout
     assert "answers lookups (read mode)" in task.stdout
+
+
+def command_in(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "astest_tasks", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.toolchains("1.0.7")
+@pytest.mark.parametrize(
+    "url", ["http://ci:hunter2@cache:notaport/x", "http://cache:99999/x", "http://[::1/x"]
+)
+def test_a_malformed_url_is_one_error_line_on_every_route(
+    tmp_path: Path, toolchain: Toolchain, url: str
+) -> None:
+    """These URLs made urllib raise a ValueError that reached the user as a traceback, from a
+    run and from `astest doctor` alike. Every way in: doit's environment variable, the `astest`
+    command's option, a dodo.py that pins the cache, and doctor."""
+    machine = Machine(tmp_path / "first", toolchain)
+    root = machine.project.root
+    run = machine.doit(url)
+    command = command_in(root, "--remote-cache", url)
+    doctor = command_in(root, "doctor", "--remote-cache", url)
+    (root / "dodo.py").write_text(
+        "from astest_tasks import make_astest_tasks\n\n"
+        f"task_astest = make_astest_tasks(remote_cache={url!r})\n"
+        'DOIT_CONFIG = {"backend": "sqlite3"}\n'
+    )
+    pinned = machine.project.doit(env=machine.environment)
+    outputs = [(out.stdout, out.stderr) for out in (run, command, pinned)]
+    assert [run.exit_code, command.returncode, pinned.exit_code] == [3, 3, 3]
+    for _, stderr in outputs:
+        (error,) = [line for line in stderr.splitlines() if line.startswith("ERROR: ")]
+        assert "is no URL: its " in error and "; fix: give the cache's address" in error
+    assert doctor.returncode == 1
+    assert re.search(r"^ERROR +remote +--remote-cache: .* is no URL: its ", doctor.stdout, re.M)
+    for stdout, stderr in [*outputs, (doctor.stdout, doctor.stderr)]:
+        assert "Traceback" not in stdout + stderr and "hunter2" not in stdout + stderr
+    assert machine.compiler_calls() == []  # refused before any work
+
+
+@pytest.mark.toolchains("1.0.7")
+def test_a_header_with_a_line_break_is_one_error_line_not_a_silent_miss(
+    tmp_path: Path, toolchain: Toolchain, cache_server: CacheServer
+) -> None:
+    """A header value with a line break (an environment variable can hold one) raised in
+    http.client at the first request: every lookup of a run missed without a word, and doctor
+    printed a traceback quoting the value."""
+    machine = Machine(tmp_path / "first", toolchain)
+    header = {"ASTEST_REMOTE_CACHE_HEADER": "X-Token: s3cret-t0ken\r\nX-Other: 1"}
+    run = machine.doit(cache_server.url(), **header)
+    doctor = subprocess.run(
+        [sys.executable, "-m", "astest_tasks", "doctor", "--remote-cache", cache_server.url()],
+        cwd=machine.project.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, **machine.environment, **header},
+    )
+    assert run.exit_code == 3 and doctor.returncode == 1
+    (error,) = [line for line in run.stderr.splitlines() if line.startswith("ERROR: ")]
+    assert "header: its name must be one word and its value printable ASCII" in error
+    assert re.search(r"^ERROR +remote +.*header: its name must be one word", doctor.stdout, re.M)
+    for output in (run.stdout, run.stderr, doctor.stdout, doctor.stderr):
+        assert "Traceback" not in output and "s3cret" not in output
+    assert machine.compiler_calls() == [] and not puts(cache_server)

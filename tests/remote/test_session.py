@@ -25,7 +25,7 @@ def _look_up_in_child(use: RemoteUse) -> None:
     child = RemoteSession()
     cache = child.client(use)
     assert cache is not None
-    assert cache.fetch("0" * 64) is None
+    assert cache.fetch("0" * 64, {}, lambda _: True) is None
     child.note_served(use, "wasi", "from-the-child")
     child.publish(use, wait_for_uploads=True)
 
@@ -37,7 +37,7 @@ def test_each_process_has_its_own_client_and_its_counts_reach_the_summary(
     use = use_of(cache_server.url(), tmp_path / "state")
     parent = session.client(use)
     assert parent is not None and session.client(use) is parent
-    assert parent.fetch("1" * 64) is None
+    assert parent.fetch("1" * 64, {}, lambda _: True) is None
     parent.store("2" * 64, {"blob": b"bytes"}, {})
     session.note_served(use, "wasi", "here")
     child = multiprocessing.get_context("fork").Process(target=_look_up_in_child, args=(use,))
@@ -62,13 +62,13 @@ def test_a_failure_in_one_process_turns_the_cache_off_for_the_call_with_one_warn
     use = use_of(f"http://127.0.0.1:{free_port()}/astest", tmp_path / "state")
     cache = session.client(use)
     assert cache is not None
-    assert cache.fetch("3" * 64) is None  # refused: off, and said once
+    assert cache.fetch("3" * 64, {}, lambda _: True) is None  # refused: off, and said once
     assert session.client(use) is None
     assert RemoteSession().client(use) is None  # as another process of the same call
     other_call = use_of(use.settings.base_url, tmp_path / "state", call="call-2")
     fresh = session.client(other_call)
     assert fresh is not None
-    assert fresh.fetch("3" * 64) is None
+    assert fresh.fetch("3" * 64, {}, lambda _: True) is None
     warnings = [line for line in capfd.readouterr().err.splitlines() if "remote cache" in line]
     assert len(warnings) == 2  # one per call
     assert all("cannot connect" in line and "running without it" in line for line in warnings)

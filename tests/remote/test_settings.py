@@ -45,8 +45,63 @@ def test_bad_settings_say_what_and_how_to_fix(options: dict[str, object], messag
     assert "secret" not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("url", "wrong"),
+    [
+        ("http://cache:notaport/astest", "its port is not a number from 1 to 65535"),
+        ("http://ci:secret@cache:99999", "its port is not a number from 1 to 65535"),
+        ("http://cache:0/astest", "its port is not a number from 1 to 65535"),
+        ("http://ci:secret@[::1/astest", "its IPv6 address lacks the closing ']'"),
+        ("http://cache/as test", "it holds a space, a line break or a control character"),
+        ("http://cache/a\r\nX: 1", "it holds a space, a line break or a control character"),
+        ("http://cache/\x1b[2Jastest", "it holds a space, a line break or a control character"),
+    ],
+)
+def test_a_malformed_url_is_one_error_with_its_fix(url: str, wrong: str) -> None:
+    """urllib raises a bare ValueError on these (the port only when asked for it), which
+    reached the user as a traceback."""
+    with pytest.raises(UserError) as caught:
+        parse_settings(url, source="ASTEST_REMOTE_CACHE")
+    message = str(caught.value)
+    assert message.startswith("ASTEST_REMOTE_CACHE: ") and f"is no URL: {wrong}; fix: " in message
+    assert "secret" not in message
+    assert message.isprintable()  # no line break or escape sequence of the URL's reaches a terminal
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "X-Token: s3cret\r\nX-Other: 1",  # would add a header of its own, or split the request
+        "X-Token: s3cret\x1b[2J",
+        "X Token: s3cret",
+        "X-Token: s3cr€t",  # http.client encodes latin-1 only, and raised at the first request
+    ],
+)
+def test_a_header_that_is_not_one_line_of_printable_ascii_is_refused(header: str) -> None:
+    """http.client raised a ValueError quoting the value (a secret) at the first request: a
+    traceback in doctor, and a silent miss on every lookup of a run."""
+    with pytest.raises(UserError) as caught:
+        parse_settings("http://cache", header=header)
+    message = str(caught.value)
+    assert "value printable ASCII on one line" in message and "fix: " in message
+    assert "s3cr" not in message and message.isprintable()
+
+
+def test_a_query_is_sent_with_every_request_and_kept_out_of_what_prints() -> None:
+    settings = parse_settings("https://cache.example/astest/?token=t0k3n&team=a")
+    assert settings.base_url == "https://cache.example/astest"
+    assert settings.url(f"ac/{'0' * 64}") == (
+        f"https://cache.example/astest/ac/{'0' * 64}?token=t0k3n&team=a"
+    )
+    assert settings.url("cas/x").endswith("/cas/x?token=t0k3n&team=a")
+    assert "t0k3n" not in repr(settings)
+    assert "token=t0k3n&team=a" in settings.secrets
+    assert parse_settings("http://cache/astest").url("cas/x") == "http://cache/astest/cas/x"
+
+
 def test_redacting_hides_user_password_and_query() -> None:
     assert redact_url("http://u:pw@host:1/p?token=x") == "http://***@host:1/p"
+    assert redact_url("http://u:pw@[::1/p") == "http://..."  # too broken to split: no part of it
 
 
 def test_modes_parse_and_name_the_source() -> None:

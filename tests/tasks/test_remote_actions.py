@@ -12,16 +12,24 @@ import pytest
 
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compiler import BuildRecord
-from astest_tasks.model.results import Status
+from astest_tasks.model.results import Status, result_file_text
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.remote.session import RemoteUse
 from astest_tasks.remote.settings import parse_settings
 from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
 from astest_tasks.run.default_runtime import DefaultRuntime
+from astest_tasks.run.run_request import RunRequest
 from astest_tasks.schedule import scheduler as scheduler_module
 from astest_tasks.schedule.scheduler import Scheduler
+from astest_tasks.tasks import remote_actions
 from astest_tasks.tasks.remote_actions import fetch_build, fetch_run, shareable, store_build
-from tests.conftest import make_build_request, make_run_request, make_spec_result
+from tests.conftest import (
+    make_build_request,
+    make_expectation,
+    make_run_request,
+    make_spec_result,
+    make_suite,
+)
 from tests.nginx_cache import CacheServer
 
 REQUEST = make_run_request("/project", "math", DefaultRuntime("wasi"))
@@ -144,3 +152,84 @@ def test_a_run_that_may_write_snapshots_does_not_ask_the_cache(
     assert (lookup.key, result) == (None, None)
     assert counts(fresh_scheduler, remote) == (0, 0, 0)
     assert fetch_run(replace(remote, outputs=()), run)[0].key is not None  # the plain run asks
+
+
+def stored_run(
+    root: Path, cache_server: CacheServer, scheduler: Scheduler, result_bytes: bytes
+) -> tuple[RemoteTask, RunRequest]:
+    """A run request of spec ``math`` whose key holds an entry naming ``result_bytes`` as its
+    result, as a writer of the cache put it there."""
+    remote, _ = built_spec(root, cache_server)
+    remote = replace(remote, outputs=())
+    run = make_run_request(root, "math", DefaultRuntime("wasi"))
+    key = remote.portable_key(root)
+    client = scheduler.remote.client(remote.use)
+    assert key is not None and client is not None
+    client.store(key, {"result": result_bytes}, {"kind": "run"})
+    client.flush()
+    return remote, run
+
+
+PASS_TEXT = result_file_text(make_spec_result(suites=(make_suite("adds", make_expectation()),)))
+
+
+def test_a_stored_pass_of_this_run_is_taken_whole(
+    tmp_path: Path, cache_server: CacheServer, fresh_scheduler: Scheduler
+) -> None:
+    """The counterpart of the misses below: the same set-up with a good record is a hit."""
+    remote, run = stored_run(tmp_path, cache_server, fresh_scheduler, PASS_TEXT.encode())
+    _, result = fetch_run(remote, run)
+    assert result is not None and result.status is Status.PASSED
+    assert (tmp_path / run.files.result).read_text() == PASS_TEXT
+    assert counts(fresh_scheduler, remote)[:2] == (1, 0)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "not a result",
+        "suites that do not parse",
+        "test cases that do not parse",
+        "cut short",
+        "another spec's",
+        "a failure",
+    ],
+)
+def test_a_run_entry_whose_result_does_not_read_back_is_a_miss(
+    tmp_path: Path, cache_server: CacheServer, fresh_scheduler: Scheduler, case: str
+) -> None:
+    """Whatever the result bytes of a run entry are, they become this run's result only if
+    they are one, whole: a head that parses over suites that do not was taken before, and left
+    a result file the summary cannot read."""
+    head, suites, cases = PASS_TEXT.splitlines()
+    data = {
+        "not a result": "<html>a proxy's error page</html>\n",
+        "suites that do not parse": f"{head}\n[{{not json}}]\n{cases}\n",
+        "test cases that do not parse": f"{head}\n{suites}\n[1, 2]\n",
+        "cut short": PASS_TEXT[: len(head) + len(suites) // 2],
+        "another spec's": result_file_text(make_spec_result("geometry")),
+        "a failure": result_file_text(make_spec_result(status=Status.FAILED)),
+    }[case]
+    remote, run = stored_run(tmp_path, cache_server, fresh_scheduler, data.encode())
+    lookup, result = fetch_run(remote, run)
+    assert result is None and lookup.key is not None
+    folder = (tmp_path / run.files.result).parent
+    assert not folder.exists() or list(folder.iterdir()) == []  # no result, no temporary file
+    assert counts(fresh_scheduler, remote)[:2] == (0, 1)
+
+
+def test_a_result_larger_than_any_record_is_a_miss_not_memory(
+    tmp_path: Path,
+    cache_server: CacheServer,
+    fresh_scheduler: Scheduler,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A record is read whole to be judged, so one over the cap is not read at all: the cap
+    stands at 256 MiB, lowered here below the size of a real result."""
+    monkeypatch.setattr(remote_actions, "MAX_RECORD_BYTES", len(PASS_TEXT) - 1)
+    remote, run = stored_run(tmp_path, cache_server, fresh_scheduler, PASS_TEXT.encode())
+    assert fetch_run(remote, run)[1] is None
+    assert not (tmp_path / run.files.result).exists()
+    monkeypatch.setattr(remote_actions, "MAX_RECORD_BYTES", len(PASS_TEXT))
+    assert fetch_run(remote, run)[1] is not None
+    assert counts(fresh_scheduler, remote)[:2] == (1, 1)
