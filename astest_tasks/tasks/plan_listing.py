@@ -38,6 +38,7 @@ from astest_tasks.config.project_config import (
     split_mode_names,
 )
 from astest_tasks.config.selection import select_specs
+from astest_tasks.core.guest_text import for_stream
 from astest_tasks.model.results import Status, read_result
 from astest_tasks.run.runtime_command import resolve_runtime
 from astest_tasks.tasks.fuzz_tasks import fuzz_files, fuzz_mode, fuzz_targets
@@ -228,5 +229,5 @@ def plan_task(basename: str, text: str, name: str = "plan") -> dict[str, Any]:
 
 
 def print_plan(text: str) -> None:
-    sys.stdout.write(text)
+    sys.stdout.write(for_stream(text, sys.stdout))
     sys.stdout.flush()

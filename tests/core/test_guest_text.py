@@ -27,6 +27,7 @@ from astest_tasks.core.guest_text import (
     as_node_writes,
     decode_guest_utf8,
     decode_guest_utf16,
+    encodable,
     encode_wtf8,
     for_stream,
     one_line_text,
@@ -159,10 +160,10 @@ def test_report_payloads_keep_lone_surrogates_from_json_escapes_and_raw_wtf8(tex
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1", "utf-8", "cp1252"])
 @settings(deadline=None)  # a loaded machine must not fail it on time
 @given(text=guest_text)
-def test_for_stream_text_always_encodes(encoding: str, text: str) -> None:
+def test_encodable_text_always_encodes(encoding: str, text: str) -> None:
     buffer = io.BytesIO()
     stream = io.TextIOWrapper(buffer, encoding=encoding, errors="strict")
-    shown = for_stream(text, stream)
+    shown = encodable(text, stream)
     stream.write(shown)
     stream.flush()
     assert buffer.getvalue().decode(encoding) == shown
@@ -170,12 +171,12 @@ def test_for_stream_text_always_encodes(encoding: str, text: str) -> None:
     assert shown == text.encode(encoding, errors="backslashreplace").decode(encoding)
 
 
-def test_for_stream_escapes_only_what_the_encoding_cannot_hold() -> None:
+def test_encodable_escapes_only_what_the_encoding_cannot_hold() -> None:
     ascii_stream = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
     utf8_stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    assert for_stream("a\ud800é😀", ascii_stream) == "a\\ud800\\xe9\\U0001f600"
-    assert for_stream("a\ud800é😀", utf8_stream) == "a\\ud800é😀"
-    assert for_stream("plain", io.StringIO()) == "plain"
+    assert encodable("a\ud800é😀", ascii_stream) == "a\\ud800\\xe9\\U0001f600"
+    assert encodable("a\ud800é😀", utf8_stream) == "a\\ud800é😀"
+    assert encodable("plain", io.StringIO()) == "plain"
 
 
 class DoitWriter:
@@ -185,9 +186,9 @@ class DoitWriter:
         self.orig_stream = original
 
 
-def test_for_stream_sees_through_doits_capturing_writer() -> None:
+def test_encodable_sees_through_doits_capturing_writer() -> None:
     original = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
-    assert for_stream("\ufffd", DoitWriter(original)) == "\\ufffd"  # type: ignore[arg-type]
+    assert encodable("\ufffd", DoitWriter(original)) == "\\ufffd"  # type: ignore[arg-type]
 
 
 def test_sink_escapes_spell_the_character() -> None:
