@@ -112,7 +112,8 @@ def fuzz_totals(shown: Sequence[ShownFuzz]) -> str:
 
 
 def _failure_block(result: FuzzResult, palette: Palette) -> list[str]:
-    run = result.run_command or f"doit astest:fuzz:{result.mode}:{result.file_id}"
+    # The id is made safe for a task name (config/discovery.py); a result file may say otherwise.
+    run = inert_field(result.run_command or f"doit astest:fuzz:{result.mode}:{result.file_id}")
     header = f"{palette.badge(Status.FAILED)} {inert_field(result.file)} [{result.mode}]"
     lines = [header]
     if result.error:
