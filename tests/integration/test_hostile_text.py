@@ -119,6 +119,12 @@ def test_spec_files_named_with_equals_or_runner_syntax_run_like_any_other(
         (tests_dir / f"{name}.spec.ts").write_text(PASSING_SPEC)
     actions = {"GITHUB_ACTIONS": "true"}
 
+    listed = project.doit("astest", "--list", env=actions)
+
+    assert listed.exit_code == 0, listed.stdout[-3000:] + listed.stderr[-3000:]
+    assert "  - assembly/__tests__/nl\\n::error::f.spec.ts" in listed.stdout.splitlines()
+    assert runner_commands(listed.stdout + listed.stderr) == []
+
     wildcard = project.doit("astest:run:wasi:*", env=actions)
 
     assert wildcard.exit_code == 0, wildcard.stdout[-3000:] + wildcard.stderr[-3000:]
