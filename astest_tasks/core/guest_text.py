@@ -21,11 +21,13 @@ Whatever a spec says is also made inert where it is printed (docs/ci-integration
 acts on control characters (ESC starts sequences that set the window title, write the clipboard,
 clear the screen) and a GitHub Actions runner reads any line of a step's output that starts with
 ``::`` (after leading whitespace), or holds ``##[``, as a workflow command. So every line we print
-goes through ``for_stream``: control characters but our own colours become visible escapes
-(``\\x1b``), and under GitHub Actions a line that would parse as a command gets a ``\\`` that
-breaks it. Only our own annotations (output/github_actions.py) pass as commands, through
-``own_commands_for_stream``. A field that must stay one line (a test's or spec's name, a log
-line) is ``inert_field`` first, so its line breaks show as ``\\n`` instead of starting a line.
+goes through ``for_stream``: control characters but colours become visible escapes (``\\x1b``),
+colours are kept on a colour stream and dropped on another, and under GitHub Actions a line that
+would parse as a command gets a ``\\`` that breaks it. Only our own annotations
+(output/github_actions.py) pass as commands, through ``own_commands_for_stream``. A field that
+must stay one line (a test's or spec's name, a value, a log line, a warning) is ``inert_field``
+first: its line breaks and colours show as ``\\n`` and ``\\x1b[31m``, so only the spec's output
+and the compiler's messages, which carry colours of their own, keep them.
 """
 
 from __future__ import annotations
@@ -55,8 +57,8 @@ _LONE_SURROGATE: Final = LazyPattern("[\ud800-\udfff]")
 _SGR = "\x1b\\[[0-9;]*m"
 _TERMINAL_CONTROL: Final = LazyPattern(f"{_SGR}|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # What must not break a one-line field: every control character and Unicode's own line breaks.
-# A colour sequence is left to for_stream, which keeps or drops it as the stream takes colour.
-_FIELD_CONTROL: Final = LazyPattern(f"{_SGR}|[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Colour too: a name or a value has none of its own (only output and diagnostics do).
+_FIELD_CONTROL: Final = LazyPattern("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _NAMED_ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # What a runner skips before it looks for ``::``: .NET's Trim() whitespace (we also skip colours,
 # so a painted line is judged by its text).
@@ -154,10 +156,12 @@ def _not_a_command(line: str) -> str:
 
 
 def inert_field(text: str) -> str:
-    """A field that must stay on its line (a name, a log line, a path): every control character,
-    line breaks and a lone ESC included, as a visible escape (``\\n``, ``\\x1b``); a colour
-    sequence stays for ``for_stream`` to keep or drop."""
-    return _FIELD_CONTROL.sub(lambda match: _control_shown(match.group(), colour=True), text)
+    """A field that must stay on its line (a name, a value, a log line, a path): every control
+    character, line breaks and ESC included, as a visible escape (``\\n``, ``\\x1b``). Only
+    the spec's output and the compiler's messages keep their colours (``for_stream``)."""
+    return _FIELD_CONTROL.sub(
+        lambda match: _NAMED_ESCAPES.get(match.group()) or _escaped_code(match.group()), text
+    )
 
 
 def encodable(text: str, stream: TextIO) -> str:

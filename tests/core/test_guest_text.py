@@ -522,7 +522,7 @@ def test_no_text_prints_as_a_command_or_a_control_sequence(text: str, colour: bo
     assert _controls_left(shown) == []
     assert terminal_text(shown, colour, github_actions=True) == shown, "twice changes nothing"
     field = inert_field(text)
-    assert not any(mark in SGR.sub("", field) for mark in "\r\n\u2028\u2029\x85\x1b")
+    assert not any(mark in field for mark in "\r\n\u2028\u2029\x85\x1b")
 
 
 def test_a_painted_line_is_judged_by_its_text() -> None:
@@ -539,7 +539,7 @@ def test_a_line_with_no_command_is_left_alone_under_github_actions() -> None:
 
 def test_inert_field_keeps_a_name_on_one_line() -> None:
     name = "a\nb\r\tc\u2028d\x1b]0;t\x07 \x1b[31mred"
-    assert inert_field(name) == "a\\nb\\r\\tc\\u2028d\\x1b]0;t\\x07 \x1b[31mred"
+    assert inert_field(name) == "a\\nb\\r\\tc\\u2028d\\x1b]0;t\\x07 \\x1b[31mred"
 
 
 def test_for_stream_breaks_commands_only_under_github_actions(

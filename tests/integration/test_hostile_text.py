@@ -90,6 +90,7 @@ def test_spec_text_reaches_a_runner_only_as_our_annotations_and_a_terminal_only_
     shown = run.stdout
     if not toolchain.is_1_8:  # as-test 1.8 quotes a log() string: its line starts with '"'
         assert "\\::stop-commands::owned-by-log" in shown  # --show-logs: broken as a command
+        assert "colour \\x1b[31mred" in shown  # --verbose: a log line has no colours of its own
     assert "\\::stop-commands::owned-by-abort" in shown  # abort() text
     assert "\\::error::from stdout" in shown  # the spec's plain stdout
     assert "##\\[error]from log" in shown  # the older form, anywhere in a line
