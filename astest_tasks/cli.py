@@ -15,6 +15,7 @@ from pathlib import Path
 
 from astest_tasks.commands.scaffold import TARGETS
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.version import __version__
 
 OWN_COMMANDS = ("init", "merge", "doctor", "--version")
@@ -29,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             arguments = from_as_test_flags(arguments)
         except UserError as exc:
-            print(f"ERROR: {exc}", file=sys.stderr)
+            print(for_stream(f"ERROR: {exc}", sys.stderr), file=sys.stderr)
             return 3
 
         watched = watch_arguments(arguments)
@@ -153,5 +154,5 @@ def _merge(reports: list[Path], output: Path) -> int:
     try:
         return merge_reports(reports, output)
     except UserError as exc:
-        print(f"ERROR: {exc}", file=sys.stderr)
+        print(for_stream(f"ERROR: {exc}", sys.stderr), file=sys.stderr)
         return 3

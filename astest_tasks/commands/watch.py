@@ -38,6 +38,7 @@ from doit.reporter import ConsoleReporter
 
 from astest_tasks.commands.standalone import DOIT_CONFIG, AstestLoader, AstestMain
 from astest_tasks.commands.watch_inputs import ChangeFilter, Stamp, WatchedInputs, inputs_of_tasks
+from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.interrupts import unwind_on_sigterm
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.model.results import SpecResult
@@ -287,7 +288,7 @@ def _start_cycle(stream: TextIO, changed: list[str], headline: str | None) -> No
     else:
         names = [os.path.relpath(path) for path in changed]
         shown = ", ".join(names[:3]) + (f" (+{len(names) - 3} more)" if len(names) > 3 else "")
-        stream.write(f"[{clock}] changed: {shown}\n")
+        stream.write(for_stream(f"[{clock}] changed: {inert_field(shown)}\n", stream))
     stream.flush()
 
 
@@ -299,13 +300,13 @@ def _say_waiting(stream: TextIO, holder: str) -> None:
 def _end_cycle(stream: TextIO, cycle: Cycle, watched: int) -> None:
     palette = Palette(enabled=use_colour(stream))
     if cycle.report is not None:
-        stream.write(render_changed(_read_report(cycle.report), palette))
+        stream.write(for_stream(render_changed(_read_report(cycle.report), palette), stream))
     elif cycle.up_to_date is not None:
         # Nothing ran, so there are no spec lines to show: the totals of the last report,
         # which still holds, rather than a "stopped" line pointing at output there is none of.
         last = [Shown(result=item.result, cached=True) for item in _read_report(cycle.up_to_date)]
         stream.write("every result is up to date: nothing to run\n")
-        stream.write(render_changed(last, palette))
+        stream.write(for_stream(render_changed(last, palette), stream))
     else:
         stream.write(f"the run stopped with exit code {cycle.exit_code} (see above)\n")
     stream.write(f"watching {watched} files for changes; Ctrl-C stops\n")

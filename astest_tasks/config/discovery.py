@@ -4,6 +4,12 @@ The id names the spec in task names (``astest:run:<mode>:<id>``) and in artifact
 spec's path below the static part of its glob (``assembly/__tests__/nested/array.spec.ts`` under
 ``assembly/__tests__/**/*.spec.ts`` is ``nested/array``), so two specs that share a basename in
 different folders get different ids; as-test 1.0.7 gives them clashing artifact names instead.
+
+A file name may hold what a task name must not (``task_name_safe``): doit refuses a task whose
+name has ``=``, and prints every task's name as its title, where a control character or a line
+break would reach the terminal and ``##[`` would be read by a GitHub Actions runner as a command.
+Such characters are percent-encoded in the id (``a=b.spec.ts`` is ``a%3Db``), and so is ``%``
+itself, which keeps two different paths two different ids; every other id is its path, as before.
 """
 
 from __future__ import annotations
@@ -19,6 +25,9 @@ from astest_tasks.config.input_exclusions import expand_braces, glob_ignores
 
 SPEC_SUFFIX = ".spec.ts"
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
+# What a task name must not hold as it is: our escape character, doit's `=`, control characters
+# and Unicode's line breaks, and the `[` of `##[` (a runner's legacy command, anywhere in a line).
+_NOT_IN_TASK_NAME = re.compile("[%=\x00-\x1f\x7f-\x9f\u2028\u2029]|(?<=##)\\[")
 
 
 @dataclass(frozen=True, order=True)
@@ -109,4 +118,13 @@ def _assign_ids(paths: list[str], base_of: dict[str, str], suffix: str) -> list[
             break
         for path in clashing:
             ids[path] = path.lstrip("/")[: -len(suffix)]
-    return [Spec(path=path, spec_id=ids[path]) for path in paths]
+    return [Spec(path=path, spec_id=task_name_safe(ids[path])) for path in paths]
+
+
+def task_name_safe(spec_id: str) -> str:
+    """``spec_id`` as a part of a task name: what doit or a CI runner would act on percent-encoded
+    (as UTF-8 bytes, ``%3D``), the rest unchanged. ``urllib.parse.unquote`` reverses it, and two
+    different ids stay different: ``%`` itself is encoded."""
+    return _NOT_IN_TASK_NAME.sub(
+        lambda match: "".join(f"%{byte:02X}" for byte in match.group().encode("utf-8")), spec_id
+    )

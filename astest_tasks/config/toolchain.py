@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.json_text import parse_json
 
 ASSEMBLYSCRIPT = "assemblyscript"
@@ -159,4 +160,5 @@ def warn_once(message: str) -> None:
     if message in _warned:
         return
     _warned.add(message)
-    sys.stderr.write(f"WARNING: {message}\n")
+    # A message may quote the config or a package.json: printed as inert as spec text.
+    sys.stderr.write(for_stream(f"WARNING: {message}\n", sys.stderr))

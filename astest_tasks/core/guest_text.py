@@ -16,15 +16,29 @@ A Python ``str`` with a lone surrogate cannot be encoded as UTF-8, so every sink
 does with one (docs/results.md): JSON keeps it exactly, as its ``\\uXXXX``
 escape; text files, the console, JUnit XML and TAP show it as the same six characters
 ``\\ud800``; snapshot files write U+FFFD, as Node (and so as-test) does.
+
+Whatever a spec says is also made inert where it is printed (docs/ci-integration.md): a terminal
+acts on control characters (ESC starts sequences that set the window title, write the clipboard,
+clear the screen) and a GitHub Actions runner reads any line of a step's output that starts with
+``::`` (after leading whitespace), or holds ``##[``, as a workflow command. So every line we print
+goes through ``for_stream``: control characters but colours become visible escapes (``\\x1b``),
+colours are kept on a colour stream and dropped on another, and under GitHub Actions a line that
+would parse as a command gets a ``\\`` that breaks it. Only our own annotations
+(output/github_actions.py) pass as commands, through ``own_commands_for_stream``. A field that
+must stay one line (a test's or spec's name, a value, a log line, a warning) is ``inert_field``
+first: its line breaks and colours show as ``\\n`` and ``\\x1b[31m``, so only the spec's output
+and the compiler's messages, which carry colours of their own, keep them.
 """
 
 from __future__ import annotations
 
 import codecs
+import os
 import sys
 from typing import Final, TextIO
 
 from astest_tasks.core.lazy_pattern import LazyPattern
+from astest_tasks.core.terminal_env import in_github_actions, use_colour
 
 # Codec error handler names are process-wide; this one is ours.
 _WTF8_ERRORS: Final = "astest-tasks-wtf8"
@@ -37,6 +51,18 @@ _NOT_YAML_PRINTABLE: Final = LazyPattern(
     "[^\t\u0020-\u007e\u00a0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
 _LONE_SURROGATE: Final = LazyPattern("[\ud800-\udfff]")
+# A colour (SGR) sequence, the only one we write ourselves, or a character a terminal acts on: C0
+# but tab and line feed (CR rewrites a line, and a runner splits lines at it), DEL, ESC and C1
+# (0x9b is CSI on its own in some terminals).
+_SGR = "\x1b\\[[0-9;]*m"
+_TERMINAL_CONTROL: Final = LazyPattern(f"{_SGR}|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What must not break a one-line field: every control character and Unicode's own line breaks.
+# Colour too: a name or a value has none of its own (only output and diagnostics do).
+_FIELD_CONTROL: Final = LazyPattern("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED_ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# What a runner skips before it looks for ``::``: .NET's Trim() whitespace (we also skip colours,
+# so a painted line is judged by its text).
+_LEADING_BLANK: Final = LazyPattern(f"(?:\\s|{_SGR})*")
 
 
 def _keep_wtf8_surrogates(error: UnicodeError) -> tuple[str, int]:
@@ -90,6 +116,55 @@ def utf8_file_bytes(text: str) -> bytes:
 
 
 def for_stream(text: str, stream: TextIO) -> str:
+    """``text`` as it may be printed to ``stream``: inert (``terminal_text``: control characters
+    but our own colours as escapes, and under GitHub Actions no line a runner would read as a
+    command) and reduced to what the stream can encode (``encodable``)."""
+    return encodable(terminal_text(text, use_colour(stream), in_github_actions(os.environ)), stream)
+
+
+def own_commands_for_stream(text: str, stream: TextIO) -> str:
+    """Our own workflow commands (their properties and message already escaped as GitHub's toolkit
+    escapes them), made inert for a terminal but left readable as commands by the runner."""
+    return encodable(terminal_text(text, use_colour(stream), github_actions=False), stream)
+
+
+def terminal_text(text: str, colour: bool, github_actions: bool) -> str:
+    """Text to print: each control character a terminal or runner would act on as a visible escape
+    (colour sequences kept when ``colour``), and under ``github_actions`` each line that a runner
+    would parse as a workflow command (``::name::`` after leading blanks, ``##[name]`` anywhere)
+    broken by a backslash: ``\\::stop-commands::x``, ``##\\[group]``."""
+    safe = _TERMINAL_CONTROL.sub(
+        lambda match: _control_shown(match.group(), colour), text.replace("\r\n", "\n")
+    )
+    if not github_actions:
+        return safe
+    return "\n".join(_not_a_command(line) for line in safe.split("\n"))
+
+
+def _control_shown(found: str, colour: bool) -> str:
+    if len(found) > 1:  # a colour sequence
+        return found if colour else ""
+    return _NAMED_ESCAPES.get(found) or _escaped_code(found)
+
+
+def _not_a_command(line: str) -> str:
+    leading = _LEADING_BLANK.match(line)
+    cut = leading.end() if leading is not None else 0
+    if line.startswith("::", cut):
+        line = f"{line[:cut]}\\{line[cut:]}"
+    return line.replace("##[", "##\\[")
+
+
+def inert_field(text: str) -> str:
+    """A field that must stay on its line (a name, a value, a log line, a path): every control
+    character, line breaks and ESC included, as a visible escape (``\\n``, ``\\x1b``). Only
+    the spec's output and the compiler's messages keep their colours (``for_stream``)."""
+    return _FIELD_CONTROL.sub(
+        lambda match: _NAMED_ESCAPES.get(match.group()) or _escaped_code(match.group()), text
+    )
+
+
+def encodable(text: str, stream: TextIO) -> str:
     """``text`` reduced to what ``stream`` can encode: whatever its encoding (``LANG=C``,
     ``PYTHONIOENCODING=ascii``, a pipe) cannot hold is written as a backslash escape
     (``\\ud800``, ``\\xe9``, ``\\U0001f600``) instead of raising."""

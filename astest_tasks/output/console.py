@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from colorama import Back, Fore, Style
 
+from astest_tasks.core.guest_text import inert_field
 from astest_tasks.coverage.model import CoverageSummary
 from astest_tasks.model.guest_report import Counts
 from astest_tasks.model.results import SpecResult, Stage, Status
@@ -52,8 +53,8 @@ def render_summary(
             lines.append("")
             lines.extend(block)
     warning_lines = [
-        f"{palette.paint(' WARN ', Back.YELLOW, Fore.BLACK)} {s.result.spec_id} [{s.result.mode}]: "
-        f"{warning}"
+        f"{palette.paint(' WARN ', Back.YELLOW, Fore.BLACK)} {inert_field(s.result.spec_id)} "
+        f"[{s.result.mode}]: {inert_field(warning)}"
         for s in shown
         for warning in (*s.result.warnings, *(() if s.cached else s.result.written))
     ]
@@ -96,7 +97,7 @@ def _spec_line(item: Shown, palette: Palette, id_width: int, mode_width: int) ->
         cached = palette.dim(" (remote)")
     return (
         f"{palette.badge(result.status)} {result.mode.ljust(mode_width)}  "
-        f"{result.spec_id.ljust(id_width)}  {detail}  {palette.dim(timing)}{cached}"
+        f"{inert_field(result.spec_id).ljust(id_width)}  {detail}  {palette.dim(timing)}{cached}"
     )
 
 
@@ -106,21 +107,23 @@ def _has_details(item: Shown) -> bool:
 
 def _failure_block(item: Shown, palette: Palette) -> list[str]:
     result = item.result
-    header = f"{palette.badge(Status.FAILED)} {result.spec} [{result.mode}]"
+    header = f"{palette.badge(Status.FAILED)} {inert_field(result.spec)} [{result.mode}]"
     lines = [palette.paint(header, Style.BRIGHT) if not palette.enabled else header]
     for failure in result.failures:
-        where = f" ({result.spec}:{failure.location})" if failure.location else ""
-        lines.append(f"  {palette.paint(failure.title, Fore.RED)}{where}")
+        place = f"{inert_field(result.spec)}:{inert_field(failure.location)}"
+        where = f" ({place})" if failure.location else ""
+        lines.append(f"  {palette.paint(inert_field(failure.title), Fore.RED)}{where}")
         if failure.expected is None and failure.actual is None:
             # A runtime or build failure: its message is the whole story.
-            lines.append(f"    {failure.matcher}")
+            lines.append(f"    {inert_field(failure.matcher)}")
             lines.extend(f"    {line}" for line in failure.message.splitlines())
             continue
-        lines.append(f"    matcher:  {failure.matcher}")
-        lines.append(f"    expected: {palette.paint(str(failure.expected), Fore.GREEN)}")
-        lines.append(f"    received: {palette.paint(str(failure.actual), Fore.RED)}")
+        lines.append(f"    matcher:  {inert_field(failure.matcher)}")
+        expected, received = inert_field(str(failure.expected)), inert_field(str(failure.actual))
+        lines.append(f"    expected: {palette.paint(expected, Fore.GREEN)}")
+        lines.append(f"    received: {palette.paint(received, Fore.RED)}")
         if failure.message:
-            lines.append(f"    message:  {failure.message}")
+            lines.append(f"    message:  {inert_field(failure.message)}")
     if result.output.strip() and result.stage == Stage.RUN and not _runtime_failed(result):
         lines.append("    output:")
         lines.extend(f"      {line}" for line in result.output.strip().splitlines()[-20:])

@@ -28,6 +28,7 @@ from astest_tasks.config.dodo_backend import doit_backend_check
 from astest_tasks.config.project_config import ModeSettings, ProjectConfig
 from astest_tasks.config.toolchain import AS_TEST, find_package
 from astest_tasks.config.toolchain_checks import node_checks, package_checks
+from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.output.terminal import Palette, use_colour
 from astest_tasks.run.runtime_command import runtime_checks
@@ -58,7 +59,7 @@ def run_doctor(
     """Print every check (``more``: those of stages above this one, the remote cache's); 1 when
     any is an ERROR, else 0."""
     checks = [*diagnose(project_root, config_path, requested_modes), *more]
-    stream.write(render(checks, Palette(use_colour(stream))))
+    stream.write(for_stream(render(checks, Palette(use_colour(stream))), stream))
     return 1 if any(check.level is Level.ERROR for check in checks) else 0
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from colorama import Style
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.guest_text import inert_field
 from astest_tasks.model.guest_report import Suite
 from astest_tasks.output.console import Shown, format_seconds
 from astest_tasks.output.terminal import Palette
@@ -73,7 +74,8 @@ def duration_lines(shown: Sequence[Shown], count: int, palette: Palette) -> list
         mode_width = max(len(t.mode) for t in timed)
         lines += ["", palette.paint(title, Style.BRIGHT)]
         lines += [
-            f"  {duration_text(t.seconds).rjust(8)}  {t.mode.ljust(mode_width)}  {t.name}"
+            f"  {duration_text(t.seconds).rjust(8)}  {t.mode.ljust(mode_width)}  "
+            f"{inert_field(t.name)}"
             for t in timed
         ]
     return lines

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from colorama import Fore, Style
 
-from astest_tasks.core.guest_text import for_stream
+from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.records import decode
 from astest_tasks.fuzz.fuzzer_selection import select_fuzzers
 from astest_tasks.fuzz.results import FuzzResult, read_fuzz_result
@@ -86,8 +86,8 @@ def fuzz_line(result: FuzzResult, palette: Palette, *, cached: bool) -> str:
     seed = f"seed {result.seed}" + (" (random)" if result.seed_is_random else "")
     timing = format_seconds(result.duration_s)
     text = (
-        f"{palette.badge(status)} fuzz {result.mode}  {result.file_id}  {detail}, {seed}  "
-        f"{palette.dim(timing)}{palette.dim(' (cached)') if cached else ''}"
+        f"{palette.badge(status)} fuzz {result.mode}  {inert_field(result.file_id)}  {detail}, "
+        f"{seed}  {palette.dim(timing)}{palette.dim(' (cached)') if cached else ''}"
     )
     return text if palette.enabled else strip_colour(text)
 
@@ -112,8 +112,9 @@ def fuzz_totals(shown: Sequence[ShownFuzz]) -> str:
 
 
 def _failure_block(result: FuzzResult, palette: Palette) -> list[str]:
-    run = result.run_command or f"doit astest:fuzz:{result.mode}:{result.file_id}"
-    header = f"{palette.badge(Status.FAILED)} {result.file} [{result.mode}]"
+    # The id is made safe for a task name (config/discovery.py); a result file may say otherwise.
+    run = inert_field(result.run_command or f"doit astest:fuzz:{result.mode}:{result.file_id}")
+    header = f"{palette.badge(Status.FAILED)} {inert_field(result.file)} [{result.mode}]"
     lines = [header]
     if result.error:
         lines.extend(f"  {line}" for line in result.error.splitlines())
@@ -121,13 +122,13 @@ def _failure_block(result: FuzzResult, palette: Palette) -> list[str]:
             runs = result.runs_override
             lines.append(f"  replay: {replay_command(run, result.seed, runs)}")
     for fuzzer in result.failed_fuzzers:
-        lines.append(f"  {palette.paint(fuzzer.name, Fore.RED, Style.BRIGHT)}")
+        lines.append(f"  {palette.paint(inert_field(fuzzer.name), Fore.RED, Style.BRIGHT)}")
         assertion = fuzzer.assertion
         if assertion.message:
-            lines.append(f"    message:  {assertion.message}")
+            lines.append(f"    message:  {inert_field(assertion.message)}")
         if assertion.left or assertion.right:
-            lines.append(f"    expected: {palette.paint(assertion.right, Fore.GREEN)}")
-            lines.append(f"    received: {palette.paint(assertion.left, Fore.RED)}")
+            lines.append(f"    expected: {palette.paint(inert_field(assertion.right), Fore.GREEN)}")
+            lines.append(f"    received: {palette.paint(inert_field(assertion.left), Fore.RED)}")
         done = fuzzer.passed + fuzzer.failed + fuzzer.crashed
         lines.append(
             f"    runs: {done} completed ({fuzzer.passed} passed, {fuzzer.failed} failed, "
@@ -141,7 +142,7 @@ def _failure_block(result: FuzzResult, palette: Palette) -> list[str]:
             )
             first = fuzzer.failures[0]
             if first.input:
-                lines.append(f"    first failing input: {first.input}")
+                lines.append(f"    first failing input: {inert_field(first.input)}")
             lines.append(f"    repro (one run): {replay_command(run, first.seed)}")
     for record in result.crash_records:
         lines.append(f"  crash record: {record}")

@@ -22,7 +22,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from astest_tasks.core.guest_text import for_stream
+from astest_tasks.core.guest_text import own_commands_for_stream
+from astest_tasks.core.terminal_env import in_github_actions as in_github_actions
 from astest_tasks.model.guest_report import FailureDetail
 from astest_tasks.model.results import Status
 from astest_tasks.model.test_cases import failure_text
@@ -32,11 +33,6 @@ from astest_tasks.output.terminal import output_stream
 ANNOTATION_CAP = 50
 MESSAGE_LIMIT = 4000  # characters of a message: a compiler's diagnostics can run for pages
 _LOCATION = re.compile(r"^(\d+)(?::(\d+))?$")
-
-
-def in_github_actions(environ: Mapping[str, str]) -> bool:
-    """As as-test tested it: the runner sets ``GITHUB_ACTIONS=true`` in every step."""
-    return environ.get("GITHUB_ACTIONS") == "true"
 
 
 def escape_data(text: str) -> str:
@@ -150,5 +146,5 @@ def print_annotations(shown: Sequence[Shown], project_root: Path) -> None:
     lines = annotation_lines(shown, project_root, repository_root(project_root, os.environ))
     if lines:
         stream = output_stream()
-        stream.write(for_stream("\n".join(lines) + "\n", stream))
+        stream.write(own_commands_for_stream("\n".join(lines) + "\n", stream))
         stream.flush()

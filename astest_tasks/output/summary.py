@@ -298,7 +298,8 @@ def print_with_fuzz(
 ) -> None:
     """The fuzz results first, so the specs' summary, with its tests line, stays last."""
     if note:
-        output_stream().write(f"{note}\n")
+        stream = output_stream()
+        stream.write(for_stream(f"{note}\n", stream))
     if fuzz:
         print_fuzz(fuzz)
         output_stream().write("\n")

@@ -8,7 +8,6 @@ Colour follows the usual conventions: ``NO_COLOR`` turns it off, ``FORCE_COLOR``
 from __future__ import annotations
 
 import multiprocessing
-import os
 import re
 import sys
 import threading
@@ -17,6 +16,7 @@ from typing import TextIO
 
 from colorama import Back, Fore, Style, just_fix_windows_console
 
+from astest_tasks.core.terminal_env import use_colour as use_colour  # its home moved below
 from astest_tasks.model.results import Status
 
 _ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
@@ -43,16 +43,6 @@ def in_doit_worker_process() -> bool:
     """Whether this is one of ``doit -n N``'s worker processes, where a summary is printed from
     its teardown (see tasks/summary_action.py, show_summary_from_worker)."""
     return multiprocessing.parent_process() is not None
-
-
-def use_colour(stream: TextIO) -> bool:
-    if os.environ.get("NO_COLOR"):
-        return False
-    forced = os.environ.get("FORCE_COLOR")
-    if forced is not None and forced != "":
-        return forced != "0"
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from astest_tasks.core.guest_text import inert_field
 from astest_tasks.model.guest_report import Suite, Verdict
 from astest_tasks.model.results import Status
 from astest_tasks.output.terminal import Palette
@@ -17,7 +18,7 @@ INDENT = "    "
 def tree_lines(suites: Sequence[Suite], palette: Palette, depth: int = 0) -> Iterator[str]:
     for suite in suites:
         badge = palette.badge(_STATUS.get(suite.verdict, Status.SKIPPED))
-        yield f"{INDENT}{'  ' * depth}{badge} {suite.description}"
+        yield f"{INDENT}{'  ' * depth}{badge} {inert_field(suite.description)}"
         for line in suite.logs:
-            yield f"{INDENT}{'  ' * (depth + 1)}{palette.dim('LOG')} {line}"
+            yield f"{INDENT}{'  ' * (depth + 1)}{palette.dim('LOG')} {inert_field(line)}"
         yield from tree_lines(suite.suites, palette, depth + 1)

@@ -32,6 +32,7 @@ from typing import TypeVar
 import urllib3
 
 from astest_tasks.core.atomic import create_staged, install_staged, staging_name
+from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.remote.counters import RemoteCounters, RemoteCounts
 from astest_tasks.remote.entries import (
     Entry,
@@ -54,7 +55,7 @@ _FULL = frozenset({413, 507})
 
 
 def _stderr_warning(message: str) -> None:
-    sys.stderr.write(f"WARNING: {message}\n")
+    sys.stderr.write(for_stream(f"WARNING: {inert_field(message)}\n", sys.stderr))
 
 
 T = TypeVar("T")

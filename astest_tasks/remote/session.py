@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.atomic import create_text_atomic, write_text_atomic
+from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.remote.counters import RemoteCounts
 from astest_tasks.remote.http_cache import RemoteCache
@@ -182,5 +183,5 @@ def _warn_once_per_call(use: RemoteUse, text: str) -> None:
     except OSError:
         first = True  # no state folder to agree through: better twice than never
     if first:
-        sys.stderr.write(f"WARNING: {text}\n")
+        sys.stderr.write(for_stream(f"WARNING: {inert_field(text)}\n", sys.stderr))
         sys.stderr.flush()

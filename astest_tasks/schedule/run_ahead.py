@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.process_role import in_doits_main_thread
 from astest_tasks.model.results import SpecResult, read_result_head
 from astest_tasks.model.snapshots import SnapshotUpdate
@@ -104,8 +105,9 @@ class HandedOver:
         if input_stamps(list(self.stamps)) != self.stamps:
             return None  # an input changed meanwhile: doit's own run must see it
         # Where doit expects a run's prints: its own streams, captured or not as it decides.
-        sys.stdout.write(answer.stdout)
-        sys.stderr.write(answer.stderr)
+        # Already made inert in the helper; doing it again changes nothing, and costs little.
+        sys.stdout.write(for_stream(answer.stdout, sys.stdout))
+        sys.stderr.write(for_stream(answer.stderr, sys.stderr))
         result, state = answer.value
         return result, state
 

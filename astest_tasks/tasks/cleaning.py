@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import glob
 import posixpath
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.coverage.cobertura import COBERTURA_FILE
 from astest_tasks.fuzz.crash_records import entry_stem
 from astest_tasks.model.crash_records import crash_entry, orphaned_crash_records
@@ -33,7 +35,7 @@ def remove_files(project_root: str, patterns: Sequence[str], dryrun: bool) -> No
         for relative in sorted(glob.glob(pattern, root_dir=root)):
             path = root / relative
             if path.is_file():
-                print(f"removing file '{relative}'")
+                print(for_stream(f"removing file '{inert_field(relative)}'", sys.stdout))
                 if not dryrun:
                     path.unlink()
 

@@ -38,6 +38,7 @@ from astest_tasks.config.project_config import (
     split_mode_names,
 )
 from astest_tasks.config.selection import select_specs
+from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.model.results import Status, read_result
 from astest_tasks.run.runtime_command import resolve_runtime
 from astest_tasks.tasks.fuzz_tasks import fuzz_files, fuzz_mode, fuzz_targets
@@ -138,7 +139,7 @@ def _file_lines(plan: PlanInput) -> list[str]:
         {spec.path for specs in specs_by_mode.values() for spec in specs}
         | {e.spec.path for excluded in excluded_by_mode.values() for e in excluded}
     )
-    lines = ["Resolved files:", *(f"  - {path}" for path in every), ""]
+    lines = ["Resolved files:", *(f"  - {inert_field(path)}" for path in every), ""]
     for mode in plan.selected:
         lines += _mode_plan(plan, mode, specs_by_mode[mode.name], excluded_by_mode[mode.name])
     return lines
@@ -155,7 +156,7 @@ def _fuzz_lines(plan: PlanInput) -> list[str]:
         f"inputs: {', '.join(inputs)}",
         "",
         "Fuzz files:",
-        *(f"  - {path}" for path in every),
+        *(f"  - {inert_field(path)}" for path in every),
         *([] if every else ["  (none: nothing to fuzz)"]),
         "",
     ]
@@ -228,5 +229,5 @@ def plan_task(basename: str, text: str, name: str = "plan") -> dict[str, Any]:
 
 
 def print_plan(text: str) -> None:
-    sys.stdout.write(text)
+    sys.stdout.write(for_stream(text, sys.stdout))
     sys.stdout.flush()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
+from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.records import decode
 from astest_tasks.output.console import Shown
 from astest_tasks.output.coverage_summary import CoverageOutcome
@@ -117,7 +118,7 @@ def _append_step_summary(
         return
     problem = append_step_summary(Path(target), step_summary(shown, coverage, below))
     if problem:
-        print(problem, file=sys.stderr)
+        print(for_stream(problem, sys.stderr), file=sys.stderr)
 
 
 def remote_call_counts(remote: RemoteUse | None) -> CallCounts | None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import urllib.parse
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from astest_tasks.config.discovery import Spec, discover_specs, glob_base
+from astest_tasks.config.discovery import Spec, discover_specs, glob_base, task_name_safe
 from astest_tasks.config.input_exclusions import expand_braces
 
 TESTS_GLOB = "assembly/__tests__/**/*.spec.ts"
@@ -181,3 +184,40 @@ def test_fuzz_targets_are_found_by_their_own_suffix(tmp_path: Path) -> None:
         "assembly/__fuzz__/deep/math.fuzz.ts": "deep/math",
         "assembly/__fuzz__/math.fuzz.ts": "math",
     }
+
+
+def test_what_a_task_name_must_not_hold_is_percent_encoded_in_the_id(tmp_path: Path) -> None:
+    make(
+        tmp_path,
+        "assembly/__tests__/a=b.spec.ts",
+        "assembly/__tests__/##[group]g.spec.ts",
+        "assembly/__tests__/50%.spec.ts",
+        "assembly/__tests__/tab\there.spec.ts",
+        "assembly/__tests__/new\nline.spec.ts",
+        "assembly/__tests__/plain-name_1 (copy).spec.ts",
+    )
+    assert ids(discover_specs(tmp_path, [TESTS_GLOB])) == {
+        "assembly/__tests__/##[group]g.spec.ts": "##%5Bgroup]g",
+        "assembly/__tests__/50%.spec.ts": "50%25",
+        "assembly/__tests__/a=b.spec.ts": "a%3Db",
+        "assembly/__tests__/new\nline.spec.ts": "new%0Aline",
+        "assembly/__tests__/plain-name_1 (copy).spec.ts": "plain-name_1 (copy)",  # as before
+        "assembly/__tests__/tab\there.spec.ts": "tab%09here",
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.text(st.sampled_from(["a", "%", "=", "#", "[", "]", ":", "\n", "\r", "\x1b", "\x85"])),
+        max_size=6,
+        unique=True,
+    )
+)
+def test_task_name_safe_ids_are_reversible_and_so_never_collide(names: list[str]) -> None:
+    encoded = [task_name_safe(name) for name in names]
+    assert [urllib.parse.unquote(e) for e in encoded] == names
+    assert len(set(encoded)) == len(names)
+    for name in encoded:
+        assert "=" not in name and "##[" not in name
+        assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in name)

@@ -69,3 +69,9 @@ def test_a_path_selector_matches_specs_found_through_a_dot_slash_input_pattern()
     dotted = [Spec("./assembly/__tests__/string.spec.ts", "string")]
     chosen = select_specs(dotted, ["assembly/__tests__/string.spec.ts"], "naive")
     assert [s.spec_id for s in chosen] == ["string"]
+
+
+def test_a_selector_names_an_encoded_id_in_either_spelling() -> None:
+    specs = [Spec("assembly/__tests__/a=b.spec.ts", "a%3Db"), Spec("x/c.spec.ts", "c")]
+    assert select_specs(specs, ["a=b"], "wasi") == specs[:1]
+    assert select_specs(specs, ["a%3Db"], "wasi") == specs[:1]

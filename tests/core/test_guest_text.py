@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout
@@ -27,9 +28,13 @@ from astest_tasks.core.guest_text import (
     as_node_writes,
     decode_guest_utf8,
     decode_guest_utf16,
+    encodable,
     encode_wtf8,
     for_stream,
+    inert_field,
     one_line_text,
+    own_commands_for_stream,
+    terminal_text,
     utf8_file_bytes,
     xml_text,
     yaml_double_quoted,
@@ -59,6 +64,7 @@ from astest_tasks.output.merge_reports import merge_reports
 from astest_tasks.output.summary import write_reports
 from astest_tasks.output.terminal import Palette
 from tests.conftest import make_spec_result
+from tests.output.github_commands import runner_commands
 
 SPEC = "assembly/__tests__/utf16.spec.ts"
 AWKWARD = [
@@ -159,10 +165,10 @@ def test_report_payloads_keep_lone_surrogates_from_json_escapes_and_raw_wtf8(tex
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1", "utf-8", "cp1252"])
 @settings(deadline=None)  # a loaded machine must not fail it on time
 @given(text=guest_text)
-def test_for_stream_text_always_encodes(encoding: str, text: str) -> None:
+def test_encodable_text_always_encodes(encoding: str, text: str) -> None:
     buffer = io.BytesIO()
     stream = io.TextIOWrapper(buffer, encoding=encoding, errors="strict")
-    shown = for_stream(text, stream)
+    shown = encodable(text, stream)
     stream.write(shown)
     stream.flush()
     assert buffer.getvalue().decode(encoding) == shown
@@ -170,12 +176,12 @@ def test_for_stream_text_always_encodes(encoding: str, text: str) -> None:
     assert shown == text.encode(encoding, errors="backslashreplace").decode(encoding)
 
 
-def test_for_stream_escapes_only_what_the_encoding_cannot_hold() -> None:
+def test_encodable_escapes_only_what_the_encoding_cannot_hold() -> None:
     ascii_stream = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
     utf8_stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    assert for_stream("a\ud800é😀", ascii_stream) == "a\\ud800\\xe9\\U0001f600"
-    assert for_stream("a\ud800é😀", utf8_stream) == "a\\ud800é😀"
-    assert for_stream("plain", io.StringIO()) == "plain"
+    assert encodable("a\ud800é😀", ascii_stream) == "a\\ud800\\xe9\\U0001f600"
+    assert encodable("a\ud800é😀", utf8_stream) == "a\\ud800é😀"
+    assert encodable("plain", io.StringIO()) == "plain"
 
 
 class DoitWriter:
@@ -185,9 +191,9 @@ class DoitWriter:
         self.orig_stream = original
 
 
-def test_for_stream_sees_through_doits_capturing_writer() -> None:
+def test_encodable_sees_through_doits_capturing_writer() -> None:
     original = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
-    assert for_stream("\ufffd", DoitWriter(original)) == "\\ufffd"  # type: ignore[arg-type]
+    assert encodable("\ufffd", DoitWriter(original)) == "\\ufffd"  # type: ignore[arg-type]
 
 
 def test_sink_escapes_spell_the_character() -> None:
@@ -444,3 +450,112 @@ def test_fuzz_results_crash_records_and_summary(texts: list[str]) -> None:
         for_stream(render_fuzz([ShownFuzz(result, cached=False)], Palette(True)), console)
     )
     console.flush()
+
+
+# What a spec may say to a terminal or a runner (issue 38): OSC 0 sets the window title, OSC 52
+# writes the clipboard, OSC 8 makes a hyperlink, ESC[2J clears the screen, 0x9b is CSI alone.
+OSC_TITLE = "\x1b]0;owned\x07"
+OSC_CLIPBOARD = "\x1b]52;c;b3duZWQ=\x07"
+OSC_LINK = "\x1b]8;;https://example.invalid/\x1b\\link\x1b]8;;\x1b\\"
+CLEAR_SCREEN = "\x1b[2J"
+C1_CSI = "\x9b2J"
+COMMAND_PARTS = ["::", "##[", "]", " ", "\t", "\n", "\r", "\r\n", "stop-commands", "error", "x"]
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+# What a terminal acts on, less the tab and line feed we print ourselves.
+TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _controls_left(text: str) -> list[str]:
+    return TERMINAL_CONTROL.findall(SGR.sub("", text))
+
+
+@pytest.mark.parametrize("sequence", [OSC_TITLE, OSC_CLIPBOARD, OSC_LINK, CLEAR_SCREEN, C1_CSI])
+@pytest.mark.parametrize("colour", [False, True])
+def test_terminal_text_shows_control_sequences_as_escapes(sequence: str, colour: bool) -> None:
+    shown = terminal_text(f"a {sequence} b\n", colour, github_actions=False)
+    assert _controls_left(shown) == []
+    assert "\x1b" not in shown
+    assert shown.startswith("a \\x1b" if sequence[0] == "\x1b" else "a \\x9b")
+    assert shown.endswith(" b\n"), "the text around stays as it was"
+
+
+def test_terminal_text_keeps_colours_only_for_a_colour_stream() -> None:
+    painted = "\x1b[31mred\x1b[0m\tand\x1b[1;4m bold\n"
+    assert terminal_text(painted, colour=True, github_actions=False) == painted
+    assert terminal_text(painted, colour=False, github_actions=False) == "red\tand bold\n"
+
+
+def test_terminal_text_shows_a_carriage_return_but_keeps_a_line_ending() -> None:
+    shown = terminal_text("one\r\ntwo\rthree\x00", colour=False, github_actions=False)
+    assert shown == "one\ntwo\\rthree\\x00"
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("::stop-commands::x", "\\::stop-commands::x"),
+        ("   ::error::x", "   \\::error::x"),
+        ("\t::warning file=a::x", "\t\\::warning file=a::x"),
+        ("see ##[group]x]", "see ##\\[group]x]"),
+    ],
+)
+def test_a_line_that_would_be_a_command_is_broken_under_github_actions(
+    line: str, shown: str
+) -> None:
+    assert runner_commands(line), "the line is a command as it stands"
+    assert terminal_text(line, colour=True, github_actions=True) == shown
+    assert runner_commands(shown) == []
+    assert terminal_text(line, colour=True, github_actions=False) == line, "only under Actions"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.lists(
+        st.one_of(st.sampled_from(COMMAND_PARTS), st.sampled_from(AWKWARD), any_character),
+        max_size=16,
+    ).map("".join),
+    colour=st.booleans(),
+)
+def test_no_text_prints_as_a_command_or_a_control_sequence(text: str, colour: bool) -> None:
+    shown = terminal_text(text, colour, github_actions=True)
+    assert runner_commands(shown) == []
+    assert _controls_left(shown) == []
+    assert terminal_text(shown, colour, github_actions=True) == shown, "twice changes nothing"
+    field = inert_field(text)
+    assert not any(mark in field for mark in "\r\n\u2028\u2029\x85\x1b")
+
+
+def test_a_painted_line_is_judged_by_its_text() -> None:
+    # The runner would not skip the colour; a terminal's log viewer might: broken all the same.
+    shown = terminal_text("\x1b[31m::error::x", colour=True, github_actions=True)
+    assert shown == "\x1b[31m\\::error::x"
+
+
+def test_a_line_with_no_command_is_left_alone_under_github_actions() -> None:
+    for line in ("a::b::c", "time: 12:30::00", "[LOG] ::"):
+        assert runner_commands(line) == []
+        assert terminal_text(line, colour=False, github_actions=True) == line
+
+
+def test_inert_field_keeps_a_name_on_one_line() -> None:
+    name = "a\nb\r\tc\u2028d\x1b]0;t\x07 \x1b[31mred"
+    assert inert_field(name) == "a\\nb\\r\\tc\\u2028d\\x1b]0;t\\x07 \\x1b[31mred"
+
+
+def test_for_stream_breaks_commands_only_under_github_actions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    text = f"  ::stop-commands::x {OSC_TITLE}\n"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert for_stream(text, io.StringIO()) == "  \\::stop-commands::x \\x1b]0;owned\\x07\n"
+    monkeypatch.setenv("GITHUB_ACTIONS", "false")
+    assert for_stream(text, io.StringIO()) == "  ::stop-commands::x \\x1b]0;owned\\x07\n"
+
+
+def test_our_own_commands_stay_commands(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    ours = "::error file=a.spec.ts,line=3,title=t %0A##[group]::x%0D\n"
+    shown = own_commands_for_stream(ours, io.StringIO())
+    assert shown == ours
+    assert [(c.form, c.name) for c in runner_commands(shown)] == [("::", "error")]

@@ -288,12 +288,12 @@ def test_colours_inside_compiler_diagnostics_are_dropped_without_colour() -> Non
         stage=Stage.BUILD,
         error="build failed",
         failure_list=(
-            FailureDetail(
+            FailureDetail(  # as counting.failures gives a build failure: no values compared
                 title="build failed",
                 location="",
                 matcher="",
-                expected="",
-                actual="",
+                expected=None,
+                actual=None,
                 message=coloured,
             ),
         ),
@@ -337,3 +337,36 @@ def test_results_from_the_remote_cache_are_marked_and_counted_apart() -> None:
     assert lines[2].endswith(" (remote)") and "(cached)" not in lines[2]
     assert lines[1].endswith(" (cached)") and not lines[0].endswith(")")
     assert lines[-3] == "files: 3 passed, 0 failed, 0 skipped (1 cached, 1 remote)"
+
+
+HOSTILE = "::error::x\n  ::warning::y\r##[group]z\x1b]0;title\x07\x9b2J"
+
+
+def test_names_values_and_warnings_from_a_spec_stay_on_their_lines() -> None:
+    plain = failed_assertion()
+    detail = plain.failures[0]
+    hostile = replace(
+        plain,
+        spec=f"assembly/__tests__/{HOSTILE}.spec.ts",
+        failures=(
+            replace(
+                detail,
+                title=HOSTILE,
+                location=HOSTILE,
+                matcher=HOSTILE,
+                expected=HOSTILE,
+                actual=HOSTILE,
+                message=HOSTILE,
+            ),
+        ),
+        warnings=(HOSTILE,),
+    )
+
+    def lines(item: SpecResult) -> list[str]:
+        return render_summary([Shown(item, cached=False)], Palette(False)).splitlines()
+
+    shown = lines(hostile)
+    assert len(shown) == len(lines(replace(plain, warnings=("w",)))), "no field broke its line"
+    escaped = "::error::x\\n  ::warning::y\\r##[group]z\\x1b]0;title\\x07\\x9b2J"
+    assert sum(escaped in line for line in shown) == 7  # path, title, place, values, warning
+    assert not any(character in "\r\x1b\x07\x9b" for character in "".join(shown))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from astest_tasks.fuzz.results import write_fuzz_result
+from astest_tasks.fuzz.results import FuzzResult, write_fuzz_result
 from astest_tasks.output.fuzz_summary import (
     MAX_SEEDS_SHOWN,
     FuzzEntry,
@@ -56,3 +56,27 @@ def test_a_missing_result_fails_and_says_how_to_run_it(tmp_path: Path) -> None:
     assert not shown[0].result.passed and "doit astest:fuzz:wasi:clamp" in shown[0].result.error
     assert shown[1].result.passed and not shown[1].cached
     assert fuzz_totals(shown) == "fuzz: 1 passed, 1 failed, 250 runs"
+
+
+def test_a_fuzzers_name_values_and_file_from_the_spec_stay_on_their_lines() -> None:
+    hostile = "::error::x\n##[group]y\x1b]0;title\x07"
+
+    def with_text(text: str) -> FuzzResult:
+        plain = result()
+        fuzzers = tuple(
+            replace(
+                fuzzer,
+                name=text,
+                assertion=replace(fuzzer.assertion, message=text, left=text, right=text),
+            )
+            for fuzzer in plain.fuzzers
+        )
+        return replace(plain, file=text, file_id=text, fuzzers=fuzzers)
+
+    def lines(item: FuzzResult) -> list[str]:
+        return render_fuzz([ShownFuzz(item, cached=False)], Palette(enabled=False)).splitlines()
+
+    shown = lines(with_text(hostile))
+    assert len(shown) == len(lines(with_text("plain")))
+    assert "::error::x\\n##[group]y\\x1b]0;title\\x07" in shown[0]
+    assert not any(character in "\x1b\x07" for character in "".join(shown))
