@@ -26,8 +26,22 @@ NEARLY_FULL_BYTES = 64 * 1024
 _OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT}
 
 
-class DiskFull(UserError):
-    """No space (or quota) left on the disk that holds a folder we write into."""
+class DiskFull(UserError, OSError):
+    """No space (or quota) left on the disk that holds a folder we write into.
+
+    Also an ``OSError`` (ENOSPC): code that already lets a write fail, because the file is only
+    a cache or a convenience (the import scan, a readable log), goes on doing so; what must not
+    be lost (a record, a result, a report) lets it through to its action."""
+
+    def __init__(self, message: str) -> None:
+        OSError.__init__(self, errno.ENOSPC, message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message  # the one line, without OSError's "[Errno 28]"
+
+    def __reduce__(self) -> tuple[type[DiskFull], tuple[str]]:
+        return (DiskFull, (self.message,))  # a doit worker sends it back whole
 
 
 @contextlib.contextmanager

@@ -163,9 +163,13 @@ def _fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult 
         return Lookup(key), None
     _write_result_bytes(root / run.files.result, fetched.blobs[_RESULT])
     if run.logs_dir is not None:
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        try:
             command = f"{run.pipeline.command} {run.task('run')}"
             write_spec_log(root, run.logs_dir, stored.full(), command)  # its log() lines
+        except DiskFull:
+            raise  # the log would stay the last run's while the result moved on
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
     remove_crash_record(root, run.crash_dir, run.spec.spec_id, run.spec.mode)
     scheduler().remote.note_served(remote.use, run.spec.mode, run.spec.spec_id)
     # The head: what the live line prints. The suites (360,000 expectations in a big spec,

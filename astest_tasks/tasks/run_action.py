@@ -135,6 +135,8 @@ def execute_run(
     if run.logs_dir is not None:
         try:
             write_spec_log(root, run.logs_dir, result, f"{run.pipeline.command} {run.task('run')}")
+        except DiskFull:
+            raise  # not a note: the log would stay the last run's while the result moved on
         except OSError as exc:
             note = f"could not write the readable log in {run.logs_dir}: {exc}"
             result = replace(result, warnings=(*result.warnings, note))
@@ -178,6 +180,8 @@ def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecR
     )
     try:
         log = write_crash_record(root, run.crash_dir, result, commands)
+    except DiskFull:
+        raise
     except OSError as exc:
         note = f"could not write the crash record in {run.crash_dir}: {exc}"
     else:
