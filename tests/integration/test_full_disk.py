@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -164,3 +164,43 @@ def test_reports_on_a_full_disk_keep_the_earlier_ones_and_are_written_after(
     assert again.exit_code == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert passing_tests_line(toolchain) in again.stdout
     assert outputs(project)["report.json"] != before["report.json"], "the report was not rewritten"
+
+
+CUT_MARK = "cut-the-next-module"
+# A build command that compiles as the default one does, then empties the module while the
+# mark is there: a compiler that says it succeeded and left nothing usable (as asc does on a
+# full disk), on a disk with room, so that only the module's check can notice.
+BUILD_SCRIPT = f"""#!/bin/sh
+node ./node_modules/assemblyscript/bin/asc.js "$1" --transform as-test/transform \\
+  --use AS_TEST_WASI=1 --config ./node_modules/@assemblyscript/wasi-shim/asconfig.json -o "$2" \\
+  || exit
+if [ -e {CUT_MARK} ]; then : > "$2"; fi
+"""
+
+
+@pytest.mark.toolchains("1.0.7")  # the script passes as-test 1.0.7's flags: our machinery only
+def test_a_module_that_fails_its_check_fails_its_spec_and_builds_again_unchanged(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    project = fresh_project("passing")
+    config_file = project.root / "as-test.config.json"
+    config = json.loads(config_file.read_text())
+    config["modes"] = {
+        "wasi": {"buildOptions": {"target": "wasi", "cmd": "sh ./build.sh <file> <outFile>"}}
+    }
+    config_file.write_text(json.dumps(config))
+    (project.root / "build.sh").write_text(BUILD_SCRIPT)
+    (project.root / CUT_MARK).touch()
+
+    cut = project.doit()
+    assert cut.exit_code == 1, cut.stdout[-3000:]
+    assert "Traceback" not in cut.stdout + cut.stderr
+    assert f"the compiler exited 0 but its {WASM} cannot be used: it is empty" in cut.stdout
+    assert project.verdicts()[("geometry", "wasi")] == "failed"
+    assert not (project.root / WASM).exists(), "no module that fails its check stays in place"
+
+    (project.root / CUT_MARK).unlink()  # nothing the build reads has changed
+    again = project.doit()
+    assert again.exit_code == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert {"astest:build:wasi:geometry", "astest:run:wasi:geometry"} <= set(again.executed)
+    assert_whole_build(project)
