@@ -59,12 +59,6 @@ class BuildRecord:
     def ok(self) -> bool:
         return self.status == "ok"
 
-    @property
-    def output_unusable(self) -> bool:
-        """The compiler said it succeeded, yet left no whole module (compile_spec): a fault of
-        the moment (a disk that was full), so the build runs again next time."""
-        return self.status == "failed" and self.exit_code == 0
-
     def to_json(self) -> str:
         return json.dumps(encode(self), indent=2, sort_keys=True) + "\n"
 
@@ -142,6 +136,8 @@ def compile_spec(request: BuildRequest, toolchain: Toolchain, route: CompileRout
                 request, toolchain, "ok", output.exit_code, output.diagnostics, wasm_bytes
             )
         # Never let a stale artifact from an earlier good build be run as if it were current.
+        # A module missing is a missing target to doit: a failed build runs again next time,
+        # also one whose compiler claimed success (unchanged inputs and all).
         final_wasm.unlink(missing_ok=True)
         diagnostics = f"{output.diagnostics}\n{problem}"
         return _record(request, toolchain, "failed", output.exit_code, diagnostics, None)

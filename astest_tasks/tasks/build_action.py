@@ -20,28 +20,23 @@ from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.core.errors import UserError
 from astest_tasks.remote.task_keys import RemoteTask
 from astest_tasks.schedule.scheduler import scheduler
-from astest_tasks.tasks.checks import UNUSABLE_OUTPUT
 from astest_tasks.tasks.remote_actions import fetch_build, settle_remote, store_build
 from astest_tasks.tasks.task_failure import failed_task
 
 
-def build_spec(
-    build: BuildRequest, remote: RemoteTask | None = None
-) -> dict[str, str] | TaskFailed:
+def build_spec(build: BuildRequest, remote: RemoteTask | None = None) -> bool | TaskFailed:
     """``remote``: the remote cache is asked first, and a successful compile is stored in it.
-    Returns what doit saves with the task: whether the compiler's output was unusable (then the
-    build runs again next time: checks.OutputWasUsable). A full disk fails the task, recording
-    nothing (task_failure.py)."""
+    A full disk fails the task, recording nothing (task_failure.py)."""
     try:
-        record = _build_and_record(build, remote)
+        _build_and_record(build, remote)
     except DiskFull as exc:
         return failed_task(exc)
     finally:
         settle_remote(remote)
-    return {UNUSABLE_OUTPUT: "yes" if record.output_unusable else "no"}
+    return True
 
 
-def _build_and_record(build: BuildRequest, remote: RemoteTask | None) -> BuildRecord:
+def _build_and_record(build: BuildRequest, remote: RemoteTask | None) -> None:
     record_file = Path(build.project_root) / build.record_path
     previous = _text_or_none(record_file)
     lookup, record = fetch_build(remote, build) if remote is not None else (None, None)
@@ -52,7 +47,6 @@ def _build_and_record(build: BuildRequest, remote: RemoteTask | None) -> BuildRe
             store_build(remote, lookup, build, record)
     # A record that changed is a changed file_dep of the spec's run: doit will run it.
     scheduler().note_built(str(record_file), changed=previous != record.to_json())
-    return record
 
 
 def _compile(build: BuildRequest) -> BuildRecord:

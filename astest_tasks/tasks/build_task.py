@@ -20,7 +20,7 @@ from astest_tasks.remote.session import RemoteUse
 from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
 from astest_tasks.tasks.build_action import build_spec
 from astest_tasks.tasks.cache_keys import build_file_deps, build_key
-from astest_tasks.tasks.checks import InputsChanged, OutputWasUsable
+from astest_tasks.tasks.checks import InputsChanged
 
 
 def build_request(
@@ -68,7 +68,6 @@ def compile_task_fields(
         "uptodate": [
             InputsChanged("build", key),
             PendingImports([doit_paths(root, candidates) for candidates in scan.missing]),
-            OutputWasUsable(),
         ],
         "clean": True,
     }

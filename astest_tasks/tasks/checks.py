@@ -88,22 +88,6 @@ class LastResultPassed:
         return self.reason or f"the last result at {self.result_path} is checked"
 
 
-# Saved by the build action: its compiler said success but left no whole module (compiler.py).
-UNUSABLE_OUTPUT = "astest_unusable_output"
-
-
-class OutputWasUsable:
-    """A build whose compiler claimed success but left an unusable module (a disk that was full
-    at the time) is not up to date: it runs again by itself, with no ``doit forget``."""
-
-    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
-        """doit passes ``task`` and the task's saved ``values`` by name."""
-        return values.get(UNUSABLE_OUTPUT) != "yes"
-
-    def __str__(self) -> str:
-        return "its last compile left an unusable module, and such a build always runs again"
-
-
 class Always:
     """A fixed verdict with its reason (a random fuzz seed, a snapshot update)."""
 

@@ -10,14 +10,7 @@ from doit.dependency import Dependency, JsonDB
 from doit.task import Task
 
 from astest_tasks.model.results import SpecIdentity, Stage, failure_result, write_result
-from astest_tasks.tasks.checks import (
-    UNUSABLE_OUTPUT,
-    Always,
-    BuildUpToDate,
-    InputsChanged,
-    LastResultPassed,
-    OutputWasUsable,
-)
+from astest_tasks.tasks.checks import Always, BuildUpToDate, InputsChanged, LastResultPassed
 
 
 class FakeTask:
@@ -125,12 +118,3 @@ def test_a_run_whose_build_is_not_loaded_or_ignored_goes_by_its_own_files(
     assert state.get_status(run, {run.name: run}).status == "up-to-date"
     state.ignore(build)
     assert state.get_status(run, tasks).status == "up-to-date"
-
-
-def test_a_build_whose_compiler_left_an_unusable_module_is_not_up_to_date() -> None:
-    check = OutputWasUsable()
-    assert check(None, {UNUSABLE_OUTPUT: "yes"}) is False
-    assert "runs again" in str(check)
-    assert check(None, {UNUSABLE_OUTPUT: "no"}) is True
-    assert check(None, {}) is True, "a build saved before the check existed stays up to date"
-    assert pickle.loads(pickle.dumps(check))(None, {UNUSABLE_OUTPUT: "yes"}) is False
