@@ -59,7 +59,8 @@ def out_of_space_is_disk_full(folder: Path, writing: str) -> Iterator[None]:
 def disk_full(folder: Path, writing: str) -> DiskFull:
     """The error for ``folder``'s disk, found full while ``writing`` (what we were doing)."""
     return DiskFull(
-        f"the disk holding {_shown(folder)} is full (no space left while {writing}); "
+        f"the disk holding {_shown(folder)}{_mounted_at(folder)} is full (no space left while "
+        f"{writing}); "
         "fix: free space on it (or raise your quota) and run again: nothing earlier was "
         "replaced, and what did not finish runs again by itself"
     )
@@ -75,6 +76,19 @@ def is_full(folder: Path) -> bool:
     free_blocks = stats.f_bfree if os.geteuid() == 0 else stats.f_bavail
     no_entries = stats.f_files > 0 and stats.f_favail == 0
     return free_blocks * stats.f_frsize < NEARLY_FULL_BYTES or no_entries
+
+
+def _mounted_at(folder: Path) -> str:
+    """Where the filesystem holding ``folder`` is mounted, as words to add to its name: the
+    folder alone does not say whether it is the whole machine's disk that is full."""
+    try:
+        place = folder.resolve()
+        device = place.stat().st_dev
+        while place.parent != place and place.parent.stat().st_dev == device:
+            place = place.parent
+    except OSError:
+        return ""
+    return f" (the filesystem mounted at {place})"
 
 
 def _shown(folder: Path) -> str:

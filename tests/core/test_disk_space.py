@@ -31,7 +31,8 @@ def test_a_write_that_finds_no_space_raises_disk_full_and_keeps_the_earlier_file
     with pytest.raises(DiskFull) as raised:
         write_bytes_atomic(earlier, b"x" * 64 * 1024)
     message = str(raised.value)
-    assert message.startswith("the disk holding disk/results is full"), message
+    mounted = f"(the filesystem mounted at {disk.resolve()})"
+    assert message.startswith(f"the disk holding disk/results {mounted} is full"), message
     assert "writing math.result.jsonl" in message and "fix: free space" in message
     assert "\n" not in message, "one line"
     assert earlier.read_text() == "the earlier result\n"
@@ -44,7 +45,7 @@ def test_a_write_that_finds_no_space_raises_disk_full_and_keeps_the_earlier_file
 def test_creating_a_file_on_a_full_disk_raises_disk_full_and_creates_nothing(disk: Path) -> None:
     fill(disk, leave_bytes=0)
     runner = disk / "runner.py"
-    with pytest.raises(DiskFull, match="the disk holding disk is full"):
+    with pytest.raises(DiskFull, match=r"^the disk holding disk \(the filesystem mounted at "):
         create_text_atomic(runner, "print('hello')\n" * 1000)
     assert not runner.exists()
     assert [p.name for p in disk.iterdir()] == ["filler"]

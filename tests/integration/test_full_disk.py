@@ -65,11 +65,12 @@ def stored(server: CacheServer) -> set[str]:
     return {str(p.relative_to(server.stored)) for p in server.stored.rglob("*") if p.is_file()}
 
 
-def assert_one_disk_error(run: DoitRun, folder: str) -> None:
+def assert_one_disk_error(run: DoitRun, project: Project, folder: str) -> None:
     errors = [line for line in run.stderr.splitlines() if line.startswith("ERROR:")]
     assert len(errors) == 1, run.stderr[-3000:]
     assert errors[0].startswith(f"ERROR: the disk holding {folder}"), errors[0]
-    assert "is full" in errors[0] and "fix: free space" in errors[0], errors[0]
+    mounted = f"(the filesystem mounted at {(project.root / '.as-test').resolve()}) is full"
+    assert mounted in errors[0] and "fix: free space" in errors[0], errors[0]
     assert "Traceback" not in run.stderr + run.stdout, run.stderr[-3000:]
     assert run.exit_code == 1, run.stdout[-2000:]
 
@@ -94,7 +95,7 @@ def test_a_build_on_a_full_disk_records_nothing_uploads_nothing_and_builds_again
     change_the_module(project)
     filler = fill(project.root / ".as-test", leave_bytes=LEFT_FOR_SMALL_FILES)
     full = project.doit(env=cache)
-    assert_one_disk_error(full, ".as-test/build/wasi")
+    assert_one_disk_error(full, project, ".as-test/build/wasi")
     assert "astest:build:wasi:geometry" in full.executed
     filler.unlink()
     after = outputs(project)
@@ -123,7 +124,7 @@ def test_a_run_on_a_full_disk_keeps_the_earlier_result_and_runs_again_after(
 
     filler = fill(project.root / ".as-test", leave_bytes=0)
     full = project.doit(env=cache)
-    assert_one_disk_error(full, ".as-test/")
+    assert_one_disk_error(full, project, ".as-test/")
     assert "astest:run:wasi:geometry" in full.executed
     filler.unlink()
     after = outputs(project)
@@ -155,7 +156,7 @@ def test_reports_on_a_full_disk_keep_the_earlier_ones_and_are_written_after(
 
     filler = fill(project.root / ".as-test", leave_bytes=0)
     full = project.doit()
-    assert_one_disk_error(full, ".as-test")
+    assert_one_disk_error(full, project, ".as-test")
     assert full.executed == ["astest:summary"], full.stdout
     filler.unlink()
     assert outputs(project) == before, "a report was replaced on a full disk"
