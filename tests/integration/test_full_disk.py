@@ -205,3 +205,24 @@ def test_a_module_that_fails_its_check_fails_its_spec_and_builds_again_unchanged
     assert again.exit_code == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert {"astest:build:wasi:geometry", "astest:run:wasi:geometry"} <= set(again.executed)
     assert_whole_build(project)
+
+
+def test_a_fuzz_campaign_on_a_full_disk_keeps_its_earlier_result_and_runs_again_after(
+    tmp_path: Path,
+) -> None:
+    """A random seed always runs (test_fuzz.py): the second campaign meets the full disk."""
+    project = copy_project("fuzz", tmp_path / "machine")
+    sound = "astest:fuzz:default:sound"
+    result = project.root / ".as-test/build/default/fuzz/sound.fuzz.result.json"
+    with mounted_tmpfs(project.root / ".as-test", DISK_BYTES):
+        assert project.doit(sound).exit_code == 0
+        earlier = result.read_bytes()
+        filler = fill(project.root / ".as-test", leave_bytes=0)
+        full = project.doit(sound)
+        assert_one_disk_error(full, project, ".as-test/")
+        assert sound in full.executed
+        filler.unlink()
+        assert result.read_bytes() == earlier, "the earlier campaign's result was replaced"
+        again = project.doit(sound)
+        assert again.exit_code == 0 and sound in again.executed, again.stderr[-3000:]
+        assert result.read_bytes() != earlier, "the campaign wrote no new result"
