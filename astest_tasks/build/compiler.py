@@ -26,10 +26,12 @@ from pathlib import Path
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compile_route import CompileRoute, ServedCompile
 from astest_tasks.build.compile_server import CompileOutput, time_limit_message
+from astest_tasks.build.module_check import module_problem
 from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.asc_flags import default_flags
 from astest_tasks.config.toolchain import Toolchain, check_node_version, load_toolchain
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.disk_space import disk_full, is_full, out_of_space_is_disk_full
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.process_env import base_environ
@@ -107,32 +109,58 @@ def repro_command(request: BuildRequest, toolchain: Toolchain) -> str:
 
 def compile_spec(request: BuildRequest, toolchain: Toolchain, route: CompileRoute) -> BuildRecord:
     """Run asc for one spec, move its outputs into place atomically, and return the record;
-    ``route`` says where else the compile may come from (compile_route.py)."""
+    ``route`` says where else the compile may come from (compile_route.py).
+
+    Only a module that passes ``module_problem`` is recorded ``ok``, whichever route made it.
+    Raises ``DiskFull`` when the disk the outputs go to is full after the compile: what asc
+    wrote there cannot be trusted, and the artifacts of the last good build are left as they
+    were (the task fails, so it runs again)."""
     root = Path(request.project_root)
     final_wasm = root / request.wasm_path
-    final_wasm.parent.mkdir(parents=True, exist_ok=True)
     # asc writes its outputs itself; compile into a scratch folder beside the artifact and rename,
     # so an interrupted compile never leaves a half-written .wasm that looks current.
-    scratch = Path(tempfile.mkdtemp(prefix=".asc-", dir=final_wasm.parent))
+    with out_of_space_is_disk_full(final_wasm.parent, f"compiling {request.spec.path}"):
+        final_wasm.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=".asc-", dir=final_wasm.parent))
     try:
         scratch_wasm = scratch / final_wasm.name
         output = route.take_prefetched(request, scratch)
         if output is None:
             output = _run_compiler(request, toolchain, scratch_wasm, route)
-        exit_code = output.exit_code
-        diagnostics = output.diagnostics
-        if exit_code == 0 and scratch_wasm.is_file():
-            wasm_bytes = scratch_wasm.read_bytes()
+        if is_full(scratch):  # asc exits 0 after a write that found no space
+            raise disk_full(final_wasm.parent, f"compiling {request.spec.path}")
+        wasm_bytes, problem = _verified_module(request, output, scratch_wasm)
+        if wasm_bytes is not None:
             for produced in sorted(scratch.iterdir()):
                 os.replace(produced, final_wasm.parent / produced.name)
-            return _record(request, toolchain, "ok", exit_code, diagnostics, wasm_bytes)
-        if exit_code == 0:
-            diagnostics += f"\nthe compiler exited 0 but wrote no {request.wasm_path}"
+            return _record(
+                request, toolchain, "ok", output.exit_code, output.diagnostics, wasm_bytes
+            )
         # Never let a stale artifact from an earlier good build be run as if it were current.
+        # A module missing is a missing target to doit: a failed build runs again next time,
+        # also one whose compiler claimed success (unchanged inputs and all).
         final_wasm.unlink(missing_ok=True)
-        return _record(request, toolchain, "failed", exit_code, diagnostics, None)
+        diagnostics = f"{output.diagnostics}\n{problem}"
+        return _record(request, toolchain, "failed", output.exit_code, diagnostics, None)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _verified_module(
+    request: BuildRequest, output: CompileOutput, wasm: Path
+) -> tuple[bytes | None, str]:
+    """The module's bytes when the compile succeeded and left a whole one; else None and, for a
+    compile that claimed success, why its output cannot be used."""
+    if output.exit_code != 0:
+        return None, ""
+    try:
+        data = wasm.read_bytes()
+    except OSError:
+        return None, f"the compiler exited 0 but wrote no {request.wasm_path}"
+    problem = module_problem(data)
+    if problem is not None:
+        return None, f"the compiler exited 0 but its {request.wasm_path} cannot be used: {problem}"
+    return data, ""
 
 
 def write_build_record(request: BuildRequest, record: BuildRecord) -> None:

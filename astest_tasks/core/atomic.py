@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from astest_tasks.core.disk_space import out_of_space_is_disk_full
 from astest_tasks.core.guest_text import utf8_file_bytes
 
 
@@ -29,9 +30,13 @@ _NEW_FILE_MODE = 0o666 & ~_current_umask()
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _write_through_temporary(path, data, _existing_mode(path), _replace)
+    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
+
+    Raises ``DiskFull`` (disk_space.py) when the disk has no space for it: ``path`` is then as
+    it was, and the temporary file is gone."""
+    with out_of_space_is_disk_full(path.parent, f"writing {path.name}"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_through_temporary(path, data, _existing_mode(path), _replace)
     _sweep_stale_temporaries(path)
 
 
@@ -48,8 +53,9 @@ def create_text_atomic(path: Path, text: str) -> bool:
     temporary file into place fails if the name exists, so a file created by someone else in the
     meantime is never replaced, and no reader ever sees a half-written one.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return _write_through_temporary(path, utf8_file_bytes(text), _NEW_FILE_MODE, _link_if_new)
+    with out_of_space_is_disk_full(path.parent, f"writing {path.name}"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return _write_through_temporary(path, utf8_file_bytes(text), _NEW_FILE_MODE, _link_if_new)
 
 
 class _NameTaken(Exception):

@@ -11,17 +11,32 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
+from doit.exceptions import TaskFailed
+
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compiler import BuildRecord, compile_spec, write_build_record
 from astest_tasks.config.toolchain import check_node_version, load_toolchain
+from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.core.errors import UserError
 from astest_tasks.remote.task_keys import RemoteTask
 from astest_tasks.schedule.scheduler import scheduler
 from astest_tasks.tasks.remote_actions import fetch_build, settle_remote, store_build
+from astest_tasks.tasks.task_failure import failed_task
 
 
-def build_spec(build: BuildRequest, remote: RemoteTask | None = None) -> bool:
-    """``remote``: the remote cache is asked first, and a successful compile is stored in it."""
+def build_spec(build: BuildRequest, remote: RemoteTask | None = None) -> bool | TaskFailed:
+    """``remote``: the remote cache is asked first, and a successful compile is stored in it.
+    A full disk fails the task, recording nothing (task_failure.py)."""
+    try:
+        _build_and_record(build, remote)
+    except DiskFull as exc:
+        return failed_task(exc)
+    finally:
+        settle_remote(remote)
+    return True
+
+
+def _build_and_record(build: BuildRequest, remote: RemoteTask | None) -> None:
     record_file = Path(build.project_root) / build.record_path
     previous = _text_or_none(record_file)
     lookup, record = fetch_build(remote, build) if remote is not None else (None, None)
@@ -32,8 +47,6 @@ def build_spec(build: BuildRequest, remote: RemoteTask | None = None) -> bool:
             store_build(remote, lookup, build, record)
     # A record that changed is a changed file_dep of the spec's run: doit will run it.
     scheduler().note_built(str(record_file), changed=previous != record.to_json())
-    settle_remote(remote)
-    return True
 
 
 def _compile(build: BuildRequest) -> BuildRecord:
@@ -41,6 +54,8 @@ def _compile(build: BuildRequest) -> BuildRecord:
         toolchain = load_toolchain(Path(build.project_root), need_wasi_shim=build.needs_wasi_shim)
         check_node_version(toolchain.node)
         record = compile_spec(build, toolchain, scheduler())
+    except DiskFull:
+        raise  # not this spec's failure: nothing is recorded
     except UserError as exc:
         record = _failed_record(build, str(exc))
     except Exception:  # a bug of ours must fail this spec, not the whole run

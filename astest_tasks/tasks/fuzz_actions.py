@@ -14,7 +14,10 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from doit.exceptions import TaskFailed
+
 from astest_tasks.build.build_check import UnusableBuild, check_build
+from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.fuzz.crash_records import FuzzCrash, write_fuzz_crash_record
 from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome, FuzzReportError, parse_fuzz_report
@@ -26,6 +29,7 @@ from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.wasm_compiler import CompilerChoiceError, compiler_for_hot_code
+from astest_tasks.tasks.task_failure import failed_task
 
 
 @dataclass(frozen=True)
@@ -53,16 +57,22 @@ class FuzzRunRequest:
         return f"{self.command} {self.task_name}"
 
 
-def run_fuzz_file(run: FuzzRunRequest, session: str) -> bool:
+def run_fuzz_file(run: FuzzRunRequest, session: str) -> bool | TaskFailed:
+    """A full disk fails the task, and the result it would have replaced stays."""
     root = Path(run.project_root)
     started = time.perf_counter()
     try:
         result = _execute(run, root, session)
+    except DiskFull as exc:
+        return failed_task(exc)
     except Exception:  # a bug of ours must fail this file, not the whole doit run
         details = "internal error in astest-tasks:\n" + traceback.format_exc()
         result = _failed(run, session, "run", details, "")
     result = replace(result, duration_s=time.perf_counter() - started)
-    write_fuzz_result(root / run.result_path, result)
+    try:
+        write_fuzz_result(root / run.result_path, result)
+    except DiskFull as exc:
+        return failed_task(exc)
     _announce(result)
     return True
 

@@ -10,19 +10,25 @@
   stored: never a failure, a crash or a timeout (they run again anyway), never a run that
   updated snapshots or wrote files into the project, and never one with snapshots unchecked.
 
-A lookup that fails for any reason is a miss, and the action goes on as without a cache. A
-process's counts reach the summary when it publishes them: the summary's own process when the
-summary runs, any other at the end of each action (``settle_remote``, ``finish_uploads``).
+A build's module is checked whole (build/module_check.py) before it is taken from the cache,
+and before it is stored it must be the very module its build checked and recorded. A lookup that
+fails for any reason is a miss, and the action goes on as without a cache; only a full disk is
+not (the action fails with it: task_failure.py). A process's counts reach the summary when it
+publishes them: the summary's own process when the summary runs, any other at the end of each
+action (``settle_remote``, ``finish_uploads``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compiler import BuildRecord
+from astest_tasks.build.module_check import module_problem
+from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.core.process_role import in_doits_main_thread
 from astest_tasks.model.crash_records import remove_crash_record
 from astest_tasks.model.results import (
@@ -107,7 +113,15 @@ def _usable_record(request: BuildRequest, staged: Staged) -> BuildRecord | None:
     wasm_digest = staged.digests.get(request.wasm_path)
     if not record.ok or record.wasm != request.wasm_path or wasm_digest is None:
         return None
-    return record if wasm_digest == record.wasm_sha256 else None
+    if wasm_digest != record.wasm_sha256:
+        return None
+    # Signed and hashed says who stored it, not that it is whole: a machine whose disk was full
+    # may have recorded an empty module as built. A compile here checks its own the same way.
+    try:
+        wasm = staged.files[request.wasm_path].read_bytes()
+    except (OSError, KeyError):
+        return None
+    return record if module_problem(wasm) is None else None
 
 
 def _read_small(path: Path) -> bytes:
@@ -134,6 +148,8 @@ def _store_build(
         blobs[_RECORD] = (root / request.record_path).read_bytes()
     except OSError:
         return  # something moved the outputs meanwhile: nothing trustworthy to share
+    if hashlib.sha256(blobs[request.wasm_path]).hexdigest() != record.wasm_sha256:
+        return  # not the module the build verified and recorded
     cache.store(lookup.key, blobs, {"kind": "build", "spec": request.spec.path})
 
 
@@ -156,9 +172,13 @@ def _fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult 
     head, full = taken
     _remove_previous_result(result_path)
     if run.logs_dir is not None:
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        try:
             command = f"{run.pipeline.command} {run.task('run')}"
             write_spec_log(root, run.logs_dir, full, command)  # its log() lines
+        except DiskFull:
+            raise  # the log would stay the last run's while the result moved on
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
     remove_crash_record(root, run.crash_dir, run.spec.spec_id, run.spec.mode)
     scheduler().remote.note_served(remote.use, run.spec.mode, run.spec.spec_id)
     # The head: what the live line prints, and what a run ahead's helper sends back. The suites
@@ -231,6 +251,8 @@ def fetch_build(remote: RemoteTask, request: BuildRequest) -> tuple[Lookup, Buil
     """The build from the cache, its files written; the record is None on a miss."""
     try:
         return _fetch_build(remote, request)
+    except DiskFull:
+        raise  # not a miss: the build could not write its files either
     except Exception:
         return Lookup(None), None
 
@@ -247,6 +269,8 @@ def fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult |
     """The run's passing result from the cache, written with its log; None on a miss."""
     try:
         return _fetch_run(remote, run)
+    except DiskFull:
+        raise  # not a miss: the run could not write its result either
     except Exception:
         return Lookup(None), None
 

@@ -19,7 +19,10 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from doit.exceptions import TaskFailed
+
 from astest_tasks.build.build_check import UnusableBuild, check_build
+from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.coverage.model import coverage_from_dict, coverage_from_payload
@@ -57,12 +60,23 @@ from astest_tasks.run.wasm_compiler import WasmCompiler, other_compiler
 from astest_tasks.schedule.scheduler import scheduler
 from astest_tasks.tasks.remote_actions import fetch_run, finish_uploads, settle_remote, store_run
 from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
+from astest_tasks.tasks.task_failure import failed_task
 
 
-def run_spec(run: RunRequest, session: str, remote: RemoteTask | None = None) -> dict[str, str]:
+def run_spec(
+    run: RunRequest, session: str, remote: RemoteTask | None = None
+) -> dict[str, str] | TaskFailed:
     """Run one spec; returns what doit saves with the task: the snapshot files' state after it.
     ``remote``: the shared cache is asked first, and a plain pass is stored in it (by the run
-    ahead's helper, when the run was handed to it)."""
+    ahead's helper, when the run was handed to it). A full disk fails the task, and the result
+    it would have replaced stays (task_failure.py)."""
+    try:
+        return _run_and_announce(run, session, remote)
+    except DiskFull as exc:
+        return failed_task(exc)
+
+
+def _run_and_announce(run: RunRequest, session: str, remote: RemoteTask | None) -> dict[str, str]:
     planner = scheduler()
     handed = planner.handed_over(run, session)
     outcome = None
@@ -108,6 +122,8 @@ def execute_run(
     started = time.perf_counter()
     try:
         result = _execute(run, session)
+    except DiskFull:
+        raise  # not this spec's failure: nothing is recorded
     except Exception:  # a bug of ours must fail this spec, not the whole run
         details = "internal error in astest-tasks:\n" + traceback.format_exc()
         result = _failure_result(run, session, Stage.RUN, "internal error", details, "")
@@ -119,6 +135,8 @@ def execute_run(
     if run.logs_dir is not None:
         try:
             write_spec_log(root, run.logs_dir, result, f"{run.pipeline.command} {run.task('run')}")
+        except DiskFull:
+            raise  # not a note: the log would stay the last run's while the result moved on
         except OSError as exc:
             note = f"could not write the readable log in {run.logs_dir}: {exc}"
             result = replace(result, warnings=(*result.warnings, note))
@@ -162,6 +180,8 @@ def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecR
     )
     try:
         log = write_crash_record(root, run.crash_dir, result, commands)
+    except DiskFull:
+        raise
     except OSError as exc:
         note = f"could not write the crash record in {run.crash_dir}: {exc}"
     else:
@@ -179,6 +199,8 @@ def _execute(run: RunRequest, session: str) -> SpecResult:
     previous = read_result_head(root / run.files.result)
     try:
         ran = _run_with_snapshots(run, root, previous)
+    except DiskFull:
+        raise
     except UserError as exc:
         return _failure_result(run, session, Stage.RUN, "unreadable snapshots", str(exc), "")
     return _spec_result(run, session, build.command, previous, ran)

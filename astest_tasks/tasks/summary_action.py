@@ -14,6 +14,7 @@ from pathlib import Path
 
 from doit.exceptions import TaskFailed
 
+from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.records import decode
 from astest_tasks.output.console import Shown
@@ -38,6 +39,7 @@ from astest_tasks.output.terminal import in_doit_worker_process, output_stream
 from astest_tasks.remote.counters import render_remote_line
 from astest_tasks.remote.session import CallCounts, RemoteUse, read_call_counts
 from astest_tasks.schedule.scheduler import scheduler
+from astest_tasks.tasks.task_failure import failed_task
 
 
 def summarize(
@@ -58,7 +60,10 @@ def summarize(
             print_logs(collected_logs(loaded))
         _print(summary_plan, shown, fuzz, coverage, below)
         print_remote_line(calls)
-    specs_passed = write_report(summary_plan, loaded, coverage, fuzz)
+    try:
+        specs_passed = write_report(summary_plan, loaded, coverage, fuzz)
+    except DiskFull as exc:  # the reports there are the last ones that were whole
+        return failed_task(exc)
     _append_step_summary(shown, coverage, below)
     if specs_passed and all(item.result.passed for item in fuzz) and not below:
         return True

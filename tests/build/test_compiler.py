@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pytest
 
 from astest_tasks.build import compiler
 from astest_tasks.build.build_request import BuildRequest
+from astest_tasks.build.compile_route import SPAWN_EACH, CompileRoute, ServedCompile
+from astest_tasks.build.compile_server import CompileOutput
 from astest_tasks.build.compiler import (
     BUILD_RECORD_FORMAT,
     BuildRecord,
@@ -349,3 +352,74 @@ def test_a_build_record_with_a_field_of_the_wrong_type_is_unreadable(tmp_path: P
         BuildRecord.from_json(json.dumps(data))
     (tmp_path / "wrong.json").write_text(json.dumps(data), encoding="utf-8")
     assert read_build_record(tmp_path, "wrong.json") is None
+
+
+# -- what a compile left: only a whole module is recorded ok, on every route ----------------------
+
+EMPTY_MODULE = b"\x00asm\x01\x00\x00\x00"
+
+
+class _Route:
+    """A compile route that leaves ``module`` where asc would have, as a compile ahead
+    (``prefetched``) or a compile server does, and says asc exited 0."""
+
+    def __init__(self, module: bytes, *, prefetched: bool) -> None:
+        self.module = module
+        self.prefetched = prefetched
+
+    def take_prefetched(self, request: BuildRequest, into: Path) -> CompileOutput | None:
+        if not self.prefetched:
+            return None
+        (into / Path(request.wasm_path).name).write_bytes(self.module)
+        return CompileOutput(0, b"", b"")
+
+    def compile_in_server(
+        self, served: ServedCompile, cwd: Path, limit_s: float
+    ) -> CompileOutput | None:
+        Path(served.argv[served.argv.index("-o") + 1]).write_bytes(self.module)
+        return CompileOutput(0, b"", b"")
+
+
+def _spawned(module: bytes, root: Path) -> tuple[BuildRequest, CompileRoute]:
+    """A custom build command, spawned as asc would be: it copies ``module`` and exits 0."""
+    source = root / "module.bin"
+    source.write_bytes(module)
+    return request(root, build_cmd=f"cp {source} <outFile>"), SPAWN_EACH
+
+
+def _every_route(module: bytes, root: Path) -> list[tuple[str, BuildRequest, CompileRoute]]:
+    return [
+        ("compiled ahead", request(root), _Route(module, prefetched=True)),
+        ("compile server", request(root), _Route(module, prefetched=False)),
+        ("spawned", *_spawned(module, root)),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("module", "problem"),
+    [
+        (b"", "it is empty (0 bytes)"),
+        (EMPTY_MODULE + b"\x01\x04\x01\x60", "not a valid WebAssembly module"),
+        (b"not wasm", "magic and version"),
+    ],
+)
+def test_a_compile_that_exits_0_with_a_broken_module_is_a_failed_build_on_every_route(
+    tmp_path: Path, module: bytes, problem: str
+) -> None:
+    for name, req, route in _every_route(module, tmp_path):
+        earlier = tmp_path / req.wasm_path
+        earlier.parent.mkdir(parents=True, exist_ok=True)
+        earlier.write_bytes(EMPTY_MODULE)  # an earlier build's: stale once this one fails
+        built = compiler.compile_spec(req, toolchain(tmp_path), route)
+        assert (built.status, built.exit_code, built.wasm_sha256) == ("failed", 0, ""), name
+        assert f"the compiler exited 0 but its {WASM} cannot be used" in built.diagnostics, name
+        assert problem in built.diagnostics, name
+        assert not earlier.exists(), f"{name}: a stale module must not look current"
+
+
+def test_a_whole_module_is_recorded_ok_with_its_digest_on_every_route(tmp_path: Path) -> None:
+    for name, req, route in _every_route(EMPTY_MODULE, tmp_path):
+        built = compiler.compile_spec(req, toolchain(tmp_path), route)
+        assert built.ok, name
+        assert built.wasm_sha256 == hashlib.sha256(EMPTY_MODULE).hexdigest(), name
+        assert (tmp_path / WASM).read_bytes() == EMPTY_MODULE, name

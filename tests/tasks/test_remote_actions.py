@@ -141,6 +141,39 @@ def test_an_entry_the_task_cannot_use_counts_as_a_miss(
     assert counts(fresh_scheduler, remote)[:2] == (0, 2)
 
 
+def test_an_entry_of_an_empty_module_recorded_as_built_is_a_miss_and_writes_nothing(
+    tmp_path: Path, cache_server: CacheServer, fresh_scheduler: Scheduler
+) -> None:
+    """What a machine whose disk was full stored before builds were checked: a record ``ok``
+    whose digest is that of the empty module beside it. Signed and hashed, yet not a build."""
+    remote, request = built_spec(tmp_path, cache_server)
+    lookup, _ = fetch_build(remote, request)
+    assert lookup.key is not None
+    poisoned = replace(compiled(tmp_path, request), wasm_sha256=hashlib.sha256(b"").hexdigest())
+    client = fresh_scheduler.remote.client(remote.use)
+    assert client is not None
+    blobs = {request.wasm_path: b"", "record": poisoned.to_json().encode()}
+    client.store(lookup.key, blobs, {"kind": "build"})
+    client.flush()
+    (tmp_path / request.wasm_path).unlink()
+    (tmp_path / request.record_path).unlink()
+    assert fetch_build(remote, request)[1] is None
+    assert counts(fresh_scheduler, remote)[:2] == (0, 2)
+    assert not (tmp_path / request.wasm_path).exists(), "the empty module was written"
+    assert not (tmp_path / request.record_path).exists(), "its record was written"
+
+
+def test_a_build_whose_module_is_no_longer_the_one_it_recorded_is_not_stored(
+    tmp_path: Path, cache_server: CacheServer, fresh_scheduler: Scheduler
+) -> None:
+    remote, request = built_spec(tmp_path, cache_server)
+    lookup, _ = fetch_build(remote, request)
+    record = compiled(tmp_path, request)
+    (tmp_path / request.wasm_path).write_bytes(b"")  # cut after its build checked it
+    store_build(remote, lookup, request, record)
+    assert counts(fresh_scheduler, remote) == (0, 1, 0)
+
+
 def test_a_run_that_may_write_snapshots_does_not_ask_the_cache(
     tmp_path: Path, cache_server: CacheServer, fresh_scheduler: Scheduler
 ) -> None:
