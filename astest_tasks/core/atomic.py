@@ -120,10 +120,13 @@ def _create_and_write(temporary: Path, data: bytes, mode: int) -> None:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     except FileExistsError:
         raise _NameTaken from None
-    with os.fdopen(fd, "wb") as handle:
+    # Unbuffered: a buffered file that meets a full disk fails its write, then fails again
+    # flushing on close and stays open; a raw one has nothing left to flush and always closes.
+    with os.fdopen(fd, "wb", buffering=0) as handle:
         os.fchmod(handle.fileno(), mode)
-        handle.write(data)
-        handle.flush()
+        view = memoryview(data)
+        while view:
+            view = view[handle.write(view) :]
         os.fsync(handle.fileno())
 
 
