@@ -18,13 +18,16 @@ root, which is where GitLab joins them to find the file in the repository.
 from __future__ import annotations
 
 import posixpath
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from astest_tasks.core.guest_text import xml_text
 from astest_tasks.coverage.files import function_marks, line_hits
 from astest_tasks.coverage.model import CoverageSummary, FileCoverage
 from astest_tasks.coverage.points import SourceLines
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ElementTree
 
 COBERTURA_FILE = "cobertura.xml"
 DOCTYPE = "<!DOCTYPE coverage SYSTEM 'http://cobertura.sourceforge.net/xml/coverage-04.dtd'>"
@@ -41,6 +44,8 @@ def cobertura_document(
 ) -> str:
     """The whole document; ``source_root`` is the project root's absolute path, ``timestamp``
     seconds since the epoch (coverage.py and gcovr write the run's time there)."""
+    import xml.etree.ElementTree as ElementTree  # only when written: a no-change run loads no XML
+
     files = [(file, line_hits(file)) for file in summary.files]
     valid, covered = _line_counts([hits for _, hits in files])
     root = ElementTree.Element("coverage")
@@ -88,6 +93,8 @@ def cobertura_document(
 def _class(
     file: FileCoverage, hits: dict[int, bool], sources: SourceLines, typed_points: bool
 ) -> ElementTree.Element:
+    import xml.etree.ElementTree as ElementTree  # only when written: a no-change run loads no XML
+
     valid, covered = _line_counts([hits])
     element = ElementTree.Element("class")
     element.attrib.update(
@@ -120,6 +127,8 @@ def _class(
 
 
 def _line(number: int, hit: bool) -> ElementTree.Element:
+    import xml.etree.ElementTree as ElementTree  # only when written: a no-change run loads no XML
+
     return ElementTree.Element("line", number=str(number), hits=str(int(hit)), branch="false")
 
 

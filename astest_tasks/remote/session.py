@@ -25,13 +25,16 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from astest_tasks.core.atomic import create_text_atomic, write_text_atomic
 from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.remote.counters import RemoteCounts
-from astest_tasks.remote.http_cache import RemoteCache
 from astest_tasks.remote.settings import RemoteSettings
+
+if TYPE_CHECKING:
+    from astest_tasks.remote.http_cache import RemoteCache
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,10 @@ class RemoteSession:
         replaced = None
         with self._lock:
             if self._cache is None or self._use != use:
+                # Here, not at import: a run without a cache never loads urllib3, http.client
+                # and ssl (issue 40's no-change floor).
+                from astest_tasks.remote.http_cache import RemoteCache
+
                 replaced = self._cache  # an earlier call of this process (watch mode's cycle)
                 self._cache = RemoteCache(
                     use.settings, warn=lambda text: _warn_once_per_call(use, text)

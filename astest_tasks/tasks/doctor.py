@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from astest_tasks.core.setup_checks import Check
-from astest_tasks.output.doctor_report import run_doctor
 from astest_tasks.output.terminal import output_stream
-from astest_tasks.remote.doctor_checks import remote_cache_checks
 from astest_tasks.tasks.doit_argv import default_tasks, doit_command, names_tasks_under
 
 
@@ -24,6 +22,10 @@ def doctor_action(
     project_root: str, config_path: str, modes: list[str], remote: RemoteCacheOptions | None = None
 ) -> bool:
     """The ``astest:doctor`` task's action: doit fails the task when it returns False."""
+    # Here, not at import: every run makes this module's task creator helpers, few run the doctor,
+    # and its checks bring in an HTTP client (issue 40's no-change floor).
+    from astest_tasks.output.doctor_report import run_doctor
+
     more = [] if remote is None else remote.checks()
     return run_doctor(Path(project_root), config_path, modes, output_stream(), more) == 0
 
@@ -38,6 +40,8 @@ class RemoteCacheOptions:
     request_timeout: str
 
     def checks(self) -> list[Check]:
+        from astest_tasks.remote.doctor_checks import remote_cache_checks
+
         timeouts = (_seconds(self.connect_timeout, 2.0), _seconds(self.request_timeout, 10.0))
         return remote_cache_checks(self.url, self.mode, os.environ, timeouts)
 

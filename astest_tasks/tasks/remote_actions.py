@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compiler import BuildRecord
@@ -40,10 +41,12 @@ from astest_tasks.model.results import (
 )
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.model.spec_logs import write_spec_log
-from astest_tasks.remote.http_cache import RemoteCache, Staged
 from astest_tasks.remote.task_keys import RemoteTask
 from astest_tasks.run.run_request import RunRequest
 from astest_tasks.schedule.scheduler import scheduler
+
+if TYPE_CHECKING:
+    from astest_tasks.remote.http_cache import RemoteCache, Staged
 
 _RECORD = "record"
 _RESULT = "result"

@@ -42,6 +42,51 @@ def test_nothing_changed_means_no_build_and_no_run(
     assert "files: 10 passed, 0 failed, 0 skipped (10 cached)" in run.stdout
 
 
+# What a run with nothing to do must not load (issue 40): each is only for a run that writes
+# reports, talks to a cache, runs a spec or checks the setup. Python names each module it imports
+# with -X importtime (PYTHONPROFILEIMPORTTIME), so the list is read off the real run, not timed.
+NOT_FOR_A_NO_CHANGE_RUN = (
+    "urllib3",
+    "http.client",
+    "ssl",
+    "xml.etree.ElementTree",
+    "jinja2",
+    "wasmtime",
+    "playwright",
+    "watchfiles",
+    "astest_tasks.remote.http_cache",
+    "astest_tasks.remote.doctor_checks",
+    "astest_tasks.output.doctor_report",
+    "astest_tasks.output.html",
+    "astest_tasks.run.wasm_host",
+)
+
+
+def imported_modules(stderr: str) -> set[str]:
+    """The modules ``-X importtime`` lists ("import time: self | cumulative | name")."""
+    rows = (line.split("|") for line in stderr.splitlines() if line.startswith("import time:"))
+    return {row[2].strip() for row in rows if len(row) == 3 and not row[0].endswith("[us]")}
+
+
+def test_a_no_change_run_loads_nothing_it_does_not_use(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    assert project.doit().executed == ["astest:summary"]
+    run = project.doit(env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert run.exit_code == 0
+    assert run.executed == ["astest:summary"]
+    loaded = imported_modules(run.stderr)
+    assert "astest_tasks.tasks.factory" in loaded  # the listing is read
+    unwanted = sorted(
+        name
+        for name in loaded
+        for banned in NOT_FOR_A_NO_CHANGE_RUN
+        if name == banned or name.startswith(banned + ".")
+    )
+    assert unwanted == [], f"a run with nothing to do loaded {unwanted}"
+
+
 def test_editing_a_spec_rebuilds_and_reruns_only_that_spec(
     built_passing: tuple[Project, DoitRun], tmp_path: Path
 ) -> None:

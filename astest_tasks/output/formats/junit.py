@@ -4,8 +4,8 @@ ci_reports.points); each suite's properties carry its expectation totals, the su
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from astest_tasks.core.guest_text import xml_text
 from astest_tasks.model.guest_report import Verdict
@@ -15,12 +15,17 @@ from astest_tasks.output.ci_reports import point_status, points
 from astest_tasks.output.formats.base import ReportInput, TextFormat
 from astest_tasks.output.text_caps import cut_name
 
+if TYPE_CHECKING:
+    pass
+
 
 def junit_xml(
     results: Sequence[SpecResult], known_points: Sequence[Sequence[Point]] | None = None
 ) -> str:
     """One <testsuite> per spec and mode, one <testcase> per point; ``known_points`` are the
     results' points when the caller has them already (the summary keeps them between runs)."""
+    import xml.etree.ElementTree as ElementTree  # only when written: a no-change run loads no XML
+
     root = ElementTree.Element("testsuites", name="astest")
     totals = {"tests": 0, "failures": 0, "skipped": 0}
     total_time = 0.0
