@@ -5,7 +5,9 @@ from __future__ import annotations
 import fcntl
 import multiprocessing
 import os
+import signal
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,35 @@ def test_a_refused_process_waits_for_the_holder_and_then_keeps_the_lock(tmp_path
 def test_nothing_is_waited_for_when_no_lock_was_refused(tmp_path: Path) -> None:
     lock_project(tmp_path / "project.lock")
     assert wait_for_refused_lock(lambda who: pytest.fail(f"announced {who}")) is False
+
+
+def _lock_fork_and_vanish(path: str, results: multiprocessing.Queue[int]) -> None:
+    """A doit that takes the lock, forks a worker that outlives it, and is gone."""
+    project_lock._held.clear()
+    lock_project(Path(path))
+    child = os.fork()
+    if child == 0:  # the orphan: alive, doing nothing, until the test ends it
+        time.sleep(120)
+        os._exit(0)
+    results.put(child)
+    results.close()
+    results.join_thread()  # the pid is through the pipe, then:
+    os._exit(0)  # no clean-up at all, as after SIGKILL
+
+
+def test_a_forked_child_that_outlives_the_holder_does_not_keep_the_project_locked(
+    tmp_path: Path,
+) -> None:
+    lock = tmp_path / "project.lock"
+    spawn = multiprocessing.get_context("spawn")
+    results: multiprocessing.Queue[int] = spawn.Queue()
+    holder = spawn.Process(target=_lock_fork_and_vanish, args=(str(lock), results))
+    holder.start()
+    orphan = results.get(timeout=60)
+    try:
+        holder.join(30)
+        assert holder.exitcode == 0
+        os.kill(orphan, 0)  # still there, holding whatever it inherited
+        assert other_process_tries(lock) == "locked"
+    finally:
+        os.kill(orphan, signal.SIGKILL)
