@@ -45,10 +45,14 @@ class Paused:
 
 
 def start_paused(
-    project: Project, point: PausePoint, *args: str, env: dict[str, str] | None = None
+    project: Project,
+    point: PausePoint,
+    *args: str,
+    env: dict[str, str] | None = None,
+    cpus: set[int] | None = None,
 ) -> Paused:
     """doit in the background, returned once it waits at ``point``; fails the test if the run
-    ends without reaching it."""
+    ends without reaching it. ``cpus``: as ``Project.start_doit``'s."""
     marker = project.root.parent / f".paused-{project.root.name}"
     marker.unlink(missing_ok=True)
     description = {"kind": point.kind, "target": point.target, "nth": point.nth}
@@ -58,7 +62,9 @@ def start_paused(
     }
     output = project.root.parent / f"paused-{project.root.name}.out"
     with output.open("w") as sink:
-        proc = project.start_doit(*args, env={**(env or {}), **hooked}, stdout=sink, stderr=sink)
+        proc = project.start_doit(
+            *args, env={**(env or {}), **hooked}, stdout=sink, stderr=sink, cpus=cpus
+        )
     deadline = time.monotonic() + REACH_LIMIT_S
     while not marker.exists():
         if proc.poll() is not None:
