@@ -6,67 +6,73 @@ everything whose pipes they hold (the shared compile server sees no end of its s
 project stayed locked by processes nobody remembered. ``bind_forked_children`` makes every fork
 of this process (doit's workers, and their own forks) end with the process that forked it.
 
-- On Linux the kernel signals the child when its parent dies (``prctl(PR_SET_PDEATHSIG)``);
-  strictly, when the parent's *thread* that forked it ends, so it is asked for only for a fork
-  made by the main thread, whose end is the process's end.
-- Elsewhere, or for a fork from another thread, a daemon thread of the child checks every
-  ``POLL_S`` whether its parent is still the process that forked it.
+The bond is a pipe whose write end only the parent holds: each child closes its copy at once,
+and no program started by ``exec`` inherits it (Python's pipes close on exec). When the parent
+is gone, however it went, the kernel closes the last write end, and a thread of each child reads
+end of file. Unlike Linux's ``PR_SET_PDEATHSIG``, this works on every platform with ``fork`` and
+whichever thread forked (the death signal follows the forking thread, not the process).
 
-The signal is SIGTERM: the child unwinds as it does on Ctrl-C (core/interrupts.py), so a file it
-was writing is finished or removed, and what it started ends with it.
+The child then unwinds as on SIGTERM (core/interrupts.py), so a file it was writing is finished
+or removed and what it started ends with it; the signal goes to its main thread, the only one
+that runs Python's handlers and whose blocking call (a wait for doit's next job) it must break.
+One that has not ended after ``GRACE_S`` is killed.
 """
 
 from __future__ import annotations
 
-import ctypes
+import contextlib
 import os
 import signal
-import sys
 import threading
 import time
-from collections.abc import Callable
 
-POLL_S = 0.5  # how late a child may notice, where the kernel does not tell it
-_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+GRACE_S = 10.0  # to finish a write and end what it started; then it is killed
 
 _bound = False  # the fork hooks are registered (once per process; a fork inherits them)
-_forker: tuple[int, bool] = (0, False)  # the forking process and whether its main thread forks
-_prctl: Callable[..., int] | None = None  # libc's prctl, looked up before any fork
+# This process's bond with its own children: (read end, write end, the process that made it).
+_bond: tuple[int, int, int] | None = None
+_watched: int | None = None  # the read end of this process's bond with its parent
 
 
 def bind_forked_children() -> None:
     """From now on, every process forked from this one ends when this one does."""
-    global _bound, _prctl
+    global _bound
     if _bound or not hasattr(os, "register_at_fork"):
         return
     _bound = True
-    if sys.platform == "linux":
-        try:  # looked up now: a forked child should not load libraries
-            _prctl = ctypes.CDLL(None, use_errno=True).prctl
-        except (OSError, AttributeError):
-            _prctl = None
-    os.register_at_fork(before=_note_forker, after_in_child=_end_with_parent)
+    os.register_at_fork(before=_make_bond, after_in_child=_end_with_parent)
 
 
-def _note_forker() -> None:
-    global _forker
-    _forker = (os.getpid(), threading.current_thread() is threading.main_thread())
+def _make_bond() -> None:
+    global _bond
+    if _bond is None or _bond[2] != os.getpid():
+        read_end, write_end = os.pipe()  # neither is inherited across exec
+        _bond = (read_end, write_end, os.getpid())
 
 
 def _end_with_parent() -> None:
-    parent, from_main_thread = _forker
-    if from_main_thread and _prctl is not None and _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM) == 0:
-        # The parent may have died between the fork and the prctl: then nobody will signal us.
-        if os.getppid() != parent:
-            os.kill(os.getpid(), signal.SIGTERM)
+    global _bond, _watched
+    if _bond is None:
         return
+    read_end, write_end, _ = _bond
+    _bond = None  # ours to make when this process forks in turn
+    os.close(write_end)
+    if _watched is not None:  # the grandparent's, inherited from our parent: not ours to watch
+        with contextlib.suppress(OSError):
+            os.close(_watched)
+    _watched = read_end
     threading.Thread(
-        target=_watch_parent, args=(parent,), name="astest-parent-watch", daemon=True
+        target=_watch_parent, args=(read_end,), name="astest-parent-watch", daemon=True
     ).start()
 
 
-def _watch_parent(parent: int) -> None:
-    # An orphan is adopted by init or a subreaper: its parent pid changes, and never back.
-    while os.getppid() == parent:
-        time.sleep(POLL_S)
-    os.kill(os.getpid(), signal.SIGTERM)
+def _watch_parent(read_end: int) -> None:
+    try:
+        while os.read(read_end, 1):  # nobody writes: this returns at end of file only
+            pass
+    except OSError:
+        return  # the descriptor was closed here: nothing to watch any more
+    with contextlib.suppress(ProcessLookupError, OSError):
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)
+    time.sleep(GRACE_S)
+    os.kill(os.getpid(), signal.SIGKILL)
