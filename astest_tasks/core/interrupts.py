@@ -10,10 +10,16 @@ Ctrl-C. A handler someone else installed is left alone.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from types import FrameType
+from types import FrameType, TracebackType
+
+INTERRUPTED_MESSAGE = (
+    "ERROR: the run was interrupted ({reason}); the specs that finished keep their results; "
+    "fix: run doit again to do the rest"
+)
 
 
 def unwind_on_sigterm() -> bool:
@@ -28,6 +34,29 @@ def unwind_on_sigterm() -> bool:
         return False
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     return True
+
+
+def report_interrupts_in_one_line() -> None:
+    """An interrupted doit says so in one line instead of a traceback.
+
+    doit lets the KeyboardInterrupt of Ctrl-C (or of SIGTERM, above) escape from its main
+    function, after saving what finished, and Python prints the traceback of wherever the main
+    process happened to wait: thirty lines of doit and multiprocessing that say nothing to the
+    user. Only that one exception is reported differently; Python still ends the process as an
+    interrupted one (exit status 130). Another hook someone installed is kept for the rest."""
+    if getattr(sys.excepthook, "_astest_interrupts", False):
+        return
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
+        if issubclass(kind, KeyboardInterrupt):
+            reason = str(error) or "stopped by SIGINT"
+            print(INTERRUPTED_MESSAGE.format(reason=reason), file=sys.stderr, flush=True)
+            return
+        previous(kind, error, trace)
+
+    hook._astest_interrupts = True  # type: ignore[attr-defined]
+    sys.excepthook = hook
 
 
 def _raise_keyboard_interrupt(signum: int, frame: FrameType | None) -> None:

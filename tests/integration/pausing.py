@@ -50,9 +50,10 @@ def start_paused(
     *args: str,
     env: dict[str, str] | None = None,
     cpus: set[int] | None = None,
+    new_session: bool = False,
 ) -> Paused:
     """doit in the background, returned once it waits at ``point``; fails the test if the run
-    ends without reaching it. ``cpus``: as ``Project.start_doit``'s."""
+    ends without reaching it. ``cpus``, ``new_session``: as ``Project.start_doit``'s."""
     marker = project.root.parent / f".paused-{project.root.name}"
     marker.unlink(missing_ok=True)
     description = {"kind": point.kind, "target": point.target, "nth": point.nth}
@@ -63,7 +64,12 @@ def start_paused(
     output = project.root.parent / f"paused-{project.root.name}.out"
     with output.open("w") as sink:
         proc = project.start_doit(
-            *args, env={**(env or {}), **hooked}, stdout=sink, stderr=sink, cpus=cpus
+            *args,
+            env={**(env or {}), **hooked},
+            stdout=sink,
+            stderr=sink,
+            cpus=cpus,
+            new_session=new_session,
         )
     deadline = time.monotonic() + REACH_LIMIT_S
     while not marker.exists():
@@ -80,11 +86,16 @@ def start_paused(
     return Paused(proc, output)
 
 
-def stop(paused: Paused, sig: int) -> int:
-    """Send ``sig`` and wait for the process to end; returns its exit code. One that does not
-    end is asked for its threads' stacks (pause_hook registers them on SIGUSR1), then killed."""
+def stop(paused: Paused, sig: int, to_group: bool = False) -> int:
+    """Send ``sig`` (to the process group it leads, as a terminal's Ctrl-C: ``to_group``; it
+    was started in a session of its own) and wait for the process to end; returns its exit
+    code. One that does not end is asked for its threads' stacks (pause_hook registers them on
+    SIGUSR1), then killed."""
     proc = paused.proc
-    proc.send_signal(sig)
+    if to_group:
+        os.killpg(proc.pid, sig)
+    else:
+        proc.send_signal(sig)
     try:
         return proc.wait(END_LIMIT_S)
     except subprocess.TimeoutExpired:

@@ -13,6 +13,7 @@ import pytest
 from astest_tasks.model.results import read_stored
 from tests.integration.conftest import DoitRun, Project, clone_project
 from tests.integration.pausing import PausePoint, start_paused, stop
+from tests.process_tree import descendants, wait_until_ended
 
 # Every stop point is in our own code (the import scan, the compile server's reader, our atomic
 # writes, the protocol channel, the summary), and what is checked after the stop (whole files,
@@ -81,3 +82,40 @@ def test_a_run_stopped_at_any_point_loses_nothing_and_serves_nothing_stale(
     again = project.doit()
     assert {t for t in again.executed if t.startswith("astest:build:")} == set()
     assert os.path.exists(project.root / ".as-test/report.json")
+
+
+def edit_every_spec(project: Project) -> None:
+    """One more passing test at the end of each spec's last block: every wasm changes."""
+    added = '  test("edited", () => {\n    expect(1).toBe(1);\n  });\n});\n'
+    for spec in (project.root / "assembly/__tests__").rglob("*.spec.ts"):
+        text = spec.read_text().rstrip()
+        assert text.endswith("});")
+        spec.write_text(text.removesuffix("});") + added)
+
+
+# Ctrl-C in a terminal reaches every process of the foreground group; a CI cancel signals doit.
+SIGNALLED = {
+    "Ctrl-C (SIGINT to the process group)": (signal.SIGINT, True),
+    "SIGTERM to doit": (signal.SIGTERM, False),
+}
+
+
+@pytest.mark.parametrize("how", SIGNALLED)
+def test_an_interrupted_parallel_run_says_so_in_one_line_without_a_traceback(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path, how: str
+) -> None:
+    sig, to_group = SIGNALLED[how]
+    project = clone_project(built_passing[0], tmp_path)
+    edit_every_spec(project)
+    paused = start_paused(
+        project, STOP_POINTS["mid-write of a result"], "-n", "2", new_session=to_group
+    )
+    started = descendants(paused.proc.pid)
+    exit_code = stop(paused, sig, to_group)
+
+    output = paused.output.read_text()
+    assert "Traceback" not in output and "KeyboardInterrupt" not in output, output
+    errors = [line for line in output.splitlines() if line.startswith("ERROR")]
+    assert len(errors) == 1 and "interrupted" in errors[0] and "fix: " in errors[0], output
+    assert exit_code == -signal.SIGINT  # as Python ends any interrupted doit: status 130
+    assert not wait_until_ended(started), "a worker or server outlived the interrupted doit"
