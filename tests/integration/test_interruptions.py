@@ -131,6 +131,10 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
+def written_since(folder: Path, moment_ns: int) -> list[Path]:
+    return [p for p in folder.rglob("*.result.jsonl") if p.stat().st_mtime_ns > moment_ns]
+
+
 def wait_for(condition: Callable[[], bool], what: str, proc: subprocess.Popen[str]) -> None:
     deadline = time.monotonic() + REACH_LIMIT_S
     while not condition():
@@ -143,9 +147,9 @@ def test_specs_that_finished_before_a_stop_during_a_guest_are_not_run_again(
     built_passing: tuple[Project, DoitRun], tmp_path: Path
 ) -> None:
     project = clone_project(built_passing[0], tmp_path)
+    edit_every_spec(project)  # ten builds and runs to do again, none like the last run's
     results = project.root / ".as-test/build"
-    for result in results.rglob("*.result.jsonl"):
-        result.unlink()  # ten runs to do again; their builds are cached
+    before = time.time_ns()
     hang = project.root / "assembly/__tests__/zz_hang.spec.ts"  # its runs come last
     shutil.copy(FIXTURES / "failing/assembly/__tests__/hang.spec.ts", hang)
     env = {"ASTEST_TIMEOUT": "300"}  # the same in both runs: the limit is in every run's key
@@ -153,7 +157,7 @@ def test_specs_that_finished_before_a_stop_during_a_guest_are_not_run_again(
     with output.open("w") as sink:
         proc = project.start_doit(env=env, stdout=sink, stderr=sink)
     try:
-        finished = lambda: len(list(results.rglob("*.result.jsonl"))) == 10  # noqa: E731
+        finished = lambda: len(written_since(results, before)) == 10  # noqa: E731
         wait_for(finished, "the ten passing specs had finished", proc)
         # Then only the hanging spec's guest burns CPU in doit's process: a second of it means
         # the signal lands while wasm runs, where Python runs no handler until the guest stops.
