@@ -21,12 +21,17 @@ One that has not ended after ``GRACE_S`` is killed.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import os
 import signal
+import sys
 import threading
 import time
+from collections.abc import Callable
 
 GRACE_S = 10.0  # to finish a write and end what it started; then it is killed
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 _bound = False  # the fork hooks are registered (once per process; a fork inherits them)
 # This process's bond with its own children: (read end, write end, the process that made it).
@@ -76,3 +81,33 @@ def _watch_parent(read_end: int) -> None:
         signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)
     time.sleep(GRACE_S)
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+def killed_with_this_thread() -> Callable[[], None] | None:
+    """A ``preexec_fn`` for a program we start and wait for (an external runtime): the kernel
+    kills it when the thread that started it ends, so also when this process is killed. On Linux
+    (``PR_SET_PDEATHSIG``, which follows the starting thread: harmless here, since that thread
+    waits for the program); None elsewhere, where it ends when it next reads or writes the pipes
+    of the process that is gone."""
+    prctl = _libc_prctl()
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def bind() -> None:  # runs in the child, between fork and exec: no locks, no imports
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before the prctl: nobody will signal
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return bind
+
+
+@functools.cache
+def _libc_prctl() -> Callable[..., int] | None:
+    if sys.platform != "linux":
+        return None
+    try:
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return prctl
