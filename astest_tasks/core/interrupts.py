@@ -133,11 +133,15 @@ def _handlers_are_ours() -> bool:
 def _wake_up_pipe() -> tuple[int, int] | None:
     """A pipe whose write end is Python's signal wake-up descriptor; None if one is set."""
     read_end, write_end = os.pipe()
-    os.set_blocking(write_end, False)  # Python's handler must never block on it
-    previous = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    try:
+        os.set_blocking(write_end, False)  # Python's handler must never block on it
+        previous = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    except (OSError, ValueError):  # Windows takes only a socket there
+        previous = -2
     if previous == -1:
         return read_end, write_end
-    signal.set_wakeup_fd(previous)  # an event loop's: not ours to take
+    if previous >= 0:
+        signal.set_wakeup_fd(previous)  # an event loop's: not ours to take
     os.close(read_end)
     os.close(write_end)
     return None
