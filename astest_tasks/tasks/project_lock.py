@@ -47,11 +47,37 @@ def lock_project(lock_path: Path, *, read_only: bool = False) -> None:
         holder = _holder(fd)
         os.close(fd)
         _refused = lock_path
-        raise UserError(
-            f"another doit ({holder}) is running in this project and holds {lock_path}; fix: "
-            "wait for it to finish or stop it, then run again"
-        ) from None
+        raise UserError(_refusal(holder, lock_path)) from None
     _hold(key, fd)
+
+
+def _refusal(holder: str, lock_path: Path) -> str:
+    if _has_ended(holder):
+        # Only a process it started can hold the lock now: one forked by a doit older than this
+        # fix, or a program that was handed the descriptor. It must be found, not waited for.
+        return (
+            f"the doit ({holder}) that locked this project has ended, but a process it started "
+            f"still holds {lock_path}; fix: end that process (`fuser -v {lock_path}` names it), "
+            "then run again"
+        )
+    return (
+        f"another doit ({holder}) is running in this project and holds {lock_path}; fix: "
+        "wait for it to finish or stop it, then run again"
+    )
+
+
+def _has_ended(holder: str) -> bool:
+    """Whether the process named "pid N" in the lock file is gone (unknown: False)."""
+    number = holder.removeprefix("pid ")
+    if not number.isdigit():
+        return False
+    try:
+        os.kill(int(number), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, someone else's
+        return False
+    return False
 
 
 def wait_for_refused_lock(announce: Callable[[str], None]) -> bool:
