@@ -16,6 +16,9 @@ The child then unwinds as on SIGTERM (core/interrupts.py), so a file it was writ
 or removed and what it started ends with it; the signal goes to its main thread, the only one
 that runs Python's handlers and whose blocking call (a wait for doit's next job) it must break.
 One that has not ended after ``GRACE_S`` is killed.
+
+A program we start and wait for (an external runtime, in a session of its own that no signal to
+doit reaches) is bound by ``killed_with_this_thread`` instead: it runs no code of ours.
 """
 
 from __future__ import annotations
