@@ -114,7 +114,7 @@ def test_an_interrupted_parallel_run_says_so_in_one_line_without_a_traceback(
     paused = start_paused(
         project, STOP_POINTS["mid-write of a result"], "-n", "2", new_session=to_group
     )
-    started = descendants(paused.proc.pid)
+    started = descendants(paused.proc.pid)  # read from /proc: nothing here fails before the stop
     exit_code = stop(paused, sig, to_group)
 
     output = paused.output.read_text()

@@ -66,14 +66,15 @@ def test_a_doit_killed_mid_run_leaves_no_process_and_no_lock_behind(
     paused = start_paused(
         project, PausePoint("fsync", "*/.*.result.jsonl.*.tmp"), "-n", "2", cpus=two_cores
     )
-    started = descendants(paused.proc.pid)
-    commands = {pid: command_line(pid) for pid in started}
+    try:
+        started = descendants(paused.proc.pid)
+        commands = {pid: command_line(pid) for pid in started}
+    finally:
+        paused.proc.send_signal(signal.SIGKILL)  # whatever happens: no doit left paused
+        paused.proc.wait()
     servers = [pid for pid, command in commands.items() if "asc_server.mjs" in command]
     workers = [pid for pid, command in commands.items() if "run_module('doit'" in command]
     assert len(servers) == 1 and len(workers) == 2, commands
-
-    paused.proc.send_signal(signal.SIGKILL)
-    paused.proc.wait()
     left = wait_until_ended(started)
     assert not left, f"still running after doit was killed: {[commands[p] for p in left]}"
 
