@@ -58,6 +58,10 @@ PROCESS_GUARDS = {
     ("core/process_env.py", "_SAVED"): "the environment to restore after a runner changed it",
     ("tasks/project_lock.py", "_held"): "the project lock's descriptor, held until exit",
     ("tasks/project_lock.py", "_refused"): "the lock refused last, which watch mode waits for",
+    ("tasks/project_lock.py", "_fork_hook"): "forked children close the lock, registered once",
+    ("core/parent_bond.py", "_bound"): "the fork hooks binding children to us, registered once",
+    ("core/parent_bond.py", "_bond"): "the pipe our forked children watch for our end",
+    ("core/parent_bond.py", "_watched"): "the pipe this forked child watches for its parent's end",
 }
 # Answers worked out once per process, the same for every caller.
 MEMOS = {

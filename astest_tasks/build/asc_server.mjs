@@ -15,7 +15,9 @@
 // that request, kept apart from the protocol stream. `recycle` asks the client to retire this
 // process: asc called process.exit or threw, and its global state can no longer be trusted.
 // The process exits when stdin reaches end of file, even in the middle of a compile: its client
-// is gone and nobody will read the result.
+// is gone and nobody will read the result. It also exits when the process that started it is
+// gone (its parent pid changes: an orphan is adopted), for processes forked from that client
+// (doit's -n workers) hold copies of our stdin and may outlive it.
 //
 // Arguments: the assemblyscript package root of the project (resolved by the client the way Node
 // resolves it from the project directory), so the project's own compiler version is used; then
@@ -250,5 +252,13 @@ process.on("uncaughtException", (error) => {
   errorWrite(`astest-tasks compile server: uncaught ${error?.stack ?? error}\n`);
   exitServer(70);
 });
+
+// Checked whenever the event loop runs (a compile in progress finishes first); unref'd, so the
+// check itself never keeps the server alive.
+const PARENT_CHECK_MS = 500;
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) exitServer(0);
+}, PARENT_CHECK_MS).unref();
 
 await serve(process.argv[2]);

@@ -9,11 +9,18 @@ Ctrl-C. A handler someone else installed is left alone.
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from types import FrameType
+from types import FrameType, TracebackType
+
+INTERRUPTED_MESSAGE = (
+    "ERROR: the run was interrupted ({reason}); the specs that finished keep their results; "
+    "fix: run doit again to do the rest"
+)
 
 
 def unwind_on_sigterm() -> bool:
@@ -28,6 +35,29 @@ def unwind_on_sigterm() -> bool:
         return False
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     return True
+
+
+def report_interrupts_in_one_line() -> None:
+    """An interrupted doit says so in one line instead of a traceback.
+
+    doit lets the KeyboardInterrupt of Ctrl-C (or of SIGTERM, above) escape from its main
+    function, after saving what finished, and Python prints the traceback of wherever the main
+    process happened to wait: thirty lines of doit and multiprocessing that say nothing to the
+    user. Only that one exception is reported differently; Python still ends the process as an
+    interrupted one (exit status 130). Another hook someone installed is kept for the rest."""
+    if getattr(sys.excepthook, "_astest_interrupts", False):
+        return
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
+        if issubclass(kind, KeyboardInterrupt):
+            reason = str(error) or "stopped by SIGINT"
+            print(INTERRUPTED_MESSAGE.format(reason=reason), file=sys.stderr, flush=True)
+            return
+        previous(kind, error, trace)
+
+    hook._astest_interrupts = True  # type: ignore[attr-defined]
+    sys.excepthook = hook
 
 
 def _raise_keyboard_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -57,3 +87,68 @@ def signals_end_the_process() -> Iterator[None]:
     finally:
         for sig in swapped:
             signal.signal(sig, saved[sig])
+
+
+@contextmanager
+def signals_stop_the_guest(stop_guest: Callable[[], None] | None) -> Iterator[None]:
+    """While a spec's wasm runs: Ctrl-C and SIGTERM stop the guest (``stop_guest``, called on
+    another thread), and then unwind as anywhere else.
+
+    Ending the process at once (``signals_end_the_process``) lost doit's record of every spec
+    that had finished before: doit writes it when its run unwinds, so in a serial run those
+    specs ran again next time. Python's C-level handler still notes the signal while the guest
+    runs, and writes its number to a wake-up pipe that a thread watches; that thread stops the
+    guest, which returns to Python, whose handler then raises KeyboardInterrupt before anything
+    of the stopped spec is written. Where this cannot be arranged (another thread, someone
+    else's handler or wake-up descriptor, no ``stop_guest``), the process ends at once instead.
+    """
+    window = _wake_up_pipe() if stop_guest is not None and _handlers_are_ours() else None
+    if window is None or stop_guest is None:
+        with signals_end_the_process():
+            yield
+        return
+    read_end, write_end = window
+    watcher = threading.Thread(
+        target=_stop_on_signal, args=(read_end, stop_guest), name="astest-signals", daemon=True
+    )
+    watcher.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(-1)
+        os.close(write_end)  # the watcher reads end of file and returns
+        watcher.join()
+        os.close(read_end)
+
+
+def _handlers_are_ours() -> bool:
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    return (
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        and signal.getsignal(signal.SIGTERM) is _raise_keyboard_interrupt
+    )
+
+
+def _wake_up_pipe() -> tuple[int, int] | None:
+    """A pipe whose write end is Python's signal wake-up descriptor; None if one is set."""
+    read_end, write_end = os.pipe()
+    try:
+        os.set_blocking(write_end, False)  # Python's handler must never block on it
+        previous = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    except (OSError, ValueError):  # Windows takes only a socket there
+        previous = -2
+    if previous == -1:
+        return read_end, write_end
+    if previous >= 0:
+        signal.set_wakeup_fd(previous)  # an event loop's: not ours to take
+    os.close(read_end)
+    os.close(write_end)
+    return None
+
+
+def _stop_on_signal(read_end: int, stop_guest: Callable[[], None]) -> None:
+    stopping = {signal.SIGINT.value, signal.SIGTERM.value}
+    while received := os.read(read_end, 64):
+        if stopping.intersection(received):
+            stop_guest()

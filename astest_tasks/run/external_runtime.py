@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from astest_tasks.core.parent_bond import killed_with_this_thread
 from astest_tasks.core.process_env import base_environ
 from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.run.channel import ProtocolChannel
@@ -207,6 +208,7 @@ def run_external(
                 stdout=theirs.stdout.fileno(),
                 stderr=theirs.stderr.fileno(),
                 start_new_session=True,  # its own process group, so a timeout kills all of it
+                preexec_fn=killed_with_this_thread(),  # and it ends if this process is killed
             )
         except OSError as exc:
             channel.finish()

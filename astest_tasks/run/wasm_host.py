@@ -29,7 +29,7 @@ from typing import Any, cast
 import wasmtime
 
 from astest_tasks.core.guest_text import decode_guest_utf16, encode_wtf8
-from astest_tasks.core.interrupts import signals_end_the_process
+from astest_tasks.core.interrupts import signals_stop_the_guest
 from astest_tasks.run import module_shelf
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun, StderrBuffer
@@ -164,6 +164,27 @@ class _EngineHolder:
                 engine.increment_epoch()
 
 
+# Stopping a guest moves its engine's epoch past the guest's deadline, one tick per call (about
+# half a microsecond each): up to the longest --timeout allowed (a day) that takes under a second.
+STOP_TICKS_LIMIT = 2_000_000
+
+
+def _stopper(engine: wasmtime.Engine, deadline_ticks: int) -> Callable[[], None] | None:
+    """What stops a guest of ``engine`` whose deadline is ``deadline_ticks`` away, at once, from
+    any thread (the engine's epoch is shared and atomic; its store is not: only the thread
+    running the guest may touch it). The guest traps as if timed out; the signal that asked for
+    it then raises KeyboardInterrupt (core/interrupts.py), so no verdict is recorded. None when
+    the deadline is too far to reach this way."""
+    if deadline_ticks > STOP_TICKS_LIMIT:
+        return None
+
+    def stop() -> None:
+        for _ in range(deadline_ticks + 1):
+            engine.increment_epoch()
+
+    return stop
+
+
 # wasmtime's C API value for Winch (WASMTIME_STRATEGY_WINCH in wasmtime/config.h): wasmtime-py's
 # Config.strategy setter accepts only "auto" and "cranelift".
 _WASMTIME_STRATEGY_WINCH = 2
@@ -296,7 +317,8 @@ def prepare_guest(
         raise GuestStartError(_one_line(exc)) from None
     except CompilerChoiceError as exc:
         raise GuestStartError(str(exc)) from None
-    return PreparedGuest(store, instance, channel, stderr, limits, started, compiled_by)
+    stop = _stopper(engine, limits.epoch_ticks)
+    return PreparedGuest(store, instance, channel, stderr, limits, started, compiled_by, stop)
 
 
 class PreparedGuest:
@@ -311,8 +333,10 @@ class PreparedGuest:
         limits: HostLimits,
         started: float,
         compiled_by: WasmCompiler = WasmCompiler.CRANELIFT,
+        stop: Callable[[], None] | None = None,
     ) -> None:
         self._store = store
+        self._stop = stop  # interrupts the guest from another thread (see _stopper)
         self._compiled_by = compiled_by
         self._instance = instance
         self._channel = channel
@@ -345,7 +369,7 @@ class PreparedGuest:
             start = self._instance.exports(self._store).get("_start")
             if not isinstance(start, wasmtime.Func):
                 raise _LinkProblem("the module exports no _start function")
-            with signals_end_the_process():
+            with signals_stop_the_guest(self._stop):
                 start(self._store)
         except _GuestExit as exit_request:
             exit_code = exit_request.code

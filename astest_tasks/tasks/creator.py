@@ -13,7 +13,8 @@ from typing import Any
 
 from astest_tasks.config.pipeline import DEFAULT_PIPELINE, Pipeline
 from astest_tasks.config.toolchain import warn_once
-from astest_tasks.core.interrupts import unwind_on_sigterm
+from astest_tasks.core.interrupts import report_interrupts_in_one_line, unwind_on_sigterm
+from astest_tasks.core.parent_bond import bind_forked_children
 from astest_tasks.schedule.scheduler import Scheduler, scheduler
 from astest_tasks.tasks.command_line import CommandLine
 from astest_tasks.tasks.fuzz_tasks import FuzzOptions, FuzzPlan, fuzz_tasks
@@ -32,6 +33,8 @@ def create_tasks(
 ) -> Iterator[dict[str, Any]]:
     command_line = command_line or CommandLine()
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
+    bind_forked_children()  # and they end with this process, even one killed with SIGKILL
+    report_interrupts_in_one_line()
     plan = make_plan(project_root, options, pipeline, command_line, warn=warn_once)
     lock_project(plan.lock_path, read_only=command_line.reads_only)
     yield from emit(plan)

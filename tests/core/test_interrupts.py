@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -71,3 +73,31 @@ def test_someone_elses_handlers_stay_while_wasm_runs() -> None:
     signal.signal(signal.SIGTERM, theirs)
     with signals_end_the_process():
         assert signal.getsignal(signal.SIGTERM) is theirs
+
+
+def _python_raising(error: str) -> subprocess.CompletedProcess[str]:
+    program = (
+        "from astest_tasks.core.interrupts import report_interrupts_in_one_line\n"
+        "report_interrupts_in_one_line()\n"
+        "report_interrupts_in_one_line()  # a second call adds no second hook\n"
+        f"raise {error}\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_an_interrupted_process_says_so_in_one_line_and_ends_as_interrupted() -> None:
+    ended = _python_raising('KeyboardInterrupt("stopped by signal SIGTERM")')
+    assert ended.stderr.splitlines() == [
+        "ERROR: the run was interrupted (stopped by signal SIGTERM); the specs that finished "
+        "keep their results; fix: run doit again to do the rest"
+    ]
+    assert ended.returncode == -signal.SIGINT  # Python's own end of an interrupted process
+
+
+def test_any_other_escaping_error_keeps_its_traceback() -> None:
+    ended = _python_raising('ValueError("a bug")')
+    assert "Traceback (most recent call last)" in ended.stderr
+    assert ended.stderr.rstrip().endswith("ValueError: a bug")
+    assert ended.returncode == 1

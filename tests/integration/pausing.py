@@ -45,10 +45,15 @@ class Paused:
 
 
 def start_paused(
-    project: Project, point: PausePoint, *args: str, env: dict[str, str] | None = None
+    project: Project,
+    point: PausePoint,
+    *args: str,
+    env: dict[str, str] | None = None,
+    cpus: set[int] | None = None,
+    new_session: bool = False,
 ) -> Paused:
     """doit in the background, returned once it waits at ``point``; fails the test if the run
-    ends without reaching it."""
+    ends without reaching it. ``cpus``, ``new_session``: as ``Project.start_doit``'s."""
     marker = project.root.parent / f".paused-{project.root.name}"
     marker.unlink(missing_ok=True)
     description = {"kind": point.kind, "target": point.target, "nth": point.nth}
@@ -58,7 +63,14 @@ def start_paused(
     }
     output = project.root.parent / f"paused-{project.root.name}.out"
     with output.open("w") as sink:
-        proc = project.start_doit(*args, env={**(env or {}), **hooked}, stdout=sink, stderr=sink)
+        proc = project.start_doit(
+            *args,
+            env={**(env or {}), **hooked},
+            stdout=sink,
+            stderr=sink,
+            cpus=cpus,
+            new_session=new_session,
+        )
     deadline = time.monotonic() + REACH_LIMIT_S
     while not marker.exists():
         if proc.poll() is not None:
@@ -74,11 +86,16 @@ def start_paused(
     return Paused(proc, output)
 
 
-def stop(paused: Paused, sig: int) -> int:
-    """Send ``sig`` and wait for the process to end; returns its exit code. One that does not
-    end is asked for its threads' stacks (pause_hook registers them on SIGUSR1), then killed."""
+def stop(paused: Paused, sig: int, to_group: bool = False) -> int:
+    """Send ``sig`` (to the process group it leads, as a terminal's Ctrl-C: ``to_group``; it
+    was started in a session of its own) and wait for the process to end; returns its exit
+    code. One that does not end is asked for its threads' stacks (pause_hook registers them on
+    SIGUSR1), then killed."""
     proc = paused.proc
-    proc.send_signal(sig)
+    if to_group:
+        os.killpg(proc.pid, sig)
+    else:
+        proc.send_signal(sig)
     try:
         return proc.wait(END_LIMIT_S)
     except subprocess.TimeoutExpired:

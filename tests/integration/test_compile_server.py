@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import multiprocessing
 import os
+import shutil
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -25,7 +27,8 @@ from astest_tasks.model.results import SpecIdentity
 from astest_tasks.schedule.compile_pool import DISABLE_VARIABLE, CompilePool
 from astest_tasks.schedule.scheduler import Scheduler
 from tests.fakes import processes_mentioning, wait_until_gone
-from tests.integration.conftest import ANSI, Project, copy_project
+from tests.integration.conftest import ANSI, NODE_MODULES, Project, copy_project
+from tests.process_tree import alive, wait_until_ended
 
 pytestmark = pytest.mark.integration
 
@@ -379,3 +382,37 @@ def test_a_build_task_run_alone_works_and_leaves_no_server(
     record = project.root / ".as-test" / "build" / "wasi" / "geometry.build.json"
     assert '"status": "ok"' in record.read_text()
     assert processes_mentioning(f"asc_server.mjs {project.root}") == []
+
+
+def _start_a_server_fork_and_vanish(asc_root: str, results: multiprocessing.Queue[int]) -> None:
+    """A doit that starts a compile server, forks a worker that keeps a copy of the server's
+    stdin and outlives it (not bound to it), and dies without clean-up."""
+    node = shutil.which("node")
+    assert node is not None
+    server = CompileServer(node, Path(asc_root), dict(os.environ))
+    child = os.fork()
+    if child == 0:
+        time.sleep(120)
+        os._exit(0)
+    for pid in (server.pid, child):
+        results.put(pid)
+    results.close()
+    results.join_thread()
+    os._exit(0)
+
+
+def test_a_server_ends_with_its_parent_though_a_forked_child_holds_its_stdin() -> None:
+    spawn = multiprocessing.get_context("spawn")
+    results: multiprocessing.Queue[int] = spawn.Queue()
+    asc_root = str(NODE_MODULES / "assemblyscript")
+    parent = spawn.Process(target=_start_a_server_fork_and_vanish, args=(asc_root, results))
+    parent.start()
+    server, orphan = results.get(timeout=120), results.get(timeout=120)
+    try:
+        parent.join(30)
+        assert alive(orphan)  # its stdin has a writer left: only its parent's end tells
+        assert wait_until_ended({server}) == set(), "the compile server outlived its parent"
+    finally:
+        os.kill(orphan, signal.SIGKILL)
+        if alive(server):
+            os.kill(server, signal.SIGKILL)

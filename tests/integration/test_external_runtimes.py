@@ -124,7 +124,10 @@ exec sleep 120
 """
 
 
-def test_sigterm_to_doit_stops_a_running_external_runtime(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
+def test_a_signal_to_doit_stops_a_running_external_runtime(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
     project = copy_project("passing", tmp_path)
     script = project.root / "stubborn.sh"
     script.write_text(STUBBORN_RUNTIME)
@@ -147,7 +150,7 @@ def test_sigterm_to_doit_stops_a_running_external_runtime(tmp_path: Path) -> Non
             assert time.monotonic() < deadline, "the runtime never started"
             time.sleep(0.05)
         runtime_pid = int(pid_file.read_text())
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(sig)  # SIGKILL: doit can do nothing; the kernel ends the runtime
         assert proc.wait(30) != 0
     finally:
         if proc.poll() is None:

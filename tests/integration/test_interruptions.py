@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from astest_tasks.model.results import read_stored
-from tests.integration.conftest import DoitRun, Project, clone_project
-from tests.integration.pausing import PausePoint, start_paused, stop
+from tests.integration.conftest import FIXTURES, DoitRun, Project, clone_project
+from tests.integration.pausing import END_LIMIT_S, REACH_LIMIT_S, PausePoint, start_paused, stop
+from tests.process_tree import descendants, wait_until_ended
 
 # Every stop point is in our own code (the import scan, the compile server's reader, our atomic
 # writes, the protocol channel, the summary), and what is checked after the stop (whole files,
@@ -81,3 +86,97 @@ def test_a_run_stopped_at_any_point_loses_nothing_and_serves_nothing_stale(
     again = project.doit()
     assert {t for t in again.executed if t.startswith("astest:build:")} == set()
     assert os.path.exists(project.root / ".as-test/report.json")
+
+
+def edit_every_spec(project: Project) -> None:
+    """One more passing test at the end of each spec's last block: every wasm changes."""
+    added = '  test("edited", () => {\n    expect(1).toBe(1);\n  });\n});\n'
+    for spec in (project.root / "assembly/__tests__").rglob("*.spec.ts"):
+        text = spec.read_text().rstrip()
+        assert text.endswith("});")
+        spec.write_text(text.removesuffix("});") + added)
+
+
+# Ctrl-C in a terminal reaches every process of the foreground group; a CI cancel signals doit.
+SIGNALLED = {
+    "Ctrl-C (SIGINT to the process group)": (signal.SIGINT, True),
+    "SIGTERM to doit": (signal.SIGTERM, False),
+}
+
+
+@pytest.mark.parametrize("how", SIGNALLED)
+def test_an_interrupted_parallel_run_says_so_in_one_line_without_a_traceback(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path, how: str
+) -> None:
+    sig, to_group = SIGNALLED[how]
+    project = clone_project(built_passing[0], tmp_path)
+    edit_every_spec(project)
+    paused = start_paused(
+        project, STOP_POINTS["mid-write of a result"], "-n", "2", new_session=to_group
+    )
+    started = descendants(paused.proc.pid)  # read from /proc: nothing here fails before the stop
+    exit_code = stop(paused, sig, to_group)
+
+    output = paused.output.read_text()
+    assert "Traceback" not in output and "KeyboardInterrupt" not in output, output
+    errors = [line for line in output.splitlines() if line.startswith("ERROR")]
+    assert len(errors) == 1 and "interrupted" in errors[0] and "fix: " in errors[0], output
+    assert exit_code == -signal.SIGINT  # as Python ends any interrupted doit: status 130
+    assert not wait_until_ended(started), "a worker or server outlived the interrupted doit"
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time ``pid`` has spent itself (its threads, not its children), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def written_since(folder: Path, moment_ns: int) -> list[Path]:
+    return [p for p in folder.rglob("*.result.jsonl") if p.stat().st_mtime_ns > moment_ns]
+
+
+def wait_for(condition: Callable[[], bool], what: str, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + REACH_LIMIT_S
+    while not condition():
+        assert proc.poll() is None, f"doit ended (exit {proc.returncode}) before {what}"
+        assert time.monotonic() < deadline, f"not {what} within {REACH_LIMIT_S:.0f} s"
+        time.sleep(0.05)
+
+
+def test_specs_that_finished_before_a_stop_during_a_guest_are_not_run_again(
+    built_passing: tuple[Project, DoitRun], tmp_path: Path
+) -> None:
+    project = clone_project(built_passing[0], tmp_path)
+    edit_every_spec(project)  # ten builds and runs to do again, none like the last run's
+    results = project.root / ".as-test/build"
+    before = time.time_ns()
+    hang = project.root / "assembly/__tests__/zz_hang.spec.ts"  # its runs come last
+    shutil.copy(FIXTURES / "failing/assembly/__tests__/hang.spec.ts", hang)
+    env = {"ASTEST_TIMEOUT": "300"}  # the same in both runs: the limit is in every run's key
+    output = tmp_path / "stopped.out"
+    with output.open("w") as sink:
+        proc = project.start_doit(env=env, stdout=sink, stderr=sink)
+    try:
+        finished = lambda: len(written_since(results, before)) == 10  # noqa: E731
+        wait_for(finished, "the ten passing specs had finished", proc)
+        # Then only the hanging spec's guest burns CPU in doit's process: a second of it means
+        # the signal lands while wasm runs, where Python runs no handler until the guest stops.
+        spent = cpu_seconds(proc.pid)
+        wait_for(lambda: cpu_seconds(proc.pid) > spent + 1.0, "spinning in the guest", proc)
+        proc.send_signal(signal.SIGTERM)
+        exit_code = proc.wait(END_LIMIT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    stopped = output.read_text()
+    assert not list(results.rglob("zz_hang.result.jsonl")), "no verdict for the stopped spec"
+
+    hang.unlink()
+    again = project.doit(env=env)
+    assert again.exit_code == 0, again.stdout + again.stderr
+    assert [task for task in again.executed if task.startswith("astest:run:")] == []
+    assert len(project.verdicts()) == 10
+    # and the stop itself was an interrupted run's: one line, status 130
+    assert "Traceback" not in stopped and "ERROR: the run was interrupted" in stopped, stopped
+    assert exit_code == -signal.SIGINT, stopped
