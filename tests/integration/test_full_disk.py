@@ -75,6 +75,17 @@ def assert_one_disk_error(run: DoitRun, project: Project, folder: str) -> None:
     assert run.exit_code == 1, run.stdout[-2000:]
 
 
+def assert_kept_and_not_shared(
+    project: Project, before: dict[str, bytes], server: CacheServer, shared: set[str]
+) -> None:
+    """After a full disk: every output that was there is byte for byte the same, and the cache
+    holds what it held before."""
+    after = outputs(project)
+    changed = {name for name in before.keys() & after.keys() if before[name] != after[name]}
+    assert not changed, f"replaced on a full disk: {changed}"
+    assert stored(server) == shared, "uploaded from a full disk"
+
+
 def assert_whole_build(project: Project) -> None:
     record = json.loads((project.root / RECORD).read_text())
     module = (project.root / WASM).read_bytes()
@@ -98,10 +109,7 @@ def test_a_build_on_a_full_disk_records_nothing_uploads_nothing_and_builds_again
     assert_one_disk_error(full, project, ".as-test/build/wasi")
     assert "astest:build:wasi:geometry" in full.executed
     filler.unlink()
-    after = outputs(project)
-    changed = {name for name in before.keys() & after.keys() if before[name] != after[name]}
-    assert not changed, f"replaced on a full disk: {changed}"
-    assert stored(cache_server) == shared, "uploaded from a full disk"
+    assert_kept_and_not_shared(project, before, cache_server, shared)
 
     again = project.doit(env=cache)
     assert again.exit_code == 0, again.stdout[-3000:] + again.stderr[-3000:]
@@ -127,10 +135,7 @@ def test_a_run_on_a_full_disk_keeps_the_earlier_result_and_runs_again_after(
     assert_one_disk_error(full, project, ".as-test/")
     assert "astest:run:wasi:geometry" in full.executed
     filler.unlink()
-    after = outputs(project)
-    changed = {name for name in before.keys() & after.keys() if before[name] != after[name]}
-    assert not changed, f"replaced on a full disk: {changed}"
-    assert stored(cache_server) == shared, "uploaded from a full disk"
+    assert_kept_and_not_shared(project, before, cache_server, shared)
 
     again = project.doit(env=cache)
     assert again.exit_code == 0, again.stdout[-3000:] + again.stderr[-3000:]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.model.results import read_stored
-from tests.integration.conftest import FIXTURES, DoitRun, Project, clone_project
+from tests.integration.conftest import FIXTURES, DoitRun, Project, clone_project, edit_every_spec
 from tests.integration.pausing import END_LIMIT_S, REACH_LIMIT_S, PausePoint, start_paused, stop
 from tests.process_tree import descendants, wait_until_ended
 
@@ -86,15 +86,6 @@ def test_a_run_stopped_at_any_point_loses_nothing_and_serves_nothing_stale(
     again = project.doit()
     assert {t for t in again.executed if t.startswith("astest:build:")} == set()
     assert os.path.exists(project.root / ".as-test/report.json")
-
-
-def edit_every_spec(project: Project) -> None:
-    """One more passing test at the end of each spec's last block: every wasm changes."""
-    added = '  test("edited", () => {\n    expect(1).toBe(1);\n  });\n});\n'
-    for spec in (project.root / "assembly/__tests__").rglob("*.spec.ts"):
-        text = spec.read_text().rstrip()
-        assert text.endswith("});")
-        spec.write_text(text.removesuffix("});") + added)
 
 
 # Ctrl-C in a terminal reaches every process of the foreground group; a CI cancel signals doit.

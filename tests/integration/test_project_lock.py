@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import DoitRun, Project, clone_project, copy_project
+from tests.integration.conftest import (
+    DoitRun,
+    Project,
+    clone_project,
+    copy_project,
+    edit_every_spec,
+)
 from tests.integration.pausing import PausePoint, start_paused
 from tests.process_tree import command_line, descendants, wait_until_ended
 
@@ -43,15 +49,6 @@ def test_a_second_doit_is_refused_while_the_first_runs(tmp_path: Path) -> None:
     after = project.doit("astest", "--mode", "wasi", env={"ASTEST_TIMEOUT": "1"})
     assert after.exit_code == 1  # the project is free again; the hanging spec times out
     assert "timed out after 1 s" in after.stdout
-
-
-def edit_every_spec(project: Project) -> None:
-    """One more passing test at the end of each spec's last block: every wasm changes."""
-    added = '  test("edited", () => {\n    expect(1).toBe(1);\n  });\n});\n'
-    for spec in (project.root / "assembly/__tests__").rglob("*.spec.ts"):
-        text = spec.read_text().rstrip()
-        assert text.endswith("});")
-        spec.write_text(text.removesuffix("});") + added)
 
 
 @pytest.mark.toolchains("1.0.7")  # how processes end is ours, whatever asc and as-test
