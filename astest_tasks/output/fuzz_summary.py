@@ -14,6 +14,7 @@ from pathlib import Path
 
 from colorama import Fore, Style
 
+from astest_tasks.config.pipeline import task_command
 from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.records import decode
 from astest_tasks.fuzz.fuzzer_selection import select_fuzzers
@@ -43,7 +44,7 @@ class FuzzEntry:
 
     @property
     def run_command(self) -> str:
-        return f"{self.command} {self.group}:{self.mode}:{self.file_id}"
+        return task_command(self.command, f"{self.group}:{self.mode}:{self.file_id}")
 
 
 @dataclass(frozen=True)

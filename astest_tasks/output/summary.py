@@ -10,6 +10,7 @@ from pathlib import Path
 
 from colorama import Fore
 
+from astest_tasks.config.pipeline import task_command
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.records import encode
 from astest_tasks.core.version import __version__
@@ -402,9 +403,11 @@ def _load(root: Path, entry: SummaryEntry, session: str) -> Shown:
 
 
 def _missing_result(entry: SummaryEntry, session: str) -> SpecResult:
+    run_task = task_command(entry.command, entry.run_task)
+    forget = task_command(f"{entry.command} forget", entry.run_task)
     details = (
-        f"no result at {entry.result}; run `{entry.command} {entry.run_task}` (or "
-        f"`{entry.command} forget {entry.run_task}` if the file was deleted behind doit's back)"
+        f"no result at {entry.result}; run `{run_task}` (or `{forget}` if the file was deleted "
+        "behind doit's back)"
     )
     who = SpecIdentity(path=entry.spec, spec_id=entry.spec_id, mode=entry.mode, target=entry.target)
     return failure_result(who, session, Stage.RUN, "no result", details, "")

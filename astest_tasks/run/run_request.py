@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.config.layout import SpecFiles
-from astest_tasks.config.pipeline import Pipeline
+from astest_tasks.config.pipeline import Pipeline, task_command
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.model.results import SpecIdentity
 from astest_tasks.model.snapshots import SnapshotUpdate
@@ -68,3 +68,7 @@ class RunRequest:
 
     def task(self, kind: str) -> str:
         return self.pipeline.task(f"{kind}:{self.spec.mode}:{self.spec.spec_id}")
+
+    def task_command(self, kind: str) -> str:
+        """The command line that runs this spec's ``kind`` task (quoted: config/pipeline.py)."""
+        return task_command(self.pipeline.command, self.task(kind))

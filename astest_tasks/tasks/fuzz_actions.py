@@ -17,6 +17,7 @@ from pathlib import Path
 from doit.exceptions import TaskFailed
 
 from astest_tasks.build.build_check import UnusableBuild, check_build
+from astest_tasks.config.pipeline import task_command
 from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.fuzz.crash_records import FuzzCrash, write_fuzz_crash_record
@@ -54,7 +55,7 @@ class FuzzRunRequest:
 
     @property
     def run_command(self) -> str:
-        return f"{self.command} {self.task_name}"
+        return task_command(self.command, self.task_name)
 
 
 def run_fuzz_file(run: FuzzRunRequest, session: str) -> bool | TaskFailed:
@@ -78,7 +79,8 @@ def run_fuzz_file(run: FuzzRunRequest, session: str) -> bool | TaskFailed:
 
 
 def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
-    build_hint = f"{run.command} {run.group}:build:{run.fuzz_file.mode}:{run.fuzz_file.spec_id}"
+    build_task = f"{run.group}:build:{run.fuzz_file.mode}:{run.fuzz_file.spec_id}"
+    build_hint = task_command(run.command, build_task)
     build = check_build(root, run.build_record_path, build_hint)
     if isinstance(build, UnusableBuild):
         return _failed(run, session, "build", build.details, build.command)

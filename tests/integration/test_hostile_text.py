@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,31 @@ def test_spec_files_named_with_equals_or_runner_syntax_run_like_any_other(
         f"assembly/__tests__/{name}.spec.ts" for name in AWKWARD_NAMES
     }
     assert set(project.verdicts().values()) == {"passed"}
+
+
+def test_a_repro_command_runs_the_spec_and_nothing_else_whatever_its_file_name(
+    fresh_project: Callable[[str], Project],
+) -> None:
+    project = fresh_project("hostile")
+    tests_dir = project.root / "assembly" / "__tests__"
+    (tests_dir / "hostile.spec.ts").unlink()
+    (tests_dir / "crash.spec.ts").rename(tests_dir / "x;touch pwned.spec.ts")
+
+    run = project.doit()
+
+    assert run.exit_code == 1, run.stdout[-3000:] + run.stderr[-3000:]
+    records = sorted((project.root / ".as-test" / "crashes").glob("*.log"))
+    assert records, "the crashing spec left no crash record"
+    for record in records:
+        lines = record.read_text().splitlines()
+        for label in ("run", "repro"):
+            (command,) = (
+                line.removeprefix(f"{label}: ") for line in lines if line.startswith(f"{label}: ")
+            )
+            # A shell splits the line into the program and the one task, the ; inside it.
+            words = shlex.split(command)
+            assert words[0] == "doit" and len(words) == 2, command
+            assert words[1].startswith("astest:run:") and words[1].endswith(":x;touch pwned")
 
 
 def _forge_warnings(server: CacheServer, warning: str) -> int:
