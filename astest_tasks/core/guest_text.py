@@ -56,6 +56,8 @@ _LONE_SURROGATE: Final = LazyPattern("[\ud800-\udfff]")
 # (0x9b is CSI on its own in some terminals).
 _SGR = "\x1b\\[[0-9;]*m"
 _TERMINAL_CONTROL: Final = LazyPattern(f"{_SGR}|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SGR_PATTERN: Final = LazyPattern("\x1b\\[([0-9;]*)m")
+_RESETS: Final = frozenset({"", "0"})  # SGR 0 (also written with no parameter) ends every attribute
 # What must not break a one-line field: every control character and Unicode's own line breaks.
 # Colour too: a name or a value has none of its own (only output and diagnostics do).
 _FIELD_CONTROL: Final = LazyPattern("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -136,9 +138,22 @@ def terminal_text(text: str, colour: bool, github_actions: bool) -> str:
     safe = _TERMINAL_CONTROL.sub(
         lambda match: _control_shown(match.group(), colour), text.replace("\r\n", "\n")
     )
+    if colour and "\x1b[" in safe:
+        safe = "\n".join(_colours_closed(line) for line in safe.split("\n"))
     if not github_actions:
         return safe
     return "\n".join(_not_a_command(line) for line in safe.split("\n"))
+
+
+def _colours_closed(line: str) -> str:
+    """``line`` with a reset at its end when a colour it sets is still on there: a spec's output
+    (or a compiler's message) that sets black on black, conceal or blink and never resets would
+    otherwise paint every line printed after it, our summary's too. Our own lines reset what they
+    paint, and so are left as they are."""
+    parameters = [found.group(1) for found in _SGR_PATTERN.finditer(line)]
+    if not parameters or parameters[-1] in _RESETS:
+        return line
+    return line + "\x1b[0m"
 
 
 def _control_shown(found: str, colour: bool) -> str:

@@ -480,9 +480,17 @@ def test_terminal_text_shows_control_sequences_as_escapes(sequence: str, colour:
 
 
 def test_terminal_text_keeps_colours_only_for_a_colour_stream() -> None:
-    painted = "\x1b[31mred\x1b[0m\tand\x1b[1;4m bold\n"
+    painted = "\x1b[31mred\x1b[0m\tand\x1b[1;4m bold\x1b[0m\n"
     assert terminal_text(painted, colour=True, github_actions=False) == painted
     assert terminal_text(painted, colour=False, github_actions=False) == "red\tand bold\n"
+
+
+@pytest.mark.parametrize("opened", ["\x1b[8m", "\x1b[30;40m", "\x1b[5m", "\x1b[0;31m"])
+def test_a_colour_a_line_leaves_on_is_closed_at_its_end(opened: str) -> None:
+    # A spec's output that hides or paints what follows must not reach the next line we print.
+    shown = terminal_text(f"out{opened}\n  FAIL totals", colour=True, github_actions=True)
+    assert shown == f"out{opened}\x1b[0m\n  FAIL totals"
+    assert terminal_text(shown, colour=True, github_actions=True) == shown, "twice: the same"
 
 
 def test_terminal_text_shows_a_carriage_return_but_keeps_a_line_ending() -> None:
@@ -528,7 +536,7 @@ def test_no_text_prints_as_a_command_or_a_control_sequence(text: str, colour: bo
 def test_a_painted_line_is_judged_by_its_text() -> None:
     # The runner would not skip the colour; a terminal's log viewer might: broken all the same.
     shown = terminal_text("\x1b[31m::error::x", colour=True, github_actions=True)
-    assert shown == "\x1b[31m\\::error::x"
+    assert shown == "\x1b[31m\\::error::x\x1b[0m"
 
 
 def test_a_line_with_no_command_is_left_alone_under_github_actions() -> None:
