@@ -161,6 +161,26 @@ def test_without_chromium_web_specs_fail_with_how_to_install_it_and_the_rest_run
     assert {e["verdict"] for e in specs if e["mode"] != "web"} == {"passed"}
 
 
+@pytest.mark.parametrize("run_ahead", ["always", "0"])
+def test_one_browser_launch_serves_a_run_of_web_specs_with_or_without_the_run_ahead(
+    tmp_path: Path, run_ahead: str
+) -> None:
+    # Every process that could start Chromium (doit, the run ahead's helper) is counted: the
+    # browser it starts is a script that notes each start, then is the real one.
+    starts = tmp_path / "chromium-starts.log"
+    browser = tmp_path / "chromium-counting"
+    real = shlex.quote(find_chromium(""))
+    browser.write_text(f'#!/bin/sh\necho started >> {shlex.quote(str(starts))}\nexec {real} "$@"\n')
+    browser.chmod(0o755)
+    project = copy_project("passing", tmp_path)
+    with_web_mode(project)  # web specs beside wasi and bindings ones, which the helper may take
+    run = project.doit(env={"ASTEST_RUN_AHEAD": run_ahead, "BROWSER": str(browser)})
+    assert run.exit_code == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    web_runs = [task for task in run.executed if task.startswith("astest:run:web:")]
+    assert len(web_runs) >= 5, run.executed
+    assert starts.read_text().splitlines() == ["started"]
+
+
 @pytest.mark.parametrize("parallel", [[], ["-n", "2"], ["-n", "2", "-P", "thread"]])
 def test_no_browser_outlives_the_doit_process(tmp_path: Path, parallel: list[str]) -> None:
     before = chromium_processes()
