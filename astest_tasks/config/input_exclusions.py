@@ -29,15 +29,30 @@ import posixpath
 import re
 import sys
 from collections.abc import Sequence
-
-from wcmatch import glob as wc
+from types import ModuleType
 
 EXCLUSION_PREFIX = "!"
 _BRACES = re.compile(r"\{([^{}]*)\}")
 
-_FLAGS = wc.GLOBSTAR | wc.BRACE | wc.EXTGLOB | wc.DOTGLOB | wc.FORCEUNIX
+
+def _wc() -> ModuleType:
+    """wcmatch's glob, loaded when a ``!`` pattern is first matched: most projects have none,
+    and a run with nothing to do should not pay for it (issue 40)."""
+    from wcmatch import glob as wc
+
+    return wc
+
+
+def _flags(case: str) -> int:
+    """The dialect both npm packages speak, with ``case`` ("CASE" or "IGNORECASE")."""
+    wc = _wc()
+    flags: int = wc.GLOBSTAR | wc.BRACE | wc.EXTGLOB | wc.DOTGLOB | wc.FORCEUNIX
+    chosen: int = getattr(wc, case)
+    return flags | chosen
+
+
 # glob's default `nocase` is true on macOS and Windows; minimatch's is false everywhere.
-_GLOB_CASE = wc.IGNORECASE if sys.platform in ("darwin", "win32") else wc.CASE
+_GLOB_CASE = "IGNORECASE" if sys.platform in ("darwin", "win32") else "CASE"
 
 
 def expand_braces(pattern: str) -> list[str]:
@@ -77,9 +92,10 @@ def glob_ignores(relative_path: str, absolute_path: str, exclusion: str) -> bool
     if not pattern:
         return False
     subject = absolute_path if posixpath.isabs(pattern) else relative_path
-    flags = _FLAGS | _GLOB_CASE
-    return wc.globmatch(subject, pattern, flags=flags) or wc.globmatch(
-        subject + "/", pattern, flags=flags
+    flags, wc = _flags(_GLOB_CASE), _wc()
+    return bool(
+        wc.globmatch(subject, pattern, flags=flags)
+        or wc.globmatch(subject + "/", pattern, flags=flags)
     )
 
 
@@ -93,9 +109,9 @@ def minimatch_excludes(relative_path: str, exclusion: str) -> bool:
     while pattern.startswith("!"):
         negated = not negated
         pattern = pattern[1:]
+    flags, wc = _flags("CASE"), _wc()
     matched = bool(pattern) and any(
-        wc.globmatch(relative_path, branch, flags=_FLAGS | wc.CASE)
-        for branch in _minimatch_branches(pattern)
+        wc.globmatch(relative_path, branch, flags=flags) for branch in _minimatch_branches(pattern)
     )
     return matched != negated
 
