@@ -139,6 +139,21 @@ def test_an_entry_with_a_bad_or_missing_signature_is_a_miss(
     assert not any("team secret" in w for w in warnings)
 
 
+def test_a_signed_entry_holding_a_lone_surrogate_is_a_counted_miss_with_one_warning(
+    cache_server: CacheServer, warnings: Warnings
+) -> None:
+    with client(cache_server.url(), warnings, signing_key="team secret") as signed:
+        signed.store(KEY, {"wasm": WASM}, {"spec": "math.spec.ts"})
+        signed.flush()
+        stored = cache_server.stored / "ac" / KEY
+        stored.write_bytes(stored.read_bytes().replace(b"math.spec.ts", b"\\ud800"))
+        assert take(signed, KEY) is None
+        assert signed.active  # one entry is bad, not the server
+        assert (signed.counts().hits, signed.counts().misses) == (0, 1)
+    assert len(warnings) == 1
+    assert "an entry is refused: the entry holds text that is not Unicode" in warnings[0]
+
+
 def test_credentials_from_the_url_or_a_header_open_a_private_cache(
     cache_server: CacheServer, warnings: Warnings
 ) -> None:
