@@ -12,8 +12,10 @@
 
 A build's module is checked whole (build/module_check.py) before it is taken from the cache,
 and before it is stored it must be the very module its build checked and recorded. A lookup that
-fails for any reason is a miss, and the action goes on as without a cache; only a full disk is
-not (the action fails with it: task_failure.py). A process's counts reach the summary when it
+fails for any reason is a miss, and the action goes on as without a cache: a disk too full for
+a blob too (one warning, http_cache.py), whereupon the action's own writes meet the full disk
+and fail it (task_failure.py). Only the readable log of a result already taken fails the run
+action from here. A process's counts reach the summary when it
 publishes them: the summary's own process when the summary runs, any other at the end of each
 action (``settle_remote``, ``finish_uploads``).
 """
@@ -265,9 +267,7 @@ def fetch_build(remote: RemoteTask, request: BuildRequest) -> tuple[Lookup, Buil
     """The build from the cache, its files written; the record is None on a miss."""
     try:
         return _fetch_build(remote, request)
-    except DiskFull:
-        raise  # not a miss: the build could not write its files either
-    except Exception:
+    except Exception:  # a full disk included: the download made it a miss already
         return Lookup(None), None
 
 
@@ -284,7 +284,9 @@ def fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult |
     try:
         return _fetch_run(remote, run)
     except DiskFull:
-        raise  # not a miss: the run could not write its result either
+        # Only from the log of a result already taken (a full disk while the result downloads
+        # is a miss): the result moved on and its log cannot follow, so the action fails.
+        raise
     except Exception:
         return Lookup(None), None
 

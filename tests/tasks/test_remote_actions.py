@@ -14,6 +14,7 @@ import pytest
 
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compiler import BuildRecord
+from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.model.results import Status, result_file_text
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.remote.session import RemoteUse
@@ -33,6 +34,7 @@ from tests.conftest import (
     make_suite,
 )
 from tests.nginx_cache import CacheServer
+from tests.tmpfs import fill, mounted_tmpfs
 
 T = TypeVar("T")
 REQUEST = make_run_request("/project", "math", DefaultRuntime("wasi"))
@@ -269,6 +271,21 @@ def test_a_result_larger_than_any_record_is_a_miss_not_memory(
     monkeypatch.setattr(remote_actions, "MAX_RESULT_BYTES", len(PASS_TEXT))
     assert fetch_run(remote, run)[1] is not None
     assert counts(fresh_scheduler, remote)[:2] == (1, 1)
+
+
+def test_a_taken_result_whose_log_finds_the_disk_full_fails_the_run(
+    tmp_path: Path, cache_server: CacheServer, fresh_scheduler: Scheduler
+) -> None:
+    """The one full disk a lookup does not make a miss, on a real tmpfs with room for the
+    result's page only: the result is taken, its readable log cannot follow, and the action
+    fails with the full disk (a miss would leave a log that belongs to the last run)."""
+    with mounted_tmpfs(tmp_path / "disk", 256 * 1024) as root:
+        remote, run = stored_run(root, cache_server, fresh_scheduler, PASS_TEXT.encode())
+        run = replace(run, logs_dir=".as-test/logs")
+        fill(root, 4096)
+        with pytest.raises(DiskFull):
+            fetch_run(remote, run)
+        assert (root / run.files.result).read_text() == PASS_TEXT
 
 
 def peak_of(call: Callable[[], T]) -> tuple[T, int]:
