@@ -322,23 +322,31 @@ def test_an_oversized_result_is_a_miss_judged_by_its_size_not_read(
     assert capsys.readouterr().err == ""
 
 
-def test_an_oversized_module_is_a_miss_judged_by_its_size_not_read(
+@pytest.mark.parametrize("oversized", ["module", "record"])
+def test_an_oversized_module_or_build_record_is_a_miss_judged_by_its_size_not_read(
     tmp_path: Path,
     cache_server: CacheServer,
     fresh_scheduler: Scheduler,
     capsys: pytest.CaptureFixture[str],
+    oversized: str,
 ) -> None:
-    """The same for a build's module: one larger than any spec's is never read to be checked."""
+    """The same for a build: a module larger than any spec's is never read to be checked, and
+    a record over the cap (a real one padded past it, which parses) is never read either."""
     remote, request = built_spec(tmp_path, cache_server)
     lookup, _ = fetch_build(remote, request)
     assert lookup.key is not None
-    module = b"\0asm\1\0\0\0" + bytes(remote_actions.MAX_MODULE_BYTES)
+    module = b"\0asm\1\0\0\0"
+    if oversized == "module":
+        module += bytes(remote_actions.MAX_MODULE_BYTES)
     record = replace(compiled(tmp_path, request), wasm_sha256=hashlib.sha256(module).hexdigest())
+    record_bytes = record.to_json().encode()
+    if oversized == "record":
+        record_bytes += b" " * remote_actions.MAX_BUILD_RECORD_BYTES
     client = fresh_scheduler.remote.client(remote.use)
     assert client is not None
-    client.store(lookup.key, {request.wasm_path: module, "record": record.to_json().encode()}, {})
+    client.store(lookup.key, {request.wasm_path: module, "record": record_bytes}, {})
     client.flush()
-    del module
+    del module, record_bytes
     (tmp_path / request.wasm_path).unlink()
     (tmp_path / request.record_path).unlink()
     (_, taken), peak = peak_of(lambda: fetch_build(remote, request))
@@ -346,5 +354,5 @@ def test_an_oversized_module_is_a_miss_judged_by_its_size_not_read(
     assert not (tmp_path / request.wasm_path).exists()
     assert not (tmp_path / request.record_path).exists()
     assert counts(fresh_scheduler, remote)[:2] == (0, 2)
-    assert peak < 4 * 2**20, f"a lookup of a 32 MiB module peaked at {peak >> 20} MiB"
+    assert peak < 4 * 2**20, f"a lookup of an oversized {oversized} peaked at {peak >> 20} MiB"
     assert capsys.readouterr().err == ""
