@@ -66,9 +66,13 @@ def decode_entry(action_key: str, data: bytes, signing_key: bytes | None) -> Ent
         given = document.get("signature")
         if not isinstance(given, str):
             raise EntryRejected("the entry is not signed")
-        if not hmac.compare_digest(
-            given, _signature(signing_key, action_key, canonical_json(body))
-        ):
+        try:
+            signed = canonical_json(body)
+        except UnicodeError as exc:
+            # JSON may spell a lone surrogate ("\ud800"), which no UTF-8 encodes: such an entry
+            # cannot be one we signed, and it must be refused like any other, not escape.
+            raise EntryRejected("the entry holds text that is not Unicode") from exc
+        if not hmac.compare_digest(given, _signature(signing_key, action_key, signed)):
             raise EntryRejected("the entry's signature does not match the signing key")
     blobs, meta = body.get("blobs"), body.get("meta")
     if (

@@ -50,6 +50,9 @@ MAX_BODY_BYTES = 1024 * 2**20
 # is garbage, and entries are read into memory.
 MAX_ENTRY_BYTES = 2**20
 _CHUNK_BYTES = 2**16
+# The body of an answer whose status says it all (a 404, a refusal, a PUT's answer): at most
+# this much is read, to keep the connection; a larger one closes it.
+_DISCARDED_BYTES = 4096
 _STORED = frozenset({200, 201, 204})
 _FULL = frozenset({413, 507})
 
@@ -139,14 +142,18 @@ class RemoteCache:
         limit: int = MAX_BODY_BYTES,
     ) -> tuple[int, bytes]:
         """One request; ``_Unusable`` for anything that says the server cannot serve us. The
-        body of a 200 goes to ``sink`` when one is given (then b"" is returned)."""
+        body of a GET's 200 goes to ``sink`` when one is given (then b"" is returned); every
+        other answer's body is dropped unread past a few KiB, so b"" is returned."""
         url = self.settings.url(path)
         deadline = time.monotonic() + self.settings.request_timeout
         what = f"{method} /{path.split('/')[0]}/"
         try:
             response = self._http.request(method, url, body=body, preload_content=False)
-            into = sink if response.status == 200 else None
-            data = _read_within(response, deadline, what, into, limit)
+            if method == "GET" and response.status == 200:
+                data = _read_within(response, deadline, what, sink, limit)
+            else:  # a miss, a refusal, a PUT's answer: only the status counts
+                _discard_body(response, deadline, what)
+                data = b""
         except urllib3.exceptions.HTTPError as exc:
             raise _Unusable(_describe(exc)) from None
         if response.status >= 500 and response.status not in _FULL:
@@ -399,6 +406,27 @@ def _read_within(
         raise
     response.release_conn()
     return b"".join(chunks)
+
+
+def _discard_body(response: urllib3.BaseHTTPResponse, deadline: float, what: str) -> None:
+    """Drop the body of an answer only its status matters for. A short one (nginx's 404 page)
+    is read, so that its connection serves the next request; past ``_DISCARDED_BYTES`` the
+    connection is closed instead, whatever the server meant to send: a server answering with
+    hundreds of MiB must cost neither memory nor the time to read them."""
+    size = 0
+    try:
+        while chunk := response.read1(_DISCARDED_BYTES):
+            size += len(chunk)
+            if size > _DISCARDED_BYTES:
+                response.close()
+                response.release_conn()  # closed: the pool connects it afresh when it is next used
+                return
+            if time.monotonic() > deadline:
+                raise _Unusable(f"{what} took longer than the request timeout to answer")
+    except BaseException:
+        response.close()
+        raise
+    response.release_conn()
 
 
 def _size_text(size: int) -> str:

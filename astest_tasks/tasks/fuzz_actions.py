@@ -194,6 +194,8 @@ def _write_crash_records(
             repro = replay_command(run.run_command, seed)
             own = replace(crash, error=message, repro_command=repro)
             logs.append(write_fuzz_crash_record(root, run.crash_dir, own, fuzzer))
+    except DiskFull:
+        raise  # the task fails with it, as a spec's does (run_action.py); not a note
     except OSError as exc:
         logs.append(f"(could not write the crash record in {run.crash_dir}: {exc})")
     return logs

@@ -12,8 +12,10 @@
 
 A build's module is checked whole (build/module_check.py) before it is taken from the cache,
 and before it is stored it must be the very module its build checked and recorded. A lookup that
-fails for any reason is a miss, and the action goes on as without a cache; only a full disk is
-not (the action fails with it: task_failure.py). A process's counts reach the summary when it
+fails for any reason is a miss, and the action goes on as without a cache: a disk too full for
+a blob too (one warning, http_cache.py), whereupon the action's own writes meet the full disk
+and fail it (task_failure.py). Only the readable log of a result already taken fails the run
+action from here. A process's counts reach the summary when it
 publishes them: the summary's own process when the summary runs, any other at the end of each
 action (``settle_remote``, ``finish_uploads``).
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,9 +53,15 @@ if TYPE_CHECKING:
 
 _RECORD = "record"
 _RESULT = "result"
-# A build or result record is read whole to be judged before it is taken; one larger than this
-# is taken for no record of ours (a miss), so that what a lookup holds in memory stays bounded.
-MAX_RECORD_BYTES = 256 * 2**20
+# A hit's files are read whole to be judged before they are taken, and any writer of the cache
+# can store one of up to 1 GiB: a file larger than any a real spec makes is a miss, its size
+# read before its bytes, so that what a lookup holds stays bounded. Measured with as-test 1.8.0:
+# a spec's module is about 70 kB, a build record 1 kB, and one result of the 360,006-test big
+# suite (bench/generate_big_suite.py, 60,001 tests per spec and mode) 3.4 MiB, which parses to
+# 48 MiB of Python objects. Over a cap, the spec only builds or runs here, as without a cache.
+MAX_MODULE_BYTES = 32 * 2**20
+MAX_BUILD_RECORD_BYTES = 2**20
+MAX_RESULT_BYTES = 16 * 2**20
 _UNREADABLE = (OSError, ValueError, KeyError, TypeError, AttributeError, AssertionError)
 
 
@@ -110,7 +119,10 @@ def _usable_record(request: BuildRequest, staged: Staged) -> BuildRecord | None:
     """The staged record, if it is a successful build of this request's module and that module
     is the staged one (its digest already checked while it streamed in)."""
     try:
-        record = BuildRecord.from_json(_read_small(staged.files[_RECORD]).decode("utf-8"))
+        text = _read_capped(staged.files[_RECORD], MAX_BUILD_RECORD_BYTES)
+        if text is None:
+            return None
+        record = BuildRecord.from_json(text.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, OSError):
         return None
     wasm_digest = staged.digests.get(request.wasm_path)
@@ -121,19 +133,19 @@ def _usable_record(request: BuildRequest, staged: Staged) -> BuildRecord | None:
     # Signed and hashed says who stored it, not that it is whole: a machine whose disk was full
     # may have recorded an empty module as built. A compile here checks its own the same way.
     try:
-        wasm = staged.files[request.wasm_path].read_bytes()
+        wasm = _read_capped(staged.files[request.wasm_path], MAX_MODULE_BYTES)
     except (OSError, KeyError):
         return None
-    return record if module_problem(wasm) is None else None
+    return record if wasm is not None and module_problem(wasm) is None else None
 
 
-def _read_small(path: Path) -> bytes:
-    """A staged record, read whole to be judged; one larger than any record we write is none."""
+def _read_capped(path: Path, cap: int) -> bytes | None:
+    """A staged file, read whole to be judged; None, unread, when it is larger than ``cap``."""
     with path.open("rb") as file:
-        data = file.read(MAX_RECORD_BYTES + 1)
-    if len(data) > MAX_RECORD_BYTES:
-        raise ValueError("larger than any record")
-    return data
+        if os.fstat(file.fileno()).st_size > cap:
+            return None
+        data = file.read(cap + 1)  # bounded even if the file grew since
+    return data if len(data) <= cap else None
 
 
 def _store_build(
@@ -194,7 +206,8 @@ def _usable_result(run: RunRequest, staged: Staged) -> tuple[SpecResult, SpecRes
     the end (its suites and test cases too): a result that does not read back is a miss, never
     a result the summary then cannot read."""
     try:
-        stored = parse_stored(_read_small(staged.files[_RESULT]))
+        data = _read_capped(staged.files[_RESULT], MAX_RESULT_BYTES)
+        stored = None if data is None else parse_stored(data)
         if stored is None:
             return None
         full = stored.full()
@@ -254,9 +267,7 @@ def fetch_build(remote: RemoteTask, request: BuildRequest) -> tuple[Lookup, Buil
     """The build from the cache, its files written; the record is None on a miss."""
     try:
         return _fetch_build(remote, request)
-    except DiskFull:
-        raise  # not a miss: the build could not write its files either
-    except Exception:
+    except Exception:  # a full disk included: the download made it a miss already
         return Lookup(None), None
 
 
@@ -273,7 +284,9 @@ def fetch_run(remote: RemoteTask, run: RunRequest) -> tuple[Lookup, SpecResult |
     try:
         return _fetch_run(remote, run)
     except DiskFull:
-        raise  # not a miss: the run could not write its result either
+        # Only from the log of a result already taken (a full disk while the result downloads
+        # is a miss): the result moved on and its log cannot follow, so the action fails.
+        raise
     except Exception:
         return Lookup(None), None
 

@@ -47,3 +47,11 @@ def test_a_blob_name_that_is_no_digest_is_rejected() -> None:
     bad = Entry(blobs={"wasm": "../../etc/passwd"}, meta={})
     with pytest.raises(EntryRejected, match="malformed"):
         decode_entry(KEY, encode_entry(KEY, bad, None), None)
+
+
+def test_a_signed_entry_with_a_lone_surrogate_is_rejected_not_an_encoding_error() -> None:
+    """JSON may spell a lone surrogate, which no UTF-8 encodes: a server that sends one must get
+    the entry refused (a counted miss with a warning), never a UnicodeEncodeError."""
+    data = encode_entry(KEY, ENTRY, b"k").replace(b'"ok"', b'"\\ud800"')
+    with pytest.raises(EntryRejected, match="not Unicode"):
+        decode_entry(KEY, data, b"k")

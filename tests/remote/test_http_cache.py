@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import os
 import socket
@@ -10,8 +11,10 @@ import subprocess
 import tempfile
 import threading
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -23,6 +26,7 @@ from tests.nginx_cache import PASSWORD, TOKEN, CacheServer, free_port
 KEY = hashlib.sha256(b"one build's inputs").hexdigest()
 WASM = b"\0asm\1\0\0\0 a compiled spec"
 RECORD = b'{"spec": "math.spec.ts"}'
+T = TypeVar("T")
 
 
 class Warnings(list[str]):
@@ -137,6 +141,21 @@ def test_an_entry_with_a_bad_or_missing_signature_is_a_miss(
     assert any("signature does not match" in w for w in warnings)
     assert any("not signed" in w for w in warnings)
     assert not any("team secret" in w for w in warnings)
+
+
+def test_a_signed_entry_holding_a_lone_surrogate_is_a_counted_miss_with_one_warning(
+    cache_server: CacheServer, warnings: Warnings
+) -> None:
+    with client(cache_server.url(), warnings, signing_key="team secret") as signed:
+        signed.store(KEY, {"wasm": WASM}, {"spec": "math.spec.ts"})
+        signed.flush()
+        stored = cache_server.stored / "ac" / KEY
+        stored.write_bytes(stored.read_bytes().replace(b"math.spec.ts", b"\\ud800"))
+        assert take(signed, KEY) is None
+        assert signed.active  # one entry is bad, not the server
+        assert (signed.counts().hits, signed.counts().misses) == (0, 1)
+    assert len(warnings) == 1
+    assert "an entry is refused: the entry holds text that is not Unicode" in warnings[0]
 
 
 def test_credentials_from_the_url_or_a_header_open_a_private_cache(
@@ -256,6 +275,106 @@ def test_a_server_that_trickles_its_answer_is_given_up_after_the_request_timeout
             server.join(10)
     assert len(warnings) == 1
     assert "took longer than the request timeout" in warnings[0]
+
+
+FLOOD_BYTES = 32 * 2**20
+_FLOOD_CHUNK = bytes(2**16)  # made once: the server's writes allocate nothing while measured
+
+
+@contextlib.contextmanager
+def flooding_server(status: int) -> Iterator[str]:
+    """A real HTTP server on loopback (nginx sends no such answer) whose every GET and PUT is
+    answered with ``status`` and a body of FLOOD_BYTES, and every HEAD with a bare 404. Its URL
+    is yielded. A client that drops the rest of the body makes its writes fail: it stops."""
+
+    class Flooding(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def flood(self) -> None:
+            self.send_response(status)
+            self.send_header("Content-Length", str(FLOOD_BYTES))
+            self.end_headers()
+            try:
+                for _ in range(FLOOD_BYTES // len(_FLOOD_CHUNK)):
+                    self.wfile.write(_FLOOD_CHUNK)
+            except OSError:
+                self.close_connection = True  # the client closed its end, as it should
+
+        def do_GET(self) -> None:
+            self.flood()
+
+        def do_PUT(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.flood()
+
+        def do_HEAD(self) -> None:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Flooding)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/cache"
+    finally:
+        server.shutdown()
+        server.server_close()
+        serving.join(10)
+
+
+def peak_of(call: Callable[[], T]) -> tuple[T, int]:
+    """What ``call`` answers and the peak of Python's allocations while it ran, in every
+    thread (the upload threads' and the socket's reads too)."""
+    tracemalloc.start()
+    try:
+        answer = call()
+        return answer, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("status", [404, 418])
+def test_a_lookup_answered_with_a_huge_error_page_drops_it_unread(
+    warnings: Warnings, status: int
+) -> None:
+    """Only a blob's 200 is read on: a 404 or a refusal with 32 MiB of body was read whole into
+    memory (up to 1000 MiB). Now a few KiB at most, then the connection is closed."""
+    with flooding_server(status) as url, client(url, warnings) as cache:
+        found, peak = peak_of(lambda: blob(cache, sha(WASM)))
+        assert found is None
+        assert cache.active is (status == 404)  # a 404 is a miss; a 418 turns the cache off
+    assert peak < 2**20, f"an answer of {FLOOD_BYTES >> 20} MiB peaked at {peak >> 20} MiB"
+    if status == 404:
+        assert warnings == []
+    else:
+        assert len(warnings) == 1 and "GET answered HTTP 418" in warnings[0]
+
+
+@pytest.mark.parametrize("status", [201, 403])
+def test_an_upload_answered_with_a_huge_body_drops_it_unread(
+    warnings: Warnings, status: int
+) -> None:
+    """A PUT's answer says stored (201) or refused (403) by its status alone; its body, 32 MiB
+    here, was read whole into memory too."""
+    with flooding_server(status) as url, client(url, warnings) as cache:
+
+        def upload() -> tuple[int, int]:
+            cache.store(KEY, {"wasm": WASM}, {})
+            cache.flush()
+            return cache.counts().uploaded, cache.counts().uploaded_bytes
+
+        uploaded, peak = peak_of(upload)
+    assert peak < 2**20, f"an answer of {FLOOD_BYTES >> 20} MiB peaked at {peak >> 20} MiB"
+    if status == 201:
+        assert uploaded[0] == 1 and uploaded[1] > len(WASM)  # the blob, then its entry
+        assert warnings == []
+    else:
+        assert uploaded == (0, 0)
+        assert len(warnings) == 1 and "PUT answered HTTP 403" in warnings[0]
 
 
 @pytest.mark.parametrize("location", ["broken", "garbage"])

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from astest_tasks.core.disk_space import DiskFull
+from astest_tasks.fuzz.crash_records import FuzzCrash
 from astest_tasks.fuzz.runs import FuzzCampaign, replay_command
 from astest_tasks.model.results import SpecIdentity
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.wipc import FrameType, encode_frame
-from astest_tasks.tasks.fuzz_actions import FuzzRunRequest, _judge
+from astest_tasks.tasks.fuzz_actions import FuzzRunRequest, _judge, _write_crash_records
 from tests.fuzz.test_fuzzer_report import REPORT
+from tests.tmpfs import fill, mounted_tmpfs
 
 REQUEST = FuzzRunRequest(
     project_root="/p",
@@ -80,3 +84,28 @@ def test_replay_commands_name_the_program_that_runs_the_tasks() -> None:
     assert replay_command(standalone.run_command, 5, "") == (
         "ASTEST_FUZZ_SEED=5 astest web:fuzz:wasi:a"
     )
+
+
+CRASH = FuzzCrash(
+    file="assembly/__fuzz__/a.fuzz.ts", file_id="a", mode="wasi", seed=77,
+    error="the module trapped: unreachable", stdout="", stderr="", cwd="/p",
+    build_command="doit astest:build:wasi:a", repro_command="doit astest:fuzz:wasi:a",
+)  # fmt: skip
+
+
+def test_a_full_disk_fails_the_fuzz_task_instead_of_a_note_about_its_crash_record(
+    tmp_path: Path,
+) -> None:
+    """On a real full tmpfs: ``DiskFull`` is an ``OSError``, and was swallowed into a note while
+    the file's result went on; a spec's crash record (run_action.py) lets it through."""
+    with mounted_tmpfs(tmp_path / "disk", 256 * 1024) as root:
+        fill(root, 0)
+        with pytest.raises(DiskFull):
+            _write_crash_records(replace(REQUEST, project_root=str(root)), root, CRASH, ())
+        assert not (root / "crashes").exists() or not any((root / "crashes").iterdir())
+
+
+def test_a_crash_record_that_cannot_be_written_otherwise_is_a_note(tmp_path: Path) -> None:
+    (tmp_path / "crashes").write_text("a file where the folder goes")
+    logs = _write_crash_records(replace(REQUEST, project_root=str(tmp_path)), tmp_path, CRASH, ())
+    assert len(logs) == 1 and logs[0].startswith("(could not write the crash record in crashes:")

@@ -4,14 +4,17 @@ only under the key its inputs had while it ran; and what counts as a hit."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+import tracemalloc
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compiler import BuildRecord
+from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.model.results import Status, result_file_text
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.remote.session import RemoteUse
@@ -31,7 +34,9 @@ from tests.conftest import (
     make_suite,
 )
 from tests.nginx_cache import CacheServer
+from tests.tmpfs import fill, mounted_tmpfs
 
+T = TypeVar("T")
 REQUEST = make_run_request("/project", "math", DefaultRuntime("wasi"))
 
 
@@ -257,12 +262,97 @@ def test_a_result_larger_than_any_record_is_a_miss_not_memory(
     fresh_scheduler: Scheduler,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A record is read whole to be judged, so one over the cap is not read at all: the cap
-    stands at 256 MiB, lowered here below the size of a real result."""
-    monkeypatch.setattr(remote_actions, "MAX_RECORD_BYTES", len(PASS_TEXT) - 1)
+    """The cap's edge: a result one byte over it is a miss, one at it a hit (the cap stands at
+    16 MiB, lowered here to the size of a real result)."""
+    monkeypatch.setattr(remote_actions, "MAX_RESULT_BYTES", len(PASS_TEXT) - 1)
     remote, run = stored_run(tmp_path, cache_server, fresh_scheduler, PASS_TEXT.encode())
     assert fetch_run(remote, run)[1] is None
     assert not (tmp_path / run.files.result).exists()
-    monkeypatch.setattr(remote_actions, "MAX_RECORD_BYTES", len(PASS_TEXT))
+    monkeypatch.setattr(remote_actions, "MAX_RESULT_BYTES", len(PASS_TEXT))
     assert fetch_run(remote, run)[1] is not None
     assert counts(fresh_scheduler, remote)[:2] == (1, 1)
+
+
+def test_a_taken_result_whose_log_finds_the_disk_full_fails_the_run(
+    tmp_path: Path, cache_server: CacheServer, fresh_scheduler: Scheduler
+) -> None:
+    """The one full disk a lookup does not make a miss, on a real tmpfs with room for the
+    result's page only: the result is taken, its readable log cannot follow, and the action
+    fails with the full disk (a miss would leave a log that belongs to the last run)."""
+    with mounted_tmpfs(tmp_path / "disk", 256 * 1024) as root:
+        remote, run = stored_run(root, cache_server, fresh_scheduler, PASS_TEXT.encode())
+        run = replace(run, logs_dir=".as-test/logs")
+        fill(root, 4096)
+        with pytest.raises(DiskFull):
+            fetch_run(remote, run)
+        assert (root / run.files.result).read_text() == PASS_TEXT
+
+
+def peak_of(call: Callable[[], T]) -> tuple[T, int]:
+    """What ``call`` answers and the peak of Python's allocations while it ran (every thread's,
+    the socket's reads included): deterministic up to a few buffers."""
+    tracemalloc.start()
+    try:
+        answer = call()
+        return answer, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_an_oversized_result_is_a_miss_judged_by_its_size_not_read(
+    tmp_path: Path,
+    cache_server: CacheServer,
+    fresh_scheduler: Scheduler,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Any writer of an unsigned cache can store a result of up to 1 GiB; a lookup read up to
+    256 MiB of it and parsed it all (several GB of objects). A result over the cap, a real
+    result padded past it, is now a miss for its size alone, with no warning."""
+    padding = "\n" * (remote_actions.MAX_RESULT_BYTES - len(PASS_TEXT) + 1)
+    remote, run = stored_run(
+        tmp_path, cache_server, fresh_scheduler, (PASS_TEXT + padding).encode()
+    )
+    (lookup, result), peak = peak_of(lambda: fetch_run(remote, run))
+    assert result is None and lookup.key is not None
+    assert not (tmp_path / run.files.result).parent.exists() or not any(
+        (tmp_path / run.files.result).parent.iterdir()
+    )
+    assert counts(fresh_scheduler, remote)[:2] == (0, 1)
+    assert peak < 4 * 2**20, f"a lookup of a 16 MiB result peaked at {peak >> 20} MiB"
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("oversized", ["module", "record"])
+def test_an_oversized_module_or_build_record_is_a_miss_judged_by_its_size_not_read(
+    tmp_path: Path,
+    cache_server: CacheServer,
+    fresh_scheduler: Scheduler,
+    capsys: pytest.CaptureFixture[str],
+    oversized: str,
+) -> None:
+    """The same for a build: a module larger than any spec's is never read to be checked, and
+    a record over the cap (a real one padded past it, which parses) is never read either."""
+    remote, request = built_spec(tmp_path, cache_server)
+    lookup, _ = fetch_build(remote, request)
+    assert lookup.key is not None
+    module = b"\0asm\1\0\0\0"
+    if oversized == "module":
+        module += bytes(remote_actions.MAX_MODULE_BYTES)
+    record = replace(compiled(tmp_path, request), wasm_sha256=hashlib.sha256(module).hexdigest())
+    record_bytes = record.to_json().encode()
+    if oversized == "record":
+        record_bytes += b" " * remote_actions.MAX_BUILD_RECORD_BYTES
+    client = fresh_scheduler.remote.client(remote.use)
+    assert client is not None
+    client.store(lookup.key, {request.wasm_path: module, "record": record_bytes}, {})
+    client.flush()
+    del module, record_bytes
+    (tmp_path / request.wasm_path).unlink()
+    (tmp_path / request.record_path).unlink()
+    (_, taken), peak = peak_of(lambda: fetch_build(remote, request))
+    assert taken is None
+    assert not (tmp_path / request.wasm_path).exists()
+    assert not (tmp_path / request.record_path).exists()
+    assert counts(fresh_scheduler, remote)[:2] == (0, 2)
+    assert peak < 4 * 2**20, f"a lookup of an oversized {oversized} peaked at {peak >> 20} MiB"
+    assert capsys.readouterr().err == ""
