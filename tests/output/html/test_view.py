@@ -16,7 +16,7 @@ from astest_tasks.output.formats.base import ReportContext, ReportInput
 from astest_tasks.output.fuzz_summary import ShownFuzz
 from astest_tasks.output.html import view
 from astest_tasks.output.html.view import page_of
-from astest_tasks.output.text_caps import MAX_NAME
+from astest_tasks.output.text_caps import MAX_NAME, MAX_TEXT
 from tests.conftest import make_spec_result
 from tests.fuzz.test_results import result as fuzz_result
 
@@ -201,7 +201,7 @@ def test_a_failing_fuzz_campaign_shows_its_seeds_and_repro() -> None:
 
 
 def test_long_messages_and_output_are_cut_saying_where_the_rest_is() -> None:
-    long = "x" * (view.MAX_TEXT + 5)
+    long = "x" * (MAX_TEXT + 5)
     spec = make_spec_result(
         "math",
         Status.FAILED,
@@ -210,7 +210,7 @@ def test_long_messages_and_output_are_cut_saying_where_the_rest_is() -> None:
     )
     (shown,) = page_of(reports(None, [Shown(spec, False)])).failures
     (cut,) = shown.failures
-    assert cut.expected == "x" * view.MAX_TEXT + "… (5 more characters in report.json)"
+    assert cut.expected == "x" * MAX_TEXT + "… (5 more characters in report.json)"
     assert cut.message == cut.expected and cut.received == "1"
     assert shown.output.startswith("(14 characters before, in report.json) …")
     assert shown.output.endswith("xend")
