@@ -151,7 +151,7 @@ def read_scanned_source(file: Path) -> str | None:
     for ever, hanging every doit call's planning), a device or a huge file is not scanned."""
     try:
         data = read_regular_file(file.resolve(strict=True), MAX_SCANNED_SOURCE_BYTES)
-    except (OSError, RuntimeError, NotReadable):
+    except (OSError, RuntimeError, ValueError, NotReadable):
         return None
     return data.decode("utf-8", errors="replace")
 

@@ -75,6 +75,8 @@ def project_file_path(root: Path, name: str, *, hidden_folders: bool) -> Path:
         resolved = (base / name).resolve(strict=True)
     except FileNotFoundError:
         raise
+    except ValueError as error:  # a lone surrogate, which no file name on disk can hold
+        raise NotReadable("is not a file name") from error
     except (OSError, RuntimeError) as error:  # a symlink loop, a name too long
         raise NotReadable(f"cannot be resolved ({error})") from error
     try:
