@@ -440,7 +440,24 @@ def _read_first(project_root: Path, candidates: Sequence[Path]) -> tuple[Path, s
                 "fix: make it a readable file, or delete it to start with no snapshots"
             ) from error
         return candidate, _decode(data, candidate)
+    _refuse_a_folder_outside(project_root, candidates[0])
     return None
+
+
+def _refuse_a_folder_outside(project_root: Path, path: Path) -> None:
+    """A snapshot file not there yet is written (by an update run) where its folder really is:
+    a committed symlink from the snapshot folder (or one above it) out of the project would send
+    the write outside, so it is an error here, before the run, as a file there would be."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        folder.resolve().relative_to(project_root.resolve())
+    except (OSError, ValueError, RuntimeError):
+        raise UserError(
+            f"snapshot folder {path.parent} leads outside the project (a symlink), so no "
+            "snapshot is read or written there; fix: make it a folder inside the project"
+        ) from None
 
 
 def _decode(data: bytes, path: Path) -> str:

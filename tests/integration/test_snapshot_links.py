@@ -102,3 +102,20 @@ def test_a_snapshot_file_that_is_a_fifo_ends_the_run_with_an_error(
     assert "not a regular file" in run.stdout + run.stderr
     second = project.doit("astest", timeout=RUN_TIMEOUT_S)  # the up-to-date check reads it too
     assert_refused_and_nothing_leaked(project, second)
+
+
+def test_a_snapshot_folder_linked_out_of_the_project_gets_no_file_written(
+    tmp_path: Path, toolchain: Toolchain
+) -> None:
+    """No snapshot file yet: an update run would create it where the folder really is."""
+    project = snap_project(tmp_path, toolchain)
+    folder = project.root / SNAP
+    folder.parent.rmdir()
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    folder.parent.symlink_to(outside)
+    run = project.doit("astest", "--update-snapshots=create", timeout=RUN_TIMEOUT_S)
+    assert run.exit_code == 1, run.stdout + run.stderr
+    assert "leads outside the project" in run.stdout + run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    assert list(outside.iterdir()) == [], "a snapshot was written outside the project"

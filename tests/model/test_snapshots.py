@@ -604,3 +604,22 @@ def test_1_8_create_writes_basename_keys_in_the_default_layout(tmp_path: Path) -
     assert store.save_if_updated()
     written = (tmp_path / ".as-test/snapshots/left/snapshot.spec.snap").read_text()
     assert written == DEFAULT_PREAMBLE + "\n\n=== vowels > counts ===\n3\n"
+
+
+def test_a_snapshot_folder_linked_out_of_the_project_is_refused_before_any_write(
+    tmp_path: Path,
+) -> None:
+    """No file yet: an update run would create it where the folder really is, outside."""
+    project = tmp_path / "project"
+    (project / ".as-test").mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (project / ".as-test" / "snapshots").symlink_to(outside)
+    with pytest.raises(UserError, match="leads outside the project"):
+        SnapshotStore.load(project, SPEC_PATH, SNAPSHOT_DIR)
+    assert list(outside.iterdir()) == []
+
+
+def test_a_snapshot_folder_not_there_yet_is_fine(tmp_path: Path) -> None:
+    store = SnapshotStore.load(tmp_path, SPEC_PATH, SNAPSHOT_DIR)
+    assert store.source_path is None and store.entries == {}
