@@ -18,9 +18,13 @@ from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.project_source import NotReadable, read_regular_file
 
 SCAN_CACHE_FORMAT = 1
 RACY_MARGIN_NS = 2_000_000_000  # coarse filesystem timestamps (FAT: 2 s)
+# Generated sources (embedded tables) can be large; past this, a file is not scanned for imports
+# (asc would take minutes on it anyway), and reading it cannot fill the planning's memory.
+MAX_SCANNED_SOURCE_BYTES = 64 * 1024 * 1024
 
 # `import x from "./a"`, `import { x } from '../b'`, `export * from "./c"`, `import "./d"`.
 _FROM = re.compile(r"""\bfrom\s*["']([^"'\n]+)["']""")
@@ -76,9 +80,8 @@ class ImportScanCache:
             cached = entry.get("specifiers")
             if isinstance(cached, list) and all(isinstance(s, str) for s in cached):
                 return cached
-        try:
-            source = file.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        source = read_scanned_source(file)
+        if source is None:
             return None
         found = list(_specifiers(source))
         self._entries[key] = {"state": stamp, "specifiers": found}
@@ -136,10 +139,21 @@ def _file_specifiers(
     file = project_root / path
     if cache is not None:
         return cache.specifiers(file, path)
+    source = read_scanned_source(file)
+    return None if source is None else list(_specifiers(source))
+
+
+def read_scanned_source(file: Path) -> str | None:
+    """A spec's or an import's text, or None when it is not a regular file within the cap.
+
+    Only the regular-file and size rules of core/project_source.py apply: an import may lie
+    outside the project (a monorepo's shared folder). A FIFO (which a plain read would wait on
+    for ever, hanging every doit call's planning), a device or a huge file is not scanned."""
     try:
-        return list(_specifiers(file.read_text(encoding="utf-8", errors="replace")))
-    except OSError:
+        data = read_regular_file(file.resolve(strict=True), MAX_SCANNED_SOURCE_BYTES)
+    except (OSError, RuntimeError, ValueError, NotReadable):
         return None
+    return data.decode("utf-8", errors="replace")
 
 
 def package_name(specifier: str) -> str:

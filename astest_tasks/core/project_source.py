@@ -9,10 +9,16 @@ root, outside ``node_modules`` and outside hidden folders and files (``.env``, `
 ``.as-test``: secrets and our own state, never a spec's source), and only up to
 ``MAX_SOURCE_BYTES``. Anything else is "not available": never opened, or opened without blocking
 (a FIFO) and closed unread. Every reader of such text goes through ``read_project_source``.
+
+Snapshot files (model/snapshots.py) and the sources an import scan reads (build/imports.py) are
+named by a committed file or a spec too, so they are read by the same mechanism:
+``read_project_file`` (the project's own files, our hidden folders allowed) and
+``read_regular_file`` (any regular file, bounded, never a FIFO or a device).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -21,55 +27,108 @@ MAX_SOURCE_BYTES = 4 * 1024 * 1024  # a source file past this is shown as not av
 _EXCLUDED_FOLDER = "node_modules"  # dependencies: not the project's sources, and not ours to show
 
 
+class NotReadable(Exception):
+    """A named file exists but is not one we read: why, in a few words a user can act on."""
+
+
 def read_project_source(root: Path, name: str) -> str | None:
     """The text of ``name`` (relative to ``root``, as as-test's cwd would read it); None when it
     is not a readable regular file of the project's own sources, or is over the size cap."""
     resolved = project_source_path(root, name)
     if resolved is None:
         return None
-    data = _read_regular_file(resolved)
-    return None if data is None else data.decode("utf-8", errors="replace")
+    try:
+        data = read_regular_file(resolved, MAX_SOURCE_BYTES)
+    except (OSError, NotReadable):
+        return None
+    return data.decode("utf-8", errors="replace")
 
 
 def project_source_path(root: Path, name: str) -> Path | None:
     """Where ``name`` really is when that is one of the project's own source files; else None."""
-    if not name or "\0" in name:
+    try:
+        return project_file_path(root, name, hidden_folders=False)
+    except (OSError, NotReadable):
         return None
+
+
+def read_project_file(root: Path, name: str, *, hidden_folders: bool, max_bytes: int) -> bytes:
+    """The bytes of ``name`` under ``project_file_path``'s rules, and at most ``max_bytes``.
+
+    FileNotFoundError when nothing is there; NotReadable when something is that we do not read
+    (outside the project, not a regular file, too big); another OSError when reading failed."""
+    return read_regular_file(
+        project_file_path(root, name, hidden_folders=hidden_folders), max_bytes
+    )
+
+
+def project_file_path(root: Path, name: str, *, hidden_folders: bool) -> Path:
+    """Where ``name`` really is (symlinks followed), when that is inside ``root``, outside
+    ``node_modules`` and not hidden. ``hidden_folders`` lets it sit in a hidden folder (our own
+    snapshots live in ``.as-test/``) but never be a hidden file (``.env``) or in ``.git``.
+
+    FileNotFoundError when nothing is there; NotReadable when it is somewhere else."""
+    if not name or "\0" in name:
+        raise NotReadable("is not a file name")
     try:
         base = root.resolve(strict=True)
         resolved = (base / name).resolve(strict=True)
-        relative = resolved.relative_to(base)
-    except (OSError, ValueError, RuntimeError):  # missing, outside the root, a symlink loop
-        return None
-    parts = relative.parts
-    if not parts or _EXCLUDED_FOLDER in parts or any(part.startswith(".") for part in parts):
-        return None
+    except FileNotFoundError:
+        raise
+    except ValueError as error:  # a lone surrogate, which no file name on disk can hold
+        raise NotReadable("is not a file name") from error
+    except (OSError, RuntimeError) as error:  # a symlink loop, a name too long
+        raise NotReadable(f"cannot be resolved ({error})") from error
+    try:
+        parts = resolved.relative_to(base).parts
+    except ValueError:
+        raise NotReadable("is a symlink to a file outside the project") from None
+    if not parts or _EXCLUDED_FOLDER in parts or ".git" in parts:
+        raise NotReadable("is not one of the project's own files")
+    hidden = parts[-1:] if hidden_folders else parts
+    if any(part.startswith(".") for part in hidden):
+        raise NotReadable("is not one of the project's own files (a hidden one)")
     return resolved
 
 
-def _read_regular_file(path: Path) -> bytes | None:
-    """At most ``MAX_SOURCE_BYTES`` of a regular file; None for anything else. The descriptor is
-    opened without following a last symlink (the path is resolved: one appearing now is a swap)
-    and without blocking (a FIFO would wait for a writer), then checked before a byte is read."""
+def read_regular_file(path: Path, max_bytes: int) -> bytes:
+    """At most ``max_bytes`` of a regular file; NotReadable for anything else (a FIFO, a device,
+    a folder) or a bigger file. The descriptor is opened without following a last symlink (callers
+    pass a resolved path: one appearing now is a swap) and without blocking (a FIFO would wait for
+    a writer), then checked before a byte is read."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     try:
         descriptor = os.open(path, flags)
-    except (OSError, ValueError):
-        return None
+    except ValueError as error:
+        raise NotReadable("is not a file name") from error
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise NotReadable("became a symlink while it was read") from error
+        raise
     try:
         status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_SOURCE_BYTES:
-            return None
-        chunks: list[bytes] = []
-        left = MAX_SOURCE_BYTES + 1  # one more byte tells a file that grew past the cap
-        while left > 0:
-            chunk = os.read(descriptor, min(left, 1024 * 1024))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return None if left <= 0 else b"".join(chunks)
-    except OSError:
-        return None
+        if not stat.S_ISREG(status.st_mode):
+            raise NotReadable("is not a regular file (a FIFO, a device or a folder)")
+        if status.st_size > max_bytes:
+            raise NotReadable(f"is larger than {_mib(max_bytes)}")
+        return _read_at_most(descriptor, max_bytes)
     finally:
         os.close(descriptor)
+
+
+def _read_at_most(descriptor: int, max_bytes: int) -> bytes:
+    chunks: list[bytes] = []
+    left = max_bytes + 1  # one more byte tells a file that grew past the cap
+    while left > 0:
+        chunk = os.read(descriptor, min(left, 1024 * 1024))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    if left <= 0:
+        raise NotReadable(f"is larger than {_mib(max_bytes)}")
+    return b"".join(chunks)
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):g} MiB"

@@ -29,6 +29,7 @@ from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import as_node_writes, encode_wtf8
 from astest_tasks.core.js_values import js_number_text, js_trim
 from astest_tasks.core.json_text import parse_json, reject_constant
+from astest_tasks.core.project_source import NotReadable, read_project_file
 
 DEFAULT_PREAMBLE: Final = "\n".join(
     [
@@ -408,14 +409,60 @@ class SnapshotAnswer:
     key: str  # canonical
 
 
-def _read_text(path: Path) -> str:
+# A snapshot file holds the expected values of one spec, as text: real ones stay far below this.
+# The cap keeps a committed file that is huge (or a symlink to one) from filling CI's memory;
+# it is larger than the 4 MiB of a source file because a spec may snapshot big rendered values.
+MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
+
+
+def _read_first(project_root: Path, candidates: Sequence[Path]) -> tuple[Path, str] | None:
+    """The first candidate that exists, and its text; None when none does.
+
+    Read as core/project_source.py reads the project's own files (our hidden ``.as-test/``
+    allowed): a committed snapshot file that is a symlink out of the project, a FIFO or a device
+    is a clear error, never read (its text would go back to the spec and into the report), and
+    never written through (the run stops before any update)."""
+    for candidate in candidates:
+        try:
+            data = read_project_file(
+                project_root, str(candidate), hidden_folders=True, max_bytes=MAX_SNAPSHOT_BYTES
+            )
+        except FileNotFoundError:
+            continue
+        except NotReadable as refused:
+            raise UserError(
+                f"snapshot file {candidate} {refused}, so it was not read; fix: make it a "
+                "regular file inside the project, or delete it to start with no snapshots"
+            ) from None
+        except OSError as error:
+            raise UserError(
+                f"cannot read snapshot file {candidate}: {error.strerror or error}; "
+                "fix: make it a readable file, or delete it to start with no snapshots"
+            ) from error
+        return candidate, _decode(data, candidate)
+    _refuse_a_folder_outside(project_root, candidates[0])
+    return None
+
+
+def _refuse_a_folder_outside(project_root: Path, path: Path) -> None:
+    """A snapshot file not there yet is written (by an update run) where its folder really is:
+    a committed symlink from the snapshot folder (or one above it) out of the project would send
+    the write outside, so it is an error here, before the run, as a file there would be."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
     try:
-        return path.read_bytes().decode("utf-8")
-    except OSError as error:
+        folder.resolve().relative_to(project_root.resolve())
+    except (OSError, ValueError, RuntimeError):
         raise UserError(
-            f"cannot read snapshot file {path}: {error.strerror or error}; "
-            "fix: make it a readable file, or delete it to start with no snapshots"
-        ) from error
+            f"snapshot folder {path.parent} leads outside the project (a symlink), so no "
+            "snapshot is read or written there; fix: make it a folder inside the project"
+        ) from None
+
+
+def _decode(data: bytes, path: Path) -> str:
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise UserError(
             f"snapshot file {path} is not valid UTF-8 (byte {error.start}); "
@@ -464,13 +511,6 @@ def snapshot_candidates(
     return [snapshot_path(spec_path, snapshot_dir), legacy]
 
 
-def _find_source(preferred: Path, legacy_candidates: list[Path]) -> Path | None:
-    for candidate in [preferred, *legacy_candidates]:
-        if candidate.exists():
-            return candidate
-    return None
-
-
 @dataclass
 class SnapshotStore:
     """Snapshots of one spec, answering ``snapshot:assert`` read-only.
@@ -516,25 +556,26 @@ class SnapshotStore:
         second legacy fallback, ``<base>.<spec dir flattened>.snap.json``. ``input_patterns``
         (as-test 1.2.0+) places the file below the input's static base, with no fallbacks;
         ``normalize_prefix`` is as-test 1.1.6+'s key rule (``normalize_key_prefix``).
-        Raises ``UserError`` if the file cannot be read or decoded.
+        Raises ``UserError`` if the file cannot be read or decoded, or is not one of the
+        project's regular files (``_read_first``).
         """
         spec_basename = _js_basename(spec_path.replace("\\", "/"))
+        legacy: list[Path] = []
         if input_patterns is not None:
             relative = input_snapshot_path(project_root, spec_path, snapshot_dir, input_patterns)
             file_path = project_root / relative
-            source = file_path if file_path.exists() else None
         else:
             file_path = project_root / snapshot_path(spec_path, snapshot_dir)
             directory = project_root / (snapshot_dir or ".")
             base = spec_basename.removesuffix(".ts")
-            legacy = [directory / f"{base}.snap.json"]
+            legacy.append(directory / f"{base}.snap.json")
             disambiguator = _legacy_disambiguator(spec_path, project_root, duplicate_spec_basenames)
             if disambiguator:
                 legacy.append(directory / f"{base}.{disambiguator}.snap.json")
-            source = _find_source(file_path, legacy)
-        if source is None:
+        found = _read_first(project_root, [file_path, *legacy])
+        if found is None:
             return cls(spec_basename, file_path, None, "", {}, normalize_prefix=normalize_prefix)
-        text = _read_text(source)
+        source, text = found
         if source == file_path:
             parsed = parse_snapshot_text(text, spec_basename)
         else:

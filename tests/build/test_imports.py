@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from astest_tasks.build.imports import ImportScan, ImportScanCache, package_name, scan_imports
+from astest_tasks.build.imports import (
+    MAX_SCANNED_SOURCE_BYTES,
+    ImportScan,
+    ImportScanCache,
+    package_name,
+    scan_imports,
+)
 
 SPEC = "assembly/__tests__/math.spec.ts"
 
@@ -227,3 +234,54 @@ def test_a_corrupt_scan_cache_is_ignored(tmp_path: Path) -> None:
     assert scan_imports(tmp_path, SPEC, cache).packages == ("as-test",)
     cache.save()
     assert '"format": 1' in cache_file.read_text()
+
+
+def _scan_or_release(root: Path, spec: str, cache: ImportScanCache | None) -> ImportScan:
+    """Scan in a thread; a scan still reading a FIFO after the bound is released (a writer opens
+    and closes it, so the read ends) and the test fails instead of hanging the suite."""
+    found: list[ImportScan] = []
+    scan = threading.Thread(target=lambda: found.append(scan_imports(root, spec, cache)))
+    scan.start()
+    scan.join(timeout=60)
+    if scan.is_alive():
+        os.close(os.open(root / spec, os.O_WRONLY | os.O_NONBLOCK))
+        scan.join()
+        pytest.fail(f"the scan of {spec} waited on a FIFO")
+    return found[0]
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_spec_that_is_a_fifo_is_not_read_and_the_scan_does_not_wait(
+    tmp_path: Path, cached: bool
+) -> None:
+    os.mkfifo(tmp_path / "pipe.spec.ts")
+    cache = ImportScanCache(tmp_path / "scan.json") if cached else None
+    scan = _scan_or_release(tmp_path, "pipe.spec.ts", cache)
+    assert scan == ImportScan(local_files=("pipe.spec.ts",), packages=())
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/dev/urandom"])
+def test_a_spec_linked_to_a_device_is_not_read(tmp_path: Path, target: str) -> None:
+    """A whole read of /dev/zero never ends, filling memory (MemoryError, or CI's OOM killer)."""
+    (tmp_path / "device.spec.ts").symlink_to(target)
+    scan = _scan_or_release(tmp_path, "device.spec.ts", ImportScanCache(tmp_path / "scan.json"))
+    assert scan == ImportScan(local_files=("device.spec.ts",), packages=())
+
+
+def test_an_import_outside_the_project_is_still_scanned(tmp_path: Path) -> None:
+    """Only the regular-file and size rules apply to imports: a monorepo's shared code counts."""
+    project = tmp_path / "project"
+    write(project, {"a.spec.ts": 'import { x } from "../shared/x";\n'})
+    write(tmp_path, {"shared/x.ts": 'import "json-as";\nexport const x = 1;\n'})
+    scan = scan_imports(project, "a.spec.ts")
+    assert scan.local_files == ("../shared/x.ts", "a.spec.ts")
+    assert scan.packages == ("json-as",)
+
+
+def test_a_source_over_the_cap_is_not_scanned(tmp_path: Path) -> None:
+    write(tmp_path, {"big.spec.ts": 'import "json-as";\n'})
+    with (tmp_path / "big.spec.ts").open("ab") as handle:  # sparse: no disk spent
+        handle.truncate(MAX_SCANNED_SOURCE_BYTES + 1)
+    assert scan_imports(tmp_path, "big.spec.ts").packages == ()
+    (tmp_path / "big.spec.ts").write_text('import "json-as";\n')
+    assert scan_imports(tmp_path, "big.spec.ts").packages == ("json-as",)

@@ -237,3 +237,16 @@ def test_a_staged_file_takes_the_place_and_mode_of_the_file_and_replaces_a_symli
     assert not link.is_symlink() and target.read_bytes() == b"not ours"
     with pytest.raises(FileExistsError):
         create_staged(kept)  # never opens a file that exists
+
+
+def test_a_write_replaces_a_symlink_and_never_writes_through_it(tmp_path: Path) -> None:
+    """Snapshots, reports and records are written over whatever is at their name: a symlink
+    there (to a file outside the project) is replaced, its target left as it was."""
+    target = tmp_path / "outside.txt"
+    target.write_bytes(b"not ours")
+    link = tmp_path / "project" / "file.snap"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    write_text_atomic(link, "ours\n")
+    assert not link.is_symlink() and link.read_text() == "ours\n"
+    assert target.read_bytes() == b"not ours"

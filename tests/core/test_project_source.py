@@ -10,8 +10,11 @@ import pytest
 
 from astest_tasks.core.project_source import (
     MAX_SOURCE_BYTES,
+    NotReadable,
     project_source_path,
+    read_project_file,
     read_project_source,
+    read_regular_file,
 )
 
 MARKER = "SECRET-MARKER-7c1f"
@@ -109,3 +112,38 @@ def test_the_path_is_where_the_file_really_is(layout: Path) -> None:
     real = (layout / "assembly" / "src" / "calc.ts").resolve()
     assert project_source_path(layout, "alias.ts") == real
     assert project_source_path(layout, "../secret.ts") is None
+
+
+def test_a_project_file_in_a_hidden_folder_is_read_only_when_allowed(layout: Path) -> None:
+    """Snapshots live in ``.as-test/``: that variant allows hidden folders, never a hidden file
+    or ``.git``, and says why it refused."""
+    (layout / ".as-test").mkdir()
+    (layout / ".as-test" / "a.snap").write_text("kept\n")
+    (layout / ".env").write_text(f"TOKEN={MARKER}\n")
+    (layout / ".git").mkdir()
+    (layout / ".git" / "config").write_text(f"{MARKER}\n")
+    read = read_project_file(layout, ".as-test/a.snap", hidden_folders=True, max_bytes=100)
+    assert read == b"kept\n"
+    with pytest.raises(NotReadable, match="hidden"):
+        read_project_file(layout, ".as-test/a.snap", hidden_folders=False, max_bytes=100)
+    for name in (".env", ".git/config"):
+        with pytest.raises(NotReadable) as refused:
+            read_project_file(layout, name, hidden_folders=True, max_bytes=100)
+        assert MARKER not in str(refused.value)
+    with pytest.raises(NotReadable, match="larger than"):
+        read_project_file(layout, ".as-test/a.snap", hidden_folders=True, max_bytes=2)
+    with pytest.raises(FileNotFoundError):
+        read_project_file(layout, ".as-test/none.snap", hidden_folders=True, max_bytes=100)
+    with pytest.raises(NotReadable, match="not a file name"):
+        read_project_file(layout, "\ud800.snap", hidden_folders=True, max_bytes=100)
+
+
+def test_a_regular_file_anywhere_is_read_but_never_a_fifo_or_device(
+    layout: Path, tmp_path: Path
+) -> None:
+    """``read_regular_file`` (the import scan's rules): only regular files, bounded."""
+    assert read_regular_file(tmp_path / "secret.ts", 1_000) == f"// {MARKER}\n".encode()
+    os.mkfifo(layout / "pipe")
+    for path in (layout / "pipe", Path("/dev/zero"), layout):
+        with pytest.raises(NotReadable, match="not a regular file"):
+            read_regular_file(path, 1_000)

@@ -11,6 +11,7 @@ import pytest
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.snapshots import (
     DEFAULT_PREAMBLE,
+    MAX_SNAPSHOT_BYTES,
     MISSING_SNAPSHOT_EXPECTED,
     SnapshotAnswer,
     SnapshotStore,
@@ -343,8 +344,72 @@ def test_corrupt_snapshot_file_is_a_user_error(
 
 def test_unreadable_snapshot_path_is_a_user_error(tmp_path: Path) -> None:
     (tmp_path / ".as-test/snapshots/snapshot.spec.snap").mkdir(parents=True)
-    with pytest.raises(UserError, match="cannot read snapshot file"):
+    with pytest.raises(UserError, match=r"snapshot file .* is not a regular file"):
         SnapshotStore.load(tmp_path, SPEC_PATH, SNAPSHOT_DIR)
+
+
+SECRET = "AKIA-outside-secret"
+
+
+def _planted(tmp_path: Path) -> tuple[Path, Path]:
+    """A project whose snapshot file is not yet there, and a secret file beside the project."""
+    project = tmp_path / "project"
+    snap = project / ".as-test/snapshots/snapshot.spec.snap"
+    snap.parent.mkdir(parents=True)
+    secret = tmp_path / "secret.snap"
+    secret.write_text(format_snapshot_file({f"{SPEC}::t": f'"{SECRET}"'}, SPEC, ""))
+    return project, snap
+
+
+def test_a_snapshot_file_linked_out_of_the_project_is_refused_unread(tmp_path: Path) -> None:
+    project, snap = _planted(tmp_path)
+    snap.symlink_to(tmp_path / "secret.snap")
+    with pytest.raises(UserError, match="symlink to a file outside the project") as refused:
+        SnapshotStore.load(project, SPEC_PATH, SNAPSHOT_DIR)
+    assert SECRET not in str(refused.value)
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/dev/stdin", "fifo"])
+def test_a_snapshot_file_that_is_a_device_or_fifo_is_refused_without_blocking(
+    tmp_path: Path, target: str
+) -> None:
+    """A FIFO with no writer would block a plain read for ever; /dev/zero would fill memory."""
+    project, snap = _planted(tmp_path)
+    if target == "fifo":
+        os.mkfifo(snap)
+    else:
+        snap.symlink_to(target)
+    with pytest.raises(UserError, match="snapshot file"):
+        SnapshotStore.load(project, SPEC_PATH, SNAPSHOT_DIR)
+
+
+def test_a_snapshot_file_over_the_cap_is_refused(tmp_path: Path) -> None:
+    project, snap = _planted(tmp_path)
+    with snap.open("wb") as handle:  # sparse: no disk is spent on it
+        handle.truncate(MAX_SNAPSHOT_BYTES + 1)
+    with pytest.raises(UserError, match="larger than 64 MiB"):
+        SnapshotStore.load(project, SPEC_PATH, SNAPSHOT_DIR)
+
+
+def test_a_snapshot_file_linked_to_a_hidden_file_of_the_project_is_refused(
+    tmp_path: Path,
+) -> None:
+    project, snap = _planted(tmp_path)
+    (project / ".env").write_text(f"TOKEN={SECRET}\n")
+    snap.symlink_to(project / ".env")
+    with pytest.raises(UserError, match="hidden") as refused:
+        SnapshotStore.load(project, SPEC_PATH, SNAPSHOT_DIR)
+    assert SECRET not in str(refused.value)
+
+
+def test_a_snapshot_file_linked_inside_the_project_is_read(tmp_path: Path) -> None:
+    project, snap = _planted(tmp_path)
+    shared = project / "shared/snapshot.spec.snap"
+    shared.parent.mkdir()
+    shared.write_text(format_snapshot_file({f"{SPEC}::t": '"kept"'}, SPEC, ""))
+    snap.symlink_to(shared)
+    store = SnapshotStore.load(project, SPEC_PATH, SNAPSHOT_DIR)
+    assert store.entries == {f"{SPEC}::t": '"kept"'}
 
 
 # --- updates -----------------------------------------------------------------------------------
@@ -539,3 +604,22 @@ def test_1_8_create_writes_basename_keys_in_the_default_layout(tmp_path: Path) -
     assert store.save_if_updated()
     written = (tmp_path / ".as-test/snapshots/left/snapshot.spec.snap").read_text()
     assert written == DEFAULT_PREAMBLE + "\n\n=== vowels > counts ===\n3\n"
+
+
+def test_a_snapshot_folder_linked_out_of_the_project_is_refused_before_any_write(
+    tmp_path: Path,
+) -> None:
+    """No file yet: an update run would create it where the folder really is, outside."""
+    project = tmp_path / "project"
+    (project / ".as-test").mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (project / ".as-test" / "snapshots").symlink_to(outside)
+    with pytest.raises(UserError, match="leads outside the project"):
+        SnapshotStore.load(project, SPEC_PATH, SNAPSHOT_DIR)
+    assert list(outside.iterdir()) == []
+
+
+def test_a_snapshot_folder_not_there_yet_is_fine(tmp_path: Path) -> None:
+    store = SnapshotStore.load(tmp_path, SPEC_PATH, SNAPSHOT_DIR)
+    assert store.source_path is None and store.entries == {}

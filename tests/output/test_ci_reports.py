@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import junitparser
@@ -12,7 +13,7 @@ from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.output.ci_reports import points
 from astest_tasks.output.formats.junit import junit_xml
 from astest_tasks.output.formats.tap import tap_document
-from astest_tasks.output.text_caps import MAX_NAME
+from astest_tasks.output.text_caps import MAX_NAME, MAX_TEXT
 from tests.conftest import make_spec_result
 
 
@@ -169,3 +170,33 @@ def test_a_huge_test_name_is_cut_in_junit_and_tap_saying_how_much(tmp_path: Path
     assert len(text) < 10_000
     (test,) = [line for line in TapParser().parse_text(text) if line.category == "test"]
     assert test.description == f"- wasi {huge.spec} > {shown}"
+
+
+def test_huge_messages_values_and_output_are_cut_in_junit_and_tap_saying_where_the_rest_is(
+    tmp_path: Path,
+) -> None:
+    """A 4 MB message and expected value and 20 MiB of output: CI's reports keep MAX_TEXT
+    characters of each (the output's end, where a failure shows); report.json keeps all."""
+    big = 4_000_000
+    huge = Expectation(0, Verdict.FAIL, "toBe", "m" * big, "4:7", "5", "v" * big, "")
+    second = Expectation(1, Verdict.FAIL, "toBe", "second", "5:7", "5", "4", "")
+    output = "o" * (20 * 1024 * 1024) + "THE-END"
+    failed = result("big", Status.FAILED, (suite("big", "test", huge, second),), output=output)
+    path = tmp_path / "junit.xml"
+    path.write_text(junit_xml([failed]), encoding="utf-8")
+    assert path.stat().st_size < 20 * MAX_TEXT
+    (junit_suite,) = list(junitparser.JUnitXml.fromfile(str(path)))
+    (case,) = list(junit_suite)
+    (failure,) = case.result
+    assert failure.message.endswith("more characters in report.json)")
+    assert len(failure.message) < MAX_TEXT + 100
+    assert failure.text is not None and "more characters in report.json" in failure.text
+    system_out = ElementTree.parse(path).getroot().findtext("testsuite/system-out")
+    assert system_out is not None and system_out.strip().endswith("THE-END")
+    assert system_out.startswith(f"({len(output) - MAX_TEXT} characters before, in report.json)")
+    text = tap_document([failed])
+    assert len(text) < 20 * MAX_TEXT
+    (test,) = [line for line in TapParser().parse_text(text) if line.category == "test"]
+    assert test.yaml_block is not None
+    for field in ("message", "failures"):
+        assert test.yaml_block[field].endswith("more characters in report.json)"), field

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from astest_tasks.tasks.checks import SnapshotsUnchanged
@@ -32,3 +33,16 @@ def test_the_check_compares_the_saved_state_with_the_files_now(tmp_path: Path) -
     (tmp_path / SNAP).write_text('{"math::adds": "2"}')
     assert check(object(), saved) is False
     assert str(check) == f"a snapshot file changed since the last run ({SNAP})"
+
+
+def test_a_snapshot_file_that_is_a_fifo_or_device_is_digested_unread(tmp_path: Path) -> None:
+    """A plain read of a FIFO with no writer blocks for ever, one of /dev/zero fills memory: the
+    up-to-date check runs on every doit call, so it must read neither."""
+    (tmp_path / SNAP).parent.mkdir(parents=True)
+    absent = snapshot_state(tmp_path, [SNAP])
+    os.mkfifo(tmp_path / SNAP)
+    fifo = snapshot_state(tmp_path, [SNAP])
+    (tmp_path / SNAP).unlink()
+    (tmp_path / SNAP).symlink_to("/dev/zero")
+    device = snapshot_state(tmp_path, [SNAP])
+    assert fifo == device != absent

@@ -13,7 +13,7 @@ from astest_tasks.model.results import SpecResult, Status
 from astest_tasks.model.test_cases import TestCase as Point
 from astest_tasks.output.ci_reports import point_status, points
 from astest_tasks.output.formats.base import ReportInput, TextFormat
-from astest_tasks.output.text_caps import cut_name
+from astest_tasks.output.text_caps import cut_name, first_part, last_part
 
 if TYPE_CHECKING:
     pass
@@ -62,14 +62,18 @@ def junit_xml(
             )
             if point.verdict is Verdict.FAIL:
                 failure = ElementTree.SubElement(
-                    case, "failure", message=xml_text(point.message), type=point.matcher or "error"
+                    case,
+                    "failure",
+                    message=xml_text(first_part(point.message)),
+                    type=cut_name(point.matcher or "error"),
                 )
-                where = f"{result.spec}:{point.location}\n" if point.location else ""
-                failure.text = xml_text(where + point.details)
+                where = f"{result.spec}:{cut_name(point.location)}\n" if point.location else ""
+                failure.text = xml_text(where + first_part(point.details))
             elif point_status(point) is Status.SKIPPED:
                 ElementTree.SubElement(case, "skipped")
         if result.output:
-            ElementTree.SubElement(suite, "system-out").text = xml_text(result.output)
+            # Its end, where a failure shows: all of it (a spec may print 64 MiB) is report.json's.
+            ElementTree.SubElement(suite, "system-out").text = xml_text(last_part(result.output))
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("errors", "0")

@@ -11,7 +11,7 @@ from astest_tasks.model.results import SpecResult, Status
 from astest_tasks.model.test_cases import TestCase as Point
 from astest_tasks.output.ci_reports import point_status, points
 from astest_tasks.output.formats.base import ReportInput, TextFormat
-from astest_tasks.output.text_caps import cut_name
+from astest_tasks.output.text_caps import cut_name, first_part
 
 
 def tap_document(
@@ -60,13 +60,14 @@ def _tap_name(text: str) -> str:
 
 def _yaml_block(result: SpecResult, point: Point) -> list[str]:
     line, _, column = point.location.partition(":")
+    # Messages and values are a spec's text of any size: their start, saying what was left out.
     fields = {
-        "message": point.message or point.details,
+        "message": first_part(point.message or point.details),
         "file": result.spec,
-        "line": line,
-        "column": column,
-        "matcher": point.matcher,
-        "failures": point.details if point.failed > 1 else "",  # each failing expectation
+        "line": cut_name(line),
+        "column": cut_name(column),
+        "matcher": cut_name(point.matcher),
+        "failures": first_part(point.details) if point.failed > 1 else "",  # each one
     }
     block = ["  ---"]
     for key, value in fields.items():

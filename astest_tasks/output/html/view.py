@@ -32,7 +32,7 @@ from astest_tasks.output.html.source_view import (
     pointed_line,
 )
 from astest_tasks.output.latest_log import lines_of_whole_json
-from astest_tasks.output.text_caps import MAX_LINE, cut, cut_name
+from astest_tasks.output.text_caps import MAX_LINE, MAX_TEXT, cut, cut_name, first_part, last_part
 
 MAX_FAILURES = 200  # failing expectations shown in all; report.json holds every one
 MAX_FAILURES_PER_SPEC = 20
@@ -40,7 +40,6 @@ MAX_LOG_LINES = 40  # a failing spec's last log() lines
 MAX_SLOWEST = 10
 MAX_SOURCE_LINES = 20_000  # coverage source shown in all; a file past it lists its gaps only
 MAX_GAPS_PER_FILE = 200
-MAX_TEXT = 10_000  # characters of one message or output (a spec may print 64 MiB)
 
 
 @dataclass(frozen=True)
@@ -159,7 +158,10 @@ def page_of(reports: ReportInput) -> Page:
     root = reports.context.project_root
     sources = SourceLines(root) if root is not None else None
     failures, left_out = _failures(reports, sources)
-    anchors = {(f.mode, f.spec): f.anchor for f in failures}
+    # Keyed by the whole (mode, spec), as the rows are: two names that differ only past the
+    # displayed cut are two specs, and the failing one must keep its own row and link.
+    keys = _failing_keys(reports)
+    anchors = {key: failure.anchor for key, failure in zip(keys, failures, strict=True)}
     tests = Counts.zero()
     for item in shown:
         tests = tests + item.result.counts
@@ -168,7 +170,7 @@ def page_of(reports: ReportInput) -> Page:
         files={status.value: sum(s.result.status is status for s in shown) for status in Status},
         tests=tests,
         cached=sum(item.cached for item in shown),
-        modes=tuple(dict.fromkeys(cut_name(item.result.mode) for item in shown)),
+        modes=tuple(cut_name(mode) for mode in _modes(shown)),
         rows=_rows(shown, anchors),
         failures=failures,
         failures_left_out=left_out,
@@ -179,20 +181,34 @@ def page_of(reports: ReportInput) -> Page:
     )
 
 
+def _modes(shown: Sequence[Shown]) -> list[str]:
+    """Every mode, whole, in first-seen order: the matrix's columns."""
+    return list(dict.fromkeys(item.result.mode for item in shown))
+
+
+def _failing_keys(reports: ReportInput) -> list[tuple[str, str]]:
+    """The whole (mode, spec) of each failed result, in the order ``_failures`` shows them."""
+    failed = (item.result for item in reports.shown if item.result.status is Status.FAILED)
+    return [(result.mode, result.spec) for result in failed]
+
+
 def _rows(shown: Sequence[Shown], anchors: dict[tuple[str, str], str]) -> tuple[Row, ...]:
-    modes = list(dict.fromkeys(cut_name(item.result.mode) for item in shown))
+    """One row per spec and one cell per mode, keyed by the whole names; only the label shown
+    is cut (text_caps.cut_name)."""
+    modes = _modes(shown)
     by_spec: dict[str, dict[str, Cell]] = {}
     for item in shown:
         result = item.result
-        by_spec.setdefault(cut_name(result.spec), {})[cut_name(result.mode)] = Cell(
+        by_spec.setdefault(result.spec, {})[result.mode] = Cell(
             status=result.status.value,
             counts=_counts_text(result),
             duration=format_seconds(result.duration_s),
             cached=item.cached,
-            anchor=anchors.get((cut_name(result.mode), cut_name(result.spec)), ""),
+            anchor=anchors.get((result.mode, result.spec), ""),
         )
     return tuple(
-        Row(spec, tuple(cells.get(mode) for mode in modes)) for spec, cells in by_spec.items()
+        Row(cut_name(spec), tuple(cells.get(mode) for mode in modes))
+        for spec, cells in by_spec.items()
     )
 
 
@@ -231,7 +247,7 @@ def _failures(
                 failures=tuple(_failure(result.spec, f, sources) for f in kept),
                 more=len(result.failures) - len(kept),
                 log_lines=logs,
-                output=_last_part(result.output.strip()) if not result.error else "",
+                output=last_part(result.output.strip()) if not result.error else "",
                 repro=cut(_repro(result, reports.context.rerun_command), MAX_TEXT),
             )
         )
@@ -253,17 +269,7 @@ def _failure(spec: str, failure: FailureDetail, sources: SourceLines | None) -> 
 
 
 def _first_part(text: str | None) -> str | None:
-    """At most ``MAX_TEXT`` characters of a message or value, saying how much was left out."""
-    if text is None or len(text) <= MAX_TEXT:
-        return text
-    return f"{text[:MAX_TEXT]}… ({len(text) - MAX_TEXT} more characters in report.json)"
-
-
-def _last_part(text: str) -> str:
-    """The end of what a spec printed (where a failure shows), at most ``MAX_TEXT`` characters."""
-    if len(text) <= MAX_TEXT:
-        return text
-    return f"({len(text) - MAX_TEXT} characters before, in report.json) …{text[-MAX_TEXT:]}"
+    return None if text is None else first_part(text)
 
 
 def _repro(result: SpecResult, rerun_command: str) -> str:

@@ -16,6 +16,7 @@ from astest_tasks.output.formats.base import ReportContext, ReportInput
 from astest_tasks.output.fuzz_summary import ShownFuzz
 from astest_tasks.output.html import view
 from astest_tasks.output.html.view import page_of
+from astest_tasks.output.text_caps import MAX_NAME, MAX_TEXT
 from tests.conftest import make_spec_result
 from tests.fuzz.test_results import result as fuzz_result
 
@@ -100,6 +101,31 @@ def test_the_matrix_has_a_row_per_spec_and_a_column_per_mode(tmp_path: Path) -> 
     assert page.cached == 1
 
 
+def test_specs_whose_names_differ_only_past_the_cut_keep_their_own_rows_and_links() -> None:
+    """Two spec paths sharing their first MAX_NAME characters are two rows: keyed by the cut
+    label, the passing one took the failing one's row and the failure vanished from the matrix.
+    The same holds for modes."""
+    stem = "assembly/__tests__/" + "d" * MAX_NAME
+    failing = make_spec_result(
+        "a", Status.FAILED, spec=f"{stem}/a.spec.ts", failure_list=(failure(),)
+    )
+    passing = make_spec_result("b", spec=f"{stem}/b.spec.ts")
+    long_mode = "m" * MAX_NAME
+    other_mode = make_spec_result("b", spec=f"{stem}/b.spec.ts", mode=f"{long_mode}-one")
+    failing_mode = make_spec_result(
+        "b", Status.FAILED, spec=f"{stem}/b.spec.ts", mode=f"{long_mode}-two",
+        failure_list=(failure(),),
+    )  # fmt: skip
+    shown = [Shown(failing, False), Shown(passing, False), Shown(other_mode, False)]
+    page = page_of(reports(None, [*shown, Shown(failing_mode, False)]))
+    assert len(page.modes) == 3 and len(page.rows) == 2
+    statuses = [[cell.status if cell else None for cell in row.cells] for row in page.rows]
+    assert statuses == [["failed", None, None], ["passed", "passed", "failed"]]
+    anchors = [cell.anchor for row in page.rows for cell in row.cells if cell and cell.anchor]
+    assert anchors == [failure.anchor for failure in page.failures] == ["failure-1", "failure-2"]
+    assert all(len(row.spec) < MAX_NAME + 40 for row in page.rows), "the label is still cut"
+
+
 def test_a_failure_shows_where_what_and_how_to_run_it_again(tmp_path: Path) -> None:
     page = page_of(reports(project(tmp_path), [Shown(FAILING, False)], rerun_command="doit astest"))
     (spec,) = page.failures
@@ -175,7 +201,7 @@ def test_a_failing_fuzz_campaign_shows_its_seeds_and_repro() -> None:
 
 
 def test_long_messages_and_output_are_cut_saying_where_the_rest_is() -> None:
-    long = "x" * (view.MAX_TEXT + 5)
+    long = "x" * (MAX_TEXT + 5)
     spec = make_spec_result(
         "math",
         Status.FAILED,
@@ -184,7 +210,7 @@ def test_long_messages_and_output_are_cut_saying_where_the_rest_is() -> None:
     )
     (shown,) = page_of(reports(None, [Shown(spec, False)])).failures
     (cut,) = shown.failures
-    assert cut.expected == "x" * view.MAX_TEXT + "… (5 more characters in report.json)"
+    assert cut.expected == "x" * MAX_TEXT + "… (5 more characters in report.json)"
     assert cut.message == cut.expected and cut.received == "1"
     assert shown.output.startswith("(14 characters before, in report.json) …")
     assert shown.output.endswith("xend")
