@@ -24,17 +24,15 @@ doit reaches) is bound by ``killed_with_this_thread`` instead: it runs no code o
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
 import os
+import shutil
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
 
 GRACE_S = 10.0  # to finish a write and end what it started; then it is killed
-_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 _bound = False  # the fork hooks are registered (once per process; a fork inherits them)
 # This process's bond with its own children: (read end, write end, the process that made it).
@@ -86,31 +84,25 @@ def _watch_parent(read_end: int) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def killed_with_this_thread() -> Callable[[], None] | None:
-    """A ``preexec_fn`` for a program we start and wait for (an external runtime): the kernel
-    kills it when the thread that started it ends, so also when this process is killed. On Linux
-    (``PR_SET_PDEATHSIG``, which follows the starting thread: harmless here, since that thread
-    waits for the program); None elsewhere, where it ends when it next reads or writes the pipes
-    of the process that is gone."""
-    prctl = _libc_prctl()
-    if prctl is None:
-        return None
-    parent = os.getpid()
+def killed_with_this_thread() -> list[str]:
+    """What to put before a program we start and wait for (an external runtime) so that the
+    kernel kills it when the thread that started it ends, and so also when this process is
+    killed: ``setpriv --pdeathsig KILL --`` (util-linux) on Linux, which sets
+    ``PR_SET_PDEATHSIG`` and then execs the program (the signal follows the starting thread:
+    harmless here, since that thread waits for the program). Empty elsewhere, or without
+    setpriv, where the program ends when it next reads or writes the pipes of the process that
+    is gone.
 
-    def bind() -> None:  # runs in the child, between fork and exec: no locks, no imports
-        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != parent:  # the parent died before the prctl: nobody will signal
-            os.kill(os.getpid(), signal.SIGKILL)
-
-    return bind
+    Not a ``preexec_fn``: with one, ``subprocess`` forks in a way that runs every fork hook of
+    this process in the child before its exec (the scheduler's, this module's), and a hook that
+    meets a lock another thread held at the fork (the run ahead's pipe to its helper) waits for
+    ever, and doit with it."""
+    setpriv = _setpriv()
+    return [setpriv, "--pdeathsig", "KILL", "--"] if setpriv is not None else []
 
 
 @functools.cache
-def _libc_prctl() -> Callable[..., int] | None:
+def _setpriv() -> str | None:
     if sys.platform != "linux":
         return None
-    try:
-        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    return prctl
+    return shutil.which("setpriv")

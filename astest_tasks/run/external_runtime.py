@@ -201,14 +201,14 @@ def run_external(
     try:
         try:
             process = subprocess.Popen(
-                [executable, *argv[1:]],
+                # it ends if this process is killed (core/parent_bond.py)
+                [*killed_with_this_thread(), executable, *argv[1:]],
                 cwd=cwd,
                 env=dict(env),
                 stdin=theirs.stdin.fileno(),
                 stdout=theirs.stdout.fileno(),
                 stderr=theirs.stderr.fileno(),
                 start_new_session=True,  # its own process group, so a timeout kills all of it
-                preexec_fn=killed_with_this_thread(),  # and it ends if this process is killed
             )
         except OSError as exc:
             channel.finish()

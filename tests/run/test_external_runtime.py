@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
 import textwrap
 import threading
@@ -267,3 +268,33 @@ def test_the_runtime_runs_its_command_per_spec_with_as_tests_variables(tmp_path:
     run = runtime.run(spec, ProtocolChannel(None), SpecLimits(10.0, 1 << 24))
     assert run.exit_code == 4
     assert run.stderr == "math out/math.wasm wasi out/math.wasm hi\n"
+
+
+# Registers a fork hook, as the scheduler and core/parent_bond.py do, then starts a runtime. A
+# hook that runs in the runtime's child between fork and exec can wait for ever on a lock another
+# thread held at the fork (a run ahead's pipe): that hung doit (issue 38's review).
+_FORK_HOOK_PROBE = """
+import os, sys
+from pathlib import Path
+from astest_tasks.run.channel import ProtocolChannel
+from astest_tasks.run.external_runtime import run_external
+marker, project = Path(sys.argv[1]), Path(sys.argv[2])
+os.register_at_fork(after_in_child=lambda: marker.write_text("a hook ran before the exec"))
+run = run_external(["./ok.sh"], project, dict(os.environ), ProtocolChannel(None), 60.0)
+print(run.exit_code)
+"""
+
+
+def test_starting_a_runtime_runs_no_fork_hook_of_this_process(tmp_path: Path) -> None:
+    make_script(tmp_path, "#!/bin/sh\nexit 0\n", name="ok.sh")
+    marker = tmp_path / "hook-ran"
+    done = subprocess.run(
+        [sys.executable, "-c", _FORK_HOOK_PROBE, str(marker), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "0", done.stdout + done.stderr
+    assert not marker.exists(), marker.read_text()
