@@ -11,22 +11,21 @@ import subprocess
 import tempfile
 import threading
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
 
 from astest_tasks.remote.entries import Entry, decode_entry, encode_entry
 from astest_tasks.remote.http_cache import RemoteCache
 from astest_tasks.remote.settings import RemoteMode, parse_settings
+from tests.conftest import peak_of
 from tests.nginx_cache import PASSWORD, TOKEN, CacheServer, free_port
 
 KEY = hashlib.sha256(b"one build's inputs").hexdigest()
 WASM = b"\0asm\1\0\0\0 a compiled spec"
 RECORD = b'{"spec": "math.spec.ts"}'
-T = TypeVar("T")
 
 
 class Warnings(list[str]):
@@ -324,17 +323,6 @@ def flooding_server(status: int) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         serving.join(10)
-
-
-def peak_of(call: Callable[[], T]) -> tuple[T, int]:
-    """What ``call`` answers and the peak of Python's allocations while it ran, in every
-    thread (the upload threads' and the socket's reads too)."""
-    tracemalloc.start()
-    try:
-        answer = call()
-        return answer, tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 @pytest.mark.parametrize("status", [404, 418])

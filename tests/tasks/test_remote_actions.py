@@ -4,11 +4,9 @@ only under the key its inputs had while it ran; and what counts as a hit."""
 from __future__ import annotations
 
 import hashlib
-import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
 
@@ -32,11 +30,11 @@ from tests.conftest import (
     make_run_request,
     make_spec_result,
     make_suite,
+    peak_of,
 )
 from tests.nginx_cache import CacheServer
 from tests.tmpfs import fill, mounted_tmpfs
 
-T = TypeVar("T")
 REQUEST = make_run_request("/project", "math", DefaultRuntime("wasi"))
 
 
@@ -286,17 +284,6 @@ def test_a_taken_result_whose_log_finds_the_disk_full_fails_the_run(
         with pytest.raises(DiskFull):
             fetch_run(remote, run)
         assert (root / run.files.result).read_text() == PASS_TEXT
-
-
-def peak_of(call: Callable[[], T]) -> tuple[T, int]:
-    """What ``call`` answers and the peak of Python's allocations while it ran (every thread's,
-    the socket's reads included): deterministic up to a few buffers."""
-    tracemalloc.start()
-    try:
-        answer = call()
-        return answer, tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def test_an_oversized_result_is_a_miss_judged_by_its_size_not_read(
