@@ -57,6 +57,12 @@ class FuzzRunRequest:
     def run_command(self) -> str:
         return task_command(self.command, self.task_name)
 
+    @property
+    def build_command(self) -> str:
+        """The command that builds the fuzz file again, as a failed build's hint gives it."""
+        build_task = f"{self.group}:build:{self.fuzz_file.mode}:{self.fuzz_file.spec_id}"
+        return task_command(self.command, build_task)
+
 
 def run_fuzz_file(run: FuzzRunRequest, session: str) -> bool | TaskFailed:
     """A full disk fails the task, and the result it would have replaced stays."""
@@ -79,9 +85,7 @@ def run_fuzz_file(run: FuzzRunRequest, session: str) -> bool | TaskFailed:
 
 
 def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
-    build_task = f"{run.group}:build:{run.fuzz_file.mode}:{run.fuzz_file.spec_id}"
-    build_hint = task_command(run.command, build_task)
-    build = check_build(root, run.build_record_path, build_hint)
+    build = check_build(root, run.build_record_path, run.build_command)
     if isinstance(build, UnusableBuild):
         return _failed(run, session, "build", build.details, build.command)
 

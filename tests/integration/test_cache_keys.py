@@ -156,16 +156,12 @@ def test_a_new_astest_tasks_version_rebuilds_and_reruns_everything(
     built_passing: tuple[Project, DoitRun], tmp_path: Path
 ) -> None:
     project = clone_project(built_passing[0], tmp_path)
-    # Loaded by Python at start-up, before doit imports our modules: the installed distribution
-    # now reports another version, as after `pip install -U astest-tasks`.
+    # Loaded by Python at start-up, before doit imports the rest of our modules: the package now
+    # says another version (core/version.py's literal), as after `pip install -U astest-tasks`.
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(
-        "import importlib.metadata as metadata\n"
-        "_installed = metadata.version\n"
-        "def version(name):\n"
-        "    return '99.0.0' if name == 'astest-tasks' else _installed(name)\n"
-        "metadata.version = version\n"
+        "import astest_tasks.core.version as version\nversion.__version__ = '99.0.0'\n"
     )
     run = project.doit(env={"PYTHONPATH": str(site)})
     assert run.exit_code == 0, run.stdout + run.stderr
