@@ -140,7 +140,7 @@ def compile_spec(request: BuildRequest, toolchain: Toolchain, route: CompileRout
         # A module missing is a missing target to doit: a failed build runs again next time,
         # also one whose compiler claimed success (unchanged inputs and all).
         final_wasm.unlink(missing_ok=True)
-        diagnostics = f"{output.diagnostics}\n{problem}"
+        diagnostics = f"{output.diagnostics}\n{problem}" if problem else output.diagnostics
         return _record(request, toolchain, "failed", output.exit_code, diagnostics, None)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -423,3 +423,15 @@ def test_a_whole_module_is_recorded_ok_with_its_digest_on_every_route(tmp_path: 
         assert built.ok, name
         assert built.wasm_sha256 == hashlib.sha256(EMPTY_MODULE).hexdigest(), name
         assert (tmp_path / WASM).read_bytes() == EMPTY_MODULE, name
+
+
+def test_a_compile_that_fails_keeps_the_compilers_message_as_it_was(tmp_path: Path) -> None:
+    # The module check adds its reason only to a compile that claimed success.
+    source = tmp_path / "fail.sh"
+    source.write_text("#!/bin/sh\necho 'ERROR TS2304: Cannot find name x' >&2\nexit 1\n")
+    source.chmod(0o755)
+    built = compiler.compile_spec(
+        request(tmp_path, build_cmd=f"{source} <outFile>"), toolchain(tmp_path), SPAWN_EACH
+    )
+    assert (built.status, built.exit_code) == ("failed", 1)
+    assert built.diagnostics == "ERROR TS2304: Cannot find name x"
