@@ -36,6 +36,7 @@ MUTATING_METHODS = frozenset(
 SCHEDULER_DOOR = {
     ("schedule/scheduler.py", "_current"): "the process's scheduler, made again in a forked child",
     ("schedule/scheduler.py", "_door"): "guards making it across threads (new after a fork)",
+    ("schedule/scheduler.py", "_hooks_installed"): "the exit and fork hooks, registered once",
 }
 # What the run stage keeps warm for the next spec of this process. Runner scripts (the user's
 # files) reach it through the public runner API, below the schedule stage, so it cannot be

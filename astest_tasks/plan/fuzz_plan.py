@@ -11,11 +11,15 @@ import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from astest_tasks.config.discovery import Spec, discover_specs
 from astest_tasks.config.project_config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
 from astest_tasks.fuzz.runs import RunsOverride, parse_runs_override, parse_seed, random_seed
 from astest_tasks.plan.doit_argv import default_tasks, doit_command, names_tasks_under
+
+if TYPE_CHECKING:
+    from astest_tasks.output.fuzz_summary import FuzzEntry
 
 
 def fuzz_group(basename: str) -> str:
@@ -99,3 +103,12 @@ def fuzz_files(mode: ModeSettings, target: Spec) -> dict[str, str]:
         "record": f"{stem}.fuzz.build.json",
         "result": f"{stem}.fuzz.result.json",
     }
+
+
+@dataclass
+class FuzzPlan:
+    """What the fuzz tasks give the rest: the run tasks to wait for and the results to show."""
+
+    tasks: list[dict[str, Any]]
+    run_tasks: list[str]
+    entries: list[FuzzEntry]

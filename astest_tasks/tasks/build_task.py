@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from astest_tasks.actions.build_action import build_spec
+from astest_tasks.actions.doors import build_spec
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.imports import ImportScanCache, scan_imports
 from astest_tasks.build.pending_imports import PendingImports

@@ -12,15 +12,18 @@ were tried that never were. A pinned seed with unchanged inputs may be skipped l
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from doit.task import clean_targets
 
-from astest_tasks.actions.cleaning import fuzz_leftovers, remove_files
-from astest_tasks.actions.fuzz_actions import FuzzRunRequest, run_fuzz_file
-from astest_tasks.actions.fuzz_summary_action import show_fuzz_summary_from_worker, summarize_fuzz
+from astest_tasks.actions.cleaning import remove_fuzz_leftovers
+from astest_tasks.actions.doors import (
+    run_fuzz_file,
+    show_fuzz_summary_from_worker,
+    summarize_fuzz,
+)
+from astest_tasks.actions.fuzz_actions import FuzzRunRequest
 from astest_tasks.build.imports import ImportScanCache
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.layout import doit_paths
@@ -36,6 +39,7 @@ from astest_tasks.model.results import SpecIdentity
 from astest_tasks.output.fuzz_summary import FuzzEntry
 from astest_tasks.plan.fuzz_plan import (
     FuzzOptions,
+    FuzzPlan,
     fuzz_files,
     fuzz_group,
     fuzz_mode,
@@ -44,15 +48,6 @@ from astest_tasks.plan.fuzz_plan import (
 from astest_tasks.run.limits import ModeLimits
 from astest_tasks.tasks.build_task import build_request, compile_task_fields
 from astest_tasks.tasks.checks import Always, BuildUpToDate, InputsChanged, LastFuzzPassed
-
-
-@dataclass
-class FuzzPlan:
-    """What the fuzz tasks give the rest: the run tasks to wait for and the results to show."""
-
-    tasks: list[dict[str, Any]]
-    run_tasks: list[str]
-    entries: list[FuzzEntry]
 
 
 def fuzz_tasks(
@@ -178,7 +173,6 @@ def _run_task(
 ) -> dict[str, Any]:
     campaign, fuzz_file = request.campaign, request.fuzz_file
     seed_text = "a random seed" if campaign.seed_is_random else f"seed {campaign.seed}"
-    leftovers = fuzz_leftovers(request.crash_dir, fuzz_file.spec_id, fuzz_file.mode)
     return {
         "basename": request.group,
         "name": f"{fuzz_file.mode}:{fuzz_file.spec_id}",
@@ -187,7 +181,13 @@ def _run_task(
         "file_dep": doit_paths(root, [request.build_record_path]),
         "targets": doit_paths(root, [request.result_path]),
         # The result, and the crash records of the campaign and its failing fuzzers.
-        "clean": [clean_targets, (remove_files, [str(root), leftovers])],
+        "clean": [
+            clean_targets,
+            (
+                remove_fuzz_leftovers,
+                [str(root), request.crash_dir, fuzz_file.spec_id, fuzz_file.mode],
+            ),
+        ],
         "uptodate": [
             InputsChanged("fuzz", _run_key(request)),
             LastFuzzPassed(str(root), request.result_path),

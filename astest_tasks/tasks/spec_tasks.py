@@ -12,8 +12,8 @@ from typing import Any
 
 from doit.task import clean_targets
 
-from astest_tasks.actions.cleaning import remove_files, run_leftovers
-from astest_tasks.actions.run_action import run_spec
+from astest_tasks.actions.cleaning import remove_run_leftovers
+from astest_tasks.actions.doors import run_spec
 from astest_tasks.build.imports import ImportScanCache
 from astest_tasks.config.layout import doit_paths, spec_identity
 from astest_tasks.config.pipeline import Pipeline
@@ -130,7 +130,7 @@ def run_task(
         "setup": list(pipeline.setup),
         "uptodate": _run_checks(root, planned, settings, request),
         # The result, and what the run left beside it: its crash record and readable log.
-        "clean": [clean_targets, (remove_files, [str(root), run_leftovers(request)])],
+        "clean": [clean_targets, (remove_run_leftovers, [str(root), request])],
         "meta": pipeline.meta(
             "run", mode=mode.name, spec=spec.path, spec_id=spec.spec_id, target=mode.target
         ),

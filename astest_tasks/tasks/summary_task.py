@@ -8,11 +8,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from astest_tasks.actions.cleaning import (
-    remove_files,
     remove_orphaned_crash_records,
-    summary_leftovers,
+    remove_summary_leftovers,
 )
-from astest_tasks.actions.summary_action import show_summary_from_worker, summarize
+from astest_tasks.actions.doors import show_summary_from_worker, summarize
 from astest_tasks.config.layout import spec_files
 from astest_tasks.config.run_switches import ShowCoverage
 from astest_tasks.core.records import encode
@@ -88,7 +87,7 @@ def summary_task(
         "uptodate": [Always(False, "the summary always runs: it shows cached results too")],
         "verbosity": 2,  # our output is the point: never let doit capture it
         "clean": [
-            (remove_files, [root, summary_leftovers(summary.report_path, coverage_dirs)]),
+            (remove_summary_leftovers, [root, summary.report_path, coverage_dirs]),
             (remove_orphaned_crash_records, [root, crash_dirs]),
         ],
         "meta": pipeline.meta("summary", report=summary.report_path),
