@@ -181,6 +181,11 @@ class TaskOptions:
         parse=_strip,
         bare=DEFAULT_REF,
     )
+    last_failed: bool = _option(
+        False,
+        "run only the specs whose last result failed, crashed or did not build, in each "
+        "mode, as pytest's --last-failed; when none did, run them all and say so",
+    )
     update_snapshots: SnapshotUpdate = _option(  # noqa: RUF009 (a dataclasses.field)
         "",
         "write snapshots while running: `create` stores missing ones, `overwrite` also "

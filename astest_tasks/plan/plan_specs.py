@@ -1,8 +1,9 @@
 """Which (mode, spec) pairs a doit call runs, in the order the tasks are made.
 
 Every mode's specs (its input and ``!`` exclusions, mode_specs.py), narrowed by ``--spec``, by
-``--changed=REF`` to the pairs a changed file may affect, and by ``--shard=k/N`` to this shard's
-pairs; then ordered spec by spec. Nothing here knows doit.
+``--changed=REF`` to the pairs a changed file may affect, by ``--shard=k/N`` to this shard's
+pairs, and by ``--last-failed`` to those whose stored records say they did not pass; then ordered
+spec by spec. Nothing here knows doit.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from astest_tasks.build.compiler import read_build_record
 from astest_tasks.build.imports import ImportScanCache, scan_imports
 from astest_tasks.config.changed_specs import (
     ChangedSelection,
@@ -20,7 +22,14 @@ from astest_tasks.config.changed_specs import (
 )
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.git_changes import DEFAULT_REF, changed_files
-from astest_tasks.config.layout import spec_files
+from astest_tasks.config.last_failed import (
+    BuildState,
+    LastFailedSelection,
+    StoredRecords,
+    last_outcome,
+    select_last_failed,
+)
+from astest_tasks.config.layout import SpecFiles, spec_files
 from astest_tasks.config.mode_specs import ModeSpecs, specs_of_mode
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ModeSettings, ProjectConfig
@@ -28,6 +37,7 @@ from astest_tasks.config.run_rules import RunRules
 from astest_tasks.config.shards import assign_shards, load_durations, pair_key
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.core.errors import UserError
+from astest_tasks.model.results import read_result_head, stored_result_path
 from astest_tasks.model.snapshots import snapshot_candidates
 from astest_tasks.plan.cache_keys import build_file_deps
 from astest_tasks.run.runtime import Runtime
@@ -127,6 +137,47 @@ def shard_of(
         mode: [s for s in specs if assigned[pair_key(mode, s.spec_id)] == pipeline.shard.index]
         for mode, specs in specs_by_mode.items()
     }
+
+
+def last_failed_only(
+    root: Path, modes: Sequence[ModeSettings], specs_by_mode: Mapping[str, Sequence[Spec]]
+) -> LastFailedSelection:
+    """``--last-failed``: the pairs whose records in their output folders say they did not pass
+    (config/last_failed.py), or all of them when none did."""
+    outcomes = {
+        (mode.name, spec.path): last_outcome(
+            mode.name, spec, stored_records(root, mode.name, spec, spec_files(mode, spec))
+        )
+        for mode in modes
+        for spec in specs_by_mode[mode.name]
+    }
+    return select_last_failed(outcomes)
+
+
+def stored_records(root: Path, mode: str, spec: Spec, files: SpecFiles) -> StoredRecords:
+    """The pair's result and build records as their readers find them. Only a regular file is
+    opened (a FIFO would block the planning); anything else there counts as unreadable."""
+    result_path = stored_result_path(root / files.result)
+    result = read_result_head(result_path) if result_path.is_file() else None
+    return StoredRecords(
+        result_stored=_present(result_path),
+        result=result,
+        build=_build_state(root, mode, spec, files.build_record),
+    )
+
+
+def _build_state(root: Path, mode: str, spec: Spec, record_path: str) -> BuildState:
+    path = root / record_path
+    if not _present(path):
+        return BuildState.NONE
+    record = read_build_record(root, record_path) if path.is_file() else None
+    if record is None or record.mode != mode or record.spec != spec.path:
+        return BuildState.FAILED  # unreadable, or edited to name another pair: not trusted
+    return BuildState.BUILT if record.ok else BuildState.FAILED
+
+
+def _present(path: Path) -> bool:
+    return path.exists() or path.is_symlink()
 
 
 def spec_by_spec(

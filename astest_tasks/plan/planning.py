@@ -53,6 +53,7 @@ from astest_tasks.plan.output_folders import (
 from astest_tasks.plan.plan_specs import (
     changed_only,
     check_outputs_are_separate,
+    last_failed_only,
     shard_of,
     spec_by_spec,
     spec_inputs,
@@ -91,11 +92,11 @@ class Plan:
     modes: tuple[ModeSettings, ...]
     toolchain: Toolchain
     runtimes: Mapping[str, Runtime]  # per mode name, chosen once: run tasks carry it whole
-    specs_by_mode: Mapping[str, tuple[Spec, ...]]  # after --spec, --changed and --shard
+    specs_by_mode: Mapping[str, tuple[Spec, ...]]  # after --spec, --changed, --shard, --last-failed
     specs: tuple[PlannedSpec, ...]  # spec by spec: each spec in all its modes, then the next
     settings: RunSettings
     suite_pairs: int  # the pairs before sharding, for the shard's summary line
-    note: str  # what the summary says about the selection (exclusions, --changed)
+    note: str  # what the summary says about the selection (exclusions, --changed, --last-failed)
     with_fuzz_tasks: bool
     scan_cache: ImportScanCache  # the import scans, shared by the builds and --changed
 
@@ -175,7 +176,8 @@ class _Chosen:
 def _choose_specs(
     root: Path, options: TaskOptions, pipeline: Pipeline, project: _Project
 ) -> _Chosen:
-    """Every mode's specs, narrowed by --spec, --changed and --shard (plan_specs.py)."""
+    """Every mode's specs, narrowed by --spec, --changed, --shard and --last-failed
+    (plan_specs.py)."""
     config, modes = project.config, project.modes
     found = {
         mode.name: specs_of(root, options.config, config, mode, options.spec) for mode in modes
@@ -203,6 +205,14 @@ def _choose_specs(
     if pipeline.shard is not None:
         _check_no_fuzz_in_shards(options)
         specs_by_mode = shard_of(root, specs_by_mode, pipeline)
+    if options.last_failed:
+        # After the shard: which pairs a shard holds must not depend on one machine's records.
+        last = last_failed_only(root, modes, specs_by_mode)
+        specs_by_mode = {
+            name: [spec for spec in specs if last.keeps(name, spec)]
+            for name, specs in specs_by_mode.items()
+        }
+        note = "\n".join(part for part in (note, last.note) if part)
     return _Chosen(specs_by_mode, suite_pairs, note, scan_cache, runtimes)
 
 

@@ -37,6 +37,7 @@ BEFORE_THE_RECORD: list[tuple[str, str, type, str | bool, str]] = [
     ("suite", "", str, "", "ASTEST_SUITE"),
     ("test_name_pattern", "t", str, "", "ASTEST_TEST_NAME_PATTERN"),
     ("changed", "", str, "", "ASTEST_CHANGED"),
+    ("last_failed", "", bool, False, "ASTEST_LAST_FAILED"),
     ("update_snapshots", "", str, "", "ASTEST_UPDATE_SNAPSHOTS"),
     ("create_snapshots", "", bool, False, "ASTEST_CREATE_SNAPSHOTS"),
     ("overwrite_snapshots", "", bool, False, "ASTEST_OVERWRITE_SNAPSHOTS"),

@@ -6,20 +6,23 @@ No doit and no Node.js here: the project holds only the packages' manifests.
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from astest_tasks.build.compiler import BuildRecord
 from astest_tasks.config import toolchain
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
+from astest_tasks.model.results import Status, write_result
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.plan.command_line import CommandLine
 from astest_tasks.plan.options import TaskOptions
-from astest_tasks.plan.planning import make_plan
-from tests.conftest import write_project
+from astest_tasks.plan.planning import Plan, PlannedSpec, make_plan
+from tests.conftest import make_spec_result, write_project
 
 GEOMETRY = "assembly/__tests__/geometry.spec.ts"
 COUNTER = "assembly/__tests__/counter.spec.ts"
@@ -110,3 +113,97 @@ def test_planning_knows_no_doit(module: str) -> None:
         )
     }
     assert not {name for name in imported if name == "doit" or name.startswith("doit.")}
+
+
+def _store(root: Path, planned: PlannedSpec, status: Status | None, *, built: bool = True) -> None:
+    """The records a run of ``planned`` leaves: its build record, and its result unless None."""
+    record = BuildRecord(
+        status="ok" if built else "failed",
+        spec=planned.spec.path,
+        mode=planned.mode.name,
+        target=planned.mode.target,
+        wasm=planned.files.wasm,
+        wasm_sha256="",
+        command="node asc.js",
+        exit_code=0 if built else 1,
+        diagnostics="" if built else "ERROR TS2322",
+    )
+    (root / planned.files.build_record).parent.mkdir(parents=True, exist_ok=True)
+    (root / planned.files.build_record).write_text(record.to_json())
+    if status is not None:
+        result = make_spec_result(
+            planned.spec.spec_id, status, spec=planned.spec.path, mode=planned.mode.name
+        )
+        write_result(root / planned.files.result, result)
+
+
+def _pairs(plan: Plan) -> set[tuple[str, str]]:
+    return {(p.mode.name, p.spec.path) for p in plan.specs}
+
+
+LAST_FAILED = TaskOptions.from_values({"last_failed": True})
+
+
+def test_last_failed_keeps_the_pairs_whose_records_did_not_pass(tmp_path: Path) -> None:
+    root = write_project(tmp_path)
+    counter_wasi, counter_bindings, geometry_wasi, geometry_bindings = make_plan(
+        root, TaskOptions()
+    ).specs
+    _store(root, counter_wasi, Status.PASSED)
+    _store(root, counter_bindings, Status.FAILED)
+    _store(root, geometry_wasi, None, built=False)  # did not build, and never ran after
+    _store(root, geometry_bindings, Status.SKIPPED)
+    plan = make_plan(root, LAST_FAILED)
+    assert _pairs(plan) == {("bindings", COUNTER), ("wasi", GEOMETRY)}
+    assert plan.note == (
+        "--last-failed: 2 of 4 spec runs failed, crashed or did not build last time: only they run"
+    )
+    # Without the option, the same records change nothing.
+    assert len(make_plan(root, TaskOptions()).specs) == 4
+
+
+def test_last_failed_distrusts_records_it_cannot_read(tmp_path: Path) -> None:
+    root = write_project(tmp_path)
+    counter_wasi, counter_bindings, geometry_wasi, geometry_bindings = make_plan(
+        root, TaskOptions()
+    ).specs
+    for planned in (counter_wasi, counter_bindings, geometry_wasi, geometry_bindings):
+        _store(root, planned, Status.PASSED)
+    (root / counter_wasi.files.result).write_text('{"format": 3, "status": "passed"')  # cut short
+    (root / geometry_bindings.files.build_record).write_text("not json")
+    (root / geometry_wasi.files.result).unlink()
+    os.mkfifo(root / geometry_wasi.files.result)  # never opened: it would block the planning
+    plan = make_plan(root, LAST_FAILED)
+    assert _pairs(plan) == {("wasi", COUNTER), ("wasi", GEOMETRY), ("bindings", GEOMETRY)}
+
+
+def test_last_failed_runs_everything_when_nothing_failed(tmp_path: Path) -> None:
+    root = write_project(tmp_path)
+    never = make_plan(root, LAST_FAILED)
+    assert len(never.specs) == 4
+    assert never.note == "--last-failed: no earlier results: running all 4"
+    for planned in never.specs:
+        _store(root, planned, Status.PASSED)
+    passed = make_plan(root, LAST_FAILED)
+    assert len(passed.specs) == 4
+    assert passed.note == "--last-failed: no spec run failed last time: running all 4"
+
+
+def test_last_failed_narrows_the_other_selections(tmp_path: Path) -> None:
+    root = write_project(tmp_path)
+    for planned in make_plan(root, TaskOptions()).specs:
+        failed = planned.spec.path == COUNTER and planned.mode.name == "wasi"
+        _store(root, planned, Status.FAILED if failed else Status.PASSED)
+    # --spec geometry: none of its pairs failed, so both run (as pytest --lf with a path).
+    geometry = TaskOptions.from_values({"last_failed": True, "spec": "geometry"})
+    assert _pairs(make_plan(root, geometry)) == {("wasi", GEOMETRY), ("bindings", GEOMETRY)}
+    # --mode bindings: the failure is wasi's, so every bindings pair runs.
+    bindings = TaskOptions.from_values({"last_failed": True, "mode": "bindings"})
+    assert _pairs(make_plan(root, bindings)) == {("bindings", COUNTER), ("bindings", GEOMETRY)}
+    # A shard is chosen first: the shard holding the failure runs it alone.
+    shards = [
+        make_plan(root, LAST_FAILED, Pipeline().sharded(Shard(index, 2), "")) for index in (1, 2)
+    ]
+    holding = [plan for plan in shards if ("wasi", COUNTER) in _pairs(plan)]
+    assert len(holding) == 1 and _pairs(holding[0]) == {("wasi", COUNTER)}
+    assert all(plan.suite_pairs == 4 for plan in shards)
