@@ -8,7 +8,6 @@ without doit.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from astest_tasks.config.discovery import Spec, discover_specs
 from astest_tasks.config.project_config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
 from astest_tasks.fuzz.runs import RunsOverride, parse_runs_override, parse_seed, random_seed
-from astest_tasks.plan.doit_argv import default_tasks, doit_command, names_tasks_under
+from astest_tasks.plan.command_line import CommandLine
 
 if TYPE_CHECKING:
     from astest_tasks.output.fuzz_summary import FuzzEntry
@@ -58,23 +57,16 @@ class FuzzOptions:
         return settings.seed, False
 
 
-def fuzz_tasks_wanted(with_tests: bool, arguments: Sequence[str], group: str) -> bool:
+def fuzz_tasks_wanted(with_tests: bool, command_line: CommandLine, group: str) -> bool:
     """Whether to create the fuzz tasks at all.
 
     doit runs every task when the command line names none and the dodo sets no
     ``default_tasks``, so a fuzz group that merely exists would run on every plain ``doit``.
-    The tasks are therefore made only when wanted: with ``--fuzz``, when the command line names
-    them (``doit astest:fuzz``, ``doit astest:fuzz:wasi:math``) or the dodo's
-    ``default_tasks`` do, and for every command that does not run tasks (``list``, ``info``,
-    ``clean``, ``forget``, …), so they stay visible.
+    The tasks are therefore made only when wanted: with ``--fuzz``, and when the call asks for
+    the group (``CommandLine.asks_for``: named, by a wildcard, through the dodo's
+    ``default_tasks``, or by a command that does not run tasks, so they stay visible).
     """
-    if with_tests or doit_command(arguments) != "run":
-        return True
-    example = f"{group}:summary"
-    # A plain `doit` runs the dodo's default_tasks, which may name the fuzz group.
-    return names_tasks_under(arguments, group, example) or names_tasks_under(
-        default_tasks(arguments), group, example
-    )
+    return with_tests or command_line.asks_for(group, f"{group}:summary")
 
 
 def fuzz_mode(mode: ModeSettings) -> ModeSettings:

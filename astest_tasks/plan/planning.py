@@ -158,7 +158,7 @@ def make_plan(
         suite_pairs=chosen.suite_pairs,
         note=chosen.note,
         with_fuzz_tasks=fuzz_tasks_wanted(
-            options.fuzz, command_line.arguments, fuzz_group(pipeline.basename)
+            options.fuzz, command_line, fuzz_group(pipeline.basename)
         ),
         scan_cache=chosen.scan_cache,
     )

@@ -21,7 +21,6 @@ from astest_tasks.config.pipeline import BASENAME, Pipeline
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.version import __version__
 from astest_tasks.plan.command_line import CommandLine, current_command_line
-from astest_tasks.plan.doit_argv import forks_worker_processes
 from astest_tasks.plan.options import (
     OptionSpec,
     TaskOptions,
@@ -158,7 +157,7 @@ def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, 
             return
         sharded = pipeline.sharded(options.shard, options.shard_durations)
         tasks = list(create_tasks(root, options, sharded, command_line))
-        scheduler().share_compiler_with_workers(forks_worker_processes(command_line.arguments))
+        scheduler().share_compiler_with_workers(command_line.forks_workers)
     except UserError as exc:
         if with_doctor and command_line.runs_tasks:
             return  # the doctor, which was asked for, names the problem with its fix
