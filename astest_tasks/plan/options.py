@@ -54,6 +54,18 @@ _DECLARATION = "astest_option"  # the key of a field's metadata that makes it an
 
 
 @dataclass(frozen=True)
+class OptionDoc:
+    """The option's row in docs/tasks-and-options.md, which ``options_docs.py`` renders from
+    these declarations (a test holds the page to it): the flag as the user types it, the
+    environment variable, the default in words, and what it does."""
+
+    flag: str
+    env: str
+    default: str
+    meaning: str
+
+
+@dataclass(frozen=True)
 class _Declared:
     """What a field declares of its option; the rest follows from the field's name."""
 
@@ -66,19 +78,21 @@ class _Declared:
     # getopt has no optional values; and the words that, right after it, are its value.
     bare: str
     bare_followers: tuple[str, ...]
+    doc: OptionDoc
 
 
 def _option(
     default: str | bool,
     help: str,
     *,
+    doc: OptionDoc,
     short: str = "",
     env_var: str = "",
     parse: Callable[[str], Any] | None = None,
     bare: str = "",
     bare_followers: tuple[str, ...] = (),
 ) -> Any:  # the field's default, as dataclasses.field returns it
-    declared = _Declared(default, help, short, env_var, parse, bare, bare_followers)
+    declared = _Declared(default, help, short, env_var, parse, bare, bare_followers, doc)
     return field(
         default=parse(str(default)) if parse else default, metadata={_DECLARATION: declared}
     )
@@ -134,6 +148,12 @@ class TaskOptions:
         "comma-separated modes to run (default: the config's default modes)",
         short="m",
         parse=_mode_names,
+        doc=OptionDoc(
+            flag="`--mode a,b` (`-m`)",
+            env="`ASTEST_MODE`",
+            default="the config's default modes",
+            meaning="which modes to build and run",
+        ),
     )
     # The limits take `mode=N` entries, so they are read once the config's modes are known.
     timeout: str = _option(
@@ -141,30 +161,68 @@ class TaskOptions:
         "wall-clock seconds a spec may run before it is stopped and failed; `mode=S` entries "
         "set one mode's, e.g. `--timeout=10,web=30` [default: %(default)s]",
         env_var=TIMEOUT.env_var,
+        doc=OptionDoc(
+            flag="`--timeout S`",
+            env="`ASTEST_TIMEOUT`",
+            default="`300`",
+            meaning="wall-clock seconds a spec may run before it is stopped and failed",
+        ),
     )
     memory_limit: str = _option(
         f"{MEMORY_LIMIT.default:g}",
         "MiB of memory a spec's wasm may grow to (wasi and bindings); `mode=MIB` entries set "
         "one mode's [default: %(default)s]",
         env_var=MEMORY_LIMIT.env_var,
+        doc=OptionDoc(
+            flag="`--memory-limit MIB`",
+            env="`ASTEST_MEMORY_LIMIT`",
+            default="`1024`",
+            meaning="memory a spec's wasm may grow to, in wasmtime (wasi and bindings)",
+        ),
     )
     output_limit: str = _option(
         f"{OUTPUT_LIMIT.default:g}",
         "MiB a spec may write to stdout, frames included, before it is stopped and failed; "
         "`mode=MIB` entries set one mode's [default: %(default)s]",
         env_var=OUTPUT_LIMIT.env_var,
+        doc=OptionDoc(
+            flag="`--output-limit MIB`",
+            env="`ASTEST_OUTPUT_LIMIT`",
+            default="`64`",
+            meaning="what a spec may write to stdout, frames included, before it is stopped",
+        ),
     )
     spec: tuple[str, ...] = _option(
         "",
         "comma-separated spec names (or parts of them) or globs to run, e.g. `math,nested/*` "
         "(default: every spec of the selected modes)",
         parse=_names,
+        doc=OptionDoc(
+            flag="`--spec a,b`",
+            env="`ASTEST_SPEC`",
+            default="every spec",
+            meaning=(
+                "spec files to run: parts of their names (`math`, `nested/`), their paths "
+                "(`assembly/__tests__/math.spec.ts`, also with `./`) or globs "
+                "(`'assembly/__tests__/m*'`)"
+            ),
+        ),
     )
     suite: tuple[str, ...] = _option(
         "",
         "comma-separated suites to report, as as-test's --suite: a path of slugified "
         "descriptions (`parent/child`) or a bare leaf name; specs still run whole",
         parse=_names,
+        doc=OptionDoc(
+            flag="`--suite a,b/c`",
+            env="`ASTEST_SUITE`",
+            default="every suite",
+            meaning=(
+                "suites to report, as as-test's `--suite`: a path of slugified descriptions "
+                "(`array-check`, `parent/child`) or a bare last part; the specs still run "
+                "whole (and stay cached), a selected suite is shown with everything inside it"
+            ),
+        ),
     )
     test_name_pattern: str = _option(
         "",
@@ -172,6 +230,20 @@ class TaskOptions:
         "expression, as jest's -t; the others count as skipped, and specs still run whole",
         short="t",
         parse=_checked_test_name_pattern,
+        doc=OptionDoc(
+            flag="`--test-name-pattern=REGEX` (`-t`)",
+            env="`ASTEST_TEST_NAME_PATTERN`",
+            default="every test",
+            meaning=(
+                "report only the tests whose full name (`describe > test`, as failures are "
+                "titled) matches the regular expression, as jest's `-t`; the others count as "
+                "skipped (as an `xtest` would, by the installed as-test's counting) and the "
+                "verdict follows the rest. as-test has no way to skip a test from outside the "
+                "guest, so the spec still runs whole (a crash still fails it) and stays "
+                "cached whole: changing the pattern re-runs nothing, and the next run without "
+                "it shows every test again"
+            ),
+        ),
     )
     changed: str = _option(
         "",
@@ -180,31 +252,93 @@ class TaskOptions:
         "`--changed=origin/main`; the astest command takes a bare `--changed` as HEAD",
         parse=_strip,
         bare=DEFAULT_REF,
+        doc=OptionDoc(
+            flag="`--changed=REF`",
+            env="`ASTEST_CHANGED`",
+            default="every spec",
+            meaning=(
+                "run only the specs that differ from git `REF`, or depend on a file that does "
+                "(see [Changed specs](pipelines-and-ci.md#changed-specs-pull-requests)); the "
+                "`astest` command also takes a bare `--changed`, which means `HEAD`"
+            ),
+        ),
     )
     last_failed: bool = _option(
         False,
         "run only the specs whose last result failed, crashed or did not build, in each "
         "mode, as pytest's --last-failed; when none did, run them all and say so",
+        doc=OptionDoc(
+            flag="`--last-failed`",
+            env="`ASTEST_LAST_FAILED=1`",
+            default="every spec",
+            meaning=(
+                "run only the specs whose last result, in that mode, failed, crashed or did "
+                "not build, as pytest's `--lf`; when none did (or none ran yet), run every "
+                "spec and say so in one line. Narrows `--mode`, `--spec`, `--changed` and the "
+                "shard further (see [Only the specs that "
+                "failed](#only-the-specs-that-failed-last-failed))"
+            ),
+        ),
     )
     update_snapshots: SnapshotUpdate = _option(  # noqa: RUF009 (a dataclasses.field)
         "",
         "write snapshots while running: `create` stores missing ones, `overwrite` also "
         "replaces mismatching ones, `replace` only replaces mismatching ones",
         parse=SnapshotUpdate.parse,
+        doc=OptionDoc(
+            flag="`--update-snapshots=create`",
+            env="`ASTEST_UPDATE_SNAPSHOTS`",
+            default="(none)",
+            meaning=(
+                "write missing snapshots (`create`), also replace mismatching ones "
+                "(`overwrite`), or only replace mismatching ones (`replace`)"
+            ),
+        ),
     )
     # as-test's own spellings of update_snapshots, two independent switches as in as-test.
     create_snapshots: bool = _option(
-        False, "as-test's --create-snapshots: store missing snapshots (`--update-snapshots=create`)"
+        False,
+        "as-test's --create-snapshots: store missing snapshots (`--update-snapshots=create`)",
+        doc=OptionDoc(
+            flag="`--create-snapshots`",
+            env="`ASTEST_CREATE_SNAPSHOTS=1`",
+            default="off",
+            meaning=(
+                "as-test's spelling of `--update-snapshots=create`: store missing snapshots, "
+                "while a mismatching one still fails (as-test 1.0.7 and 1.8 alike)"
+            ),
+        ),
     )
     overwrite_snapshots: bool = _option(
         False,
         "as-test's --overwrite-snapshots: replace mismatching snapshots; with "
         "--create-snapshots also store missing ones (`--update-snapshots=overwrite`)",
+        doc=OptionDoc(
+            flag="`--overwrite-snapshots`",
+            env="`ASTEST_OVERWRITE_SNAPSHOTS=1`",
+            default="off",
+            meaning=(
+                "as-test's spelling: replace mismatching snapshots, while a missing one still "
+                "fails (`replace`); with `--create-snapshots` both (`overwrite`), as in "
+                "as-test, where the two are independent switches"
+            ),
+        ),
     )
     no_snapshot: bool = _option(
         False,
         "skip snapshot assertions this run, as as-test 1.8's --no-snapshot: each passes "
         "unchecked, and the next run without it runs those specs again",
+        doc=OptionDoc(
+            flag="`--no-snapshot`",
+            env="`ASTEST_NO_SNAPSHOT=1`",
+            default="snapshots checked",
+            meaning=(
+                "skip snapshot assertions this run, as as-test 1.8's `--no-snapshot`: each "
+                "passes unchecked, is not counted and nothing is written; such a pass is not "
+                "cached as a plain one, so the next run without it runs those specs again. "
+                "Not with `--update-snapshots`"
+            ),
+        ),
     )
     show_coverage: str = _option(  # read with no_snapshot and browser: `switches`
         "",
@@ -213,54 +347,141 @@ class TaskOptions:
         "unless it is switched off)",
         bare="on",
         bare_followers=("all",),  # `astest --show-coverage all`, as as-test reads it
+        doc=OptionDoc(
+            flag="`--show-coverage=on`",
+            env="`ASTEST_SHOW_COVERAGE=on`",
+            default="not listed",
+            meaning=(
+                "list the uncovered points under the coverage summary (`Coverage Gaps`: "
+                "label, `file:line:col`, source line), as as-test 1.8's `--show-coverage`: "
+                "with as-test 1.8 the points inside an uncovered function fold into a `(+N "
+                "nested uncovered points)` line, and `all` lists them beneath it (see [the "
+                "differences](differences.md#differences-from-as-tests-own-cli)); turns "
+                "coverage on unless it is switched off. The `astest` command also takes the "
+                "bare `--show-coverage` and `--show-coverage all`"
+            ),
+        ),
     )
     browser: str = _option(
         "",
         "the browser of web modes this run: chromium, chrome or an executable path, over "
         "BROWSER and runOptions.runtime.browser",
+        doc=OptionDoc(
+            flag="`--browser NAME\\|PATH`",
+            env="`ASTEST_BROWSER`",
+            default="`BROWSER`, then `runOptions.runtime.browser`",
+            meaning=(
+                "the browser of web modes this run (as as-test 1.8's `--browser`); part of "
+                "the run key"
+            ),
+        ),
     )
     headful: bool = _option(
         False,
         "show the browser window while web specs run (headless by default; without a "
         "display they run headless and say so)",
+        doc=OptionDoc(
+            flag="`--headful`",
+            env="`ASTEST_HEADFUL=1`",
+            default="headless",
+            meaning="show the browser window while web specs run (see [The web target](web.md))",
+        ),
     )
     fuzz: bool = _option(
         False,
         "run the fuzz targets too (`doit astest:fuzz` runs only them); `fuzz = true` under "
         "[tool.doit.tasks.astest] in pyproject.toml makes it the project's default",
+        doc=OptionDoc(
+            flag="`--fuzz`",
+            env="`ASTEST_FUZZ=1`",
+            default="off",
+            meaning="run the fuzz targets in a plain run too (see [Fuzzing](fuzzing.md))",
+        ),
     )
     # The seed and the runs are read with the config's fuzz block, which completes them.
     fuzz_seed: str = _option(
         "",
         "pin the fuzz seed to replay a campaign (default: the config's fuzz.seed, else a "
         "random seed per doit call, which is never cached)",
+        doc=OptionDoc(
+            flag="`--fuzz-seed N`",
+            env="`ASTEST_FUZZ_SEED`",
+            default="the config's `fuzz.seed`, else random",
+            meaning="pin the fuzz seed, to replay a campaign",
+        ),
     )
     fuzz_runs: str = _option(
         "",
         "override each fuzzer's run count: 500 sets, 1.5x scales, +100000 or +10%% adds",
+        doc=OptionDoc(
+            flag="`--fuzz-runs R`",
+            env="`ASTEST_FUZZ_RUNS`",
+            default="each fuzzer's own",
+            meaning="`500` sets every fuzzer's runs, `1.5x` scales, `+100000` or `+10%` adds",
+        ),
     )
     fuzzer: tuple[str, ...] = _option(
         "",
         "comma-separated fuzzers to report, as as-test's `ast fuzz --fuzzer`: names compared "
         "slugified; every fuzzer of a file still runs, and a name no fuzzer has fails its file",
         parse=_names,
+        doc=OptionDoc(
+            flag="`--fuzzer a,b`",
+            env="`ASTEST_FUZZER`",
+            default="every fuzzer",
+            meaning=(
+                "report only these fuzzers of each fuzz file, as `ast fuzz --fuzzer` (names "
+                "compared slugified); every fuzzer still runs, and a name no fuzzer of a file "
+                "has fails that file (see [Fuzzing](fuzzing.md))"
+            ),
+        ),
     )
     coverage: bool | None = _option(  # with enable/disable and show_coverage: `run_coverage`
         "",
         "`on` or `off` to build and run with or without coverage this time, over the "
         'config\'s "coverage" (default: the config decides)',
         parse=parse_coverage_switch,
+        doc=OptionDoc(
+            flag="`--coverage on`",
+            env="`ASTEST_COVERAGE=on`",
+            default="the config's `coverage`",
+            meaning=(
+                "build and run with (`on`) or without (`off`) coverage this time (see "
+                "[Coverage](coverage.md))"
+            ),
+        ),
     )
     enable: str = _option(  # read with disable: `features`
         "",
         'comma-separated features to turn on this time, over the config\'s "features", as '
         "as-test 1.8's --enable: `coverage`, `try-as` or an asc feature (`simd`, ...)",
         short="e",
+        doc=OptionDoc(
+            flag="`--enable a,b` (`-e`)",
+            env="`ASTEST_ENABLE`",
+            default="the config's `features`",
+            meaning=(
+                "features to turn on this time, as as-test 1.8's `--enable`: `coverage` (as "
+                "`--coverage on`), `try-as`, or an asc feature (`simd`, `threads`, …: `asc "
+                "--enable NAME`); part of the build key, so switching rebuilds, and the next "
+                "run without it rebuilds again. Features came with as-test 1.3.0: under an "
+                "older one only `coverage` is accepted"
+            ),
+        ),
     )
     disable: str = _option(
         "",
         'comma-separated features to turn off this time, over the config\'s "features" '
         "(`coverage`, `try-as` or an asc feature)",
+        doc=OptionDoc(
+            flag="`--disable a,b`",
+            env="`ASTEST_DISABLE`",
+            default="the config's `features`",
+            meaning=(
+                "features to turn off this time (`coverage`, `try-as` or an asc feature); a "
+                "name in both lists is an error"
+            ),
+        ),
     )
     coverage_fail_under: CoverageThreshold = _option(  # noqa: RUF009 (a dataclasses.field)
         "",
@@ -268,49 +489,155 @@ class TaskOptions:
         "prints it) is below PCT, as coverage.py's fail_under; `mode=PCT` entries add one "
         "mode's own floor, e.g. `--coverage-fail-under=80,web=60`",
         parse=CoverageThreshold.parse,
+        doc=OptionDoc(
+            flag="`--coverage-fail-under=PCT`",
+            env="`ASTEST_COVERAGE_FAIL_UNDER`",
+            default="no floor",
+            meaning=(
+                "fail the run when the total coverage (every covered mode's points merged: "
+                "the percentage the summary prints) is below `PCT`, as coverage.py's "
+                "`fail_under` is a floor for its report's total; `mode=PCT` entries add a "
+                "floor for one mode's own points (`80,web=60`, or `wasi=90` alone). Compared "
+                "at the summary's two decimals, 100 exactly; the failing line names the files "
+                "furthest below (see [Coverage](coverage.md#a-coverage-floor)). An entry for "
+                "a mode without coverage this run, or no coverage at all, stops the run with "
+                "the fix"
+            ),
+        ),
     )
     shard: Shard | None = _option(  # noqa: RUF009 (a dataclasses.field)
         "",
         "run one part of the suite, k of N (e.g. `--shard=2/4`), for a CI job matrix; each "
         "shard writes its own reports, and `astest merge` combines them",
         parse=Shard.parse,
+        doc=OptionDoc(
+            flag="`--shard=k/N`",
+            env="`ASTEST_SHARD`",
+            default="the whole suite",
+            meaning="run one CI shard (see [CI shards](pipelines-and-ci.md#ci-shards))",
+        ),
     )
     shard_durations: str = _option(
         "",
         "a report.json of an earlier run (the same file on every shard): balance the "
         "shards by its recorded durations instead of by hash",
+        doc=OptionDoc(
+            flag="`--shard-durations=FILE`",
+            env="`ASTEST_SHARD_DURATIONS`",
+            default="hash only",
+            meaning="balance the shards by an earlier report's durations",
+        ),
     )
     list: bool = _option(  # doit's name for it; `list` the type is not used below
         False,
         "print the plan instead of running: the spec files, and per selected mode its "
         "target, output folder, runtime, env overrides and artifacts (as-test 1.8's --list)",
+        doc=OptionDoc(
+            flag="`--list`",
+            env="`ASTEST_LIST=1`",
+            default="off",
+            meaning=(
+                "print the plan instead of running (as as-test 1.8's `--list`): the resolved "
+                "spec files, and per selected mode its target, output folder, runtime, "
+                "features, coverage, env overrides and artifacts, each with its last stored "
+                "result (`last: passed, cached unless an input changed`, `last: failed, runs "
+                "again`, `not run yet`); with `--fuzz` it adds the fuzz plan as `ast fuzz "
+                "--list` prints it (the fuzz files, and per mode the bindings target and the "
+                "fuzz builds); the task creator then yields one task, `astest:plan`, and "
+                "nothing is built, run or written"
+            ),
+        ),
     )
     list_modes: bool = _option(
-        False, "print the configured modes and which run by default, instead of running"
+        False,
+        "print the configured modes and which run by default, instead of running",
+        doc=OptionDoc(
+            flag="`--list-modes`",
+            env="`ASTEST_LIST_MODES=1`",
+            default="off",
+            meaning=(
+                "print the configured modes (`(default)` or `(manual)`), the selected ones "
+                "and, on a plain run, the ones a plain run selects; with `--list` both are "
+                "printed"
+            ),
+        ),
     )
     verbose: bool = _option(
         False,
         "list every suite and test (with its log() lines) under its spec's line in the "
         "summary, as as-test 1.8's --verbose",
+        doc=OptionDoc(
+            flag="`--verbose`",
+            env="`ASTEST_VERBOSE=1`",
+            default="off",
+            meaning=(
+                "list every suite and test of each spec, indented under its line in the "
+                "summary, with its verdict and its `log()` lines, as as-test 1.8's "
+                "`--verbose`"
+            ),
+        ),
     )
     show_logs: bool = _option(
         False,
         "print every log() line of the run's specs before the summary, grouped by spec, as "
         "as-test 1.8's --show-logs (they are always in the logs folder's latest.log)",
+        doc=OptionDoc(
+            flag="`--show-logs`",
+            env="`ASTEST_SHOW_LOGS=1`",
+            default="off",
+            meaning=(
+                "print every `log()` line of the run's specs before the summary, one block "
+                "per spec with the modes that logged the same lines, as as-test 1.8's "
+                "`--show-logs`; the same text is always in `latest.log` in the logs folder "
+                "(`.as-test/logs/latest.log`), rewritten when a result changed and removed "
+                "when no spec logged anything"
+            ),
+        ),
     )
     durations: int | None = _option(
         "",
         "after the summary, list the N slowest specs and the N slowest tests (0: all), as "
         "pytest's --durations",
         parse=parse_durations,
+        doc=OptionDoc(
+            flag="`--durations=N`",
+            env="`ASTEST_DURATIONS`",
+            default="off",
+            meaning=(
+                "after the failures and coverage, list the `N` slowest specs (their run "
+                "times, cached ones included) and the `N` slowest tests (each `test`/`it` "
+                "block's time as the spec reported it), as pytest's `--durations` (`slowest N "
+                "durations`; `0` lists all); before the totals, so the tests line stays last. "
+                "Coloured on a terminal, plain in a pipe"
+            ),
+        ),
     )
     # Not ASTEST_VERSION: a CI that pins the product's version in that variable would print
     # the version instead of testing.
     version: bool = _option(
-        False, "print astest-tasks' version instead of running", env_var="ASTEST_PRINT_VERSION"
+        False,
+        "print astest-tasks' version instead of running",
+        env_var="ASTEST_PRINT_VERSION",
+        doc=OptionDoc(
+            flag="`--version`",
+            env="`ASTEST_PRINT_VERSION=1`",
+            default="off",
+            meaning=(
+                "print astest-tasks' version (see [Releasing](development.md#releasing)) "
+                "instead of running; `astest --version` prints the same"
+            ),
+        ),
     )
     config: str = _option(
-        DEFAULT_CONFIG, "path of the as-test config file [default: %(default)s]", short="c"
+        DEFAULT_CONFIG,
+        "path of the as-test config file [default: %(default)s]",
+        short="c",
+        doc=OptionDoc(
+            flag="`--config PATH` (`-c`)",
+            env="`ASTEST_CONFIG`",
+            default="`as-test.config.json`",
+            meaning="the as-test config file",
+        ),
     )
 
     # Not as-test.config.json keys: as-test 1.8 refuses unknown keys there, and where the cache
@@ -321,24 +648,67 @@ class TaskOptions:
         "WebDAV, bazel-remote), e.g. `https://cache.example/astest`; builds and passing runs "
         "found there are not done again (docs: Sharing a cache across machines)",
         parse=_remote_cache_url,
+        doc=OptionDoc(
+            flag="`--remote-cache=URL`",
+            env="`ASTEST_REMOTE_CACHE`",
+            default="none",
+            meaning=(
+                "a cache shared across machines, spoken to with Bazel's HTTP remote-cache "
+                "protocol (nginx WebDAV, bazel-remote): builds and passing runs found there "
+                "are not done again, and this run's are uploaded (see [Sharing a cache across "
+                "machines](remote-cache.md)). A user and password in the URL are sent as HTTP "
+                "Basic; `ASTEST_REMOTE_CACHE_HEADER` (`Name: value`) adds a header such as a "
+                "bearer token, and `ASTEST_REMOTE_CACHE_SIGNING_KEY` signs and checks the "
+                "entries; without a signing key, entries are trusted by design, as Bazel "
+                "trusts its cache: whoever can write to it can hand every machine a passing "
+                "result. A query in the URL (`?token=...`) is sent with every request. No "
+                "secret is ever printed or stored; nothing of it goes into "
+                "`as-test.config.json`"
+            ),
+        ),
     )
     remote_cache_mode: RemoteMode = _option(  # noqa: RUF009 (a dataclasses.field)
         RemoteMode.READ_WRITE.value,
         "`read-write` looks up and uploads; `read` only looks up (a pull request's CI) "
         "[default: %(default)s]",
         parse=_remote_cache_mode,
+        doc=OptionDoc(
+            flag="`--remote-cache-mode=read`",
+            env="`ASTEST_REMOTE_CACHE_MODE`",
+            default="`read-write`",
+            meaning=(
+                "`read` only looks up, for a pull request's CI; `read-write` also uploads (as "
+                "in Bazel)"
+            ),
+        ),
     )
     remote_cache_connect_timeout: float = _option(
         f"{DEFAULT_CONNECT_TIMEOUT:g}",
         "seconds to wait for a connection to the remote cache before running without it "
         "[default: %(default)s]",
         parse=_seconds("remote-cache-connect-timeout"),
+        doc=OptionDoc(
+            flag="`--remote-cache-connect-timeout=S`",
+            env="`ASTEST_REMOTE_CACHE_CONNECT_TIMEOUT`",
+            default="`2`",
+            meaning=(
+                "seconds to wait for a connection to the remote cache; a server that is "
+                "slower, down or answers garbage costs one warning, and the run goes on "
+                "without it"
+            ),
+        ),
     )
     remote_cache_request_timeout: float = _option(
         f"{DEFAULT_REQUEST_TIMEOUT:g}",
         "seconds one request to the remote cache may take before running without it "
         "[default: %(default)s]",
         parse=_seconds("remote-cache-request-timeout"),
+        doc=OptionDoc(
+            flag="`--remote-cache-request-timeout=S`",
+            env="`ASTEST_REMOTE_CACHE_REQUEST_TIMEOUT`",
+            default="`10`",
+            meaning="seconds one request to the remote cache may take, the same way",
+        ),
     )
 
     # Joint readings of several options, made once with the record (no options themselves).
@@ -394,6 +764,7 @@ class OptionSpec:
     parse: Callable[[Any], Any] | None
     bare: str  # "" when it always takes its value
     bare_followers: tuple[str, ...]
+    doc: OptionDoc
 
     @property
     def takes_value(self) -> bool:
@@ -438,6 +809,7 @@ def _declared_options() -> tuple[OptionSpec, ...]:
                 parse=declared.parse,
                 bare=declared.bare,
                 bare_followers=declared.bare_followers,
+                doc=declared.doc,
             )
         )
     return tuple(options)

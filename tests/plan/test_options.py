@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import fields
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -211,25 +210,6 @@ def test_as_tests_snapshot_switches_are_the_update_they_spell() -> None:
         update(overwrite_snapshots=True, update_snapshots="create")
     with pytest.raises(UserError, match="--no-snapshot with --update-snapshots=create"):
         update(create_snapshots=True, no_snapshot=True)
-
-
-def test_every_option_has_its_row_in_the_options_table() -> None:
-    """The one place a user looks an option up: a new TaskOptions field without its row fails
-    here (--fuzzer had none until this test)."""
-    page = Path(__file__).resolve().parents[2] / "docs" / "tasks-and-options.md"
-    rows = [
-        line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("| `--")
-    ]
-    missing = [
-        option.long
-        for option in OPTIONS
-        if not any(
-            row.startswith(f"| `--{option.long}")
-            and (not option.env_var or f"`{option.env_var}" in row)
-            for row in rows
-        )
-    ]
-    assert not missing, f"add a row to {page.name} for: {missing}"
 
 
 def test_the_remote_cache_options_are_read_into_their_fields() -> None:
