@@ -3,7 +3,7 @@ failures, every spec's tests (test_list.py), the slowest specs against their las
 coverage with its source, fuzz campaigns.
 
 Everything here is plain text and numbers (the templates escape all of it). A big suite must not
-make a big page: what grows with the number of failures or source lines is capped, and so is
+make a big page: what grows with the number of failures, tests or source lines is capped, and so is
 the length of every name and log line a spec (or a stored record) hands us; the page says how
 much it left out and where the rest is (report.json, the coverage files).
 """

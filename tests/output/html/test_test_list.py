@@ -21,8 +21,14 @@ HOSTILE = 'assembly/__tests__/"><script>alert(1)</script> #x?y=1.spec.ts'
 
 
 def case(name: str, verdict: Verdict, ms: float | None = None) -> TestCase:
-    counts = {Verdict.OK: {"passed": 1}, Verdict.FAIL: {"failed": 1}}.get(verdict, {"skipped": 1})
-    return TestCase(name, verdict, duration_ms=ms, **counts)
+    return TestCase(
+        name,
+        verdict,
+        passed=int(verdict is Verdict.OK),
+        failed=int(verdict is Verdict.FAIL),
+        skipped=int(verdict is Verdict.SKIP),
+        duration_ms=ms,
+    )
 
 
 def with_cases(*specs: tuple[Shown, list[TestCase]]) -> ReportInput:
