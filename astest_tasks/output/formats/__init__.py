@@ -14,7 +14,8 @@ from pathlib import Path
 from types import MappingProxyType
 
 from astest_tasks.output.formats import html_report, junit, report_json, tap
-from astest_tasks.output.formats.base import ReportFormat, ReportInput
+from astest_tasks.output.formats.base import ReportFormat
+from astest_tasks.output.report_input import ReportInput
 
 
 def _registry(*formats: ReportFormat) -> Mapping[str, ReportFormat]:

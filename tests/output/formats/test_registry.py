@@ -20,7 +20,8 @@ from astest_tasks.output import formats
 from astest_tasks.output.ci_reports import points
 from astest_tasks.output.console import Shown
 from astest_tasks.output.formats import REPORT_FORMATS, report_file_names, write_report_files
-from astest_tasks.output.formats.base import ReportInput, TextFormat
+from astest_tasks.output.formats.base import TextFormat
+from astest_tasks.output.report_input import ReportInput
 from astest_tasks.output.summary import load_specs, write_report
 from tests.output.test_ci_reports import BROKEN, MATH, PASSING
 from tests.output.test_summary import REPORT, plan, table_result
