@@ -137,6 +137,12 @@ def test_lone_surrogates_and_control_characters_are_written_as_json_escapes(
     assert b"\\ud800" in raw and b"\x1b" not in raw
 
 
+def test_a_test_named_with_nothing_still_has_the_name_ctrf_requires(tmp_path: Path) -> None:
+    nameless = result("nameless", Status.PASSED, (suite("", "test", expectation(Verdict.OK)),))
+    (test,) = write_and_read(tmp_path, ctrf_json([nameless]))["results"]["tests"]
+    assert test["name"] == "(unnamed)"
+
+
 def test_the_schema_rejects_what_ctrf_forbids() -> None:
     """The validator does check: a status CTRF does not know fails it."""
     document = json.loads(ctrf_json([PASSING]))
