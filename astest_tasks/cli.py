@@ -136,7 +136,7 @@ def _parser() -> argparse.ArgumentParser:
         help="combine the reports of CI shards (--shard=k/N) into one summary",
         description=(
             "Read each shard's report.json, print one summary (the same last line and exit code "
-            "as an unsharded run) and write the merged report.json, junit.xml and TAP."
+            "as an unsharded run) and write the merged report.json, junit.xml, TAP and CTRF."
         ),
     )
     merge.add_argument("reports", nargs="+", help="the shards' report.json files")
