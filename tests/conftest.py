@@ -19,6 +19,8 @@ from typing import Protocol, TypeVar
 import pytest
 
 from astest_tasks.build.build_request import BuildRequest
+from astest_tasks.config.as_test import AsTest
+from astest_tasks.config.as_test_version import OLDEST_TESTED
 from astest_tasks.config.layout import SpecFiles
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.coverage.model import ReportCoverage
@@ -369,7 +371,7 @@ def make_run_request(
         crash_dir=crash_dir,
         logs_dir=logs_dir,
         pipeline=Pipeline(),
-        as_test_version="",
+        as_test=AsTest.parse(OLDEST_TESTED),  # 1.0.7, the rules these fixtures were written to
         coverage_detail=False,
     )
 

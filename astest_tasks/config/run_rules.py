@@ -1,9 +1,9 @@
 """The run-side rules of the installed as-test: how a spec's report is counted, how its snapshots
 are found and keyed, and what a runtime that ends without a report means.
 
-Made once when tasks are created, from the version Node would load (``as_test_version``), and
-carried into the run action as the version text (plain data, part of the run's cache key): a
-project that upgrades as-test re-runs its specs under the new rules.
+Made once when tasks are created, as part of the ``AsTest`` record (``as_test.py``) that the run
+action gets whole; its version is part of the run's cache key, so a project that upgrades
+as-test re-runs its specs under the new rules.
 
 Each rule names the as-test release that introduced it (its CHANGELOG):
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from astest_tasks.config.as_test_version import OLDEST_TESTED, AsTestVersion
+from astest_tasks.config.as_test_version import NEWEST_TESTED, AsTestVersion
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,10 @@ class RunRules:
     empty_file_skips: bool  # 1.5.3
 
     @classmethod
-    def for_version(cls, text: str) -> RunRules:
-        """The rules of as-test ``text``; an empty text (no version known) means 1.0.7's."""
-        version = AsTestVersion.parse(text or OLDEST_TESTED)
+    def for_version(cls, version: AsTestVersion | None) -> RunRules:
+        """The rules of ``version``; without one (not installed yet), the newest tested, as the
+        config rules (as_test_rules.py) take."""
+        version = version or AsTestVersion.parse(NEWEST_TESTED)
         return cls(
             version=str(version),
             snapshot_prefix_normalized=version.at_least("1.1.6"),

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from astest_tasks.config.as_test_rules import AsTestRules
-from astest_tasks.config.as_test_version import installed_version
+from astest_tasks.config.as_test import AsTest
 from astest_tasks.config.coverage_switch import with_coverage
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.feature_switches import FeatureSwitches
@@ -79,7 +78,7 @@ def load_plan_input(
     """The config and modes as ``create_tasks`` reads them (``switches``: the feature switches,
     the coverage switch and the browser), without touching the toolchain or any output."""
     features, coverage, browser = switches
-    rules = AsTestRules.for_version(installed_version(root))
+    rules = AsTest.installed(root).config
     config = load_config(root / config_path, root, rules)
     features.check_supported(rules)
     selected = [

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from astest_tasks.build.compiler import read_build_record
 from astest_tasks.build.imports import ImportScanCache, scan_imports
+from astest_tasks.config.as_test import AsTest
 from astest_tasks.config.changed_specs import (
     ChangedSelection,
     SpecInputs,
@@ -33,7 +34,6 @@ from astest_tasks.config.layout import SpecFiles, spec_files
 from astest_tasks.config.mode_specs import ModeSpecs, specs_of_mode
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ModeSettings, ProjectConfig
-from astest_tasks.config.run_rules import RunRules
 from astest_tasks.config.shards import assign_shards, load_durations, pair_key
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.core.errors import UserError
@@ -95,11 +95,12 @@ def spec_inputs(
     specs_by_mode: dict[str, list[Spec]],
     runtimes: dict[str, Runtime],
     toolchain: Toolchain,
+    as_test: AsTest,
     scan_cache: ImportScanCache,
 ) -> list[SpecInputs]:
     """What decides each (mode, spec) pair's result: the files of its build (the spec, its
     imports, the asconfig), its snapshots, its runner, and what its build arguments name."""
-    rules = RunRules.for_version(toolchain.as_test.version)
+    rules = as_test.run
     inputs: list[SpecInputs] = []
     for mode in modes:
         runner = project_paths(root, runtimes[mode.name].input_files(root))

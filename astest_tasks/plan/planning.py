@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from astest_tasks.build.imports import ImportScanCache
-from astest_tasks.config.as_test_rules import AsTestRules
+from astest_tasks.config.as_test import AsTest
 from astest_tasks.config.as_test_version import installed_version, untested_version_warning
 from astest_tasks.config.asc_flags import TRY_AS
 from astest_tasks.config.coverage_switch import with_coverage
@@ -88,7 +88,7 @@ class Plan:
     options: TaskOptions
     pipeline: Pipeline
     config: ProjectConfig
-    rules: AsTestRules
+    as_test: AsTest  # the installed as-test and its rules, made once (config/as_test.py)
     modes: tuple[ModeSettings, ...]
     toolchain: Toolchain
     runtimes: Mapping[str, Runtime]  # per mode name, chosen once: run tasks carry it whole
@@ -106,7 +106,7 @@ class Plan:
 
     @property
     def coverage_targets(self) -> list[CoverageTarget]:
-        typed = self.rules.typed_coverage_points
+        typed = self.as_test.config.typed_coverage_points
         return [
             CoverageTarget(
                 mode.name, mode.coverage_dir, replace(mode.coverage_rules, typed_points=typed)
@@ -120,7 +120,7 @@ class Plan:
 class _Project:
     """The project as this call sees it: its rules, config, modes and toolchain."""
 
-    rules: AsTestRules
+    as_test: AsTest
     config: ProjectConfig
     modes: tuple[ModeSettings, ...]
     toolchain: Toolchain
@@ -145,7 +145,7 @@ def make_plan(
         options=options,
         pipeline=pipeline,
         config=project.config,
-        rules=project.rules,
+        as_test=project.as_test,
         modes=project.modes,
         toolchain=project.toolchain,
         runtimes=runtimes,
@@ -194,7 +194,9 @@ def _choose_specs(
         part for part in (moved_outputs_note(root, config), exclusion_note(found)) if part
     )
     if options.changed:
-        inputs = spec_inputs(root, modes, specs_by_mode, runtimes, project.toolchain, scan_cache)
+        inputs = spec_inputs(
+            root, modes, specs_by_mode, runtimes, project.toolchain, project.as_test, scan_cache
+        )
         changed = changed_only(root, options.config, options.changed, inputs)
         specs_by_mode = {
             name: [spec for spec in specs if changed.keeps(name, spec)]
@@ -221,7 +223,8 @@ def _load_project(root: Path, options: TaskOptions, pipeline: Pipeline, warn: Wa
     untested = untested_version_warning(version) if version else None
     if untested:
         warn(untested)
-    rules = AsTestRules.for_version(version)
+    as_test = AsTest.of(version)  # made here once, and carried whole (config/as_test.py)
+    rules = as_test.config
     config = load_config(root / options.config, root, rules)
     for warning in config.warnings:
         warn(warning)
@@ -243,7 +246,7 @@ def _load_project(root: Path, options: TaskOptions, pipeline: Pipeline, warn: Wa
     )
     if combination:
         warn(combination)
-    return _Project(rules, config, modes, toolchain)
+    return _Project(as_test, config, modes, toolchain)
 
 
 def _run_settings(
@@ -260,7 +263,7 @@ def _run_settings(
         update=options.update_snapshots,
         progress_file=f"{output_root(project.config).rstrip('/')}/{counter}",
         pipeline=pipeline,
-        as_test_version=project.toolchain.as_test.version,
+        as_test=project.as_test,
         no_snapshot=switches.no_snapshot,
         coverage_detail=switches.show_coverage is not ShowCoverage.NONE,
         remote=remote_use(root, options, project.config, pipeline.basename, session),

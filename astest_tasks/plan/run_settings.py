@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from astest_tasks.config.as_test import AsTest
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ProjectConfig
 from astest_tasks.model.snapshots import SnapshotUpdate
@@ -57,7 +58,7 @@ class RunSettings:
     update: SnapshotUpdate
     progress_file: str  # counts finished specs across doit's workers, for the live lines
     pipeline: Pipeline
-    as_test_version: str = ""  # the installed as-test: its run-side rules apply (run_rules.py)
+    as_test: AsTest  # the installed as-test: its run-side rules apply (run_rules.py)
     no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass unchecked
     coverage_detail: bool = False  # --show-coverage: detailed coverage points for the gap tree
     remote: RemoteUse | None = None  # --remote-cache: the shared cache builds and runs ask first

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from astest_tasks.config.as_test_version import OLDEST_TESTED, AsTestVersion
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.model.guest_report import (
     ReportError,
@@ -30,13 +31,16 @@ from astest_tasks.run.guest_run import GuestRun
 _IGNORED_STDERR = ("ExperimentalWarning: WASI is an experimental feature", "--trace-warnings")
 
 
+OLDEST = AsTestVersion.parse(OLDEST_TESTED)  # a verdict asked without rules: 1.0.7's
+
+
 @dataclass(frozen=True)
 class RunVerdictInput:
     spec_basename: str
     timeout_s: float
     memory_limit_mib: float = 1024
     options_command: str = "doit astest"  # how the fixes give an option: `doit astest --x`
-    rules: RunRules = field(default_factory=lambda: RunRules.for_version(""))
+    rules: RunRules = field(default_factory=lambda: RunRules.for_version(OLDEST))
     last_pass_s: float | None = None  # how long its last run took, if that run passed
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from astest_tasks.config.as_test import AsTest
 from astest_tasks.config.layout import SpecFiles
 from astest_tasks.config.pipeline import Pipeline, task_command
 from astest_tasks.config.run_rules import RunRules
@@ -52,13 +53,12 @@ class RunRequest:
     crash_dir: str
     logs_dir: str | None  # readable per-spec logs; None when the config says "none"
     pipeline: Pipeline  # names the tasks and the command in hints (`doit astest --timeout 5`)
-    # The installed as-test, whose run-side rules apply (run_rules.py); "" means 1.0.7's.
-    as_test_version: str
+    as_test: AsTest  # the installed as-test, whose run-side rules apply (run_rules.py)
     coverage_detail: bool  # --show-coverage: ask a 1.8 guest for the gap tree's points
 
     @property
     def rules(self) -> RunRules:
-        return RunRules.for_version(self.as_test_version)
+        return self.as_test.run
 
     def snapshot_input_layout(self) -> tuple[Path, tuple[str, ...]] | None:
         """(project root, input patterns) where as-test 1.2.0+ places snapshot files, else None."""

@@ -17,7 +17,6 @@ from astest_tasks.actions.doors import run_spec
 from astest_tasks.build.imports import ImportScanCache
 from astest_tasks.config.layout import doit_paths, spec_identity
 from astest_tasks.config.pipeline import Pipeline
-from astest_tasks.config.run_rules import RunRules
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.model.snapshots import SnapshotUpdate, snapshot_candidates
 from astest_tasks.plan.cache_keys import run_key
@@ -71,7 +70,7 @@ def build_task(
 
 def run_request(root: Path, planned: PlannedSpec, settings: RunSettings, total: int) -> RunRequest:
     mode, spec, files = planned.mode, planned.spec, planned.files
-    rules = RunRules.for_version(settings.as_test_version)
+    rules = settings.as_test.run
     snapshot_layout = (root, mode.input_patterns) if rules.snapshot_input_layout else None
     return RunRequest(
         project_root=str(root),
@@ -91,7 +90,7 @@ def run_request(root: Path, planned: PlannedSpec, settings: RunSettings, total: 
         crash_dir=mode.crash_dir,
         logs_dir=mode.logs_dir,
         pipeline=settings.pipeline,
-        as_test_version=settings.as_test_version,
+        as_test=settings.as_test,
         coverage_detail=settings.coverage_detail and mode.coverage_enabled,
     )
 
@@ -161,7 +160,7 @@ def _run_checks(
 def run_inputs(planned: PlannedSpec, settings: RunSettings) -> dict[str, Any]:
     mode = planned.mode
     limits = settings.limits.of_mode(mode.name).as_key()
-    inputs = run_key(mode, planned.spec, limits, planned.runtime, settings.as_test_version)
+    inputs = run_key(mode, planned.spec, limits, planned.runtime, settings.as_test.version)
     if settings.no_snapshot:
         # Only then, so that plain runs keep their key: a pass with unchecked snapshots is not
         # a plain run's pass, and the next plain run runs the spec again.

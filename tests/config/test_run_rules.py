@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from astest_tasks.config.as_test import AsTest
+from astest_tasks.config.as_test_rules import AsTestRules
+from astest_tasks.config.as_test_version import NEWEST_TESTED, AsTestVersion
 from astest_tasks.config.run_rules import RunRules
 
 
 def test_1_0_7_follows_none_of_the_later_rules() -> None:
-    rules = RunRules.for_version("1.0.7")
+    rules = RunRules.for_version(AsTestVersion.parse("1.0.7"))
     assert not any(
         (
             rules.snapshot_prefix_normalized,
@@ -21,7 +24,7 @@ def test_1_0_7_follows_none_of_the_later_rules() -> None:
 
 
 def test_1_8_0_follows_all_of_them() -> None:
-    rules = RunRules.for_version("1.8.0")
+    rules = RunRules.for_version(AsTestVersion.parse("1.8.0"))
     assert rules.snapshot_prefix_normalized and rules.snapshot_input_layout
     assert rules.every_block_is_suite and rules.events_rebuild_report and rules.empty_file_skips
 
@@ -42,7 +45,7 @@ def test_1_8_0_follows_all_of_them() -> None:
 def test_each_rule_starts_at_its_release(
     version: str, flags: tuple[bool, bool, bool, bool, bool]
 ) -> None:
-    rules = RunRules.for_version(version)
+    rules = RunRules.for_version(AsTestVersion.parse(version))
     assert (
         rules.snapshot_prefix_normalized,
         rules.snapshot_input_layout,
@@ -52,5 +55,12 @@ def test_each_rule_starts_at_its_release(
     ) == flags
 
 
-def test_an_unknown_version_means_the_oldest_tested_rules() -> None:
-    assert RunRules.for_version("") == RunRules.for_version("1.0.7")
+def test_no_version_means_the_newest_tested_rules_as_for_the_config() -> None:
+    """One rule for a project without as-test installed, for the config and the run alike
+    (they disagreed: the config took the newest tested, the run the oldest)."""
+    newest = AsTestVersion.parse(NEWEST_TESTED)
+    assert RunRules.for_version(None) == RunRules.for_version(newest)
+    assert AsTestRules.for_version(None) == AsTestRules.for_version(newest)
+    none_installed, installed = AsTest.parse(""), AsTest.of(newest)
+    assert none_installed.version == "" and installed.version == NEWEST_TESTED
+    assert (none_installed.config, none_installed.run) == (installed.config, installed.run)

@@ -60,7 +60,8 @@ def test_the_options_narrow_the_plan_and_are_read_once(tmp_path: Path) -> None:
     limits = plan.settings.limits.of_mode("wasi")
     assert (limits.timeout_s, limits.memory_mib, limits.output_mib) == (7.0, 1024.0, 64.0)
     assert plan.settings.update is SnapshotUpdate.CREATE
-    assert plan.settings.as_test_version == "1.8.0"
+    assert plan.settings.as_test.version == "1.8.0"
+    assert plan.settings.as_test is plan.as_test  # one record, made once
 
 
 def test_a_shard_keeps_its_pairs_and_counts_the_whole_suite(tmp_path: Path) -> None:

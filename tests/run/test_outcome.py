@@ -7,6 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from astest_tasks.config.as_test_version import AsTestVersion
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.model.counting import count, file_verdict
 from astest_tasks.model.guest_report import Suite, Verdict
@@ -346,7 +347,9 @@ def test_any_stdout_gives_a_verdict_and_never_an_exception(
 # ---- as-test 1.5.1+ / 1.5.3+: a runtime that sent no report -----------------------------------
 
 V18 = RunVerdictInput(
-    spec_basename="math.spec.ts", timeout_s=10.0, rules=RunRules.for_version("1.8.0")
+    spec_basename="math.spec.ts",
+    timeout_s=10.0,
+    rules=RunRules.for_version(AsTestVersion.parse("1.8.0")),
 )
 
 
