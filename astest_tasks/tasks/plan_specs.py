@@ -7,7 +7,7 @@ pairs; then ordered spec by spec. Nothing here knows doit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from astest_tasks.build.imports import ImportScanCache, scan_imports
@@ -25,10 +25,17 @@ from astest_tasks.config.mode_specs import ModeSpecs, specs_of_mode
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ModeSettings, ProjectConfig
 from astest_tasks.config.run_rules import RunRules
-from astest_tasks.config.shards import assign_shards, load_durations, pair_key
+from astest_tasks.config.shards import (
+    ShardPart,
+    assign_shards,
+    load_durations,
+    pair_key,
+    split_digest,
+)
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.snapshots import snapshot_candidates
+from astest_tasks.remote.shard_durations import SharedDurations
 from astest_tasks.run.runtime import Runtime
 from astest_tasks.tasks.cache_keys import build_file_deps
 
@@ -114,19 +121,35 @@ def changed_only(
 
 
 def shard_of(
-    root: Path, specs_by_mode: dict[str, list[Spec]], pipeline: Pipeline
-) -> dict[str, list[Spec]]:
-    """Only the (mode, spec) pairs of this shard (shards.py)."""
+    root: Path,
+    specs_by_mode: dict[str, list[Spec]],
+    pipeline: Pipeline,
+    shared: SharedDurations | None,
+    warn: Callable[[str], None],
+) -> tuple[dict[str, list[Spec]], ShardPart]:
+    """Only the (mode, spec) pairs of this shard (shards.py), and what its report says of them:
+    split by the --shard-durations file, else by what a merge published to ``shared``."""
     assert pipeline.shard is not None
-    durations = {}
+    durations: Mapping[str, float] = {}
     if pipeline.shard_durations:
         durations = load_durations(root / pipeline.shard_durations)
+    elif shared is not None:
+        durations = shared.read(warn)
     keys = [pair_key(mode, spec.spec_id) for mode, specs in specs_by_mode.items() for spec in specs]
-    assigned = assign_shards(keys, pipeline.shard.count, durations)
-    return {
-        mode: [s for s in specs if assigned[pair_key(mode, s.spec_id)] == pipeline.shard.index]
+    shard = pipeline.shard
+    assigned = assign_shards(keys, shard.count, durations)
+    part = ShardPart(
+        shard.index,
+        shard.count,
+        len(keys),
+        split=split_digest(durations),
+        durations_key=shared.key if shared else "",
+    )
+    mine = {
+        mode: [s for s in specs if assigned[pair_key(mode, s.spec_id)] == shard.index]
         for mode, specs in specs_by_mode.items()
     }
+    return mine, part
 
 
 def spec_by_spec(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from astest_tasks.config.shards import HASH_SPLIT, ShardPart
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import SpecIdentity, Stage, failure_result
 from astest_tasks.output.console import Shown
@@ -15,7 +16,13 @@ from astest_tasks.output.merge_reports import merge_reports
 from astest_tasks.output.summary import write_reports
 
 
-def shard_report(folder: Path, specs: list[str], shard: tuple[int, int, int] | None) -> Path:
+def shard_report(
+    folder: Path,
+    specs: list[str],
+    shard: tuple[int, int, int] | None,
+    split: str = HASH_SPLIT,
+    durations_key: str = "",
+) -> Path:
     shown = [
         Shown(
             failure_result(
@@ -25,7 +32,8 @@ def shard_report(folder: Path, specs: list[str], shard: tuple[int, int, int] | N
         )
         for s in specs
     ]
-    write_reports(folder / "report.json", shown, shard=shard)
+    part = ShardPart(*shard, split=split, durations_key=durations_key) if shard else None
+    write_reports(folder / "report.json", shown, shard=part)
     return folder / "report.json"
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from astest_tasks.config.shards import ShardPart
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.model.results import SpecResult
 from astest_tasks.model.test_cases import TestCase
@@ -50,7 +51,7 @@ class ReportInput:
     whole_results: Sequence[str]
     spec_points: Sequence[Sequence[TestCase]]
     coverage: CoverageOutcome | None = None
-    shard: tuple[int, int, int] | None = None  # (k, N, pairs) when this run is shard k of N
+    shard: ShardPart | None = None  # when this run is shard k of N: its part of the split
     context: ReportContext = NO_CONTEXT
 
     @property
