@@ -10,8 +10,8 @@ file on every job, or those ``astest merge`` published to the shared cache) ever
 longest first on the shard with the least time so far, which balances wall-clock time; a pair
 the durations do not know (a new spec) counts as their median.
 
-Each shard's report names the durations it split by (``split_digest``), so that ``astest
-merge`` can refuse shards that split by different ones: their parts would not add up.
+Each shard's report names its split (``split_name``: every pair's shard, digested), so that
+``astest merge`` can refuse shards that cut the suite differently: their parts would not add up.
 """
 
 from __future__ import annotations
@@ -52,15 +52,15 @@ class Shard:
         return f"{self.index}-of-{self.count}"
 
 
-HASH_SPLIT = "hash"  # what a shard's report says when it split by hash
+HASH_SPLIT = "hash"  # how a split by hash is named (split_name)
 
 
 @dataclass(frozen=True)
 class ShardPart:
     """What a shard's report says of its part: shard ``index`` of ``count``, cut from a
-    selection of ``pairs`` (mode, spec) pairs by ``split`` (``HASH_SPLIT``, or the digest of the
-    durations), and the shared cache's key its merge publishes durations under ("" without a
-    cache)."""
+    selection of ``pairs`` (mode, spec) pairs by ``split`` (``split_name``; ``HASH_SPLIT`` in a
+    report of an older version), and the shared cache's key its merge publishes durations
+    under ("" without a cache)."""
 
     index: int
     count: int
@@ -69,13 +69,13 @@ class ShardPart:
     durations_key: str = ""
 
 
-def split_digest(durations: Mapping[str, float]) -> str:
-    """What names a split by ``durations``: the same on every machine that holds the same ones,
-    whichever file or cache entry they came from."""
-    if not durations:
-        return HASH_SPLIT
-    text = ",".join(f"{key!r}:{durations[key]!r}" for key in sorted(durations))
-    return "durations:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+def split_name(assigned: Mapping[str, int], by_durations: bool) -> str:
+    """What names a split: how it was made and a digest of every pair's shard. Shards of one
+    workflow whose names differ did not cut the suite alike, so together they may run a pair
+    twice and another never."""
+    text = "\n".join(f"{assigned[key]} {key}" for key in sorted(assigned))
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return f"{'durations' if by_durations else HASH_SPLIT}:{digest}"
 
 
 def pair_key(mode: str, spec_id: str) -> str:

@@ -126,24 +126,16 @@ def _check_shards(reports: Sequence[Path], shards: dict[Path, ShardPart], merged
 
 
 def _check_one_split(shards: dict[Path, ShardPart]) -> None:
-    """Shards cut by different durations (a merge published new ones between two shards'
-    starts, or one shard could not read them) may run a pair twice and another never."""
+    """Shards that cut the suite differently (a merge published new durations between two
+    shards' starts, or one shard could not read them) may run a pair twice and another never."""
     splits: dict[str, list[str]] = {}
     for part in sorted(shards.values(), key=lambda part: part.index):
         splits.setdefault(part.split, []).append(_shard_name(part))
     if len(splits) > 1:
-        described = "; ".join(
-            f"{', '.join(names)} by {_split_name(split)}" for split, names in splits.items()
-        )
+        described = "; ".join(f"{', '.join(names)} by {split}" for split, names in splits.items())
         raise UserError(
-            f"the shards were split by different durations ({described}): together they may "
-            "run a spec twice and another never; fix: run every shard of the workflow again "
-            "(new durations were published while it started, or a shard could not read them), "
-            "or give every shard the same --shard-durations file"
+            f"the shards cut the suite in different ways ({described}): together they may run "
+            "a spec twice and another never; fix: run every shard of the workflow again (new "
+            "durations were published while its shards started, or a shard could not read "
+            "them), or give every shard the same --shard-durations file"
         )
-
-
-def _split_name(split: str) -> str:
-    if split == HASH_SPLIT:
-        return "hash"
-    return f"durations {split.removeprefix('durations:')[:12]}"

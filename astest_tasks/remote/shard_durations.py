@@ -12,8 +12,9 @@ that is larger than ``MAX_DURATIONS_BYTES``, not JSON, or holds anything but pai
 finite, non-negative seconds is ignored with one warning, and the shard splits by hash.
 
 Two shards of one workflow read the entry at different times, so a merge published between
-them gives them different durations. Each shard's report names the durations it split by
-(``config/shards.py``'s ``split_digest``) and ``astest merge`` refuses shards that disagree.
+them may give them different durations. Each shard's report names its split (every pair's
+shard, digested: ``config/shards.py``'s ``split_name``) and ``astest merge`` refuses shards
+whose splits differ.
 """
 
 from __future__ import annotations

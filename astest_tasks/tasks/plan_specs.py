@@ -30,7 +30,7 @@ from astest_tasks.config.shards import (
     assign_shards,
     load_durations,
     pair_key,
-    split_digest,
+    split_name,
 )
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.core.errors import UserError
@@ -142,7 +142,7 @@ def shard_of(
         shard.index,
         shard.count,
         len(keys),
-        split=split_digest(durations),
+        split=split_name(assigned, by_durations=bool(durations)),
         durations_key=shared.key if shared else "",
     )
     mine = {
