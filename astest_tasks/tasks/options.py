@@ -273,7 +273,8 @@ class TaskOptions:
     shard_durations: str = _option(
         "",
         "a report.json of an earlier run (the same file on every shard): balance the "
-        "shards by its recorded durations instead of by hash",
+        "shards by its recorded durations instead of by those the last `astest merge` "
+        "published to the remote cache, or by hash",
     )
     list: bool = _option(  # doit's name for it; `list` the type is not used below
         False,
