@@ -127,6 +127,7 @@ _HTML_TIMER = """
 import json, sys, time
 from pathlib import Path
 from astest_tasks.model.results import SpecResult
+from astest_tasks.output.ci_reports import points
 from astest_tasks.output.console import Shown
 from astest_tasks.output.formats.base import ReportContext, ReportInput
 from astest_tasks.output.html.page import render_page
@@ -136,8 +137,9 @@ shown = [
     for entry in document["specs"]
 ]
 whole = [item.result.to_json() for item in shown]
+cases = [points(item.result) for item in shown]  # the summary reads them from the result files
 start = time.perf_counter()
-reports = ReportInput(shown, whole, [() for _ in shown], context=ReportContext(Path.cwd()))
+reports = ReportInput(shown, whole, cases, context=ReportContext(Path.cwd()))
 page = render_page(reports)
 print(time.perf_counter() - start, len(page.encode("utf-8")))
 """

@@ -5,7 +5,7 @@ The messages are the prose string literals (those with a space: not the argv wor
 asc, git, Node or a browser) of each call, return and assignment in the package that name a
 ``--flag``: every ``fix:`` hint, and every warning or note such as "Run with --show-coverage=all".
 Docstrings and comments are not shown to users and are left out. Each flag must be an option of
-the astest task (``tasks/options.py``), a flag of the ``astest`` command (its own parser, its
+the astest task (``plan/options.py``), a flag of the ``astest`` command (its own parser, its
 ``--watch`` and the as-test 1.8 spellings it rewrites), an option of doit's ``run`` (which both
 ``astest`` and ``doit astest`` take), or another tool's flag in the phrase that names that tool.
 """
@@ -24,7 +24,7 @@ from doit.cmd_run import Run
 from astest_tasks.cli import _parser
 from astest_tasks.commands import as_test_flags
 from astest_tasks.commands.watch import WATCH_FLAG
-from astest_tasks.tasks.options import OPTIONS
+from astest_tasks.plan.options import OPTIONS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "astest_tasks"
 # camelCase too, so asc's --exportRuntime is read whole, not as a made-up --export, and

@@ -10,6 +10,8 @@ import is still a dependency, only a later one.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +27,8 @@ STAGES = (
     "output",
     "remote",
     "schedule",
+    "plan",
+    "actions",
     "tasks",
     "commands",
 )
@@ -107,8 +111,9 @@ def test_no_stage_imports_a_higher_one() -> None:
     assert upward == []
 
 
-# doit is known from tasks/ up: the stages below hold data and rules that run without it.
-DOIT_STAGES = frozenset({"tasks", "commands"})
+# doit is known from actions/ up: the stages below (plan/ too) hold data and rules that run
+# without it.
+DOIT_STAGES = frozenset({"actions", "tasks", "commands"})
 
 
 def _doit_imports(path: Path) -> list[int]:
@@ -136,7 +141,7 @@ def doit_below_tasks(package: Path) -> list[str]:
 
 def test_no_stage_below_tasks_imports_doit() -> None:
     found = doit_below_tasks(PACKAGE)
-    assert not found, f"doit is imported below tasks/ (move the doit part up): {found}"
+    assert not found, f"doit is imported below actions/ (move the doit part up): {found}"
 
 
 def test_the_check_sees_doit_imported_below_tasks(tmp_path: Path) -> None:
@@ -195,3 +200,21 @@ def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
     found = list(_imports(module, {"astest_tasks.tasks.creator"}))
     assert found == [("astest_tasks.tasks.creator", 5)]
     assert _stage("astest_tasks.tasks.creator") > _stage("astest_tasks.core.errors")
+
+
+def test_the_plan_knows_no_doit_even_through_what_it_imports() -> None:
+    """The direct check above cannot see plan/ reaching doit through a module it imports (as
+    planning.py once did through the fuzz tasks): import every module of plan/ in a fresh
+    interpreter and look at what was loaded."""
+    plan_modules = sorted(name for name in _modules() if name.startswith("astest_tasks.plan."))
+    probe = (
+        "import importlib, sys\n"
+        f"for name in {plan_modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        "print(sorted(m for m in sys.modules if m == 'doit' or m.startswith('doit.')))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert len(plan_modules) >= 10
+    assert loaded.strip() == "[]", f"importing plan/ loads doit: {loaded}"

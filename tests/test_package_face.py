@@ -29,8 +29,12 @@ class WatchedArgv(list):
 
 hooks = []
 real_register, real_at_fork = atexit.register, os.register_at_fork
-atexit.register = lambda *a, **k: hooks.append("atexit") or real_register(*a, **k)
-os.register_at_fork = lambda **k: hooks.append("at_fork") or real_at_fork(**k)
+def caller():  # the standard library's own hooks (logging registers one) are not ours
+    return sys._getframe(3).f_globals.get("__name__", "")
+def ours():
+    return caller().startswith("astest_tasks")
+atexit.register = lambda *a, **k: (ours() and hooks.append("atexit")) or real_register(*a, **k)
+os.register_at_fork = lambda **k: (ours() and hooks.append("at_fork")) or real_at_fork(**k)
 opened = []
 def audit(event, args):
     if event == "open" and isinstance(args[0], str):
@@ -39,7 +43,9 @@ def audit(event, args):
 sys.addaudithook(audit)
 sys.argv = WatchedArgv(["dodo.py", "--junk", "-n", "nonsense", "astest:run:*"])
 before = set(sys.modules)
+import importlib
 import astest_tasks
+importlib.import_module(MODULE)
 print(json.dumps({
     "argv_reads": WatchedArgv.reads,
     "hooks": hooks,
@@ -50,9 +56,9 @@ print(json.dumps({
 """
 
 
-def _probe() -> dict[str, object]:
+def _probe(module: str = "astest_tasks") -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE],
+        [sys.executable, "-c", f"MODULE = {module!r}\n{_PROBE}"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -106,3 +112,18 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         assert "no_such_name" in str(exc)
     else:
         raise AssertionError("astest_tasks.no_such_name should not exist")
+
+
+def test_importing_the_scheduler_registers_no_hook_until_one_is_made() -> None:
+    """The scheduler's exit and fork hooks come with the first scheduler, not with its module,
+    which the task creator imports before it knows whether anything will be scheduled."""
+    seen = _probe("astest_tasks.schedule.scheduler")
+    assert "astest_tasks.schedule.scheduler" in str(seen["loaded"])
+    assert seen["hooks"] == []
+
+
+def test_the_probe_sees_a_hook_registered_at_import() -> None:
+    """run/module_shelf.py registers its fork hook at import (the run stage, which only a run
+    loads): the probe must see it, or the tests above would pass on a blind probe."""
+    seen = _probe("astest_tasks.run.module_shelf")
+    assert seen["hooks"] == ["at_fork"]

@@ -36,6 +36,7 @@ MUTATING_METHODS = frozenset(
 SCHEDULER_DOOR = {
     ("schedule/scheduler.py", "_current"): "the process's scheduler, made again in a forked child",
     ("schedule/scheduler.py", "_door"): "guards making it across threads (new after a fork)",
+    ("schedule/scheduler.py", "_hooks_installed"): "the exit and fork hooks, registered once",
 }
 # What the run stage keeps warm for the next spec of this process. Runner scripts (the user's
 # files) reach it through the public runner API, below the schedule stage, so it cannot be
@@ -56,16 +57,16 @@ PROCESS_GUARDS = {
     ("run/external_runtime.py", "_LIVE"): "external runtimes still running, ended on a signal",
     ("core/atomic.py", "_WRITING"): "files being written, removed if a signal ends the process",
     ("core/process_env.py", "_SAVED"): "the environment to restore after a runner changed it",
-    ("tasks/project_lock.py", "_held"): "the project lock's descriptor, held until exit",
-    ("tasks/project_lock.py", "_refused"): "the lock refused last, which watch mode waits for",
-    ("tasks/project_lock.py", "_fork_hook"): "forked children close the lock, registered once",
+    ("core/project_lock.py", "_held"): "the project lock's descriptor, held until exit",
+    ("core/project_lock.py", "_refused"): "the lock refused last, which watch mode waits for",
+    ("core/project_lock.py", "_fork_hook"): "forked children close the lock, registered once",
     ("core/parent_bond.py", "_bound"): "the fork hooks binding children to us, registered once",
     ("core/parent_bond.py", "_bond"): "the pipe our forked children watch for our end",
     ("core/parent_bond.py", "_watched"): "the pipe this forked child watches for its parent's end",
 }
 # Answers worked out once per process, the same for every caller.
 MEMOS = {
-    ("tasks/state_file.py", "_READABLE"): "state files already checked in this process",
+    ("plan/state_file.py", "_READABLE"): "state files already checked in this process",
     ("config/toolchain.py", "_warned"): "each warning printed once per process",
     ("core/records.py", "_PLANS"): "how each record class is encoded, worked out once",
 }

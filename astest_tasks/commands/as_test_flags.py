@@ -26,7 +26,7 @@ import os
 from collections.abc import Sequence
 
 from astest_tasks.core.errors import UserError
-from astest_tasks.tasks.doit_argv import doit_command
+from astest_tasks.plan.doit_argv import doit_command
 
 RENAMED = {
     "-w": "--watch",

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from astest_tasks.commands.init_pins import Pins, choose_pins
 from astest_tasks.core.atomic import create_text_atomic, write_text_atomic
+from astest_tasks.plan.options import OPTIONS
 from astest_tasks.run.runner_files import default_runner_path, default_runner_source
 from astest_tasks.run.templating import render
-from astest_tasks.tasks.options import OPTIONS
 
 _FALLBACK_PINS = choose_pins(None, "not asked")
 # The npm packages init pins when npm cannot say what the registry has: the pair this
@@ -83,7 +83,7 @@ def scaffold_project(directory: Path, choices: InitChoices = InitChoices()) -> S
 
 def option_lines() -> list[str]:
     """Every option of the astest task creator and its environment variable, from their one
-    declaration (tasks/options.py), so the generated dodo.py lists them all, always."""
+    declaration (plan/options.py), so the generated dodo.py lists them all, always."""
     width = max(len(option.long) for option in OPTIONS) + 2
     return [f"--{option.long}".ljust(width) + f"  {option.env_var}".rstrip() for option in OPTIONS]
 

@@ -31,10 +31,9 @@ from doit.exceptions import InvalidDodoFile
 
 from astest_tasks.config.pipeline import BASENAME
 from astest_tasks.core.errors import UserError
-from astest_tasks.tasks.command_line import command_line_given
-from astest_tasks.tasks.doit_argv import task_options_first
-from astest_tasks.tasks.factory import make_astest_tasks
-from astest_tasks.tasks.options import (
+from astest_tasks.plan.command_line import command_line_given
+from astest_tasks.plan.doit_argv import task_options_first
+from astest_tasks.plan.options import (
     BARE_FOLLOWERS,
     BARE_VALUES,
     DEFAULT_CONFIG,
@@ -42,7 +41,8 @@ from astest_tasks.tasks.options import (
     TASK_PARAMS,
     option_defaults,
 )
-from astest_tasks.tasks.state_file import DEFAULT_STATE_FILE, check_state_file
+from astest_tasks.plan.state_file import DEFAULT_STATE_FILE, check_state_file
+from astest_tasks.tasks.factory import make_astest_tasks
 
 DOIT_CONFIG = {"backend": "sqlite3", "default_tasks": [BASENAME], "verbosity": 1}
 

@@ -41,19 +41,19 @@ from astest_tasks.commands.watch_inputs import ChangeFilter, Stamp, WatchedInput
 from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.interrupts import unwind_on_sigterm
 from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.project_lock import wait_for_refused_lock
 from astest_tasks.model.results import SpecResult
 from astest_tasks.output.console import Shown, render_changed
 from astest_tasks.output.terminal import Palette, use_colour
-from astest_tasks.schedule.compiler_warmup import CompilerWarmup
-from astest_tasks.schedule.scheduler import scheduler
-from astest_tasks.tasks.command_line import command_line_given
-from astest_tasks.tasks.doit_argv import (
+from astest_tasks.plan.command_line import command_line_given
+from astest_tasks.plan.doit_argv import (
     doit_command,
     runs_in_worker_processes,
     task_options_first,
 )
-from astest_tasks.tasks.options import DEFAULT_CONFIG, TASK_PARAMS
-from astest_tasks.tasks.project_lock import wait_for_refused_lock
+from astest_tasks.plan.options import DEFAULT_CONFIG, TASK_PARAMS
+from astest_tasks.schedule.compiler_warmup import CompilerWarmup
+from astest_tasks.schedule.scheduler import scheduler
 
 WATCH_FLAG = "--watch"
 DEBOUNCE_MS = 1600  # the longest a burst of events is gathered for

@@ -7,16 +7,25 @@ every test with no expectations. A case carries how many of its expectations pas
 skipped (so the totals still add up to as-test's), and a failing case every failing
 expectation's details. They are computed once, when the run task writes the result (the
 summary then reads a few lines, not every expectation), and stored as JSON rows.
+
+A case run as a ``test``/``it``/``only`` block carries the block's time as the guest reported
+it (``end - start``); any other case (a skipped test, a describe's own expectations, whose time
+holds its children's) has none. An untimed case is stored as the nine fields every row had
+before cases had a time, a timed one with its time as a tenth: a result stored by the version
+before reads the same, and is written the same.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from astest_tasks.model.guest_report import Expectation, Suite, Verdict
 
 _TEST_KINDS = frozenset({"test", "it", "xtest", "xit", "only", "xonly", "todo"})
+_TIMED_KINDS = frozenset({"test", "it", "only"})  # blocks that run: their time is a test's
+_UNTIMED_ROW = 9  # the fields of a row written before cases had a time
 
 
 @dataclass(frozen=True)
@@ -34,9 +43,11 @@ class TestCase:
     passed: int = 0
     failed: int = 0
     skipped: int = 0
+    duration_ms: float | None = None  # the block's time; None when the guest did not time it
 
     def to_row(self) -> list[object]:
-        return [
+        """The stored row; an untimed case's is the nine fields rows had before times."""
+        row: list[object] = [
             self.name,
             self.verdict.value,
             self.message,
@@ -47,10 +58,12 @@ class TestCase:
             self.failed,
             self.skipped,
         ]
+        return row if self.duration_ms is None else [*row, self.duration_ms]
 
     @classmethod
     def from_row(cls, row: Sequence[object]) -> TestCase:
-        name, verdict, message, details, location, matcher, passed, failed, skipped = row
+        fields = [*row, None] if len(row) == _UNTIMED_ROW else row
+        name, verdict, message, details, location, matcher, passed, failed, skipped, ms = fields
         if not all(type(n) is int for n in (passed, failed, skipped)):
             raise ValueError(f"test case counts should be integers: {row!r}")
         return cls(
@@ -63,7 +76,17 @@ class TestCase:
             passed=int(passed),  # type: ignore[call-overload]
             failed=int(failed),  # type: ignore[call-overload]
             skipped=int(skipped),  # type: ignore[call-overload]
+            duration_ms=_time_of(ms, row),
         )
+
+
+def _time_of(ms: object, row: Sequence[object]) -> float | None:
+    """A stored row's time: None, or a finite number (a row is read from a cache entry too)."""
+    if ms is None:
+        return None
+    if not (isinstance(ms, int | float) and not isinstance(ms, bool) and math.isfinite(ms)):
+        raise ValueError(f"a test case's time should be a finite number or null: {row!r}")
+    return float(ms)
 
 
 def test_cases(suites: Sequence[Suite]) -> list[TestCase]:
@@ -78,7 +101,7 @@ def _cases(suites: Sequence[Suite], path: tuple[str, ...]) -> Iterator[TestCase]
         suite_path = (*path, suite.description)
         name = " > ".join(suite_path)
         if suite.tests:
-            yield _block_case(name, suite.tests)
+            yield _block_case(name, suite.tests, block_ms(suite))
         elif not suite.suites and suite.kind in _TEST_KINDS:
             verdict = suite.verdict if suite.verdict in (Verdict.OK, Verdict.FAIL) else Verdict.SKIP
             yield TestCase(
@@ -88,11 +111,19 @@ def _cases(suites: Sequence[Suite], path: tuple[str, ...]) -> Iterator[TestCase]
                 failed=int(verdict is Verdict.FAIL),
                 # as-test does not count an empty test with no verdict at all
                 skipped=int(verdict is Verdict.SKIP and suite.verdict is not Verdict.NONE),
+                duration_ms=block_ms(suite),
             )
         yield from _cases(suite.suites, suite_path)
 
 
-def _block_case(name: str, tests: Sequence[Expectation]) -> TestCase:
+def block_ms(suite: Suite) -> float | None:
+    """The block's time when it ran as a test and the guest timed it; else None."""
+    if suite.kind in _TIMED_KINDS and suite.end_ms > suite.start_ms:
+        return suite.end_ms - suite.start_ms
+    return None
+
+
+def _block_case(name: str, tests: Sequence[Expectation], ms: float | None) -> TestCase:
     passed = failed = 0
     failing: list[tuple[int, Expectation]] = []
     for index, test in enumerate(tests, start=1):
@@ -105,7 +136,7 @@ def _block_case(name: str, tests: Sequence[Expectation]) -> TestCase:
     skipped = len(tests) - passed - failed
     if not failing:
         verdict = Verdict.OK if passed else Verdict.SKIP
-        return TestCase(name=name, verdict=verdict, passed=passed, skipped=skipped)
+        return TestCase(name=name, verdict=verdict, passed=passed, skipped=skipped, duration_ms=ms)
     first = failing[0][1]
     message = first.message or f"{first.instr} expected {first.right} but received {first.left}"
     if len(failing) > 1:
@@ -127,6 +158,7 @@ def _block_case(name: str, tests: Sequence[Expectation]) -> TestCase:
         passed=passed,
         failed=failed,
         skipped=skipped,
+        duration_ms=ms,
     )
 
 

@@ -21,10 +21,9 @@ from colorama import Style
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import inert_field
 from astest_tasks.model.guest_report import Suite
+from astest_tasks.model.test_cases import block_ms
 from astest_tasks.output.console import Shown, format_seconds
 from astest_tasks.output.terminal import Palette
-
-_TIMED_KINDS = frozenset({"test", "it", "only"})  # blocks that run: their time is a test's
 
 
 @dataclass(frozen=True)
@@ -56,8 +55,9 @@ def _slowest(timed: list[Timed], count: int) -> list[Timed]:
 def _test_times(suites: Sequence[Suite], path: tuple[str, ...]) -> Iterator[tuple[str, float]]:
     for suite in suites:
         suite_path = (*path, suite.description)
-        if suite.kind in _TIMED_KINDS and suite.end_ms > suite.start_ms:
-            yield " > ".join(suite_path), (suite.end_ms - suite.start_ms) / 1000
+        ms = block_ms(suite)
+        if ms is not None:
+            yield " > ".join(suite_path), ms / 1000
         yield from _test_times(suite.suites, suite_path)
 
 

@@ -17,7 +17,6 @@ log. We write at most ``ANNOTATION_CAP`` and then one ``::notice`` saying how ma
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 from astest_tasks.core.guest_text import own_commands_for_stream
 from astest_tasks.core.terminal_env import in_github_actions as in_github_actions
 from astest_tasks.model.guest_report import FailureDetail
+from astest_tasks.model.locations import parse_location
 from astest_tasks.model.results import Status
 from astest_tasks.model.test_cases import failure_text
 from astest_tasks.output.console import Shown
@@ -32,7 +32,6 @@ from astest_tasks.output.terminal import output_stream
 
 ANNOTATION_CAP = 50
 MESSAGE_LIMIT = 4000  # characters of a message: a compiler's diagnostics can run for pages
-_LOCATION = re.compile(r"^(\d+)(?::(\d+))?$")
 
 
 def escape_data(text: str) -> str:
@@ -113,14 +112,6 @@ def failure_message(failure: FailureDetail) -> str:
         text = failure_text(failure.matcher, failure.expected, failure.actual, failure.message)
     text = text or "assertion failed"
     return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
-
-
-def parse_location(location: str) -> tuple[int, int]:
-    """``line:col`` as as-test's ``parseLocation`` reads it; (0, 0) when there is none."""
-    match = _LOCATION.match(location.strip())
-    if match is None:
-        return 0, 0
-    return int(match.group(1)), int(match.group(2) or 0)
 
 
 def repository_root(project_root: Path, environ: Mapping[str, str]) -> Path:

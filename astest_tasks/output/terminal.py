@@ -41,7 +41,7 @@ def output_stream() -> TextIO:
 
 def in_doit_worker_process() -> bool:
     """Whether this is one of ``doit -n N``'s worker processes, where a summary is printed from
-    its teardown (see tasks/summary_action.py, show_summary_from_worker)."""
+    its teardown (see actions/summary_action.py, show_summary_from_worker)."""
     return multiprocessing.parent_process() is not None
 
 

@@ -17,7 +17,7 @@ Which compiler a spec got must never change its verdict:
   slot (its frames were three times Cranelift's for a function of ten locals, thirty times for
   one of 200 mostly unused), while an AssemblyScript function of three locals went 6,550 calls
   deep under Winch and 5,459 under Cranelift. A run whose call stack runs out is run again
-  under the other compiler (``other_compiler``, tasks/run_action.py), so it fails only when it
+  under the other compiler (``other_compiler``, actions/run_action.py), so it fails only when it
   runs out under both.
 
 ``ASTEST_WASM_COMPILER`` picks one compiler for every spec and fuzz campaign: ``cranelift``,

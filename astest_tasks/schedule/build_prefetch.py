@@ -29,17 +29,20 @@ import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from astest_tasks.build.build_request import BuildRequest
-from astest_tasks.build.compile_server import CompileOutput
 from astest_tasks.core.process_role import in_doits_main_thread
+
+if TYPE_CHECKING:  # the compile server's module loads with the first compile
+    from astest_tasks.build.compile_server import CompileOutput
 
 SWITCH_VARIABLE = "ASTEST_PREFETCH"
 LOOK_AHEAD = 32  # builds next_build considers beyond the current spec's other modes
 
 Stamps = dict[str, tuple[int, int] | None]
 # Compiles a build request into the given wasm path; None when no server can (see prefetch()).
-Compiler = Callable[[BuildRequest, Path], CompileOutput | None]
+Compiler = Callable[[BuildRequest, Path], "CompileOutput | None"]
 # Given the module's bytes before its build may take the output: what the run will need next (its
 # wasmtime compile) is set up at once, and the work it returns is done on the prefetch thread
 # after the build is let go.

@@ -40,6 +40,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.process_role import in_doits_main_thread
@@ -47,7 +48,9 @@ from astest_tasks.model.results import SpecResult, read_result_head
 from astest_tasks.model.snapshots import SnapshotUpdate
 from astest_tasks.run.run_request import RunRequest
 from astest_tasks.schedule.build_prefetch import Stamps, input_stamps
-from astest_tasks.schedule.run_helper import Answer, RunHelper
+
+if TYPE_CHECKING:  # the helper's module loads when a run is first handed over
+    from astest_tasks.schedule.run_helper import Answer, RunHelper
 
 SWITCH_VARIABLE = "ASTEST_RUN_AHEAD"
 # A run this long is worth a second process: the helper costs about 0.3 s of CPU to start, and
@@ -243,6 +246,8 @@ class RunAhead:
             helper = self._helper
             if helper is None or not helper.alive:
                 try:
+                    from astest_tasks.schedule.run_helper import RunHelper
+
                     helper = self._helper = RunHelper()
                 except OSError:  # no process to be had (a limit on processes or files)
                     self._closed = True  # only a head start: doit runs every spec itself

@@ -28,22 +28,25 @@ import os
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from astest_tasks.build.build_request import BuildRequest
-from astest_tasks.build.compile_route import ServedCompile
-from astest_tasks.build.compile_server import SERVER_SCRIPT, CompileOutput
-from astest_tasks.build.compiler import COMPILE_TIME_LIMIT_S, served_compile
 from astest_tasks.remote.session import RemoteSession
 from astest_tasks.remote.task_keys import RemoteTask
 from astest_tasks.run.run_request import RunRequest
 from astest_tasks.schedule import build_prefetch, run_ahead
 from astest_tasks.schedule.build_prefetch import BuildPrefetcher, PlannedBuild
-from astest_tasks.schedule.compile_ahead import compile_for_wasmtime
-from astest_tasks.schedule.compile_pool import CompilePool, can_serve
-from astest_tasks.schedule.compiler_warmup import CompilerWarmup
 from astest_tasks.schedule.run_ahead import Execute, HandedOver, RunAhead
-from astest_tasks.schedule.shared_compiler import share_with_workers
-from astest_tasks.schedule.shared_server import SharedServer
+
+# The compile servers' modules load when a compile is first asked for, not with the scheduler:
+# a doit call with nothing to build makes one (its tasks are planned into it) and compiles
+# nothing (issue 40).
+if TYPE_CHECKING:
+    from astest_tasks.build.compile_route import ServedCompile
+    from astest_tasks.build.compile_server import CompileOutput
+    from astest_tasks.schedule.compile_pool import CompilePool
+    from astest_tasks.schedule.compiler_warmup import CompilerWarmup
+    from astest_tasks.schedule.shared_server import SharedServer
 
 
 class Scheduler:
@@ -51,12 +54,12 @@ class Scheduler:
     It is the ``CompileRoute`` that build actions pass to ``compile_spec``."""
 
     def __init__(
-        self, server_script: Path = SERVER_SCRIPT, shared: SharedServer | None = None
+        self, server_script: Path | None = None, shared: SharedServer | None = None
     ) -> None:
         self.pid = os.getpid()
-        self.compile_pool = CompilePool(
-            server_script, shared=shared, on_server_started=self._close_at_worker_exit
-        )
+        self._server_script = server_script  # None: compile_server.SERVER_SCRIPT
+        self._shared = shared
+        self._compile_pool: CompilePool | None = None
         self.prefetcher = BuildPrefetcher()
         self.run_ahead = RunAhead()
         # Which task creator of this process makes each default runner (by its absolute path):
@@ -69,6 +72,20 @@ class Scheduler:
         self.remote_builds: dict[tuple[str, str, str], RemoteTask] = {}
         self._finalizer_installed = False
 
+    @property
+    def compile_pool(self) -> CompilePool:
+        """The compile servers, made on the first compile asked of this process."""
+        if self._compile_pool is None:
+            from astest_tasks.build.compile_server import SERVER_SCRIPT
+            from astest_tasks.schedule.compile_pool import CompilePool
+
+            self._compile_pool = CompilePool(
+                self._server_script or SERVER_SCRIPT,
+                shared=self._shared,
+                on_server_started=self._close_at_worker_exit,
+            )
+        return self._compile_pool
+
     # -- the compile route (build/compile_route.py) --
 
     def take_prefetched(self, request: BuildRequest, into: Path) -> CompileOutput | None:
@@ -77,6 +94,8 @@ class Scheduler:
     def compile_in_server(
         self, served: ServedCompile, cwd: Path, limit_s: float
     ) -> CompileOutput | None:
+        from astest_tasks.schedule.compile_pool import can_serve
+
         if not can_serve(served.argv, served.env):
             return None
         pool = self.compile_pool
@@ -86,6 +105,8 @@ class Scheduler:
         """A build's compile in the compile server, for the prefetcher and the warm-up; None
         when no server can (a prefetch never spawns a compiler), or when the remote cache holds
         the build: its action takes it from there, and needs no compile server at all."""
+        from astest_tasks.build.compiler import COMPILE_TIME_LIMIT_S, served_compile
+
         if self.held_remotely(request):
             return None
         served = served_compile(request, out_file)
@@ -96,6 +117,9 @@ class Scheduler:
     def share_compile_server(self, request: BuildRequest) -> bool:
         """Start the compile server doit's worker processes will share, for builds like this
         one (shared_server.py); False when none could be started."""
+        from astest_tasks.build.compiler import served_compile
+        from astest_tasks.schedule.compile_pool import can_serve
+
         served = served_compile(request, Path(request.project_root, request.wasm_path))
         if served is None or not can_serve(served.argv, served.env):
             return False
@@ -129,9 +153,11 @@ class Scheduler:
 
     def share_compiler_with_workers(self, forks_workers: bool) -> bool:
         """Before doit forks its workers: one compile server for them all, on few cores."""
-        return forks_workers and share_with_workers(
-            self.planned_builds(), self.share_compile_server
-        )
+        if not forks_workers:
+            return False
+        from astest_tasks.schedule.shared_compiler import share_with_workers
+
+        return share_with_workers(self.planned_builds(), self.share_compile_server)
 
     # -- what the actions ask --
 
@@ -144,6 +170,8 @@ class Scheduler:
     def compile_changed(self, changed: Collection[str]) -> bool:
         """As soon as a watched file changes: the first build that reads it, and then its
         module for wasmtime (compile_ahead.py)."""
+        from astest_tasks.schedule.compile_ahead import compile_for_wasmtime
+
         return build_prefetch.enabled() and self.prefetcher.start_for(
             changed, self.compile_ahead, compile_for_wasmtime
         )
@@ -186,14 +214,17 @@ class Scheduler:
         self.remote.close()  # the last uploads end before anything else goes
         self.run_ahead.close()
         self.prefetcher.close()
-        self.compile_pool.close()
+        if self._compile_pool is not None:
+            self._compile_pool.close()
 
     def forked(self) -> Scheduler:
         """The scheduler of a child forked from this one's process: nothing of the parent's but
         the compile server it started for its workers."""
         self.run_ahead.forget()
-        shared = self.compile_pool.abandon()
-        return Scheduler(self.compile_pool.script, shared)
+        if self._compile_pool is None:
+            return Scheduler(self._server_script)
+        shared = self._compile_pool.abandon()
+        return Scheduler(self._compile_pool.script, shared)
 
     def _close_at_worker_exit(self) -> None:
         if self._finalizer_installed:
@@ -210,6 +241,7 @@ def _build_place(request: BuildRequest) -> tuple[str, str, str]:
 
 _current: Scheduler | None = None
 _door = threading.Lock()
+_hooks_installed = False
 
 
 def scheduler() -> Scheduler:
@@ -217,8 +249,19 @@ def scheduler() -> Scheduler:
     global _current
     with _door:
         if _current is None or _current.pid != os.getpid():
+            _install_process_hooks()
             _current = Scheduler()
         return _current
+
+
+def _install_process_hooks() -> None:
+    """Close the scheduler at exit, and give a forked child its own: registered with the first
+    scheduler, so that importing this module changes nothing in the process."""
+    global _hooks_installed
+    if not _hooks_installed:
+        _hooks_installed = True
+        atexit.register(_close_current)
+        os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _close_current() -> None:
@@ -235,7 +278,3 @@ def _after_fork_in_child() -> None:
     inherited, _current = _current, None
     if inherited is not None:
         _current = inherited.forked()
-
-
-atexit.register(_close_current)
-os.register_at_fork(after_in_child=_after_fork_in_child)

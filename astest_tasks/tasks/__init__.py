@@ -1,3 +1,4 @@
-"""Everything that knows doit: the task creator, its options, actions, up-to-date checks, cleaning
-and pipelines.
+"""doit's side of the package: the task creator that turns a call's plan (plan/) into doit's
+dicts, naming the actions (actions/) its workers run, the up-to-date checks and the
+``astest:doctor`` task.
 """

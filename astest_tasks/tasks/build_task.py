@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from astest_tasks.actions.doors import build_spec
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.imports import ImportScanCache, scan_imports
 from astest_tasks.build.pending_imports import PendingImports
@@ -16,10 +17,9 @@ from astest_tasks.config.discovery import Spec
 from astest_tasks.config.layout import doit_paths, spec_identity
 from astest_tasks.config.project_config import ModeSettings
 from astest_tasks.config.toolchain import Toolchain
+from astest_tasks.plan.cache_keys import build_file_deps, build_key
 from astest_tasks.remote.session import RemoteUse
 from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
-from astest_tasks.tasks.build_action import build_spec
-from astest_tasks.tasks.cache_keys import build_file_deps, build_key
 from astest_tasks.tasks.checks import InputsChanged
 
 

@@ -16,10 +16,10 @@ from typing import Any
 from doit.dependency import UptodateCalculator
 from doit.tools import config_changed
 
+from astest_tasks.actions.snapshot_state import SNAPSHOT_STATE, snapshot_state
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.model.results import Status, read_result_head
 from astest_tasks.schedule.scheduler import scheduler
-from astest_tasks.tasks.snapshot_state import SNAPSHOT_STATE, snapshot_state
 
 _SAVED_INPUTS = "_astest_inputs"  # beside config_changed's digest: what the digest was of
 

@@ -15,12 +15,12 @@ from astest_tasks.config.pipeline import DEFAULT_PIPELINE, Pipeline
 from astest_tasks.config.toolchain import warn_once
 from astest_tasks.core.interrupts import report_interrupts_in_one_line, unwind_on_sigterm
 from astest_tasks.core.parent_bond import bind_forked_children
+from astest_tasks.core.project_lock import lock_project
+from astest_tasks.plan.command_line import CommandLine
+from astest_tasks.plan.fuzz_plan import FuzzOptions, FuzzPlan
+from astest_tasks.plan.options import TaskOptions
+from astest_tasks.plan.planning import Plan, make_plan
 from astest_tasks.schedule.scheduler import Scheduler, scheduler
-from astest_tasks.tasks.command_line import CommandLine
-from astest_tasks.tasks.fuzz_tasks import FuzzOptions, FuzzPlan, fuzz_tasks
-from astest_tasks.tasks.options import TaskOptions
-from astest_tasks.tasks.planning import Plan, make_plan
-from astest_tasks.tasks.project_lock import lock_project
 from astest_tasks.tasks.spec_tasks import build_task, run_task, runner_tasks
 from astest_tasks.tasks.summary_task import summary_entries, summary_task
 
@@ -81,6 +81,9 @@ def _spec_tasks(plan: Plan, planner: Scheduler) -> Iterator[dict[str, Any]]:
 def _fuzz_tasks(plan: Plan) -> FuzzPlan:
     if not plan.with_fuzz_tasks:
         return FuzzPlan(tasks=[], run_tasks=[], entries=[])
+    # Made only when wanted, so a call without fuzz tasks never loads the fuzz actions' modules.
+    from astest_tasks.tasks.fuzz_tasks import fuzz_tasks
+
     requested = plan.options
     # The seed and the runs are read here, with the config's fuzz block that completes them.
     options = replace(

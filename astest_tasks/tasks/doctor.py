@@ -15,7 +15,7 @@ from typing import Any
 
 from astest_tasks.core.setup_checks import Check
 from astest_tasks.output.terminal import output_stream
-from astest_tasks.tasks.doit_argv import default_tasks, doit_command, names_tasks_under
+from astest_tasks.plan.doit_argv import default_tasks, doit_command, names_tasks_under
 
 
 def doctor_action(

@@ -20,20 +20,19 @@ from doit.exceptions import InvalidDodoFile, InvalidTask
 from astest_tasks.config.pipeline import BASENAME, Pipeline
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.version import __version__
-from astest_tasks.schedule.scheduler import scheduler
-from astest_tasks.tasks.command_line import CommandLine, current_command_line
-from astest_tasks.tasks.creator import create_tasks
-from astest_tasks.tasks.doctor import RemoteCacheOptions, doctor_task, doctor_task_wanted
-from astest_tasks.tasks.doit_argv import forks_worker_processes
-from astest_tasks.tasks.options import (
+from astest_tasks.plan.command_line import CommandLine, current_command_line
+from astest_tasks.plan.options import (
     OptionSpec,
     TaskOptions,
     option_defaults,
     option_specs,
     read_option,
 )
-from astest_tasks.tasks.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
-from astest_tasks.tasks.state_file import check_state_file
+from astest_tasks.plan.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
+from astest_tasks.plan.state_file import check_state_file
+from astest_tasks.schedule.scheduler import scheduler
+from astest_tasks.tasks.creator import create_tasks
+from astest_tasks.tasks.doctor import RemoteCacheOptions, doctor_task, doctor_task_wanted
 
 REMOTE_CACHE_OPTIONS = (
     "remote_cache",
@@ -158,7 +157,7 @@ def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, 
             return
         sharded = pipeline.sharded(options.shard, options.shard_durations)
         tasks = list(create_tasks(root, options, sharded, command_line))
-        scheduler().share_compiler_with_workers(forks_worker_processes(command_line.arguments))
+        scheduler().share_compiler_with_workers(command_line.forks_workers)
     except UserError as exc:
         if with_doctor and command_line.runs_tasks:
             return  # the doctor, which was asked for, names the problem with its fix

@@ -11,114 +11,43 @@ were tried that never were. A pinned seed with unchanged inputs may be skipped l
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from doit.task import clean_targets
 
+from astest_tasks.actions.cleaning import remove_fuzz_leftovers
+from astest_tasks.actions.doors import (
+    run_fuzz_file,
+    show_fuzz_summary_from_worker,
+    summarize_fuzz,
+)
+from astest_tasks.actions.fuzz_actions import FuzzRunRequest
 from astest_tasks.build.imports import ImportScanCache
-from astest_tasks.config.discovery import Spec, discover_specs
+from astest_tasks.config.discovery import Spec
 from astest_tasks.config.layout import doit_paths
 from astest_tasks.config.pipeline import Pipeline
-from astest_tasks.config.project_config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
+from astest_tasks.config.project_config import ModeSettings
 from astest_tasks.config.toolchain import Toolchain, warn_once
 from astest_tasks.core.records import encode
 from astest_tasks.core.version import __version__
 from astest_tasks.fuzz.runs import (
     FuzzCampaign,
-    RunsOverride,
-    parse_runs_override,
-    parse_seed,
-    random_seed,
 )
 from astest_tasks.model.results import SpecIdentity
 from astest_tasks.output.fuzz_summary import FuzzEntry
+from astest_tasks.plan.fuzz_plan import (
+    FuzzOptions,
+    FuzzPlan,
+    fuzz_files,
+    fuzz_group,
+    fuzz_mode,
+    fuzz_targets,
+)
 from astest_tasks.run.limits import ModeLimits
 from astest_tasks.tasks.build_task import build_request, compile_task_fields
 from astest_tasks.tasks.checks import Always, BuildUpToDate, InputsChanged, LastFuzzPassed
-from astest_tasks.tasks.cleaning import fuzz_leftovers, remove_files
-from astest_tasks.tasks.doit_argv import default_tasks, doit_command, names_tasks_under
-from astest_tasks.tasks.fuzz_actions import FuzzRunRequest, run_fuzz_file
-from astest_tasks.tasks.fuzz_summary_action import show_fuzz_summary_from_worker, summarize_fuzz
-
-
-def fuzz_group(basename: str) -> str:
-    """The fuzz tasks' group of a task creator: ``astest:fuzz``."""
-    return f"{basename}:fuzz"
-
-
-FUZZ_SUFFIX = ".fuzz.ts"
-FUZZ_FLAGS = ("--use", "AS_TEST_FUZZ=1")
-
-
-@dataclass(frozen=True)
-class FuzzOptions:
-    """The fuzz parameters of one doit call, already checked."""
-
-    with_tests: bool  # the plain run's summary waits for the campaigns
-    seed: int
-    seed_is_random: bool
-    override: RunsOverride
-    seed_given: bool = False  # --fuzz-seed: it wins over every mode's fuzz.seed
-    fuzzers: tuple[str, ...] = ()  # --fuzzer: the fuzzers to report
-
-    @classmethod
-    def parse(cls, with_tests: bool, seed: str, runs: str, settings: FuzzSettings) -> FuzzOptions:
-        """``settings``: the base config's; ``seed_of`` gives a mode with a seed of its own."""
-        given = parse_seed(seed)
-        pinned = settings.seed if given is None else given
-        chosen = random_seed() if pinned is None else pinned
-        return cls(with_tests, chosen, pinned is None, parse_runs_override(runs), given is not None)
-
-    def seed_of(self, settings: FuzzSettings) -> tuple[int, bool]:
-        """A mode's seed and whether it was drawn: --fuzz-seed, else the mode's fuzz.seed,
-        else this call's (the base config's, or the one drawn for the call)."""
-        if self.seed_given or settings.seed is None:
-            return self.seed, self.seed_is_random
-        return settings.seed, False
-
-
-@dataclass
-class FuzzPlan:
-    """What the fuzz tasks give the rest: the run tasks to wait for and the results to show."""
-
-    tasks: list[dict[str, Any]]
-    run_tasks: list[str]
-    entries: list[FuzzEntry]
-
-
-def fuzz_tasks_wanted(with_tests: bool, arguments: Sequence[str], group: str) -> bool:
-    """Whether to create the fuzz tasks at all.
-
-    doit runs every task when the command line names none and the dodo sets no
-    ``default_tasks``, so a fuzz group that merely exists would run on every plain ``doit``.
-    The tasks are therefore made only when wanted: with ``--fuzz``, when the command line names
-    them (``doit astest:fuzz``, ``doit astest:fuzz:wasi:math``) or the dodo's
-    ``default_tasks`` do, and for every command that does not run tasks (``list``, ``info``,
-    ``clean``, ``forget``, …), so they stay visible.
-    """
-    if with_tests or doit_command(arguments) != "run":
-        return True
-    example = f"{group}:summary"
-    # A plain `doit` runs the dodo's default_tasks, which may name the fuzz group.
-    return names_tasks_under(arguments, group, example) or names_tasks_under(
-        default_tasks(arguments), group, example
-    )
-
-
-def fuzz_mode(mode: ModeSettings) -> ModeSettings:
-    """A mode as its fuzz builds see it: bindings, AS_TEST_FUZZ, coverage off (as as-test)."""
-    return replace(
-        mode,
-        target="bindings",
-        build_args=(*mode.build_args, *FUZZ_FLAGS),
-        build_env={**mode.build_env, COVERAGE_ENV_VAR: "0"},
-        build_cmd="",  # as-test's fuzz build ignores buildOptions.cmd too
-        coverage_enabled=False,
-    )
 
 
 def fuzz_tasks(
@@ -216,22 +145,6 @@ def _fuzz_summary_task(
     }
 
 
-def fuzz_targets(root: Path, settings: FuzzSettings) -> list[Spec]:
-    """The fuzz files of one mode's ``fuzz.input`` (a "!" pattern there excludes nothing:
-    as-test's fuzz command globs without exclusions, and config/input_warnings.py says so)."""
-    return discover_specs(root, settings.input_patterns, FUZZ_SUFFIX)
-
-
-def fuzz_files(mode: ModeSettings, target: Spec) -> dict[str, str]:
-    """Where a fuzz target's build and result go, per mode (--list shows the wasm)."""
-    stem = posixpath.join(mode.out_dir, "fuzz", target.spec_id)
-    return {
-        "wasm": f"{stem}.fuzz.wasm",
-        "record": f"{stem}.fuzz.build.json",
-        "result": f"{stem}.fuzz.result.json",
-    }
-
-
 def _build_task(
     root: Path,
     mode: ModeSettings,
@@ -260,7 +173,6 @@ def _run_task(
 ) -> dict[str, Any]:
     campaign, fuzz_file = request.campaign, request.fuzz_file
     seed_text = "a random seed" if campaign.seed_is_random else f"seed {campaign.seed}"
-    leftovers = fuzz_leftovers(request.crash_dir, fuzz_file.spec_id, fuzz_file.mode)
     return {
         "basename": request.group,
         "name": f"{fuzz_file.mode}:{fuzz_file.spec_id}",
@@ -269,7 +181,13 @@ def _run_task(
         "file_dep": doit_paths(root, [request.build_record_path]),
         "targets": doit_paths(root, [request.result_path]),
         # The result, and the crash records of the campaign and its failing fuzzers.
-        "clean": [clean_targets, (remove_files, [str(root), leftovers])],
+        "clean": [
+            clean_targets,
+            (
+                remove_fuzz_leftovers,
+                [str(root), request.crash_dir, fuzz_file.spec_id, fuzz_file.mode],
+            ),
+        ],
         "uptodate": [
             InputsChanged("fuzz", _run_key(request)),
             LastFuzzPassed(str(root), request.result_path),

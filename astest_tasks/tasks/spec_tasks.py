@@ -12,12 +12,17 @@ from typing import Any
 
 from doit.task import clean_targets
 
+from astest_tasks.actions.cleaning import remove_run_leftovers
+from astest_tasks.actions.doors import run_spec
 from astest_tasks.build.imports import ImportScanCache
 from astest_tasks.config.layout import doit_paths, spec_identity
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.model.snapshots import SnapshotUpdate, snapshot_candidates
+from astest_tasks.plan.cache_keys import run_key
+from astest_tasks.plan.planning import PlannedSpec
+from astest_tasks.plan.run_settings import RunSettings
 from astest_tasks.remote.session import RemoteUse
 from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
 from astest_tasks.run.run_request import Progress, RunRequest, SnapshotChoice
@@ -25,7 +30,6 @@ from astest_tasks.run.runner_files import default_runner_path, ensure_default_ru
 from astest_tasks.run.runtime import Runtime
 from astest_tasks.schedule.scheduler import Scheduler
 from astest_tasks.tasks.build_task import build_request, compile_task_fields
-from astest_tasks.tasks.cache_keys import run_key
 from astest_tasks.tasks.checks import (
     Always,
     BuildUpToDate,
@@ -34,10 +38,6 @@ from astest_tasks.tasks.checks import (
     NotHandedOver,
     SnapshotsUnchanged,
 )
-from astest_tasks.tasks.cleaning import remove_files, run_leftovers
-from astest_tasks.tasks.planning import PlannedSpec
-from astest_tasks.tasks.run_action import run_spec
-from astest_tasks.tasks.run_settings import RunSettings
 
 
 def build_task(
@@ -130,7 +130,7 @@ def run_task(
         "setup": list(pipeline.setup),
         "uptodate": _run_checks(root, planned, settings, request),
         # The result, and what the run left beside it: its crash record and readable log.
-        "clean": [clean_targets, (remove_files, [str(root), run_leftovers(request)])],
+        "clean": [clean_targets, (remove_run_leftovers, [str(root), request])],
         "meta": pipeline.meta(
             "run", mode=mode.name, spec=spec.path, spec_id=spec.spec_id, target=mode.target
         ),

@@ -7,6 +7,11 @@ import posixpath
 from collections.abc import Sequence
 from typing import Any
 
+from astest_tasks.actions.cleaning import (
+    remove_orphaned_crash_records,
+    remove_summary_leftovers,
+)
+from astest_tasks.actions.doors import show_summary_from_worker, summarize
 from astest_tasks.config.layout import spec_files
 from astest_tasks.config.run_switches import ShowCoverage
 from astest_tasks.core.records import encode
@@ -14,14 +19,8 @@ from astest_tasks.output.coverage_threshold import check_threshold_modes
 from astest_tasks.output.fuzz_summary import FuzzEntry
 from astest_tasks.output.latest_log import logs_root_of
 from astest_tasks.output.summary import SummaryEntry, SummaryPlan
+from astest_tasks.plan.planning import Plan
 from astest_tasks.tasks.checks import Always
-from astest_tasks.tasks.cleaning import (
-    remove_files,
-    remove_orphaned_crash_records,
-    summary_leftovers,
-)
-from astest_tasks.tasks.planning import Plan
-from astest_tasks.tasks.summary_action import show_summary_from_worker, summarize
 
 
 def summary_entries(plan: Plan) -> list[SummaryEntry]:
@@ -87,7 +86,7 @@ def summary_task(
         "uptodate": [Always(False, "the summary always runs: it shows cached results too")],
         "verbosity": 2,  # our output is the point: never let doit capture it
         "clean": [
-            (remove_files, [root, summary_leftovers(summary.report_path, coverage_dirs)]),
+            (remove_summary_leftovers, [root, summary.report_path, coverage_dirs]),
             (remove_orphaned_crash_records, [root, crash_dirs]),
         ],
         "meta": pipeline.meta("summary", report=summary.report_path),

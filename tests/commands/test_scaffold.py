@@ -15,7 +15,7 @@ from astest_tasks.commands.scaffold import (
 )
 from astest_tasks.config.project_config import load_config, select_modes
 from astest_tasks.output.report_state import STATE_FILE
-from astest_tasks.tasks.options import OPTIONS
+from astest_tasks.plan.options import OPTIONS
 
 REPO = Path(__file__).resolve().parents[2]
 

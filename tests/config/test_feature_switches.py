@@ -14,7 +14,7 @@ from astest_tasks.config.feature_switches import FeatureSwitches, combined_cover
 from astest_tasks.config.project_config import ModeSettings, load_config
 from astest_tasks.config.toolchain import Package, Toolchain
 from astest_tasks.core.errors import UserError
-from astest_tasks.tasks.cache_keys import build_key
+from astest_tasks.plan.cache_keys import build_key
 
 RULES_1_0 = AsTestRules.for_version(AsTestVersion.parse("1.0.7"))
 RULES_1_8 = AsTestRules.for_version(AsTestVersion.parse("1.8.0"))

@@ -52,7 +52,7 @@ def test_meta_names_the_kind_and_the_creator_for_reporters() -> None:
 
 def test_sharded_carries_the_shard_and_its_durations_file() -> None:
     # Reading `--shard` and refusing durations without a shard is the options' job
-    # (tests/tasks/test_options.py).
+    # (tests/plan/test_options.py).
     sharded = Pipeline().sharded(Shard.parse("2/4"), "report.json")
     assert (sharded.shard, sharded.shard_durations) == (Shard(2, 4), "report.json")
     assert Pipeline().sharded(None, "").shard is None

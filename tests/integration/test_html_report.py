@@ -4,7 +4,9 @@ drives it) from a file:// URL, the way a person opens a CI artifact.
 
 What a person must see: the failing spec's row in the matrix, its failure (the test's name, a
 ``<script>`` that must show as text and never run, expected and received, its log line and the
-command that runs it again), and the coverage source with a covered and an uncovered line. The
+command that runs it again), every test of every spec with its verdict and time (passing and
+skipped too, the cached spec's as well), and the coverage source with a covered and an
+uncovered line. The
 test saves a screenshot; ``ASTEST_HTML_SCREENSHOT=docs/img/html-report.png`` also writes it
 there (how the docs' picture is made).
 """
@@ -29,6 +31,16 @@ pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("html-report")]
 
 HTML = ".as-test/html/index.html"
 CHECKOUT = "assembly/__tests__/checkout.spec.ts"
+PRICES = "assembly/__tests__/prices.spec.ts"
+# Every test of the fixture's specs with its verdict, as each mode must list it.
+EVERY_TEST = {
+    CHECKOUT: [("checkout > <script>alert(1)</script>", "FAIL")],
+    PRICES: [
+        ("prices > a total", "PASS"),
+        ("prices > a discount", "PASS"),
+        ("prices > a refund", "SKIP"),
+    ],
+}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -114,6 +126,32 @@ def test_a_person_sees_the_failure_and_the_coverage_in_chromium(
     assert screenshot.read_bytes().startswith(PNG_SIGNATURE)
     if os.environ.get("ASTEST_HTML_SCREENSHOT"):
         shutil.copyfile(screenshot, os.environ["ASTEST_HTML_SCREENSHOT"])
+    page.close()
+
+
+def test_every_test_of_every_spec_is_listed_with_its_verdict_and_time_in_chromium(
+    ran: tuple[Project, DoitRun], chromium: Any
+) -> None:
+    """Each spec's row links to its section; opened, it lists every test of each mode with its
+    verdict, a time for each test that ran and none for the skipped one. The passing spec's
+    result is the cached one of the first run: its tests come from the stored result."""
+    project, _ = ran
+    page = chromium.new_page(viewport={"width": 1100, "height": 900})
+    page.goto((project.root / HTML).as_uri())
+    for spec, expected in EVERY_TEST.items():
+        page.locator("table.matrix th.spec a", has_text=spec).click()
+        section = page.locator("details.spec-tests:target")
+        assert section.locator("summary .spec").inner_text() == spec
+        if section.get_attribute("open") is None:  # a passing spec's section is folded
+            section.locator("summary").click()
+        for mode in ("wasi", "bindings"):
+            rows = section.locator(f"table.tests[data-mode={mode}] tr").all()
+            cells = [[cell.inner_text() for cell in row.locator("td").all()] for row in rows]
+            assert [(name, verdict) for verdict, name, _ in cells] == expected, (spec, mode)
+            for verdict, name, time in cells:
+                ran_it = verdict != "SKIP"
+                assert bool(re.fullmatch(r"[0-9.]+ (ms|s)", time)) is ran_it, (name, time)
+            assert section.locator(f"table.tests[data-mode={mode}] td.test").first.is_visible()
     page.close()
 
 

@@ -60,6 +60,21 @@ NOT_FOR_A_NO_CHANGE_RUN = (
     "astest_tasks.output.doctor_report",
     "astest_tasks.output.html",
     "astest_tasks.run.wasm_host",
+    # Nothing is built or run: the actions that would, and what only they use (issue 40).
+    "astest_tasks.actions.build_action",
+    "astest_tasks.actions.run_action",
+    "astest_tasks.actions.remote_actions",
+    "astest_tasks.actions.fuzz_actions",
+    "astest_tasks.tasks.fuzz_tasks",
+    "astest_tasks.build.compiler",
+    "astest_tasks.build.compile_server",
+    "astest_tasks.build.module_check",
+    "astest_tasks.schedule.compile_pool",
+    "astest_tasks.schedule.compile_ahead",
+    "astest_tasks.schedule.shared_compiler",
+    "astest_tasks.schedule.run_helper",
+    "astest_tasks.model.crash_records",
+    "astest_tasks.fuzz.crash_records",
 )
 
 

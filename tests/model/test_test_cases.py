@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from astest_tasks.model.guest_report import Expectation, Suite, Verdict
 from astest_tasks.model.test_cases import TestCase, test_cases
 
@@ -70,8 +72,46 @@ def test_one_failure_reads_as_before() -> None:
 
 
 def test_rows_round_trip_through_json_with_integer_counts() -> None:
-    cases = test_cases((suite("t", "test", expectation(Verdict.FAIL, "m")), suite("e", "test")))
+    cases = test_cases(
+        (
+            suite("t", "test", expectation(Verdict.FAIL, "m")),
+            suite("e", "test"),
+            suite("x", "xtest", verdict=Verdict.SKIP),
+        )
+    )
     for case in cases:
         row = json.loads(json.dumps(case.to_row()))
-        assert all(type(n) is int for n in row[-3:])
+        assert all(type(n) is int for n in row[6:9])
         assert TestCase.from_row(row) == case
+    assert [len(case.to_row()) for case in cases] == [10, 10, 9], "untimed: the nine fields"
+
+
+def test_a_test_block_carries_its_time_and_other_blocks_none() -> None:
+    """The page lists each test's time: a test/it/only block's ``end - start``, as --durations
+    ranks them; a describe's own expectations (its time holds its children's), a skipped test
+    and a block the guest did not time have none."""
+    timed = Suite("t", "it", 1, Verdict.OK, 2.0, 2.75, (), (expectation(Verdict.OK),), ())
+    untimed = Suite("u", "test", 1, Verdict.OK, 0.0, 0.0, (), (expectation(Verdict.OK),), ())
+    empty = Suite("e", "test", 1, Verdict.OK, 5.0, 5.5, (), (), ())
+    skipped = Suite("x", "xtest", 1, Verdict.SKIP, 0.0, 0.0, (), (), ())
+    outer = Suite(
+        "d", "describe", 0, Verdict.OK, 0.0, 9.0, (timed, untimed, empty, skipped),
+        (expectation(Verdict.OK),), (),
+    )  # fmt: skip
+    found = [(case.name, case.duration_ms) for case in test_cases((outer,))]
+    assert found == [
+        ("d", None),
+        ("d > t", 0.75),
+        ("d > u", None),
+        ("d > e", 0.5),
+        ("d > x", None),
+    ]
+
+
+def test_a_row_stored_before_times_reads_as_untimed_and_a_bad_time_is_refused() -> None:
+    old = ["t", "ok", "", "", "", "", 1, 0, 0]
+    assert TestCase.from_row(old) == TestCase("t", Verdict.OK, passed=1)
+    assert TestCase.from_row([*old, 3]).duration_ms == 3.0
+    for bad in ("3", True, float("nan"), float("inf"), [1]):
+        with pytest.raises(ValueError, match="time should be a finite number or null"):
+            TestCase.from_row([*old, bad])

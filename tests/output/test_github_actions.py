@@ -17,7 +17,6 @@ from astest_tasks.output.github_actions import (
     Annotation,
     annotation_lines,
     in_github_actions,
-    parse_location,
     print_annotations,
     repository_root,
 )
@@ -129,12 +128,6 @@ def test_without_git_the_workspace_then_the_project_is_the_root(tmp_path: Path) 
         pytest.skip("the temporary folder is inside a git work tree")
     assert repository_root(project, {"GITHUB_WORKSPACE": str(tmp_path)}) == tmp_path.resolve()
     assert repository_root(project, {"GITHUB_WORKSPACE": "/elsewhere"}) == project.resolve()
-
-
-def test_locations_read_as_as_tests_parse_location() -> None:
-    assert parse_location("12:7") == (12, 7)
-    assert parse_location(" 12 ") == (12, 0)
-    assert parse_location("") == parse_location("a:b") == (0, 0)
 
 
 def test_only_github_actions_own_value_turns_it_on() -> None:

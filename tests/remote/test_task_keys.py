@@ -15,6 +15,8 @@ from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.project_config import load_config
 from astest_tasks.config.toolchain import Package, Toolchain
+from astest_tasks.plan.cache_keys import build_key, run_key
+from astest_tasks.plan.options import TaskOptions
 from astest_tasks.remote import task_keys
 from astest_tasks.remote.task_keys import (
     MISSING,
@@ -25,10 +27,8 @@ from astest_tasks.remote.task_keys import (
     portable_name,
 )
 from astest_tasks.run.default_runtime import DefaultRuntime
-from astest_tasks.tasks.cache_keys import build_key, run_key
 from astest_tasks.tasks.checks import InputsChanged, SnapshotsUnchanged
 from astest_tasks.tasks.creator import create_tasks
-from astest_tasks.tasks.options import TaskOptions
 from tests.conftest import write_project
 
 URL = "http://127.0.0.1:9/astest"  # never asked: these tests only compute keys

@@ -665,7 +665,7 @@ def test_a_module_winch_refuses_is_compiled_by_cranelift(
 def test_a_run_whose_stack_ran_out_says_so_and_which_compiler_compiled_it(
     tmp_path: Path, compiler: WasmCompiler
 ) -> None:
-    """The run action then runs it again under the other compiler (tasks/run_action.py)."""
+    """The run action then runs it again under the other compiler (actions/run_action.py)."""
     endless = wasi_module(then="(drop (call $depth (i32.const -1)))", extra=RECURSE)
     result, _ = run(tmp_path, endless, compiler=compiler)
     assert result.trap is not None and "call stack exhausted" in result.trap

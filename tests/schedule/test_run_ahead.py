@@ -24,7 +24,7 @@ from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.run_request import RunRequest
 from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
 from astest_tasks.run.runtime_request import RuntimeRequest
-from astest_tasks.schedule import run_ahead, scheduler
+from astest_tasks.schedule import run_ahead, run_helper, scheduler
 from astest_tasks.schedule.run_ahead import RunAhead
 from astest_tasks.schedule.run_helper import Answer
 from astest_tasks.tasks.checks import NotHandedOver
@@ -98,7 +98,7 @@ class StandInHelper:
 def stand_in_helper(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     StandInHelper.made = []
     StandInHelper.first_made = threading.Event()
-    monkeypatch.setattr(run_ahead, "RunHelper", StandInHelper)
+    monkeypatch.setattr(run_helper, "RunHelper", StandInHelper)  # run_ahead imports it late
     # No run in these tests is long unless a test says so.
     monkeypatch.setattr(run_ahead, "LONG_RUN_S", 3600.0)
     yield
@@ -311,7 +311,7 @@ def test_no_helper_to_be_had_leaves_every_run_to_doit(
     def no_process() -> None:
         raise OSError(24, "Too many open files")
 
-    monkeypatch.setattr(run_ahead, "RunHelper", no_process)
+    monkeypatch.setattr(run_helper, "RunHelper", no_process)
     ahead, (first, second, third) = planned(tmp_path, "a", "b", "c")
     for run in (second, third):
         build(ahead, run)

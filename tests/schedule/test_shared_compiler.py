@@ -14,10 +14,10 @@ import pytest
 
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.core.errors import UserError
+from astest_tasks.plan.doit_argv import forks_worker_processes
 from astest_tasks.schedule import shared_compiler
 from astest_tasks.schedule.build_prefetch import PlannedBuild
 from astest_tasks.schedule.scheduler import Scheduler
-from astest_tasks.tasks.doit_argv import forks_worker_processes
 from tests.conftest import make_build_request
 
 

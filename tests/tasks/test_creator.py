@@ -11,12 +11,13 @@ from doit.exceptions import InvalidTask, TaskFailed
 
 from astest_tasks.config import toolchain
 from astest_tasks.config.git_changes import ChangedFiles
+from astest_tasks.core import project_lock
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import Stage, Status, read_result, write_result
-from astest_tasks.tasks import plan_specs, project_lock
+from astest_tasks.plan import plan_specs
+from astest_tasks.plan.options import TaskOptions
 from astest_tasks.tasks.creator import create_tasks
 from astest_tasks.tasks.factory import make_astest_tasks
-from astest_tasks.tasks.options import TaskOptions
 from tests.conftest import (
     ProjectBuilder,
     make_build_failure,

@@ -14,10 +14,10 @@ from doit.loader import _get_task_creators
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.shards import Shard
 from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.plan.command_line import CommandLine
+from astest_tasks.plan.options import TaskOptions
 from astest_tasks.tasks import factory
-from astest_tasks.tasks.command_line import CommandLine
 from astest_tasks.tasks.factory import make_astest_tasks
-from astest_tasks.tasks.options import TaskOptions
 
 
 def test_doit_finds_the_creator_under_its_basename_whatever_the_variable() -> None:

@@ -1,7 +1,7 @@
 """The report formats the summary and ``astest merge`` write, by name (as doit's reporters are).
 
 Every registered format is written on every run, beside report.json, in the order listed here;
-``doit clean`` removes them all (tasks/cleaning.py), and the summary rewrites them only when a
+``doit clean`` removes them all (actions/cleaning.py), and the summary rewrites them only when a
 result, an option or this list changed (output/report_state.py). To add a format, write a module
 here whose ``FORMAT`` is a ``ReportFormat`` (``TextFormat`` for a file that is one text) and add
 it to ``REPORT_FORMATS``.

@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from astest_tasks.coverage.model import CoveragePoint, FileCoverage
 from astest_tasks.coverage.points import SourceLines
+from astest_tasks.model.locations import parse_location
 from astest_tasks.output.text_caps import cut_name
 
 MAX_POINTS_DESCRIBED = 20  # points a line's tooltip names (a spec may put thousands on one)
@@ -112,13 +113,12 @@ class PointedLine:
 
 def pointed_line(sources: SourceLines, file: str, location: str) -> PointedLine | None:
     """The line of ``file`` that ``location`` ("line:col") names; None when there is none."""
-    line_text, _, column_text = location.partition(":")
-    if not line_text.isdigit():
+    number, column_number = parse_location(location)
+    if number == 0:
         return None
-    number = int(line_text)
     text = sources.line(file, number)
     if not text.strip():
         return None
-    column = int(column_text) - 1 if column_text.isdigit() and int(column_text) > 0 else 0
+    column = column_number - 1 if column_number > 0 else 0
     column = min(column, max(0, len(text) - 1))
     return PointedLine(number, text[:column], text[column : column + 1], text[column + 1 :])

@@ -1,8 +1,9 @@
 """The HTML report's data, made from the stored results only: the spec x mode matrix, the
-failures, the slowest specs against their last runs, coverage with its source, fuzz campaigns.
+failures, every spec's tests (test_list.py), the slowest specs against their last runs,
+coverage with its source, fuzz campaigns.
 
 Everything here is plain text and numbers (the templates escape all of it). A big suite must not
-make a big page: what grows with the number of failures or source lines is capped, and so is
+make a big page: what grows with the number of failures, tests or source lines is capped, and so is
 the length of every name and log line a spec (or a stored record) hands us; the page says how
 much it left out and where the rest is (report.json, the coverage files).
 """
@@ -31,6 +32,7 @@ from astest_tasks.output.html.source_view import (
     file_source,
     pointed_line,
 )
+from astest_tasks.output.html.test_list import SpecTests, spec_anchors, spec_tests
 from astest_tasks.output.latest_log import lines_of_whole_json
 from astest_tasks.output.text_caps import MAX_LINE, MAX_TEXT, cut, cut_name, first_part, last_part
 
@@ -54,6 +56,7 @@ class Cell:
 @dataclass(frozen=True)
 class Row:
     spec: str
+    anchor: str  # the id of the spec's section of tests
     cells: tuple[Cell | None, ...]  # one per mode, None where the spec is not in that mode
 
 
@@ -147,6 +150,8 @@ class Page:
     rows: tuple[Row, ...]
     failures: tuple[SpecFailures, ...]
     failures_left_out: int
+    spec_tests: tuple[SpecTests, ...]
+    tests_left_out: int
     slowest: tuple[SlowSpec, ...]
     coverage: CoverageView | None
     fuzz: tuple[FuzzView, ...]
@@ -166,6 +171,7 @@ def page_of(reports: ReportInput) -> Page:
     for item in shown:
         tests = tests + item.result.counts
     shard = reports.shard
+    listed, tests_left_out = spec_tests(shown, reports.spec_points)
     return Page(
         files={status.value: sum(s.result.status is status for s in shown) for status in Status},
         tests=tests,
@@ -174,6 +180,8 @@ def page_of(reports: ReportInput) -> Page:
         rows=_rows(shown, anchors),
         failures=failures,
         failures_left_out=left_out,
+        spec_tests=listed,
+        tests_left_out=tests_left_out,
         slowest=_slowest(shown, reports.context.history),
         coverage=_coverage(reports.coverage, sources),
         fuzz=tuple(_fuzz(item) for item in reports.context.fuzz),
@@ -196,6 +204,7 @@ def _rows(shown: Sequence[Shown], anchors: dict[tuple[str, str], str]) -> tuple[
     """One row per spec and one cell per mode, keyed by the whole names; only the label shown
     is cut (text_caps.cut_name)."""
     modes = _modes(shown)
+    sections = spec_anchors(shown)
     by_spec: dict[str, dict[str, Cell]] = {}
     for item in shown:
         result = item.result
@@ -207,7 +216,7 @@ def _rows(shown: Sequence[Shown], anchors: dict[tuple[str, str], str]) -> tuple[
             anchor=anchors.get((result.mode, result.spec), ""),
         )
     return tuple(
-        Row(cut_name(spec), tuple(cells.get(mode) for mode in modes))
+        Row(cut_name(spec), sections[spec], tuple(cells.get(mode) for mode in modes))
         for spec, cells in by_spec.items()
     )
 

@@ -14,6 +14,7 @@ import junitparser
 import pytest
 from tap.parser import Parser as TapParser
 
+from astest_tasks.actions.cleaning import summary_leftovers
 from astest_tasks.config.shards import ShardPart
 from astest_tasks.model.results import write_result
 from astest_tasks.output import formats
@@ -22,7 +23,6 @@ from astest_tasks.output.console import Shown
 from astest_tasks.output.formats import REPORT_FORMATS, report_file_names, write_report_files
 from astest_tasks.output.formats.base import ReportInput, TextFormat
 from astest_tasks.output.summary import load_specs, write_report
-from astest_tasks.tasks.cleaning import summary_leftovers
 from tests.output.test_ci_reports import BROKEN, MATH, PASSING
 from tests.output.test_summary import REPORT, plan, table_result
 

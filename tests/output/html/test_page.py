@@ -8,8 +8,11 @@ from pathlib import Path
 
 from astest_tasks.model.guest_report import Expectation, FailureDetail, Suite, Verdict
 from astest_tasks.model.results import Status
+from astest_tasks.model.test_cases import TestCase
 from astest_tasks.output.console import Shown
+from astest_tasks.output.formats.base import ReportInput
 from astest_tasks.output.fuzz_summary import ShownFuzz
+from astest_tasks.output.html import test_list
 from astest_tasks.output.html.page import render_page
 from astest_tasks.output.text_caps import MAX_LINE, MAX_NAME
 from tests.conftest import make_spec_result
@@ -18,18 +21,23 @@ from tests.output.html.test_view import FAILING, OTHER, project, reports
 
 
 class Page(HTMLParser):
-    """The page as a browser parses it: its elements, its text, and what it would fetch."""
+    """The page as a browser parses it: its elements, its text, what it would fetch, its ids and
+    the in-page links it holds."""
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self.tags: list[str] = []
         self.text: list[str] = []
         self.fetched: list[str] = []
+        self.ids: list[str] = []
+        self.links: list[str] = []
         self.feed(text)
         self.close()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append(tag)
+        self.ids += [value or "" for name, value in attrs if name == "id"]
+        self.links += [(value or "")[1:] for name, value in attrs if name == "href"]
         for name, value in attrs:
             if name in {"src", "href", "srcset", "action"} and not (value or "").startswith("#"):
                 self.fetched.append(f"{tag} {name}={value}")
@@ -76,7 +84,7 @@ def test_the_page_needs_nothing_beside_it(tmp_path: Path) -> None:
     assert page.fetched == []
     assert "script" not in page.tags and "link" not in page.tags
     assert {"style", "svg"} - set(page.tags) == {"svg"}, "no chart without history"
-    for heading in ("Specs", "Failures", "Slowest specs", "Coverage", "Fuzz campaigns"):
+    for heading in ("Specs", "Failures", "Tests", "Slowest specs", "Coverage", "Fuzz campaigns"):
         assert heading in page.text
     assert "repro: " in page.all_text and "doit astest --mode wasi --spec" in page.all_text
     assert "(cached)" in page.all_text
@@ -121,3 +129,71 @@ def test_a_huge_name_and_huge_log_lines_make_a_small_page() -> None:
     shown = Page(text).all_text
     assert f"{'n' * MAX_NAME}… ({4_000_002 - MAX_NAME} more characters)" in shown
     assert shown.count(f"{'l' * MAX_LINE}… ({1_000_000 - MAX_LINE} more characters)") == 10
+
+
+def test_each_spec_row_links_to_its_section_listing_every_test_as_text() -> None:
+    """The spec table's rows link to folded sections (a failing spec's open) that list each
+    test, passing and skipped too; every link lands on an id of the page, and a test named
+    with markup is shown as text."""
+    failing = make_spec_result("cart", Status.FAILED)
+    passing = make_spec_result("other")
+    cases = [
+        TestCase("cart > <script>alert(1)</script>", Verdict.FAIL, failed=1, duration_ms=3.0),
+        TestCase("cart > adds", Verdict.OK, passed=1, duration_ms=0.25),
+        TestCase("cart > later", Verdict.SKIP, skipped=1),
+    ]
+    shown = [Shown(failing, False), Shown(passing, False)]
+    text = render_page(ReportInput(shown, [s.result.to_json() for s in shown], [cases, cases[1:2]]))
+    page = Page(text)
+    assert "script" not in page.tags
+    row_links = [link for link in page.links if link.startswith("tests-")]
+    assert row_links == ["tests-1", "tests-2"]
+    assert set(page.links) - {""} <= set(page.ids), "every in-page link lands"
+    assert '<details class="spec-tests" id="tests-1" open>' in text
+    assert '<details class="spec-tests" id="tests-2">' in text, "a passing spec is folded"
+    tests = page.all_text[page.all_text.index("Tests\n") :]
+    for shown_text in (
+        "FAILcart > <script>alert(1)</script>3.0 ms",
+        "PASScart > adds0.2 ms",
+        "SKIPcart > later\N{EN DASH}",  # no time: a dash
+        "wasi (3 tests)",
+    ):
+        assert shown_text in tests.replace("\n", "")
+
+
+def test_a_suite_of_360006_tests_makes_a_page_under_the_big_suite_bound() -> None:
+    """The big suite's shape at its worst for this list: 3 specs in two modes of 60,001 tests
+    each (as bench/generate_big_suite.py's 360,006 expectations, one test apiece), the first
+    spec failing every one. The page stays under the bound of the big suite's page above."""
+    shown: list[Shown] = []
+    spec_cases: list[list[TestCase]] = []
+    for number in range(3):
+        verdict = Verdict.FAIL if number == 0 else Verdict.OK
+        cases = [
+            TestCase(
+                f"table {number} > row {row}",
+                verdict,
+                passed=int(verdict is Verdict.OK),
+                failed=int(verdict is Verdict.FAIL),
+                duration_ms=0.125,
+            )
+            for row in range(60_001)
+        ]
+        failures = tuple(
+            FailureDetail(c.name, "9:7", "toBe", "1", "2", "") for c in cases if c.failed
+        )
+        for mode in ("wasi", "bindings"):
+            result = make_spec_result(
+                f"table{number}",
+                Status.FAILED if failures else Status.PASSED,
+                mode=mode,
+                failure_list=failures,
+            )
+            shown.append(Shown(result, False))
+            spec_cases.append(cases)
+    reports = ReportInput(shown, [s.result.to_json() for s in shown], spec_cases)
+    assert sum(len(cases) for cases in spec_cases) == 360_006
+    text = render_page(reports)
+    assert text.count("<tr><td class=") == test_list.MAX_TESTS
+    assert f"{360_006 - test_list.MAX_TESTS} tests are left out of this page" in text
+    assert len(text.encode("utf-8")) < 100_000

@@ -1,0 +1,70 @@
+"""The actions as doit's dicts name them, each importing its module on its first call.
+
+A doit call with nothing to build or run (the no-change run, `doit list`) makes every task but
+calls only the summary's action; importing the build, run and fuzz actions with the tasks would
+load the compiler's, the runtimes' and the remote cache's modules for nothing (issue 40). Each
+door takes exactly its action's arguments, which doit passes by position, and returns what the
+action returns. Doors are module-level functions, so doit's ``-n N`` workers find them by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from doit.exceptions import TaskFailed
+
+    from astest_tasks.actions.fuzz_actions import FuzzRunRequest
+    from astest_tasks.build.build_request import BuildRequest
+    from astest_tasks.remote.session import RemoteUse
+    from astest_tasks.remote.task_keys import RemoteTask
+    from astest_tasks.run.run_request import RunRequest
+
+
+def build_spec(build: BuildRequest, remote: RemoteTask | None = None) -> bool | TaskFailed:
+    from astest_tasks.actions.build_action import build_spec as action
+
+    return action(build, remote)
+
+
+def run_spec(
+    run: RunRequest, session: str, remote: RemoteTask | None = None
+) -> dict[str, str] | TaskFailed:
+    from astest_tasks.actions.run_action import run_spec as action
+
+    return action(run, session, remote)
+
+
+def summarize(
+    plan: dict[str, object], session: str, remote: RemoteUse | None = None
+) -> bool | TaskFailed:
+    from astest_tasks.actions.summary_action import summarize as action
+
+    return action(plan, session, remote)
+
+
+def show_summary_from_worker(
+    plan: dict[str, object], session: str, remote: RemoteUse | None = None
+) -> None:
+    from astest_tasks.actions.summary_action import show_summary_from_worker as action
+
+    action(plan, session, remote)
+
+
+def run_fuzz_file(run: FuzzRunRequest, session: str) -> bool | TaskFailed:
+    from astest_tasks.actions.fuzz_actions import run_fuzz_file as action
+
+    return action(run, session)
+
+
+def summarize_fuzz(plan: Mapping[str, object], session: str) -> bool | TaskFailed:
+    from astest_tasks.actions.fuzz_summary_action import summarize_fuzz as action
+
+    return action(plan, session)
+
+
+def show_fuzz_summary_from_worker(plan: Mapping[str, object], session: str) -> None:
+    from astest_tasks.actions.fuzz_summary_action import show_fuzz_summary_from_worker as action
+
+    action(plan, session)

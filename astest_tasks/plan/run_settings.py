@@ -1,0 +1,63 @@
+"""What one doit call asks of every run task: its limits per mode and its one-run switches.
+
+Read once when the tasks are planned (planning.py); the run tasks, their cache keys and the
+fuzz runs take their values from here, so each option is parsed in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from astest_tasks.config.pipeline import Pipeline
+from astest_tasks.config.project_config import ProjectConfig
+from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.plan.options import TaskOptions
+from astest_tasks.remote.session import RemoteUse
+from astest_tasks.run.limits import (
+    MEMORY_LIMIT,
+    OUTPUT_LIMIT,
+    TIMEOUT,
+    ModeLimits,
+    PerMode,
+    parse_per_mode,
+)
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """The limit options (``10,web=30``), read once the config's modes are known."""
+
+    timeout_s: PerMode
+    memory_mib: PerMode
+    output_mib: PerMode
+
+    @classmethod
+    def parse(cls, options: TaskOptions, config: ProjectConfig) -> RunLimits:
+        modes = {config.base.name, *config.modes}
+        return cls(
+            timeout_s=parse_per_mode(options.timeout, TIMEOUT, modes),
+            memory_mib=parse_per_mode(options.memory_limit, MEMORY_LIMIT, modes),
+            output_mib=parse_per_mode(options.output_limit, OUTPUT_LIMIT, modes),
+        )
+
+    def of_mode(self, mode: str) -> ModeLimits:
+        return ModeLimits(
+            self.timeout_s.for_mode(mode),
+            self.memory_mib.for_mode(mode),
+            self.output_mib.for_mode(mode),
+        )
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What this doit call asked of every run task."""
+
+    limits: RunLimits
+    session: str  # marks results written by this doit call as fresh
+    update: SnapshotUpdate
+    progress_file: str  # counts finished specs across doit's workers, for the live lines
+    pipeline: Pipeline
+    as_test_version: str = ""  # the installed as-test: its run-side rules apply (run_rules.py)
+    no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass unchecked
+    coverage_detail: bool = False  # --show-coverage: detailed coverage points for the gap tree
+    remote: RemoteUse | None = None  # --remote-cache: the shared cache builds and runs ask first

@@ -1,0 +1,96 @@
+"""A corrupt doit state file is named in one line, before doit trips over it with a traceback.
+
+doit opens its state file (``.doit.db``) after importing the dodo file and before loading any
+task, and its sqlite backend lets ``sqlite3.DatabaseError`` escape as a traceback. The dodo
+import is the last moment our code runs before that, so the check runs there. Only the
+dependency file doit is about to open is read, and nothing is written: deleting it is the
+user's call, and it costs one rebuild and re-run of every spec, never a result or a snapshot.
+"""
+
+from __future__ import annotations
+
+import dbm
+import os
+import sqlite3
+from collections.abc import Sequence
+from contextlib import closing
+from pathlib import Path
+
+from astest_tasks.core.errors import UserError
+from astest_tasks.core.json_text import parse_json
+from astest_tasks.plan.doit_argv import dodo_config
+
+DEFAULT_STATE_FILE = ".doit.db"  # doit's own default for --db-file
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def state_file_from_argv(arguments: Sequence[str]) -> str:
+    """The state file doit will open: its ``--db-file`` option, else the dodo's ``dep_file``
+    (when DOIT_CONFIG is defined before the task creator is made), else doit's default."""
+    for index, word in enumerate(arguments):
+        if word == "--db-file" and index + 1 < len(arguments):
+            return arguments[index + 1]
+        if word.startswith("--db-file="):
+            return word.removeprefix("--db-file=")
+    return str(dodo_config(arguments).get("dep_file") or DEFAULT_STATE_FILE)
+
+
+# Files found readable in this process. Every task creator a dodo makes checks when it is made
+# (and the astest command's loader too), all before doit opens the file once: read it once.
+_READABLE: set[str] = set()
+
+
+def check_state_file(path: Path) -> None:
+    """Raise UserError when ``path`` exists but no doit backend can read it."""
+    key = os.path.abspath(path)
+    if key in _READABLE:
+        return
+    problem = state_file_problem(path)
+    if not problem:
+        _READABLE.add(key)
+    else:
+        raise UserError(
+            f"{path} (doit's record of which tasks are up to date) is corrupt: {problem}; fix: "
+            f"delete it (rm {path}) and run again; every spec is then built and run once more, "
+            "and no result, snapshot or config is lost"
+        )
+
+
+def state_file_problem(path: Path) -> str | None:
+    """Why no doit backend (sqlite3, dbm, json) can open ``path``, or None when one can."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(_SQLITE_HEADER))
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None  # doit creates a missing file; a folder is doit's own error to report
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if not head:
+        return None  # an empty file is a fresh sqlite database to doit
+    if head == _SQLITE_HEADER:
+        return _sqlite_problem(path)
+    if dbm.whichdb(str(path)):
+        return None  # a dbm file: doit's dbm backend reports its own damage clearly
+    if head.lstrip()[:1] == b"{":
+        return _json_problem(path)
+    return "file is not a database"
+
+
+def _sqlite_problem(path: Path) -> str | None:
+    try:
+        # Read-only, so that checking never creates or changes anything.
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as connection:
+            verdict = connection.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    if verdict and verdict[0] != "ok":
+        return f"sqlite reports {verdict[0]}"
+    return None
+
+
+def _json_problem(path: Path) -> str | None:
+    try:
+        parse_json(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        return f"not valid JSON ({exc})"
+    return None

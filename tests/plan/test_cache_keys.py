@@ -1,0 +1,52 @@
+"""Cache-key inputs: the asconfig ``extends`` chain, and what goes into a build key."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from astest_tasks.config.as_test_rules import AsTestRules
+from astest_tasks.config.discovery import Spec
+from astest_tasks.config.project_config import load_config
+from astest_tasks.config.toolchain import Package, Toolchain
+from astest_tasks.plan.cache_keys import asconfig_chain, build_key
+
+
+def test_asconfig_chain_follows_extends_transitively(tmp_path: Path) -> None:
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "base.json").write_text(json.dumps({"options": {}}))
+    (tmp_path / "configs" / "mid.json").write_text(json.dumps({"extends": "./base.json"}))
+    (tmp_path / "asconfig.json").write_text(json.dumps({"extends": "configs/mid.json"}))
+    chain = asconfig_chain(tmp_path, "asconfig.json")
+    assert chain == [
+        str(tmp_path / "asconfig.json"),
+        str(tmp_path / "configs" / "mid.json"),
+        str(tmp_path / "configs" / "base.json"),
+    ]
+
+
+def test_asconfig_chain_stops_at_cycles_missing_files_and_bad_json(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text(json.dumps({"extends": "./b.json"}))
+    (tmp_path / "b.json").write_text(json.dumps({"extends": "./a.json"}))
+    assert asconfig_chain(tmp_path, "a.json") == [
+        str(tmp_path / "a.json"),
+        str(tmp_path / "b.json"),
+    ]
+    assert asconfig_chain(tmp_path, "missing.json") == []
+    (tmp_path / "bad.json").write_text("{")
+    assert asconfig_chain(tmp_path, "bad.json") == [str(tmp_path / "bad.json")]
+
+
+def test_features_are_part_of_the_build_key(tmp_path: Path) -> None:
+    (tmp_path / "as-test.config.json").write_text('{"features": ["simd"]}', encoding="utf-8")
+    mode = load_config(Path("as-test.config.json"), tmp_path, AsTestRules.parse("1.8.0")).base
+    spec = Spec(path="assembly/__tests__/a.spec.ts", spec_id="a")
+    package = Package(name="x", root=tmp_path, version="1")
+    tools = Toolchain(node="node", assemblyscript=package, as_test=package, wasi_shim=None)
+
+    with_simd = build_key(mode, spec, tools)
+    without = build_key(replace(mode, features=()), spec, tools)
+
+    assert with_simd["features"] == ["simd"]
+    assert with_simd != without

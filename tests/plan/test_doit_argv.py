@@ -1,0 +1,164 @@
+"""Reading doit's command line before doit does."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from astest_tasks.plan.doit_argv import (
+    doit_command,
+    forks_worker_processes,
+    names_tasks_under,
+    runs_in_worker_processes,
+    task_options_first,
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        ([], "run"),
+        (["-n", "2"], "run"),
+        (["astest:fuzz"], "run"),
+        (["list", "--all"], "list"),
+        (["clean", "--db-file", "x", "astest"], "clean"),
+        (["--db-file", "x", "clean"], "run"),  # doit itself reads the command first
+        (["astest", "--spec", "info"], "run"),  # a spec named "info" is not the command
+        (["verbose=1", "list"], "list"),  # doit drops its variables first
+    ],
+)
+def test_the_command(argv: list[str], command: str) -> None:
+    assert doit_command(argv) == command
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["astest:fuzz"], True),
+        (["-n", "2", "astest:fuzz:wasi:math"], True),
+        (["astest:*"], True),
+        (["astest:fuzz:*"], True),
+        ([], False),
+        (["astest"], False),
+        (["astest:run:*"], False),
+        (["astest:fuzzy"], False),
+    ],
+)
+def test_whether_a_group_is_named(argv: list[str], named: bool) -> None:
+    assert names_tasks_under(argv, "astest:fuzz", "astest:fuzz:summary") is named
+
+
+@pytest.mark.parametrize(
+    ("argv", "ordered"),
+    [
+        (["--timeout", "30"], ["--timeout", "30"]),
+        (["astest:summary", "--timeout", "30"], ["--timeout", "30", "astest:summary"]),
+        (["--mode", "wasi", "list", "--all"], ["list", "--mode", "wasi", "--all"]),
+        (["forget", "astest", "--mode=wasi"], ["forget", "--mode=wasi", "astest"]),
+        (["-n", "2", "run", "--fuzz"], ["--fuzz", "-n", "2", "run"]),  # "run" is a task here
+        (["v=1", "info", "t", "--spec", "info"], ["v=1", "info", "--spec", "info", "t"]),
+        (["--spec", "list"], ["--spec", "list"]),  # a spec named "list" is not the command
+        (["astest", "--mode"], ["--mode", "astest"]),  # doit then says the value is missing
+        # Short forms move as their long form: the letter may be one of doit's own too.
+        (["list", "-m", "wasi", "--all"], ["list", "--mode", "wasi", "--all"]),
+        (["astest:summary", "-m", "wasi"], ["--mode", "wasi", "astest:summary"]),
+        (["info", "t", "-mwasi"], ["info", "--mode=wasi", "t"]),
+        (["-n", "2", "-e", "simd"], ["--enable", "simd", "-n", "2"]),
+        (["-c", "ci.json", "--continue"], ["--config", "ci.json", "--continue"]),
+    ],
+)
+def test_task_options_move_to_where_the_command_reads_them(
+    argv: list[str], ordered: list[str]
+) -> None:
+    options = [
+        {"long": "timeout", "type": str},
+        {"long": "mode", "short": "m", "type": str},
+        {"long": "spec", "type": str},
+        {"long": "fuzz", "type": bool},
+        {"long": "enable", "short": "e", "type": str},
+        {"long": "config", "short": "c", "type": str},
+    ]
+    assert task_options_first(argv, options) == ordered
+
+
+@pytest.mark.parametrize(
+    ("argv", "ordered"),
+    [
+        (["--changed"], ["--changed=HEAD"]),
+        (["--changed", "list"], ["list", "--changed=HEAD"]),  # the next word is not its value
+        (["--changed", "astest:summary"], ["--changed=HEAD", "astest:summary"]),
+        (["--changed=origin/main", "list"], ["list", "--changed=origin/main"]),
+        (["--changed", "--mode", "wasi"], ["--changed=HEAD", "--mode", "wasi"]),
+    ],
+)
+def test_a_bare_option_of_the_astest_command_takes_its_default_value(
+    argv: list[str], ordered: list[str]
+) -> None:
+    options = [{"long": "changed", "type": str}, {"long": "mode", "type": str}]
+    assert task_options_first(argv, options, {"changed": "HEAD"}) == ordered
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--show-coverage"], ["--show-coverage=on"]),
+        (["--show-coverage", "all", "-n", "2"], ["--show-coverage=all", "-n", "2"]),
+        (["--show-coverage=all", "list"], ["list", "--show-coverage=all"]),
+        (["--show-coverage", "astest:summary"], ["--show-coverage=on", "astest:summary"]),
+    ],
+)
+def test_a_bare_optional_value_option_takes_its_implied_value(
+    argv: list[str], expected: list[str]
+) -> None:
+    options = [{"long": "show-coverage", "type": str}]
+    assert (
+        task_options_first(argv, options, {"show-coverage": "on"}, {"show-coverage": ["all"]})
+        == expected
+    )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "in_workers"),
+    [
+        ([], False),
+        (["-n", "2"], True),
+        (["-n2"], True),
+        (["--process=2"], True),
+        (["--process", "0"], False),
+        (["-n", "2", "-P", "thread"], False),
+        (["-n", "2", "--parallel-type=thread"], False),
+        (["-n", "2", "-P", "process"], True),
+        (["--verbosity", "2", "astest"], False),
+    ],
+)
+def test_compiles_ahead_are_off_when_doit_runs_tasks_in_worker_processes(
+    arguments: list[str], in_workers: bool
+) -> None:
+    assert runs_in_worker_processes(arguments) is in_workers
+
+
+@pytest.mark.parametrize(
+    ("arguments", "config", "forks"),
+    [
+        ([], {}, False),
+        (["-n", "2"], {}, True),
+        ([], {"num_process": 2}, True),  # the dodo's DOIT_CONFIG
+        ([], {"num_process": 2, "par_type": "thread"}, False),
+        (["-n", "0"], {"num_process": 2}, False),  # the command line wins
+        (["-P", "thread"], {"num_process": 2}, False),
+        (["list", "-n", "2"], {}, False),  # only a run runs tasks
+        (["clean"], {"num_process": 2}, False),
+    ],
+)
+def test_whether_doit_forks_worker_processes_reads_the_dodos_config_too(
+    arguments: list[str],
+    config: dict[str, object],
+    forks: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    dodo = types.ModuleType("dodo")
+    dodo.DOIT_CONFIG = config  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "dodo", dodo)
+    assert forks_worker_processes(arguments) is forks

@@ -1,0 +1,88 @@
+"""The doit state file check: which files a doit backend can open, told from hand-made bytes."""
+
+from __future__ import annotations
+
+import dbm.dumb
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from astest_tasks.core.errors import UserError
+from astest_tasks.plan.state_file import check_state_file, state_file_from_argv, state_file_problem
+
+
+def _sqlite_db(path: Path) -> Path:
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE doit (task_id TEXT PRIMARY KEY, task_data TEXT)")
+        connection.executemany(
+            "INSERT INTO doit VALUES (?, ?)", [(f"t{i}", "x" * 500) for i in range(200)]
+        )
+    connection.close()
+    return path
+
+
+def test_readable_states_pass(tmp_path: Path) -> None:
+    assert state_file_problem(tmp_path / "missing.db") is None
+    assert state_file_problem(_sqlite_db(tmp_path / "real.db")) is None
+    (tmp_path / "empty.db").write_bytes(b"")
+    assert state_file_problem(tmp_path / "empty.db") is None
+    (tmp_path / "state.json").write_text('{"astest:run:wasi:a": {}}')
+    assert state_file_problem(tmp_path / "state.json") is None
+
+
+def test_a_dbm_state_is_left_to_doit(tmp_path: Path) -> None:
+    with dbm.dumb.open(str(tmp_path / "state"), "c") as db:
+        db[b"k"] = b"v"
+    assert state_file_problem(tmp_path / "state") is None
+
+
+def test_garbage_is_not_a_database(tmp_path: Path) -> None:
+    path = tmp_path / ".doit.db"
+    path.write_bytes(b"<<<<<<< HEAD\n" + bytes(range(256)))
+    assert state_file_problem(path) == "file is not a database"
+
+
+def test_a_truncated_sqlite_file_is_corrupt(tmp_path: Path) -> None:
+    path = _sqlite_db(tmp_path / ".doit.db")
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) // 3])
+    problem = state_file_problem(path)
+    assert problem is not None and "malformed" in problem
+    assert path.read_bytes() == whole[: len(whole) // 3], "the check must not repair or write"
+
+
+def test_a_sqlite_header_over_garbage_is_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / ".doit.db"
+    path.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    assert state_file_problem(path)
+
+
+def test_broken_json_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    path.write_text('{"astest:run:wasi:a": ')
+    problem = state_file_problem(path)
+    assert problem is not None and problem.startswith("not valid JSON")
+
+
+def test_the_error_names_the_file_and_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / ".doit.db"
+    path.write_bytes(b"garbage")
+    with pytest.raises(UserError) as raised:
+        check_state_file(path)
+    message = str(raised.value)
+    assert str(path) in message and f"rm {path}" in message and "fix:" in message
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], ".doit.db"),
+        (["list", "--all"], ".doit.db"),
+        (["--db-file", "x.db", "list"], "x.db"),
+        (["--db-file=y.db"], "y.db"),
+        (["run", "--db-file"], ".doit.db"),
+    ],
+)
+def test_the_state_file_comes_from_doits_option(argv: list[str], expected: str) -> None:
+    assert state_file_from_argv(argv) == expected
