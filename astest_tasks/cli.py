@@ -139,9 +139,9 @@ def _parser() -> argparse.ArgumentParser:
         help="combine the reports of CI shards (--shard=k/N) into one summary",
         description=(
             "Read each shard's report.json, print one summary (the same last line and exit code "
-            "as an unsharded run) and write the merged report.json, junit.xml and TAP. With a "
-            "remote cache, publish every spec's duration there: the next workflow's shards "
-            "balance by them."
+            "as an unsharded run) and write the merged report.json, junit.xml, TAP and CTRF. "
+            "With a remote cache, publish every spec's duration there: the next workflow's "
+            "shards balance by them."
         ),
     )
     merge.add_argument("reports", nargs="+", help="the shards' report.json files")

@@ -129,7 +129,7 @@ from pathlib import Path
 from astest_tasks.model.results import SpecResult
 from astest_tasks.output.ci_reports import points
 from astest_tasks.output.console import Shown
-from astest_tasks.output.formats.base import ReportContext, ReportInput
+from astest_tasks.output.report_input import ReportContext, ReportInput
 from astest_tasks.output.html.page import render_page
 document = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
 shown = [

@@ -77,12 +77,26 @@ def _stage(module: str) -> int:
 
 
 def _graph() -> dict[str, set[str]]:
+    """Who imports whom. Importing ``pkg.sub`` runs ``pkg``'s __init__ first, so it counts as
+    importing ``pkg`` too (not for a module of ``pkg`` itself, which Python has started already):
+    a package whose __init__ names a module that imports back into the package is a cycle."""
     modules = _modules()
     known = set(modules)
-    return {
-        name: {target for target, _ in _imports(path, known) if target != name}
-        for name, path in modules.items()
-    }
+    graph = {}
+    for name, path in modules.items():
+        targets = {target for target, _ in _imports(path, known) if target != name}
+        graph[name] = targets | {
+            package
+            for target in targets
+            for package in _packages_of(target)
+            if package in known and not (name + ".").startswith(package + ".")
+        }
+    return graph
+
+
+def _packages_of(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:end]) for end in range(2, len(parts))]
 
 
 def test_every_module_sits_in_a_stage_or_at_the_top() -> None:

@@ -42,7 +42,6 @@ from astest_tasks.output.coverage_threshold import CoverageThreshold
 from astest_tasks.output.duration_history import update_history
 from astest_tasks.output.durations import duration_lines
 from astest_tasks.output.formats import report_file_names, write_report_files
-from astest_tasks.output.formats.base import NO_CONTEXT, ReportContext, ReportInput
 from astest_tasks.output.formats.report_json import REPORT_FILE, REPORT_FORMAT
 from astest_tasks.output.fuzz_summary import FuzzEntry, ShownFuzz, load_fuzz_results, print_fuzz
 from astest_tasks.output.latest_log import (
@@ -52,6 +51,7 @@ from astest_tasks.output.latest_log import (
     lines_of_whole_json,
     write_latest_log,
 )
+from astest_tasks.output.report_input import NO_CONTEXT, ReportContext, ReportInput
 from astest_tasks.output.report_state import (
     STATE_FILE,
     ReportState,

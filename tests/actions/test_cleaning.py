@@ -29,6 +29,7 @@ def test_leftovers_of_a_run_and_of_the_summary() -> None:
         ".as-test/report.json",
         ".as-test/junit.xml",
         ".as-test/reports/report.tap",
+        ".as-test/report.ctrf.json",
         ".as-test/html/index.html",
         ".as-test/report-state.json",
         ".as-test/coverage/wasi/coverage.*.log.json",

@@ -23,6 +23,7 @@ REPORTS = (
     ".as-test/report.json",
     ".as-test/junit.xml",
     ".as-test/reports/report.tap",
+    ".as-test/report.ctrf.json",
     ".as-test/html/index.html",
     ".as-test/report-state.json",
 )

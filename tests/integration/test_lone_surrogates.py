@@ -23,6 +23,7 @@ import pytest
 from tap.parser import Parser as TapParser
 
 from tests.integration.conftest import Project, copy_project
+from tests.output.formats.test_ctrf import validated_ctrf
 
 pytestmark = pytest.mark.integration
 
@@ -119,6 +120,13 @@ def test_lone_surrogates_reach_every_output_and_counts_agree_with_as_test(
     assert sum(1 for line in tests if not line.ok) == 8
     messages = [t.yaml_block["message"] for t in tests if t.yaml_block is not None]
     assert any('abort: malformed \\u escape in "\udbff\\ud8"' in m for m in messages), messages
+
+    # CTRF: valid UTF-8 and valid CTRF, the surrogates kept exactly (as JSON escapes).
+    ctrf_path = ours.root / ".as-test/report.ctrf.json"
+    ctrf_path.read_bytes().decode("utf-8")  # strict
+    ctrf_tests = validated_ctrf(ctrf_path)["results"]["tests"]
+    assert "toWellFormed > replaces a lone low surrogate \udc00" in [t["name"] for t in ctrf_tests]
+    assert sum(1 for test in ctrf_tests if test["status"] == "failed") == 8
 
     # Readable logs and crash records: valid UTF-8, the surrogates spelled \udXXX.
     for mode in MODES:

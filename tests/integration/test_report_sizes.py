@@ -1,7 +1,7 @@
 """A name or a log line of any length makes a small report: a real spec (real asc, as-test and
 wasmtime) names its test with 50,000 characters and logs ten lines of 20,000, as the issue's probe
 did with 4 MB and 1 MB (a 14 MB HTML page; as-test's guest takes minutes to send those). The page,
-JUnit and TAP show the first characters of each and say how many more there were; report.json
+JUnit, TAP and CTRF show the first characters of each and say how many more there were; report.json
 keeps them whole."""
 
 from __future__ import annotations
@@ -20,7 +20,12 @@ pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("report-sizes")]
 
 NAME_LENGTH = 50_000
 LINE_LENGTH = 20_000
-REPORTS = (".as-test/html/index.html", ".as-test/junit.xml", ".as-test/reports/report.tap")
+REPORTS = (
+    ".as-test/html/index.html",
+    ".as-test/junit.xml",
+    ".as-test/reports/report.tap",
+    ".as-test/report.ctrf.json",
+)
 
 
 def test_a_huge_test_name_and_huge_log_lines_make_small_reports(

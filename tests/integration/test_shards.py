@@ -6,10 +6,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.integration.conftest import DoitRun, Project, clone_project
+from tests.output.formats.test_ctrf import validated_ctrf
 from tests.output.formats.test_registry import read_html
 
 # Sharding and merging are ours; the counts they add up are checked per as-test version in the
@@ -26,6 +28,10 @@ def merge(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=300,
         stdin=subprocess.DEVNULL,
     )
+
+
+def ctrf_test_key(test: dict[str, Any]) -> tuple[str, ...]:
+    return (*test["suite"], test["name"], test["status"], test["filePath"])
 
 
 @pytest.mark.parametrize("count", [2, 3])
@@ -61,6 +67,15 @@ def test_shards_partition_the_suite_and_merge_to_the_unsharded_totals(
     assert totals["tests"] == whole["totals"]["tests"]
     assert totals["files"] == whole["totals"]["files"]
     assert (tmp_path / "merged/junit.xml").is_file()
+    # The merged CTRF is the unsharded run's: valid, with the same test cases (in shard order;
+    # a compile failure's message names the folder it ran in) and totals.
+    merged_ctrf = validated_ctrf(tmp_path / "merged/report.ctrf.json")["results"]
+    whole_ctrf = validated_ctrf(unsharded_project.root / ".as-test/report.ctrf.json")["results"]
+    assert sorted(map(ctrf_test_key, merged_ctrf["tests"])) == sorted(
+        map(ctrf_test_key, whole_ctrf["tests"])
+    )
+    for key in ("tests", "passed", "failed", "skipped", "suites", "extra"):
+        assert merged_ctrf["summary"][key] == whole_ctrf["summary"][key], key
     # One page for the whole run: a row per spec file of every shard.
     rows = read_html(tmp_path / "merged/html/index.html")
     assert rows == len({spec["file"] for spec in whole["specs"]})

@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from astest_tasks.output.formats import html_report, junit, report_json, tap
-from astest_tasks.output.formats.base import ReportFormat, ReportInput
+from astest_tasks.output.formats import ctrf, html_report, junit, report_json, tap
+from astest_tasks.output.formats.base import ReportFormat
+from astest_tasks.output.report_input import ReportInput
 
 
 def _registry(*formats: ReportFormat) -> Mapping[str, ReportFormat]:
@@ -29,6 +30,7 @@ REPORT_FORMATS: Mapping[str, ReportFormat] = _registry(
     report_json.FORMAT,
     junit.FORMAT,
     tap.FORMAT,
+    ctrf.FORMAT,
     html_report.FORMAT,
 )
 

@@ -8,55 +8,13 @@ atomically, so a reader never sees half a report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from astest_tasks.config.shards import ShardPart
 from astest_tasks.core.atomic import write_text_atomic
-from astest_tasks.model.results import SpecResult
-from astest_tasks.model.test_cases import TestCase
-from astest_tasks.output.console import Shown
-from astest_tasks.output.coverage_summary import CoverageOutcome
-from astest_tasks.output.duration_history import EMPTY, History
-from astest_tasks.output.fuzz_summary import ShownFuzz
-
-
-@dataclass(frozen=True)
-class ReportContext:
-    """What only the HTML report shows beyond the results: where the spec sources are (for the
-    lines a failure or a coverage point names; None when not at hand, as in ``astest merge``),
-    the fuzz campaigns of a ``--fuzz`` run, each spec's past durations, and how a spec is run
-    again (``doit astest``, or ``astest``; "" when unknown)."""
-
-    project_root: Path | None = None
-    fuzz: Sequence[ShownFuzz] = ()
-    history: History = field(default_factory=lambda: EMPTY)
-    rerun_command: str = ""
-
-
-NO_CONTEXT = ReportContext()
-
-
-@dataclass(frozen=True)
-class ReportInput:
-    """The results every format reports, in summary order.
-
-    ``whole_results`` is each spec's whole result as the JSON text it is stored as (report.json
-    splices it in unparsed); ``spec_points`` each spec's test cases (see ci_reports.points).
-    """
-
-    shown: Sequence[Shown]
-    whole_results: Sequence[str]
-    spec_points: Sequence[Sequence[TestCase]]
-    coverage: CoverageOutcome | None = None
-    shard: ShardPart | None = None  # when this run is shard k of N: its part of the split
-    context: ReportContext = NO_CONTEXT
-
-    @property
-    def results(self) -> list[SpecResult]:
-        return [item.result for item in self.shown]
+from astest_tasks.output.report_input import ReportInput
 
 
 class ReportFormat(Protocol):

@@ -12,7 +12,8 @@ from astest_tasks.model.guest_report import Verdict
 from astest_tasks.model.results import SpecResult, Status
 from astest_tasks.model.test_cases import TestCase as Point
 from astest_tasks.output.ci_reports import point_status, points
-from astest_tasks.output.formats.base import ReportInput, TextFormat
+from astest_tasks.output.formats.base import TextFormat
+from astest_tasks.output.report_input import ReportInput
 from astest_tasks.output.text_caps import cut_name, first_part, last_part
 
 if TYPE_CHECKING:

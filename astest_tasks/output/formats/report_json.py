@@ -8,7 +8,8 @@ import json
 from astest_tasks.core.records import encode
 from astest_tasks.model.results import Status
 from astest_tasks.output.coverage_summary import coverage_report_json
-from astest_tasks.output.formats.base import ReportInput, TextFormat
+from astest_tasks.output.formats.base import TextFormat
+from astest_tasks.output.report_input import ReportInput
 
 REPORT_FORMAT = 1  # the document's "format"; raise it when a reader must tell old from new
 REPORT_FILE = "report.json"

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from astest_tasks.core.guest_text import xml_text
 from astest_tasks.core.version import __version__
-from astest_tasks.output.formats.base import ReportInput
 from astest_tasks.output.html.view import page_of
+from astest_tasks.output.report_input import ReportInput
 from astest_tasks.output.terminal import strip_colour
 from astest_tasks.run.templating import templates_dir
 

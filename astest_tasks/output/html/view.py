@@ -23,7 +23,6 @@ from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.output.console import Shown, format_seconds
 from astest_tasks.output.coverage_summary import CoverageOutcome
 from astest_tasks.output.duration_history import History, key_of
-from astest_tasks.output.formats.base import ReportInput
 from astest_tasks.output.fuzz_summary import MAX_SEEDS_SHOWN, ShownFuzz
 from astest_tasks.output.html.charts import Chart, duration_chart
 from astest_tasks.output.html.source_view import (
@@ -34,6 +33,7 @@ from astest_tasks.output.html.source_view import (
 )
 from astest_tasks.output.html.test_list import SpecTests, spec_anchors, spec_tests
 from astest_tasks.output.latest_log import lines_of_whole_json
+from astest_tasks.output.report_input import ReportInput
 from astest_tasks.output.text_caps import MAX_LINE, MAX_TEXT, cut, cut_name, first_part, last_part
 
 MAX_FAILURES = 200  # failing expectations shown in all; report.json holds every one

@@ -21,8 +21,10 @@ from astest_tasks.output import formats
 from astest_tasks.output.ci_reports import points
 from astest_tasks.output.console import Shown
 from astest_tasks.output.formats import REPORT_FORMATS, report_file_names, write_report_files
-from astest_tasks.output.formats.base import ReportInput, TextFormat
+from astest_tasks.output.formats.base import TextFormat
+from astest_tasks.output.report_input import ReportInput
 from astest_tasks.output.summary import load_specs, write_report
+from tests.output.formats.test_ctrf import validated_ctrf
 from tests.output.test_ci_reports import BROKEN, MATH, PASSING
 from tests.output.test_summary import REPORT, plan, table_result
 
@@ -47,6 +49,11 @@ def read_json(path: Path) -> int:
 
 def read_junit(path: Path) -> int:
     return len(list(junitparser.JUnitXml.fromfile(str(path))))
+
+
+def read_ctrf(path: Path) -> int:
+    tests = validated_ctrf(path)["results"]["tests"]
+    return len({tuple(test["suite"]) for test in tests})  # (mode, spec)
 
 
 def read_tap(path: Path) -> int:
@@ -84,6 +91,7 @@ READERS: dict[str, Callable[[Path], int]] = {
     "json": read_json,
     "junit": read_junit,
     "tap": read_tap,
+    "ctrf": read_ctrf,
     "html": read_html,
 }
 
@@ -112,6 +120,7 @@ def test_write_report_files_writes_every_format_in_registry_order(tmp_path: Path
         "json": "report.json",
         "junit": "junit.xml",
         "tap": "reports/report.tap",
+        "ctrf": "report.ctrf.json",
         "html": "html/index.html",
     }
 

@@ -10,10 +10,10 @@ from astest_tasks.model.guest_report import Expectation, FailureDetail, Suite, V
 from astest_tasks.model.results import Status
 from astest_tasks.model.test_cases import TestCase
 from astest_tasks.output.console import Shown
-from astest_tasks.output.formats.base import ReportInput
 from astest_tasks.output.fuzz_summary import ShownFuzz
 from astest_tasks.output.html import test_list
 from astest_tasks.output.html.page import render_page
+from astest_tasks.output.report_input import ReportInput
 from astest_tasks.output.text_caps import MAX_LINE, MAX_NAME
 from tests.conftest import make_spec_result
 from tests.fuzz.test_results import result as fuzz_result

@@ -10,10 +10,10 @@ from astest_tasks.model.guest_report import Verdict
 from astest_tasks.model.results import Stage, Status
 from astest_tasks.model.test_cases import TestCase
 from astest_tasks.output.console import Shown
-from astest_tasks.output.formats.base import ReportInput
 from astest_tasks.output.html import test_list
 from astest_tasks.output.html.test_list import spec_tests
 from astest_tasks.output.html.view import page_of
+from astest_tasks.output.report_input import ReportInput
 from astest_tasks.output.text_caps import MAX_NAME
 from tests.conftest import make_spec_result
 

@@ -12,10 +12,10 @@ from astest_tasks.model.results import Stage, Status
 from astest_tasks.output.console import Shown
 from astest_tasks.output.coverage_summary import CoverageOutcome, CoverageTarget, collect_coverage
 from astest_tasks.output.duration_history import PastRun
-from astest_tasks.output.formats.base import ReportContext, ReportInput
 from astest_tasks.output.fuzz_summary import ShownFuzz
 from astest_tasks.output.html import view
 from astest_tasks.output.html.view import page_of
+from astest_tasks.output.report_input import ReportContext, ReportInput
 from astest_tasks.output.text_caps import MAX_NAME, MAX_TEXT
 from tests.conftest import make_spec_result
 from tests.fuzz.test_results import result as fuzz_result
