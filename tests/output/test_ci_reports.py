@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import junitparser
 from tap.parser import Parser as TapParser
 
-from astest_tasks.model.guest_report import Counts, Expectation, FailureDetail, Suite, Verdict
+from astest_tasks.model.guest_report import Expectation, FailureDetail, Suite, Verdict
 from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.output.ci_reports import points
 from astest_tasks.output.formats.junit import junit_xml
@@ -54,7 +55,6 @@ def result(
         status,
         suites=suites,
         stage=stage,
-        counts=Counts(1, 0, 0, 1, 0, 0, 1.0),
         failure_list=failures,
         duration_s=0.5,
         build_command="",
@@ -139,7 +139,9 @@ def test_tap_parses_with_tap_py(tmp_path: Path) -> None:
     assert not [line for line in lines if line.category == "unknown" and line.text.strip()], [
         line.text for line in lines if line.category == "unknown"
     ]
-    assert "# expectations 2 passed, 2 failed, 1 skipped" in text.splitlines()
+    # A spec that did not build is a failing test case but counts no expectation, as in the
+    # summary's tests line.
+    assert "# expectations 2 passed, 1 failed, 1 skipped" in text.splitlines()
     # as-test escapes "#" in names (TAP 13's "\#"), so no name can turn into a SKIP or TODO.
     assert not tests[0].skip and not tests[0].todo
     hashed = result("hash", Status.PASSED, (suite("adds #2", "test", expectation(Verdict.OK)),))
@@ -200,3 +202,16 @@ def test_huge_messages_values_and_output_are_cut_in_junit_and_tap_saying_where_t
     assert test.yaml_block is not None
     for field in ("message", "failures"):
         assert test.yaml_block[field].endswith("more characters in report.json)"), field
+
+
+def test_expectation_totals_are_the_summarys_counts_not_the_test_cases() -> None:
+    """From as-test 1.4.0 on a skipped ``xtest`` counts as a skipped suite, not a skipped test:
+    the counts the result was made with say so, and junit.xml and the TAP stream repeat them, as
+    the summary's tests line and report.json do (the test cases alone would say 1 skipped)."""
+    skipping = result("later", Status.PASSED, (suite("later", "test", expectation(Verdict.SKIP)),))
+    as_18_counts = dataclasses.replace(skipping.counts, tests_skipped=0)
+    counted = dataclasses.replace(skipping, counts=as_18_counts)
+    assert sum(point.skipped for point in points(counted)) == 1
+    xml = junit_xml([counted])
+    assert '<property name="expectations.skipped" value="0" />' in xml
+    assert tap_document([counted]).splitlines()[-1].endswith(", 0 skipped")

@@ -46,7 +46,7 @@ def junit_xml(
             file=result.spec,
         )
         properties = ElementTree.SubElement(suite, "properties")
-        for key, value in _expectation_totals(spec_points).items():
+        for key, value in _expectation_totals(result).items():
             ElementTree.SubElement(properties, "property", name=key, value=str(value))
         totals["tests"] += len(spec_points)
         totals["failures"] += failed
@@ -86,12 +86,15 @@ def junit_xml(
     return document.replace("\r", "&#13;") + "\n"
 
 
-def _expectation_totals(spec_points: Sequence[Point]) -> dict[str, int]:
-    """The spec's expectations by outcome: the summary's per-spec test counts."""
+def _expectation_totals(result: SpecResult) -> dict[str, int]:
+    """The spec's expectations by outcome: the summary's per-spec test counts, from the result's
+    counts (made for its as-test version: from 1.4.0 on a skipped ``xtest`` is a skipped suite,
+    which the test cases would count as a skipped expectation)."""
+    counts = result.counts
     return {
-        "expectations.passed": sum(p.passed for p in spec_points),
-        "expectations.failed": sum(p.failed for p in spec_points),
-        "expectations.skipped": sum(p.skipped for p in spec_points),
+        "expectations.passed": counts.tests_passed,
+        "expectations.failed": counts.tests_failed,
+        "expectations.skipped": counts.tests_skipped,
     }
 
 
