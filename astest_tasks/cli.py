@@ -41,7 +41,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_doit(arguments)
     args = _parser().parse_args(arguments)
     if args.command == "merge":
-        return _merge([Path(report) for report in args.reports], Path(args.output))
+        from astest_tasks.commands.merge_command import merge_command
+
+        reports = [Path(report) for report in args.reports]
+        return merge_command(reports, Path(args.output), args.remote_cache, args.remote_cache_mode)
     if args.command == "doctor":
         from astest_tasks.commands.doctor import doctor_command
 
@@ -136,7 +139,9 @@ def _parser() -> argparse.ArgumentParser:
         help="combine the reports of CI shards (--shard=k/N) into one summary",
         description=(
             "Read each shard's report.json, print one summary (the same last line and exit code "
-            "as an unsharded run) and write the merged report.json, junit.xml, TAP and CTRF."
+            "as an unsharded run) and write the merged report.json, junit.xml, TAP and CTRF. "
+            "With a remote cache, publish every spec's duration there: the next workflow's "
+            "shards balance by them."
         ),
     )
     merge.add_argument("reports", nargs="+", help="the shards' report.json files")
@@ -145,14 +150,16 @@ def _parser() -> argparse.ArgumentParser:
         default=".as-test/merged",
         help="folder for the merged reports [default: .as-test/merged]",
     )
+    merge.add_argument(
+        "--remote-cache",
+        default=None,
+        help="publish the shards' durations to this remote cache URL "
+        "[default: ASTEST_REMOTE_CACHE]",
+    )
+    merge.add_argument(
+        "--remote-cache-mode",
+        default=None,
+        help="read (publishes nothing) or read-write "
+        "[default: ASTEST_REMOTE_CACHE_MODE, else read-write]",
+    )
     return parser
-
-
-def _merge(reports: list[Path], output: Path) -> int:
-    from astest_tasks.output.merge_reports import merge_reports
-
-    try:
-        return merge_reports(reports, output)
-    except UserError as exc:
-        print(for_stream(f"ERROR: {exc}", sys.stderr), file=sys.stderr)
-        return 3

@@ -5,14 +5,19 @@ The CI system runs N jobs (a matrix); each runs ``doit astest --shard=k/N`` and 
 inputs, so the shards partition the suite exactly: nothing runs twice, nothing is left out.
 
 By default a pair's shard comes from a stable hash of its id (``mode:spec-id``): adding a spec
-moves no other. With ``--shard-durations=report.json`` (a report of an earlier run, the same
-file on every job) the pairs with a recorded duration are placed longest first on the shard
-with the least time so far, which balances wall-clock time; pairs it does not know are hashed.
+moves no other. With durations of an earlier run (``--shard-durations=report.json``, the same
+file on every job, or those ``astest merge`` published to the shared cache) every pair is placed
+longest first on the shard with the least time so far, which balances wall-clock time; a pair
+the durations do not know (a new spec) counts as their median.
+
+Each shard's report names its split (``split_name``: every pair's shard, digested), so that
+``astest merge`` can refuse shards that cut the suite differently: their parts would not add up.
 """
 
 from __future__ import annotations
 
 import hashlib
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +52,32 @@ class Shard:
         return f"{self.index}-of-{self.count}"
 
 
+HASH_SPLIT = "hash"  # how a split by hash is named (split_name)
+
+
+@dataclass(frozen=True)
+class ShardPart:
+    """What a shard's report says of its part: shard ``index`` of ``count``, cut from a
+    selection of ``pairs`` (mode, spec) pairs by ``split`` (``split_name``; ``HASH_SPLIT`` in a
+    report of an older version), and the shared cache's key its merge publishes durations
+    under ("" without a cache)."""
+
+    index: int
+    count: int
+    pairs: int
+    split: str = HASH_SPLIT
+    durations_key: str = ""
+
+
+def split_name(assigned: Mapping[str, int], by_durations: bool) -> str:
+    """What names a split: how it was made and a digest of every pair's shard. Shards of one
+    workflow whose names differ did not cut the suite alike, so together they may run a pair
+    twice and another never."""
+    text = "\n".join(f"{assigned[key]} {key}" for key in sorted(assigned))
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return f"{'durations' if by_durations else HASH_SPLIT}:{digest}"
+
+
 def pair_key(mode: str, spec_id: str) -> str:
     return f"{mode}:{spec_id}"
 
@@ -61,18 +92,20 @@ def hashed_shard(key: str, count: int) -> int:
 def assign_shards(
     keys: Sequence[str], count: int, durations: Mapping[str, float] | None = None
 ) -> dict[str, int]:
-    """Every key's shard. The same keys and durations give the same answer on every machine."""
-    durations = durations or {}
-    timed = sorted((key for key in set(keys) if key in durations), key=lambda k: (-durations[k], k))
+    """Every key's shard. The same keys and durations give the same answer on every machine:
+    without a duration for any key, each is hashed; else every key is placed by its duration,
+    a key without one counting as the median of those the keys have."""
+    known = {key: max(durations[key], 0.0) for key in set(keys) if durations and key in durations}
+    if not known:
+        return {key: hashed_shard(key, count) for key in keys}
+    typical = statistics.median(known.values())
+    cost = {key: known.get(key, typical) for key in set(keys)}
     load = [0.0] * count
     assigned: dict[str, int] = {}
-    for key in timed:
+    for key in sorted(cost, key=lambda k: (-cost[k], k)):
         lightest = min(range(count), key=lambda shard: (load[shard], shard))
-        load[lightest] += max(durations[key], 0.0)
+        load[lightest] += cost[key]
         assigned[key] = lightest + 1
-    for key in keys:
-        if key not in assigned:
-            assigned[key] = hashed_shard(key, count)
     return assigned
 
 

@@ -3,17 +3,21 @@
 Each shard's report.json carries every spec's whole result, so the merged summary is the one an
 unsharded run prints: the same lines, the same last line, the same exit code (1 when anything
 failed). The merged reports are written too, in every format (output/formats). Reports that do
-not add up (a spec in two shards, a shard missing, shards of different counts) are refused,
-naming them: a merged pass must not hide a shard that never ran.
+not add up (a spec in two shards, a shard missing, shards of different counts, shards split by
+different durations) are refused, naming them: a merged pass must not hide a shard that never
+ran. Once they add up, ``publish`` is handed every pair's duration and the shared cache's key the
+shards named ("" when they name none, or not one), for the next workflow's shards to balance by
+(remote/shard_durations.py).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from astest_tasks.config.shards import HASH_SPLIT, ShardPart, pair_key
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.model.results import SpecResult
@@ -21,16 +25,32 @@ from astest_tasks.output.console import Shown
 from astest_tasks.output.formats.report_json import REPORT_FILE
 from astest_tasks.output.summary import print_summary, write_reports
 
+Publish = Callable[[str, Mapping[str, float]], None]
 
-def merge_reports(reports: Sequence[Path], output_dir: Path) -> int:
+
+def merge_reports(reports: Sequence[Path], output_dir: Path, publish: Publish | None = None) -> int:
+    documents = [(path, _load(path)) for path in reports]
+    shards = {
+        path: _shard_part(path, document["shard"])
+        for path, document in documents
+        if isinstance(document.get("shard"), dict)
+    }
+    _check_one_split(shards)  # first: shards cut differently also put a spec in two of them
+    shown = _merged(documents)
+    _check_shards(reports, shards, len(shown))
+    passed = write_reports(output_dir / REPORT_FILE, shown)
+    print_summary(shown)
+    if publish is not None:
+        keys = {part.durations_key for part in shards.values()}
+        durations = {pair_key(i.result.mode, i.result.spec_id): i.result.duration_s for i in shown}
+        publish(keys.pop() if len(keys) == 1 else "", durations)
+    return 0 if passed else 1
+
+
+def _merged(documents: Sequence[tuple[Path, dict[str, Any]]]) -> list[Shown]:
     shown: list[Shown] = []
     owner: dict[tuple[str, str], Path] = {}
-    shards: dict[Path, tuple[int, int, int]] = {}
-    for path in reports:
-        document = _load(path)
-        shard = document.get("shard")
-        if isinstance(shard, dict):
-            shards[path] = (int(shard["index"]), int(shard["count"]), int(shard.get("pairs", -1)))
+    for path, document in documents:
         for entry in document["specs"]:
             result = _result(path, entry)
             key = (result.mode, result.spec_id)
@@ -41,10 +61,23 @@ def merge_reports(reports: Sequence[Path], output_dir: Path) -> int:
                 )
             owner[key] = path
             shown.append(Shown(result=result, cached=bool(entry.get("cached"))))
-    _check_shards(reports, shards, len(shown))
-    passed = write_reports(output_dir / REPORT_FILE, shown)
-    print_summary(shown)
-    return 0 if passed else 1
+    return shown
+
+
+def _shard_part(path: Path, shard: dict[str, Any]) -> ShardPart:
+    try:
+        return ShardPart(
+            int(shard["index"]),
+            int(shard["count"]),
+            int(shard.get("pairs", -1)),
+            split=str(shard.get("split", HASH_SPLIT)),
+            durations_key=str(shard.get("durations_key", "")),
+        )
+    except (KeyError, ValueError, TypeError):
+        raise UserError(
+            f'{path}: its "shard" is not one astest-tasks wrote; fix: give the report.json a '
+            "shard wrote"
+        ) from None
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -70,31 +103,47 @@ def _result(path: Path, entry: object) -> SpecResult:
         ) from None
 
 
-def _shard_name(shard: tuple[int, int, int] | None) -> str:
-    return "not a shard" if shard is None else f"{shard[0]}/{shard[1]}"
+def _shard_name(shard: ShardPart | None) -> str:
+    return "not a shard" if shard is None else f"{shard.index}/{shard.count}"
 
 
-def _check_shards(
-    reports: Sequence[Path], shards: dict[Path, tuple[int, int, int]], merged: int
-) -> None:
+def _check_shards(reports: Sequence[Path], shards: dict[Path, ShardPart], merged: int) -> None:
     if not shards:
         return
-    counts = {count for _, count, _ in shards.values()}
+    counts = {part.count for part in shards.values()}
     if len(counts) > 1 or len(shards) != len(reports):
         described = ", ".join(f"{path} ({_shard_name(shards.get(path))})" for path in reports)
         raise UserError(f"the reports are not shards of one split: {described}")
     (count,) = counts
-    missing = sorted(set(range(1, count + 1)) - {index for index, _, _ in shards.values()})
+    missing = sorted(set(range(1, count + 1)) - {part.index for part in shards.values()})
     if missing:
         names = ", ".join(f"{index}/{count}" for index in missing)
         raise UserError(
             f"shard {names} is missing: the merged totals would leave its specs out; fix: give "
             f"the report.json of every shard 1/{count} to {count}/{count}"
         )
-    pairs = {total for _, _, total in shards.values()}
+    pairs = {part.pairs for part in shards.values()}
     if len(pairs) > 1 or merged not in pairs:
         raise UserError(
             f"the shards hold {merged} (mode, spec) pairs, but they were cut from selections of "
             f"{' and '.join(str(p) for p in sorted(pairs))}: a shard ran with other modes, specs "
             "or config; fix: run every shard with the same options but --shard"
+        )
+
+
+def _check_one_split(shards: dict[Path, ShardPart]) -> None:
+    """Shards that cut the suite differently (a merge published new durations between two
+    shards' starts, or one shard could not read them) may run a pair twice and another never."""
+    if len({part.count for part in shards.values()}) > 1:
+        return  # not shards of one split at all: _check_shards says so
+    splits: dict[str, list[str]] = {}
+    for part in sorted(shards.values(), key=lambda part: part.index):
+        splits.setdefault(part.split, []).append(_shard_name(part))
+    if len(splits) > 1:
+        described = "; ".join(f"{', '.join(names)} by {split}" for split, names in splits.items())
+        raise UserError(
+            f"the shards cut the suite in different ways ({described}): together they may run "
+            "a spec twice and another never; fix: run every shard of the workflow again (new "
+            "durations were published while its shards started, or a shard could not read "
+            "them), or give every shard the same --shard-durations file"
         )

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from astest_tasks.config.shards import ShardPart
 from astest_tasks.model.results import SpecResult
 from astest_tasks.model.test_cases import TestCase
 from astest_tasks.output.console import Shown
@@ -47,7 +48,7 @@ class ReportInput:
     whole_results: Sequence[str]
     spec_points: Sequence[Sequence[TestCase]]
     coverage: CoverageOutcome | None = None
-    shard: tuple[int, int, int] | None = None  # (k, N, pairs) when this run is shard k of N
+    shard: ShardPart | None = None  # when this run is shard k of N: its part of the split
     context: ReportContext = NO_CONTEXT
 
     @property

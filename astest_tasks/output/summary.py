@@ -11,6 +11,7 @@ from pathlib import Path
 from colorama import Fore
 
 from astest_tasks.config.pipeline import task_command
+from astest_tasks.config.shards import ShardPart
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.records import encode
 from astest_tasks.core.version import __version__
@@ -89,8 +90,7 @@ class SummaryPlan:
     verbose: bool = False  # --verbose: each spec's suites and tests under its line
     fuzz_entries: tuple[FuzzEntry, ...] = ()  # campaigns the run includes (--fuzz)
     coverage: tuple[CoverageTarget, ...] = ()  # the selected modes that have coverage on
-    # (k, N, pairs) when this run is shard k of N, of a selection of `pairs` (mode, spec) pairs
-    shard: tuple[int, int, int] | None = None
+    shard: ShardPart | None = None  # when this run is shard k of N: its part of the split
     note: str = ""  # how the specs were chosen (--changed), printed above the summary
     show_coverage: bool = False  # --show-coverage: list the uncovered points (coverage_gaps.py)
     expand_coverage_gaps: bool = False  # --show-coverage=all: nested points too
@@ -226,7 +226,7 @@ def write_reports(
     report: Path,
     shown: list[Shown],
     coverage: CoverageOutcome | None = None,
-    shard: tuple[int, int, int] | None = None,
+    shard: ShardPart | None = None,
     context: ReportContext = NO_CONTEXT,
 ) -> bool:
     """Every registered format's file in ``report``'s folder (``report`` names report.json),

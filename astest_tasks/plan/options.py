@@ -273,9 +273,9 @@ class TaskOptions:
             default="every spec",
             meaning=(
                 "run only the specs whose last result, in that mode, failed, crashed or did "
-                "not build, as pytest's `--lf`; when none did (or none ran yet), run every "
-                "spec and say so in one line. Narrows `--mode`, `--spec`, `--changed` and the "
-                "shard further (see [Only the specs that "
+                "not build, as pytest's `--last-failed`; when none did (or none ran yet), run "
+                "every spec and say so in one line. Narrows `--mode`, `--spec`, `--changed` and "
+                "the shard further (see [Only the specs that "
                 "failed](#only-the-specs-that-failed-last-failed))"
             ),
         ),
@@ -520,11 +520,12 @@ class TaskOptions:
     shard_durations: str = _option(
         "",
         "a report.json of an earlier run (the same file on every shard): balance the "
-        "shards by its recorded durations instead of by hash",
+        "shards by its recorded durations instead of by those the last `astest merge` "
+        "published to the remote cache, or by hash",
         doc=OptionDoc(
             flag="`--shard-durations=FILE`",
             env="`ASTEST_SHARD_DURATIONS`",
-            default="hash only",
+            default="with `--remote-cache`, what the last merge published; else hash only",
             meaning="balance the shards by an earlier report's durations",
         ),
     )

@@ -8,7 +8,7 @@ spec by spec. Nothing here knows doit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from astest_tasks.build.compiler import read_build_record
@@ -34,12 +34,19 @@ from astest_tasks.config.layout import SpecFiles, spec_files
 from astest_tasks.config.mode_specs import ModeSpecs, specs_of_mode
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ModeSettings, ProjectConfig
-from astest_tasks.config.shards import assign_shards, load_durations, pair_key
+from astest_tasks.config.shards import (
+    ShardPart,
+    assign_shards,
+    load_durations,
+    pair_key,
+    split_name,
+)
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import read_result_head, stored_result_path
 from astest_tasks.model.snapshots import snapshot_candidates
 from astest_tasks.plan.cache_keys import build_file_deps
+from astest_tasks.remote.shard_durations import SharedDurations
 from astest_tasks.run.runtime import Runtime
 
 
@@ -125,19 +132,35 @@ def changed_only(
 
 
 def shard_of(
-    root: Path, specs_by_mode: dict[str, list[Spec]], pipeline: Pipeline
-) -> dict[str, list[Spec]]:
-    """Only the (mode, spec) pairs of this shard (shards.py)."""
+    root: Path,
+    specs_by_mode: dict[str, list[Spec]],
+    pipeline: Pipeline,
+    shared: SharedDurations | None,
+    warn: Callable[[str], None],
+) -> tuple[dict[str, list[Spec]], ShardPart]:
+    """Only the (mode, spec) pairs of this shard (shards.py), and what its report says of them:
+    split by the --shard-durations file, else by what a merge published to ``shared``."""
     assert pipeline.shard is not None
-    durations = {}
+    durations: Mapping[str, float] = {}
     if pipeline.shard_durations:
         durations = load_durations(root / pipeline.shard_durations)
+    elif shared is not None:
+        durations = shared.read(warn)
     keys = [pair_key(mode, spec.spec_id) for mode, specs in specs_by_mode.items() for spec in specs]
-    assigned = assign_shards(keys, pipeline.shard.count, durations)
-    return {
-        mode: [s for s in specs if assigned[pair_key(mode, s.spec_id)] == pipeline.shard.index]
+    shard = pipeline.shard
+    assigned = assign_shards(keys, shard.count, durations)
+    part = ShardPart(
+        shard.index,
+        shard.count,
+        len(keys),
+        split=split_name(assigned, by_durations=bool(durations)),
+        durations_key=shared.key if shared else "",
+    )
+    mine = {
+        mode: [s for s in specs if assigned[pair_key(mode, s.spec_id)] == shard.index]
         for mode, specs in specs_by_mode.items()
     }
+    return mine, part
 
 
 def last_failed_only(

@@ -31,6 +31,7 @@ from astest_tasks.config.project_config import (
 )
 from astest_tasks.config.run_switches import ShowCoverage
 from astest_tasks.config.selection import select_specs
+from astest_tasks.config.shards import ShardPart
 from astest_tasks.config.toolchain import (
     Toolchain,
     load_toolchain,
@@ -61,7 +62,9 @@ from astest_tasks.plan.plan_specs import (
 )
 from astest_tasks.plan.run_settings import RunLimits, RunSettings
 from astest_tasks.remote.session import RemoteUse
-from astest_tasks.remote.settings import parse_settings
+from astest_tasks.remote.settings import RemoteSettings, parse_settings
+from astest_tasks.remote.shard_durations import SharedDurations, durations_key
+from astest_tasks.remote.task_keys import NotPortable, portable_name
 from astest_tasks.run.runtime import Runtime
 from astest_tasks.run.runtime_command import resolve_runtime
 
@@ -96,6 +99,7 @@ class Plan:
     specs: tuple[PlannedSpec, ...]  # spec by spec: each spec in all its modes, then the next
     settings: RunSettings
     suite_pairs: int  # the pairs before sharding, for the shard's summary line
+    shard: ShardPart | None  # with --shard: this shard's part, as its report records it
     note: str  # what the summary says about the selection (exclusions, --changed, --last-failed)
     with_fuzz_tasks: bool
     scan_cache: ImportScanCache  # the import scans, shared by the builds and --changed
@@ -137,7 +141,7 @@ def make_plan(
     printed before an error still shows."""
     command_line = command_line or CommandLine()
     project = _load_project(root, options, pipeline, warn)
-    chosen = _choose_specs(root, options, pipeline, project)
+    chosen = _choose_specs(root, options, pipeline, project, warn)
     runtimes = chosen.runtimes
     pairs = spec_by_spec(project.modes, chosen.specs_by_mode)
     return Plan(
@@ -156,6 +160,7 @@ def make_plan(
         ),
         settings=_run_settings(root, options, project, pipeline),
         suite_pairs=chosen.suite_pairs,
+        shard=chosen.shard,
         note=chosen.note,
         with_fuzz_tasks=fuzz_tasks_wanted(
             options.fuzz, command_line, fuzz_group(pipeline.basename)
@@ -171,10 +176,11 @@ class _Chosen:
     note: str
     scan_cache: ImportScanCache
     runtimes: dict[str, Runtime]
+    shard: ShardPart | None
 
 
 def _choose_specs(
-    root: Path, options: TaskOptions, pipeline: Pipeline, project: _Project
+    root: Path, options: TaskOptions, pipeline: Pipeline, project: _Project, warn: Warn
 ) -> _Chosen:
     """Every mode's specs, narrowed by --spec, --changed, --shard and --last-failed
     (plan_specs.py)."""
@@ -204,9 +210,11 @@ def _choose_specs(
         }
         note = "\n".join(part for part in (note, changed.note) if part)
     suite_pairs = sum(len(specs) for specs in specs_by_mode.values())
+    shard = None
     if pipeline.shard is not None:
         _check_no_fuzz_in_shards(options)
-        specs_by_mode = shard_of(root, specs_by_mode, pipeline)
+        shared = _shared_durations(root, options, project, pipeline)
+        specs_by_mode, shard = shard_of(root, specs_by_mode, pipeline, shared, warn)
     if options.last_failed:
         # After the shard: which pairs a shard holds must not depend on one machine's records.
         last = last_failed_only(root, modes, specs_by_mode)
@@ -215,7 +223,7 @@ def _choose_specs(
             for name, specs in specs_by_mode.items()
         }
         note = "\n".join(part for part in (note, last.note) if part)
-    return _Chosen(specs_by_mode, suite_pairs, note, scan_cache, runtimes)
+    return _Chosen(specs_by_mode, suite_pairs, note, scan_cache, runtimes, shard)
 
 
 def _load_project(root: Path, options: TaskOptions, pipeline: Pipeline, warn: Warn) -> _Project:
@@ -270,14 +278,12 @@ def _run_settings(
     )
 
 
-def remote_use(
-    root: Path, options: TaskOptions, config: ProjectConfig, basename: str, session: str
-) -> RemoteUse | None:
+def remote_settings(options: TaskOptions) -> RemoteSettings | None:
     """The shared cache this call asks (--remote-cache), with its secrets from the environment:
     they never pass through doit's options, so doit never stores or prints them."""
     if not options.remote_cache:
         return None
-    settings = parse_settings(
+    return parse_settings(
         options.remote_cache,
         mode=options.remote_cache_mode,
         header=os.environ.get(REMOTE_HEADER_VARIABLE) or None,
@@ -285,9 +291,34 @@ def remote_use(
         connect_timeout=options.remote_cache_connect_timeout,
         request_timeout=options.remote_cache_request_timeout,
     )
+
+
+def remote_use(
+    root: Path, options: TaskOptions, config: ProjectConfig, basename: str, session: str
+) -> RemoteUse | None:
+    """The shared cache of this call's build and run tasks, and their state folder."""
+    settings = remote_settings(options)
+    if settings is None:
+        return None
     state = REMOTE_STATE if basename == BASENAME else f"{REMOTE_STATE}.{basename}"
     state_dir = os.path.abspath(root / output_root(config) / state)
     return RemoteUse(settings=settings, state_dir=state_dir, session=session)
+
+
+def _shared_durations(
+    root: Path, options: TaskOptions, project: _Project, pipeline: Pipeline
+) -> SharedDurations | None:
+    """Where a shard reads the durations a merge published, with --remote-cache: under the
+    key of this project's config, task creator and modes (remote/shard_durations.py)."""
+    settings = remote_settings(options)
+    if settings is None:
+        return None
+    try:
+        config = portable_name(root, options.config)
+    except NotPortable:  # a config outside the project: its name is all that travels
+        config = Path(options.config).name
+    modes = [mode.name for mode in project.modes]
+    return SharedDurations(settings, durations_key(config, pipeline.basename, modes))
 
 
 def _check_no_fuzz_in_shards(options: TaskOptions) -> None:

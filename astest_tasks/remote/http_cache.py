@@ -78,6 +78,10 @@ class _Unusable(Exception):
     """The server cannot be used for the rest of the run; the message says why."""
 
 
+class _TooLarge(Exception):
+    """A blob read into memory is larger than its reader's cap."""
+
+
 class RemoteCache:
     def __init__(
         self,
@@ -206,6 +210,41 @@ class RemoteCache:
         written, on a miss, wrong bytes, or with the cache off."""
         found = self._staged_and_installed({}, {"": digest}, {"": destination}, lambda _: True)
         return found is not None
+
+    def read_blob(self, digest: str, limit: int) -> bytes | None:
+        """The blob named ``digest``, held in memory (not counted); None, with one warning for
+        bytes that are too many or not the named ones, on a miss or with the cache off."""
+        if self._off:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+
+        def keep(chunk: bytes) -> None:
+            nonlocal size
+            size += len(chunk)
+            if size > limit:  # before it is kept: a server sending without end costs no memory
+                raise _TooLarge
+            chunks.append(chunk)
+
+        try:
+            found = self._get(f"cas/{digest}", sink=keep)
+        except _Unusable as exc:
+            self._turn_off(str(exc))
+            return None
+        except _TooLarge:  # this blob only: the server still serves the others
+            self._warn_once("blob-size", f"a blob is larger than {limit} bytes; ignored")
+            return None
+        data = b"".join(chunks)
+        if found is None:
+            return None
+        if hashlib.sha256(data).hexdigest() != digest:
+            self._warn_once(
+                "tampered",
+                "a blob does not hash to its name (the server stored other bytes); "
+                "treated as a miss",
+            )
+            return None
+        return data
 
     def get_entry(self, action_key: str) -> Entry | None:
         if self._off:

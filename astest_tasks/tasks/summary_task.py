@@ -44,7 +44,6 @@ def summary_entries(plan: Plan) -> list[SummaryEntry]:
 def summary_plan(plan: Plan, fuzz_entries: Sequence[FuzzEntry]) -> SummaryPlan:
     options, pipeline, show_coverage = plan.options, plan.pipeline, plan.options.switches
     check_threshold_modes(options.coverage_fail_under, [t.mode for t in plan.coverage_targets])
-    shard = pipeline.shard
     return SummaryPlan(
         project_root=str(plan.root),
         report_path=posixpath.join(pipeline.report_dir(plan.config), "report.json"),
@@ -56,7 +55,7 @@ def summary_plan(plan: Plan, fuzz_entries: Sequence[FuzzEntry]) -> SummaryPlan:
         verbose=options.verbose,
         fuzz_entries=tuple(fuzz_entries),
         coverage=tuple(plan.coverage_targets),
-        shard=(shard.index, shard.count, plan.suite_pairs) if shard else None,
+        shard=plan.shard,
         note=plan.note,
         show_coverage=show_coverage.show_coverage is not ShowCoverage.NONE,
         expand_coverage_gaps=show_coverage.show_coverage is ShowCoverage.ALL,

@@ -12,7 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from astest_tasks.config.shards import Shard, assign_shards, hashed_shard, load_durations, pair_key
+from astest_tasks.config.shards import (
+    Shard,
+    assign_shards,
+    hashed_shard,
+    load_durations,
+    pair_key,
+    split_name,
+)
 from astest_tasks.core.errors import UserError
 
 
@@ -90,3 +97,28 @@ def test_durations_come_from_a_report(tmp_path: Path) -> None:
     report.write_text("{}")
     with pytest.raises(UserError, match=r"not a report\.json"):
         load_durations(report)
+
+
+def test_a_pair_without_a_duration_counts_as_the_median() -> None:
+    durations = {"m:a": 9.0, "m:b": 5.0, "m:c": 4.0, "m:d": 1.0}
+    # m:new costs 4.5 (the median): the shard with m:b (5) and the one with m:c, m:d (5)
+    # are lighter than m:a's (9), so m:new must not join m:a whatever its hash says.
+    assigned = assign_shards([*durations, "m:new"], 3, durations)
+    assert assigned["m:new"] != assigned["m:a"]
+    load = {1: 0.0, 2: 0.0, 3: 0.0}
+    for key, shard in assigned.items():
+        load[shard] += durations.get(key, 4.5)
+    assert max(load.values()) == 9.0
+
+
+def test_durations_of_no_selected_pair_leave_the_hash_split() -> None:
+    keys = [pair_key("wasi", f"s{i}") for i in range(12)]
+    assert assign_shards(keys, 3, {"wasi:gone": 3.0}) == assign_shards(keys, 3)
+
+
+def test_a_split_is_named_by_how_it_was_made_and_every_pairs_shard() -> None:
+    one = split_name({"m:a": 1, "m:b": 2}, by_durations=True)
+    assert one.startswith("durations:")
+    assert split_name({"m:b": 2, "m:a": 1}, by_durations=True) == one, "order-independent"
+    assert split_name({"m:a": 2, "m:b": 1}, by_durations=True) != one
+    assert split_name({"m:a": 1, "m:b": 2}, by_durations=False).startswith("hash:")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from astest_tasks.config.shards import HASH_SPLIT, ShardPart
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import SpecIdentity, Stage, failure_result
 from astest_tasks.output.console import Shown
@@ -15,7 +16,13 @@ from astest_tasks.output.merge_reports import merge_reports
 from astest_tasks.output.summary import write_reports
 
 
-def shard_report(folder: Path, specs: list[str], shard: tuple[int, int, int] | None) -> Path:
+def shard_report(
+    folder: Path,
+    specs: list[str],
+    shard: tuple[int, int, int] | None,
+    split: str = HASH_SPLIT,
+    durations_key: str = "",
+) -> Path:
     shown = [
         Shown(
             failure_result(
@@ -25,7 +32,8 @@ def shard_report(folder: Path, specs: list[str], shard: tuple[int, int, int] | N
         )
         for s in specs
     ]
-    write_reports(folder / "report.json", shown, shard=shard)
+    part = ShardPart(*shard, split=split, durations_key=durations_key) if shard else None
+    write_reports(folder / "report.json", shown, shard=part)
     return folder / "report.json"
 
 
@@ -74,3 +82,36 @@ def test_an_old_or_foreign_report_is_named(tmp_path: Path) -> None:
     (tmp_path / "junk.json").write_text("[]")
     with pytest.raises(UserError, match=r"not a report\.json"):
         merge_reports([tmp_path / "junk.json"], tmp_path / "m")
+
+
+def test_shards_cut_in_different_ways_are_refused_naming_each_split(tmp_path: Path) -> None:
+    # Shards 1 and 2 read durations a merge published after shard 3 had read the older ones.
+    reports = [
+        shard_report(tmp_path / "1", ["a"], (1, 3, 3), split="durations:aaaa"),
+        shard_report(tmp_path / "2", ["b"], (2, 3, 3), split="durations:aaaa"),
+        shard_report(tmp_path / "3", ["c"], (3, 3, 3), split="durations:bbbb"),
+    ]
+    published: list[str] = []
+    with pytest.raises(UserError) as refused:
+        merge_reports(reports, tmp_path / "merged", lambda key, _: published.append(key))
+    assert "cut the suite in different ways (1/3, 2/3 by durations:aaaa; 3/3 by " in str(
+        refused.value
+    )
+    assert "fix: run every shard of the workflow again" in str(refused.value)
+    assert published == [] and not (tmp_path / "merged").exists()
+
+
+def test_the_merge_hands_every_pairs_duration_and_the_shards_key_to_publish(
+    tmp_path: Path,
+) -> None:
+    reports = [
+        shard_report(tmp_path / "1", ["a", "b"], (1, 2, 3), durations_key="k" * 64),
+        shard_report(tmp_path / "2", ["c"], (2, 2, 3), durations_key="k" * 64),
+    ]
+    published: list[tuple[str, dict[str, float]]] = []
+    merge_reports(reports, tmp_path / "m", lambda key, d: published.append((key, dict(d))))
+    assert published == [("k" * 64, {"wasi:a": 0.0, "wasi:b": 0.0, "wasi:c": 0.0})]
+    # A shard that ran without the cache names no key: the shards agree on no place.
+    reports[1] = shard_report(tmp_path / "3", ["c"], (2, 2, 3))
+    merge_reports(reports, tmp_path / "m2", lambda key, d: published.append((key, dict(d))))
+    assert published[1][0] == ""

@@ -9,6 +9,7 @@ from pathlib import Path
 import junitparser
 import pytest
 
+from astest_tasks.config.shards import ShardPart
 from astest_tasks.core.records import decode, encode
 from astest_tasks.model.counting import count
 from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict
@@ -66,7 +67,7 @@ def table_result(rows: int, session: str = "s1", failing_row: int | None = None)
     )
 
 
-def plan(root: Path, shard: tuple[int, int, int] | None = None) -> SummaryPlan:
+def plan(root: Path, shard: ShardPart | None = None) -> SummaryPlan:
     entry = SummaryEntry("wasi", "table", "assembly/__tests__/table.spec.ts", "wasi", "r.json")
     return SummaryPlan(str(root), REPORT, (entry,), shard=shard)
 
@@ -81,7 +82,7 @@ def mtimes(root: Path) -> list[tuple[int, int]]:
     return [(path.stat().st_ino, path.stat().st_mtime_ns) for path in report_files(root)]
 
 
-def summarize(root: Path, session: str, shard: tuple[int, int, int] | None = None) -> bool:
+def summarize(root: Path, session: str, shard: ShardPart | None = None) -> bool:
     summary_plan = plan(root, shard)
     return write_report(summary_plan, load_specs(summary_plan, session))
 
@@ -108,15 +109,16 @@ def test_a_changed_result_an_option_or_a_deleted_report_writes_them_again(tmp_pa
     xml = junitparser.JUnitXml.fromfile(str(tmp_path / JUNIT))
     assert (xml.tests, xml.failures) == (1, 1)  # one test case, failing
 
-    summarize(tmp_path, "s3", shard=(1, 2, 2))
+    summarize(tmp_path, "s3", shard=ShardPart(1, 2, 2))
     assert json.loads((tmp_path / REPORT).read_text())["shard"] == {
         "index": 1,
         "count": 2,
         "pairs": 2,
+        "split": "hash",
     }
 
     (tmp_path / TAP).unlink()
-    summarize(tmp_path, "s4", shard=(1, 2, 2))
+    summarize(tmp_path, "s4", shard=ShardPart(1, 2, 2))
     assert (tmp_path / TAP).is_file()
 
 
@@ -275,7 +277,7 @@ def test_a_plan_crosses_to_doits_workers_as_plain_data_unchanged() -> None:
         REPORT,
         (entry("math"), entry("geometry", "bindings")),
         suite_selectors=("math/adds",),
-        shard=(1, 2, 4),
+        shard=ShardPart(1, 2, 4),
         note="--changed=HEAD: 1 of 2 specs",
         show_coverage=True,
     )

@@ -56,9 +56,18 @@ def report_json(reports: ReportInput) -> str:
     if reports.coverage is not None:
         document["coverage"] = coverage_report_json(reports.coverage)
     if reports.shard is not None:
-        # `pairs`: how many (mode, spec) pairs all N shards hold together; the merge checks it.
+        # `pairs`: how many (mode, spec) pairs all N shards hold together, `split` what cut
+        # them: the merge checks both. `durations_key`: where the merge publishes durations.
         shard = reports.shard
-        document["shard"] = {"index": shard[0], "count": shard[1], "pairs": shard[2]}
+        part: dict[str, object] = {
+            "index": shard.index,
+            "count": shard.count,
+            "pairs": shard.pairs,
+            "split": shard.split,
+        }
+        if shard.durations_key:
+            part["durations_key"] = shard.durations_key
+        document["shard"] = part
     head, _, rest = _compact(document).partition('"specs":[]')
     return f'{head}"specs":[{",".join(specs)}]{rest}\n'
 

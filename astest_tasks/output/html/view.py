@@ -185,7 +185,7 @@ def page_of(reports: ReportInput) -> Page:
         slowest=_slowest(shown, reports.context.history),
         coverage=_coverage(reports.coverage, sources),
         fuzz=tuple(_fuzz(item) for item in reports.context.fuzz),
-        shard=f"shard {shard[0]} of {shard[1]}" if shard else "",
+        shard=f"shard {shard.index} of {shard.count}" if shard else "",
     )
 
 

@@ -15,6 +15,7 @@ import pytest
 from tap.parser import Parser as TapParser
 
 from astest_tasks.actions.cleaning import summary_leftovers
+from astest_tasks.config.shards import ShardPart
 from astest_tasks.model.results import write_result
 from astest_tasks.output import formats
 from astest_tasks.output.ci_reports import points
@@ -35,14 +36,14 @@ def reports_of(shown: list[Shown]) -> ReportInput:
         shown=shown,
         whole_results=[item.result.to_json() for item in shown],
         spec_points=[points(item.result) for item in shown],
-        shard=(1, 2, 5),
+        shard=ShardPart(1, 2, 5),
     )
 
 
 def read_json(path: Path) -> int:
     document = json.loads(path.read_text(encoding="utf-8"))
     assert document["format"] == 1
-    assert document["shard"] == {"index": 1, "count": 2, "pairs": 5}
+    assert document["shard"] == {"index": 1, "count": 2, "pairs": 5, "split": "hash"}
     return len(document["specs"])
 
 
