@@ -41,7 +41,7 @@ from astest_tasks.config.toolchain import (
 from astest_tasks.core.errors import UserError
 from astest_tasks.output.coverage_summary import CoverageTarget
 from astest_tasks.plan.command_line import CommandLine
-from astest_tasks.plan.fuzz_plan import fuzz_group, fuzz_tasks_wanted
+from astest_tasks.plan.fuzz_plan import FuzzOptions, fuzz_group, fuzz_tasks_wanted
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.plan.output_folders import (
     IMPORT_SCAN_CACHE,
@@ -101,8 +101,14 @@ class Plan:
     suite_pairs: int  # the pairs before sharding, for the shard's summary line
     shard: ShardPart | None  # with --shard: this shard's part, as its report records it
     note: str  # what the summary says about the selection (exclusions, --changed, --last-failed)
-    with_fuzz_tasks: bool
+    # The call's fuzz parameters (seed drawn or pinned, runs, fuzzers), read with the config's
+    # fuzz block; None when no fuzz task is made (fuzz_plan.fuzz_tasks_wanted).
+    fuzz: FuzzOptions | None
     scan_cache: ImportScanCache  # the import scans, shared by the builds and --changed
+
+    @property
+    def with_fuzz_tasks(self) -> bool:
+        return self.fuzz is not None
 
     @property
     def lock_path(self) -> Path:
@@ -162,9 +168,7 @@ def make_plan(
         suite_pairs=chosen.suite_pairs,
         shard=chosen.shard,
         note=chosen.note,
-        with_fuzz_tasks=fuzz_tasks_wanted(
-            options.fuzz, command_line, fuzz_group(pipeline.basename)
-        ),
+        fuzz=_fuzz_options(options, project.config, command_line, pipeline),
         scan_cache=chosen.scan_cache,
     )
 
@@ -224,6 +228,15 @@ def _choose_specs(
         }
         note = "\n".join(part for part in (note, last.note) if part)
     return _Chosen(specs_by_mode, suite_pairs, note, scan_cache, runtimes, shard)
+
+
+def _fuzz_options(
+    options: TaskOptions, config: ProjectConfig, command_line: CommandLine, pipeline: Pipeline
+) -> FuzzOptions | None:
+    if not fuzz_tasks_wanted(options.fuzz, command_line, fuzz_group(pipeline.basename)):
+        return None
+    parsed = FuzzOptions.parse(options.fuzz, options.fuzz_seed, options.fuzz_runs, config.fuzz)
+    return replace(parsed, fuzzers=options.fuzzer)
 
 
 def _load_project(root: Path, options: TaskOptions, pipeline: Pipeline, warn: Warn) -> _Project:

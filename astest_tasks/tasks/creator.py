@@ -7,7 +7,6 @@ fuzz tasks when wanted (fuzz_tasks.py), and one summary task (summary_task.py).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from astest_tasks.core.interrupts import report_interrupts_in_one_line, unwind_o
 from astest_tasks.core.parent_bond import bind_forked_children
 from astest_tasks.core.project_lock import lock_project
 from astest_tasks.plan.command_line import CommandLine
-from astest_tasks.plan.fuzz_plan import FuzzOptions, FuzzPlan
+from astest_tasks.plan.fuzz_plan import FuzzPlan
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.plan.planning import Plan, make_plan
 from astest_tasks.schedule.scheduler import Scheduler, scheduler
@@ -79,19 +78,11 @@ def _spec_tasks(plan: Plan, planner: Scheduler) -> Iterator[dict[str, Any]]:
 
 
 def _fuzz_tasks(plan: Plan) -> FuzzPlan:
-    if not plan.with_fuzz_tasks:
+    if plan.fuzz is None:
         return FuzzPlan(tasks=[], run_tasks=[], entries=[])
     # Made only when wanted, so a call without fuzz tasks never loads the fuzz actions' modules.
     from astest_tasks.tasks.fuzz_tasks import fuzz_tasks
 
-    requested = plan.options
-    # The seed and the runs are read here, with the config's fuzz block that completes them.
-    options = replace(
-        FuzzOptions.parse(
-            requested.fuzz, requested.fuzz_seed, requested.fuzz_runs, plan.config.fuzz
-        ),
-        fuzzers=requested.fuzzer,
-    )
     limits_of = {mode.name: plan.settings.limits.of_mode(mode.name) for mode in plan.modes}
     return fuzz_tasks(
         plan.root,
@@ -99,7 +90,7 @@ def _fuzz_tasks(plan: Plan) -> FuzzPlan:
         plan.toolchain,
         plan.scan_cache,
         limits_of,
-        options,
+        plan.fuzz,
         plan.settings.session,
         plan.pipeline,
     )
