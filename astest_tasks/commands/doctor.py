@@ -14,7 +14,12 @@ from pathlib import Path
 from astest_tasks.config.project_config import split_mode_names
 from astest_tasks.output.doctor_report import run_doctor
 from astest_tasks.remote.doctor_checks import remote_cache_checks
-from astest_tasks.remote.settings import DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT
+from astest_tasks.remote.settings import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_REQUEST_TIMEOUT,
+    MODE_VARIABLE,
+    URL_VARIABLE,
+)
 
 
 def doctor_command(
@@ -26,8 +31,8 @@ def doctor_command(
     """``astest doctor [-c CONFIG] [-m MODES]... [--remote-cache URL]`` in the current folder: 1
     on any ERROR. The remote cache is the option's, else ASTEST_REMOTE_CACHE's, as for a run."""
     environ = os.environ
-    url = remote_cache if remote_cache is not None else environ.get("ASTEST_REMOTE_CACHE", "")
-    mode = remote_cache_mode or environ.get("ASTEST_REMOTE_CACHE_MODE", "")
+    url = remote_cache if remote_cache is not None else environ.get(URL_VARIABLE, "")
+    mode = remote_cache_mode or environ.get(MODE_VARIABLE, "")
     timeouts = (DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
     remote = remote_cache_checks(url, mode, environ, timeouts)
     modes = split_mode_names(mode_options)

@@ -17,7 +17,13 @@ from pathlib import Path
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.output.merge_reports import Publish, merge_reports
-from astest_tasks.remote.settings import RemoteMode, RemoteSettings, parse_settings
+from astest_tasks.remote.settings import (
+    MODE_VARIABLE,
+    URL_VARIABLE,
+    RemoteMode,
+    RemoteSettings,
+    settings_with_secrets,
+)
 from astest_tasks.remote.shard_durations import publish_durations
 
 
@@ -35,16 +41,10 @@ def merge_command(
 
 def _settings(url: str | None, mode: str | None) -> RemoteSettings | None:
     environ = os.environ
-    url = url if url is not None else environ.get("ASTEST_REMOTE_CACHE", "")
+    url = url if url is not None else environ.get(URL_VARIABLE, "")
     if not url.strip():
         return None
-    mode_text = (mode or environ.get("ASTEST_REMOTE_CACHE_MODE", "")).strip()
-    return parse_settings(
-        url,
-        mode=RemoteMode.parse(mode_text or RemoteMode.READ_WRITE.value, "--remote-cache-mode"),
-        header=environ.get("ASTEST_REMOTE_CACHE_HEADER") or None,
-        signing_key=environ.get("ASTEST_REMOTE_CACHE_SIGNING_KEY") or None,
-    )
+    return settings_with_secrets(url, mode or environ.get(MODE_VARIABLE, ""), environ)
 
 
 def _publisher(settings: RemoteSettings) -> Publish:

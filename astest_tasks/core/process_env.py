@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 # The remote cache's URL (it may hold user:password), auth header and signing key: the settings
 # reach our own workers inside the actions' arguments (remote/session.py), so no child needs them,
 # and a child's output (a compiler's, an external runtime's) may end up in a shared result.
+# remote/settings.py names them (SECRET_VARIABLES); a test holds the two sets equal.
 WITHHELD_FROM_CHILDREN = frozenset(
     {"ASTEST_REMOTE_CACHE", "ASTEST_REMOTE_CACHE_HEADER", "ASTEST_REMOTE_CACHE_SIGNING_KEY"}
 )

@@ -62,14 +62,11 @@ from astest_tasks.plan.plan_specs import (
 )
 from astest_tasks.plan.run_settings import RunLimits, RunSettings
 from astest_tasks.remote.session import RemoteUse
-from astest_tasks.remote.settings import RemoteSettings, parse_settings
+from astest_tasks.remote.settings import RemoteSettings, settings_with_secrets
 from astest_tasks.remote.shard_durations import SharedDurations, durations_key
 from astest_tasks.remote.task_keys import NotPortable, portable_name
 from astest_tasks.run.runtime import Runtime
 from astest_tasks.run.runtime_command import resolve_runtime
-
-REMOTE_HEADER_VARIABLE = "ASTEST_REMOTE_CACHE_HEADER"
-REMOTE_SIGNING_KEY_VARIABLE = "ASTEST_REMOTE_CACHE_SIGNING_KEY"
 
 Warn = Callable[[str], None]
 
@@ -296,11 +293,10 @@ def remote_settings(options: TaskOptions) -> RemoteSettings | None:
     they never pass through doit's options, so doit never stores or prints them."""
     if not options.remote_cache:
         return None
-    return parse_settings(
+    return settings_with_secrets(
         options.remote_cache,
-        mode=options.remote_cache_mode,
-        header=os.environ.get(REMOTE_HEADER_VARIABLE) or None,
-        signing_key=os.environ.get(REMOTE_SIGNING_KEY_VARIABLE) or None,
+        options.remote_cache_mode.value,
+        os.environ,
         connect_timeout=options.remote_cache_connect_timeout,
         request_timeout=options.remote_cache_request_timeout,
     )

@@ -15,7 +15,12 @@ import urllib3
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.remote.entries import Entry, encode_entry
-from astest_tasks.remote.settings import RemoteMode, RemoteSettings, parse_settings, redact_url
+from astest_tasks.remote.settings import (
+    RemoteMode,
+    RemoteSettings,
+    redact_url,
+    settings_with_secrets,
+)
 
 SCOPE = "remote"
 PROBE_BLOB = b"astest doctor: a write probe\n"
@@ -33,14 +38,13 @@ def remote_cache_checks(
     if not url.strip():
         return []
     try:
-        mode = RemoteMode.parse(mode_text.strip() or RemoteMode.READ_WRITE.value, "mode")
-        settings = parse_settings(
+        settings = settings_with_secrets(
             url,
-            mode=mode,
-            header=environ.get("ASTEST_REMOTE_CACHE_HEADER") or None,
-            signing_key=environ.get("ASTEST_REMOTE_CACHE_SIGNING_KEY") or None,
+            mode_text,
+            environ,
             connect_timeout=timeouts[0],
             request_timeout=timeouts[1],
+            mode_source="mode",
         )
     except UserError as exc:
         return [Check(Level.ERROR, SCOPE, str(exc).partition("; fix: ")[0], _fix_of(str(exc)))]

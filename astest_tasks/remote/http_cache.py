@@ -41,7 +41,7 @@ from astest_tasks.remote.entries import (
     decode_entry,
     encode_entry,
 )
-from astest_tasks.remote.settings import RemoteMode, RemoteSettings
+from astest_tasks.remote.settings import HEADER_VARIABLE, RemoteMode, RemoteSettings
 
 UPLOAD_THREADS = 2
 # A body larger than this is no entry or blob of ours: a server sending without end.
@@ -165,7 +165,7 @@ class RemoteCache:
         if response.status in (401, 403) and method == "GET":
             raise _Unusable(
                 f"GET answered HTTP {response.status}; fix: check the URL's user:password or "
-                "ASTEST_REMOTE_CACHE_HEADER"
+                f"{HEADER_VARIABLE}"
             )
         return response.status, data
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import enum
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
@@ -13,6 +14,14 @@ from astest_tasks.core.errors import UserError
 
 DEFAULT_CONNECT_TIMEOUT = 2.0
 DEFAULT_REQUEST_TIMEOUT = 10.0
+# The environment a shared cache is given by, named once for every door that sets one up (a run,
+# `astest doctor`, `astest merge`). The options' own ASTEST_* names follow from their declarations
+# (plan/options.py); the header and the signing key have no option, so doit never stores them.
+URL_VARIABLE = "ASTEST_REMOTE_CACHE"
+MODE_VARIABLE = "ASTEST_REMOTE_CACHE_MODE"
+HEADER_VARIABLE = "ASTEST_REMOTE_CACHE_HEADER"
+SIGNING_KEY_VARIABLE = "ASTEST_REMOTE_CACHE_SIGNING_KEY"
+SECRET_VARIABLES = frozenset({URL_VARIABLE, HEADER_VARIABLE, SIGNING_KEY_VARIABLE})
 
 
 class RemoteMode(enum.Enum):
@@ -99,6 +108,28 @@ def parse_settings(
         headers=headers,
         query=parts.query,
         signing_key=signing_key.encode("utf-8") if signing_key else None,
+        connect_timeout=connect_timeout,
+        request_timeout=request_timeout,
+    )
+
+
+def settings_with_secrets(
+    url: str,
+    mode_text: str,
+    environ: Mapping[str, str],
+    *,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    mode_source: str = "--remote-cache-mode",
+) -> RemoteSettings:
+    """The cache at ``url`` in ``mode_text``'s mode (read-write when empty), with the header and
+    the signing key of the environment: the one way every door sets a cache up."""
+    mode = RemoteMode.parse(mode_text.strip() or RemoteMode.READ_WRITE.value, mode_source)
+    return parse_settings(
+        url,
+        mode=mode,
+        header=environ.get(HEADER_VARIABLE) or None,
+        signing_key=environ.get(SIGNING_KEY_VARIABLE) or None,
         connect_timeout=connect_timeout,
         request_timeout=request_timeout,
     )

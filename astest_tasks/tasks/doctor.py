@@ -16,6 +16,7 @@ from typing import Any
 from astest_tasks.core.setup_checks import Check
 from astest_tasks.output.terminal import output_stream
 from astest_tasks.plan.doit_argv import default_tasks, doit_command, names_tasks_under
+from astest_tasks.remote.settings import DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT
 
 
 def doctor_action(
@@ -42,7 +43,10 @@ class RemoteCacheOptions:
     def checks(self) -> list[Check]:
         from astest_tasks.remote.doctor_checks import remote_cache_checks
 
-        timeouts = (_seconds(self.connect_timeout, 2.0), _seconds(self.request_timeout, 10.0))
+        timeouts = (
+            _seconds(self.connect_timeout, DEFAULT_CONNECT_TIMEOUT),
+            _seconds(self.request_timeout, DEFAULT_REQUEST_TIMEOUT),
+        )
         return remote_cache_checks(self.url, self.mode, os.environ, timeouts)
 
 

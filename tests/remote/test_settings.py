@@ -5,7 +5,16 @@ import base64
 import pytest
 
 from astest_tasks.core.errors import UserError
-from astest_tasks.remote.settings import RemoteMode, parse_settings, redact_url
+from astest_tasks.core.process_env import WITHHELD_FROM_CHILDREN
+from astest_tasks.remote.settings import (
+    HEADER_VARIABLE,
+    SECRET_VARIABLES,
+    SIGNING_KEY_VARIABLE,
+    RemoteMode,
+    parse_settings,
+    redact_url,
+    settings_with_secrets,
+)
 
 
 def test_the_urls_credentials_become_a_basic_header_and_leave_the_url() -> None:
@@ -108,3 +117,18 @@ def test_modes_parse_and_name_the_source() -> None:
     assert RemoteMode.parse("read", "ASTEST_REMOTE_CACHE_MODE") is RemoteMode.READ
     with pytest.raises(UserError, match="ASTEST_REMOTE_CACHE_MODE: unknown remote cache mode"):
         RemoteMode.parse("write", "ASTEST_REMOTE_CACHE_MODE")
+
+
+def test_every_door_sets_a_cache_up_with_the_environments_header_and_key() -> None:
+    environ = {HEADER_VARIABLE: "Authorization: Bearer t0k", SIGNING_KEY_VARIABLE: "s3cret"}
+    settings = settings_with_secrets("http://cache.example:8080/ac", "", environ)
+    assert settings.mode is RemoteMode.READ_WRITE  # an empty mode is read-write
+    assert settings.headers == {"Authorization": "Bearer t0k"}
+    assert settings.signing_key == b"s3cret"
+    assert (settings.connect_timeout, settings.request_timeout) == (2.0, 10.0)
+    read_only = settings_with_secrets("http://cache.example/", " read ", {})
+    assert read_only.mode is RemoteMode.READ and read_only.signing_key is None
+
+
+def test_the_secrets_withheld_from_children_are_the_caches_own() -> None:
+    assert WITHHELD_FROM_CHILDREN == SECRET_VARIABLES
