@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any
 
 from colorama import Fore
 
@@ -78,6 +79,14 @@ class SummaryEntry:
     command: str = "doit"  # what runs it
 
 
+_PRINTOUT_ONLY = "printout_only"  # a SummaryPlan field's metadata: see PRINTOUT_ONLY
+
+
+def _printout_only(default: object) -> Any:
+    """A field whose value changes what is printed (or the verdict), not the reports."""
+    return field(default=default, metadata={_PRINTOUT_ONLY: True})
+
+
 @dataclass(frozen=True)
 class SummaryPlan:
     project_root: str
@@ -86,8 +95,8 @@ class SummaryPlan:
     suite_selectors: tuple[str, ...] = ()
     test_name_pattern: str = ""  # --test-name-pattern: other tests count as skipped
     logs_root: str | None = None  # the base config's logs folder: latest.log goes there
-    show_logs: bool = False  # --show-logs: print every log() line before the summary
-    verbose: bool = False  # --verbose: each spec's suites and tests under its line
+    show_logs: bool = _printout_only(False)  # --show-logs: every log() line before the summary
+    verbose: bool = _printout_only(False)  # --verbose: each spec's suites and tests under its line
     fuzz_entries: tuple[FuzzEntry, ...] = ()  # campaigns the run includes (--fuzz)
     coverage: tuple[CoverageTarget, ...] = ()  # the selected modes that have coverage on
     shard: ShardPart | None = None  # when this run is shard k of N: its part of the split
@@ -95,10 +104,10 @@ class SummaryPlan:
     show_coverage: bool = False  # --show-coverage: list the uncovered points (coverage_gaps.py)
     expand_coverage_gaps: bool = False  # --show-coverage=all: nested points too
     rerun_command: str = ""  # how the HTML report's repro lines run a spec: "doit astest"
-    durations: int | None = None  # --durations=N: the N slowest specs and tests (0: all)
-    coverage_fail_under: CoverageThreshold = field(
-        default_factory=CoverageThreshold
-    )  # --coverage-fail-under
+    durations: int | None = _printout_only(None)  # --durations=N: the N slowest (0: all)
+    coverage_fail_under: CoverageThreshold = field(  # --coverage-fail-under: a verdict only
+        default_factory=CoverageThreshold, metadata={_PRINTOUT_ONLY: True}
+    )
 
     @property
     def gaps(self) -> GapListing | None:
@@ -115,8 +124,9 @@ def summary_coverage(plan: SummaryPlan, shown: list[Shown]) -> CoverageOutcome |
     return collect_coverage(Path(plan.project_root), plan.coverage, results)
 
 
-# What changes the printout (or the verdict) but not the reports' contents.
-PRINTOUT_ONLY = frozenset({"verbose", "show_logs", "durations", "coverage_fail_under"})
+# What changes the printout (or the verdict) but not the reports' contents: declared on the
+# field, so a new field shapes the reports (and rewrites them when it changes) unless it says so.
+PRINTOUT_ONLY = frozenset(f.name for f in fields(SummaryPlan) if f.metadata.get(_PRINTOUT_ONLY))
 
 
 def write_report(
