@@ -60,13 +60,18 @@ class ShardPart:
     """What a shard's report says of its part: shard ``index`` of ``count``, cut from a
     selection of ``pairs`` (mode, spec) pairs by ``split`` (``split_name``; ``HASH_SPLIT`` in a
     report of an older version), and the shared cache's key its merge publishes durations
-    under ("" without a cache)."""
+    under ("" without a cache). ``narrowed``: the shard ran less than the whole suite
+    (``--spec``, ``--changed``, ``--last-failed``), so its times are not the suite's to publish;
+    ``kept_all``: False when ``--last-failed`` dropped pairs of its part after the split, so the
+    shards together hold fewer than ``pairs``."""
 
     index: int
     count: int
     pairs: int
     split: str = HASH_SPLIT
     durations_key: str = ""
+    narrowed: bool = False
+    kept_all: bool = True
 
 
 def split_name(assigned: Mapping[str, int], by_durations: bool) -> str:

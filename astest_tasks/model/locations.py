@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-_LOCATION = re.compile(r"^(\d+)(?::(\d+))?$")
+# ASCII digits only (\d would take other scripts' digits, which parseLocation does not), and
+# at most nine of them: no file has a billion lines, and int() refuses text over 4300 digits.
+_LOCATION = re.compile(r"^([0-9]{1,9})(?::([0-9]{1,9}))?$")
 
 
 def parse_location(location: str) -> tuple[int, int]:

@@ -119,7 +119,10 @@ def _cases(suites: Sequence[Suite], path: tuple[str, ...]) -> Iterator[TestCase]
 def block_ms(suite: Suite) -> float | None:
     """The block's time when it ran as a test and the guest timed it; else None."""
     if suite.kind in _TIMED_KINDS and suite.end_ms > suite.start_ms:
-        return suite.end_ms - suite.start_ms
+        elapsed = suite.end_ms - suite.start_ms
+        # The guest's numbers: 1e308 apart is no time at all (stored, it would read back as a
+        # damaged result), and neither is anything a float cannot hold.
+        return elapsed if math.isfinite(elapsed) else None
     return None
 
 

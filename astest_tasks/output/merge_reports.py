@@ -13,6 +13,8 @@ shards named ("" when they name none, or not one), for the next workflow's shard
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,9 @@ from astest_tasks.output.summary import print_summary, write_reports
 Publish = Callable[[str, Mapping[str, float]], None]
 
 
+_CACHE_KEY = re.compile(r"[0-9a-f]{64}")
+
+
 def merge_reports(reports: Sequence[Path], output_dir: Path, publish: Publish | None = None) -> int:
     documents = [(path, _load(path)) for path in reports]
     shards = {
@@ -40,7 +45,14 @@ def merge_reports(reports: Sequence[Path], output_dir: Path, publish: Publish | 
     _check_shards(reports, shards, len(shown))
     passed = write_reports(output_dir / REPORT_FILE, shown)
     print_summary(shown)
-    if publish is not None:
+    if publish is not None and any(part.narrowed for part in shards.values()):
+        print(
+            "shard durations not published: the shards ran part of the suite (--spec, --changed "
+            "or --last-failed), whose times would replace the whole suite's; the next whole "
+            "run publishes",
+            file=sys.stderr,
+        )
+    elif publish is not None:
         keys = {part.durations_key for part in shards.values()}
         durations = {pair_key(i.result.mode, i.result.spec_id): i.result.duration_s for i in shown}
         publish(keys.pop() if len(keys) == 1 else "", durations)
@@ -71,13 +83,21 @@ def _shard_part(path: Path, shard: dict[str, Any]) -> ShardPart:
             int(shard["count"]),
             int(shard.get("pairs", -1)),
             split=str(shard.get("split", HASH_SPLIT)),
-            durations_key=str(shard.get("durations_key", "")),
+            durations_key=_durations_key(shard.get("durations_key", "")),
+            narrowed=shard.get("narrowed", False) is not False,
+            kept_all=shard.get("kept_all", True) is not False,
         )
     except (KeyError, ValueError, TypeError):
         raise UserError(
             f'{path}: its "shard" is not one astest-tasks wrote; fix: give the report.json a '
             "shard wrote"
         ) from None
+
+
+def _durations_key(value: object) -> str:
+    """The shards' cache key as a remote key is written (64 hex digits), else none: the report
+    is a file from a CI job, and the key becomes a path on the cache server."""
+    return value if isinstance(value, str) and _CACHE_KEY.fullmatch(value) else ""
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -123,7 +143,8 @@ def _check_shards(reports: Sequence[Path], shards: dict[Path, ShardPart], merged
             f"the report.json of every shard 1/{count} to {count}/{count}"
         )
     pairs = {part.pairs for part in shards.values()}
-    if len(pairs) > 1 or merged not in pairs:
+    kept_all = all(part.kept_all for part in shards.values())
+    if len(pairs) > 1 or (kept_all and merged not in pairs):
         raise UserError(
             f"the shards hold {merged} (mode, spec) pairs, but they were cut from selections of "
             f"{' and '.join(str(p) for p in sorted(pairs))}: a shard ran with other modes, specs "

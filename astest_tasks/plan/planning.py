@@ -216,13 +216,18 @@ def _choose_specs(
         _check_no_fuzz_in_shards(options)
         shared = _shared_durations(root, options, project, pipeline)
         specs_by_mode, shard = shard_of(root, specs_by_mode, pipeline, shared, warn)
+        if options.spec or options.changed or options.last_failed:
+            shard = replace(shard, narrowed=True)
     if options.last_failed:
         # After the shard: which pairs a shard holds must not depend on one machine's records.
         last = last_failed_only(root, modes, specs_by_mode)
-        specs_by_mode = {
+        kept = {
             name: [spec for spec in specs if last.keeps(name, spec)]
             for name, specs in specs_by_mode.items()
         }
+        if shard is not None and kept != specs_by_mode:
+            shard = replace(shard, kept_all=False)  # the merge cannot count the suite's pairs
+        specs_by_mode = kept
         note = "\n".join(part for part in (note, last.note) if part)
     return _Chosen(specs_by_mode, suite_pairs, note, scan_cache, runtimes, shard)
 

@@ -94,13 +94,24 @@ def _ignored(cache: RemoteCache, warn: Warn, why: str) -> None:
 
 
 def encode_durations(durations: Mapping[str, float]) -> bytes:
-    data = canonical_json({"format": DURATIONS_FORMAT, "durations": dict(durations)})
+    """The blob of ``durations``, leaving out any pair a shard would refuse to read (a name too
+    long, a time not finite or out of range): one such pair must not spoil the rest."""
+    kept = {name: seconds for name, seconds in durations.items() if _readable(name, seconds)}
+    data = canonical_json({"format": DURATIONS_FORMAT, "durations": kept})
     if len(data) > MAX_DURATIONS_BYTES:
         raise ValueError(
             f"the durations of {len(durations)} pairs take {len(data)} bytes, more than the "
             f"{MAX_DURATIONS_BYTES} a shard reads"
         )
     return data
+
+
+def _readable(name: object, seconds: object) -> bool:
+    if not (isinstance(name, str) and 0 < len(name) <= MAX_PAIR_NAME and ":" in name):
+        return False
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        return False
+    return math.isfinite(seconds) and 0 <= seconds <= MAX_SECONDS
 
 
 def decode_durations(data: bytes) -> dict[str, float]:

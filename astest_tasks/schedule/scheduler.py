@@ -60,6 +60,8 @@ class Scheduler:
         self._server_script = server_script  # None: compile_server.SERVER_SCRIPT
         self._shared = shared
         self._compile_pool: CompilePool | None = None
+        # The prefetch thread and the main thread may ask for the first compile at once.
+        self._pool_lock = threading.Lock()
         self.prefetcher = BuildPrefetcher()
         self.run_ahead = RunAhead()
         # Which task creator of this process makes each default runner (by its absolute path):
@@ -75,16 +77,17 @@ class Scheduler:
     @property
     def compile_pool(self) -> CompilePool:
         """The compile servers, made on the first compile asked of this process."""
-        if self._compile_pool is None:
-            from astest_tasks.build.compile_server import SERVER_SCRIPT
-            from astest_tasks.schedule.compile_pool import CompilePool
+        with self._pool_lock:
+            if self._compile_pool is None:
+                from astest_tasks.build.compile_server import SERVER_SCRIPT
+                from astest_tasks.schedule.compile_pool import CompilePool
 
-            self._compile_pool = CompilePool(
-                self._server_script or SERVER_SCRIPT,
-                shared=self._shared,
-                on_server_started=self._close_at_worker_exit,
-            )
-        return self._compile_pool
+                self._compile_pool = CompilePool(
+                    self._server_script or SERVER_SCRIPT,
+                    shared=self._shared,
+                    on_server_started=self._close_at_worker_exit,
+                )
+            return self._compile_pool
 
     # -- the compile route (build/compile_route.py) --
 
@@ -222,7 +225,9 @@ class Scheduler:
         the compile server it started for its workers."""
         self.run_ahead.forget()
         if self._compile_pool is None:
-            return Scheduler(self._server_script)
+            # No compile asked of this process yet: the server it inherited (if any) passes on.
+            shared = self._shared
+            return Scheduler(self._server_script, shared if shared and shared.usable else None)
         shared = self._compile_pool.abandon()
         return Scheduler(self._compile_pool.script, shared)
 

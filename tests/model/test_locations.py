@@ -23,3 +23,9 @@ def test_the_page_marks_a_line_only_where_the_annotation_names_one(tmp_path: Pat
         line, _ = parse_location(location)
         pointed = pointed_line(sources, "a.spec.ts", location)
         assert (pointed is not None) == (line == 2), location
+
+
+def test_a_guests_location_too_long_or_in_other_digits_names_no_place() -> None:
+    assert parse_location("9" * 5000) == (0, 0)  # int() would refuse it: no exception here
+    assert parse_location("\u0661\u0662") == (0, 0)  # Arabic-Indic "12": not parseLocation's
+    assert parse_location("123456789:1") == (123456789, 1)

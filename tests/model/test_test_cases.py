@@ -115,3 +115,13 @@ def test_a_row_stored_before_times_reads_as_untimed_and_a_bad_time_is_refused() 
     for bad in ("3", True, float("nan"), float("inf"), [1]):
         with pytest.raises(ValueError, match="time should be a finite number or null"):
             TestCase.from_row([*old, bad])
+
+
+def test_a_guests_time_that_is_no_number_of_milliseconds_is_no_time() -> None:
+    """1e308 apart overflows to inf, which a stored row could not hold: such a block has no
+    time, rather than a result that reads back as damaged."""
+    huge = Suite("h", "test", 1, Verdict.OK, -1e308, 1e308, (), (expectation(Verdict.OK),), ())
+    endless = Suite("i", "it", 1, Verdict.OK, 0.0, float("inf"), (), (expectation(Verdict.OK),), ())
+    found = [case.duration_ms for case in test_cases((huge, endless))]
+    assert found == [None, None]
+    assert all(len(case.to_row()) == 9 for case in test_cases((huge, endless)))  # untimed rows

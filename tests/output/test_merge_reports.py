@@ -15,6 +15,8 @@ from astest_tasks.output.formats import report_file_names
 from astest_tasks.output.merge_reports import merge_reports
 from astest_tasks.output.summary import write_reports
 
+KEY = "ab" * 32  # a remote key as remote/shard_durations.durations_key makes it
+
 
 def shard_report(
     folder: Path,
@@ -22,6 +24,8 @@ def shard_report(
     shard: tuple[int, int, int] | None,
     split: str = HASH_SPLIT,
     durations_key: str = "",
+    narrowed: bool = False,
+    kept_all: bool = True,
 ) -> Path:
     shown = [
         Shown(
@@ -32,7 +36,13 @@ def shard_report(
         )
         for s in specs
     ]
-    part = ShardPart(*shard, split=split, durations_key=durations_key) if shard else None
+    part = (
+        ShardPart(
+            *shard, split=split, durations_key=durations_key, narrowed=narrowed, kept_all=kept_all
+        )
+        if shard
+        else None
+    )
     write_reports(folder / "report.json", shown, shard=part)
     return folder / "report.json"
 
@@ -105,13 +115,62 @@ def test_the_merge_hands_every_pairs_duration_and_the_shards_key_to_publish(
     tmp_path: Path,
 ) -> None:
     reports = [
-        shard_report(tmp_path / "1", ["a", "b"], (1, 2, 3), durations_key="k" * 64),
-        shard_report(tmp_path / "2", ["c"], (2, 2, 3), durations_key="k" * 64),
+        shard_report(tmp_path / "1", ["a", "b"], (1, 2, 3), durations_key=KEY),
+        shard_report(tmp_path / "2", ["c"], (2, 2, 3), durations_key=KEY),
     ]
     published: list[tuple[str, dict[str, float]]] = []
     merge_reports(reports, tmp_path / "m", lambda key, d: published.append((key, dict(d))))
-    assert published == [("k" * 64, {"wasi:a": 0.0, "wasi:b": 0.0, "wasi:c": 0.0})]
+    assert published == [(KEY, {"wasi:a": 0.0, "wasi:b": 0.0, "wasi:c": 0.0})]
     # A shard that ran without the cache names no key: the shards agree on no place.
     reports[1] = shard_report(tmp_path / "3", ["c"], (2, 2, 3))
     merge_reports(reports, tmp_path / "m2", lambda key, d: published.append((key, dict(d))))
     assert published[1][0] == ""
+
+
+def test_shards_that_ran_last_failed_merge_and_publish_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--last-failed with --shard: each shard ran only its failures, so together they hold fewer
+    pairs than the suite; the merge takes them (no pair twice, no shard missing) and publishes
+    none of their times, which are not the suite's."""
+    reports = [
+        shard_report(
+            tmp_path / "1", ["a"], (1, 2, 4), durations_key=KEY, narrowed=True, kept_all=False
+        ),
+        shard_report(
+            tmp_path / "2", ["c"], (2, 2, 4), durations_key=KEY, narrowed=True, kept_all=False
+        ),
+    ]
+    published: list[str] = []
+    assert merge_reports(reports, tmp_path / "m", lambda key, _: published.append(key)) == 1
+    assert published == []
+    assert "shard durations not published: the shards ran part of the suite" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_narrowed_selection_that_kept_its_pairs_is_still_counted(tmp_path: Path) -> None:
+    reports = [
+        shard_report(tmp_path / "1", ["a"], (1, 2, 3), narrowed=True),
+        shard_report(tmp_path / "2", ["c"], (2, 2, 3), narrowed=True),
+    ]
+    with pytest.raises(UserError, match="the shards hold 2"):
+        merge_reports(reports, tmp_path / "m")
+
+
+@pytest.mark.parametrize("key", ["../cas/" + "0" * 64, "x?y=1", "\u00e9" * 4, "K" * 64, 7])
+def test_a_reports_durations_key_that_no_remote_key_looks_like_is_none(
+    tmp_path: Path, key: object
+) -> None:
+    """A report.json is a file from a CI job: its key becomes a path on the cache server."""
+    reports = [
+        shard_report(tmp_path / "1", ["a", "b"], (1, 2, 3), durations_key=KEY),
+        shard_report(tmp_path / "2", ["c"], (2, 2, 3), durations_key=KEY),
+    ]
+    for report in reports:
+        document = json.loads(report.read_text())
+        document["shard"]["durations_key"] = key
+        report.write_text(json.dumps(document))
+    published: list[str] = []
+    merge_reports(reports, tmp_path / "m", lambda found, _: published.append(found))
+    assert published == [""]

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from astest_tasks.actions import doors
+from astest_tasks.actions.fuzz_actions import FuzzRunRequest
 from astest_tasks.config import toolchain
 from astest_tasks.core import project_lock
 from astest_tasks.plan.options import OPTIONS, TaskOptions, option_defaults, task_options
@@ -52,7 +54,7 @@ SAMPLES: dict[str, str | bool] = {
     "browser": "chromium",
     "headful": True,
     "fuzz": True,
-    "fuzz_seed": "42",
+    "fuzz_seed": "42",  # against the pinned 7 of the fuzz calls (_options_with)
     "fuzz_runs": "500",
     "fuzzer": "one",
     "coverage": "on",
@@ -118,7 +120,18 @@ def fresh_process_state(monkeypatch: pytest.MonkeyPatch) -> None:
 SPECS = {
     "assembly/__tests__/math.spec.ts": 'import { expect } from "as-test";\nexpect(1).toBe(1);\n',
     "assembly/__tests__/text.spec.ts": 'import { expect } from "as-test";\nexpect(2).toBe(2);\n',
+    "assembly/__fuzz__/sound.fuzz.ts": 'import { fuzz } from "as-test";\n',
 }
+
+
+def _stand_in_browser(root: Path) -> Path:
+    """An executable the web runtime takes as the browser to run (it is never started here)."""
+    browser = root / "stand-in-chromium"
+    browser.write_text("#!/bin/sh\nexit 0\n")
+    browser.chmod(0o755)
+    return browser
+
+
 CONFIG = {
     "modes": {"web": {"buildOptions": {"target": "web"}}},
     "coverage": False,
@@ -126,23 +139,25 @@ CONFIG = {
 
 
 def run_tasks(root: Path, options: TaskOptions) -> dict[str, tuple[object, Any]]:
-    """Each run task's run (``what_runs``) and its key, by task name; a task that always runs
-    (an ``Always`` that says so: a snapshot update asks every spec again) has no key to keep."""
+    """Each run task's run (``what_runs``) and its key, by task name: the specs' and the fuzz
+    campaigns'. A task that always runs (an ``Always`` that says so: a snapshot update asks every
+    spec again, a random seed every campaign) has no key to keep."""
     found: dict[str, tuple[object, Any]] = {}
     for task in create_tasks(root, options):
         actions = task.get("actions") or []
-        if not str(task.get("name", "")).startswith("run:") or not actions:
+        if not actions or actions[0][0] not in (doors.run_spec, doors.run_fuzz_file):
             continue
+        name = f"{task['basename']}:{task['name']}"
         checks = task["uptodate"]
         if any(isinstance(check, Always) and not check.up_to_date for check in checks):
-            found[task["name"]] = (what_runs(actions[0][1][0]), "always runs")
+            found[name] = (what_runs(actions[0][1][0]), "always runs")
             continue
         keys = [check for check in checks if isinstance(check, InputsChanged)]
-        found[task["name"]] = (what_runs(actions[0][1][0]), keys[0].config)
+        found[name] = (what_runs(actions[0][1][0]), keys[0].config)
     return found
 
 
-def what_runs(request: RunRequest) -> tuple[dict[str, object], str]:
+def what_runs(request: RunRequest | FuzzRunRequest) -> tuple[dict[str, object], str]:
     """The request as far as it decides the run: not where the spec stands in this call's count
     (the live line's), and of the runtime what it declares decides a result (its cache_key:
     which browser executable, not whether its window shows)."""
@@ -151,12 +166,20 @@ def what_runs(request: RunRequest) -> tuple[dict[str, object], str]:
         for field in fields(request)
         if field.name not in {"progress", "runtime"}
     }
+    if isinstance(request, FuzzRunRequest):
+        return deciding, ""
     deciding["progress"] = replace(request.progress, position=0, total=0)
     return deciding, request.runtime.cache_key
 
 
+FUZZ_PARAMETERS = frozenset({"fuzz_seed", "fuzz_runs", "fuzzer"})
+
+
 def _options_with(name: str, value: str | bool) -> TaskOptions:
-    return TaskOptions.from_values({**option_defaults(task_options()), name: value})
+    # The fuzz options change fuzz campaigns, which are made only with --fuzz: both calls ask,
+    # with a pinned seed (a campaign with a random one always runs, and has no key to compare).
+    fuzzing = {"fuzz": True, "fuzz_seed": "7"} if name in FUZZ_PARAMETERS else {}
+    return TaskOptions.from_values({**option_defaults(task_options()), **fuzzing, name: value})
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
@@ -164,10 +187,16 @@ def test_an_option_that_changes_a_run_changes_its_key(
     name: str, tmp_project: ProjectBuilder
 ) -> None:
     root = tmp_project(CONFIG, files=SPECS)
-    plain = run_tasks(root, _options_with(name, OPTIONS_DEFAULTS[name]))
-    assert plain, "the project makes run tasks"
+    sample = SAMPLES[name]
+    if name == "browser":  # another executable than the default Chromium, which runs the same
+        sample = str(_stand_in_browser(root))
+    # A pinned seed to compare with (a random one always runs); else the option's default.
+    plain_value = "7" if name == "fuzz_seed" else OPTIONS_DEFAULTS[name]
+    plain = run_tasks(root, _options_with(name, plain_value))
+    assert any(task.startswith("astest:run:web:") for task in plain), "a browser mode's runs"
+    assert any(task.startswith("astest:fuzz:") for task in plain) == (name in FUZZ_PARAMETERS)
     try:
-        varied = run_tasks(root, _options_with(name, SAMPLES[name]))
+        varied = run_tasks(root, _options_with(name, sample))
     except SystemExit:
         return  # a call that only prints (--version): it makes no task to compare
     for task, (request, key) in varied.items():

@@ -208,3 +208,9 @@ def test_last_failed_narrows_the_other_selections(tmp_path: Path) -> None:
     holding = [plan for plan in shards if ("wasi", COUNTER) in _pairs(plan)]
     assert len(holding) == 1 and _pairs(holding[0]) == {("wasi", COUNTER)}
     assert all(plan.suite_pairs == 4 for plan in shards)
+    # Its report says so, for the merge: fewer than its part (not `pairs` in all), and not the
+    # whole suite's times; the other shard kept its part but still ran a narrowed selection.
+    part = holding[0].shard
+    assert part is not None and not part.kept_all and part.narrowed
+    whole = make_plan(root, TaskOptions(), Pipeline().sharded(Shard(1, 2), "")).shard
+    assert whole is not None and whole.kept_all and not whole.narrowed

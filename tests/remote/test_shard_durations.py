@@ -147,3 +147,14 @@ def test_too_many_pairs_are_refused_before_any_upload() -> None:
 def test_what_is_published_decodes_to_itself() -> None:
     assert decode_durations(encode_durations(DURATIONS)) == DURATIONS
     assert json.loads(encode_durations({}))["durations"] == {}
+
+
+def test_a_pair_a_shard_would_refuse_is_left_out_of_the_blob_not_spoiling_it() -> None:
+    durations = {
+        "wasi:a": 1.5,
+        "wasi:" + "b" * 2000: 1.0,  # a name longer than a shard reads
+        "wasi:c": float("inf"),
+        "no-colon": 2.0,
+        "wasi:d": 2.5,
+    }
+    assert decode_durations(encode_durations(durations)) == {"wasi:a": 1.5, "wasi:d": 2.5}

@@ -67,6 +67,10 @@ def report_json(reports: ReportInput) -> str:
         }
         if shard.durations_key:
             part["durations_key"] = shard.durations_key
+        if shard.narrowed:
+            part["narrowed"] = True  # its times are not the whole suite's: never published
+        if not shard.kept_all:
+            part["kept_all"] = False  # --last-failed ran part of it: not `pairs` in all
         document["shard"] = part
     head, _, rest = _compact(document).partition('"specs":[]')
     return f'{head}"specs":[{",".join(specs)}]{rest}\n'
