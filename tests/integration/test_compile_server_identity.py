@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -27,9 +29,8 @@ from astest_tasks.config.toolchain import load_toolchain
 from astest_tasks.model.results import SpecIdentity
 from astest_tasks.schedule.compile_pool import CompilePool
 from astest_tasks.schedule.scheduler import Scheduler
-from bench.generate_suite import generate
 from tests.integration.conftest import FIXTURES
-from tests.integration.toolchains import Toolchain
+from tests.integration.toolchains import REPO, Toolchain
 
 pytestmark = pytest.mark.integration
 
@@ -106,7 +107,8 @@ def planned_compiles(projects: Path, toolchain: Toolchain) -> list[Compile]:
         specs += [(project, spec) for spec in spec_paths(project)]
     assert len(specs) > 40, specs
     generated = projects / "generated"
-    generate(generated, GENERATED_SPECS, toolchain=toolchain.as_test)
+    generator = [sys.executable, str(REPO / "bench" / "generate_suite.py"), str(GENERATED_SPECS)]
+    subprocess.run([*generator, str(generated), "--toolchain", toolchain.as_test], check=True)
     compiles = [
         Compile(project, spec, *TARGETS[index % 3], coverage=(index // 3) % 2 == 0)
         for index, (project, spec) in enumerate(specs)
