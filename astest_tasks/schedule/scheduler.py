@@ -56,6 +56,7 @@ class Scheduler:
     def __init__(
         self, server_script: Path | None = None, shared: SharedServer | None = None
     ) -> None:
+        _install_process_hooks()  # with the first scheduler, wherever it is made
         self.pid = os.getpid()
         self._server_script = server_script  # None: compile_server.SERVER_SCRIPT
         self._shared = shared
@@ -254,14 +255,14 @@ def scheduler() -> Scheduler:
     global _current
     with _door:
         if _current is None or _current.pid != os.getpid():
-            _install_process_hooks()
             _current = Scheduler()
         return _current
 
 
 def _install_process_hooks() -> None:
-    """Close the scheduler at exit, and give a forked child its own: registered with the first
-    scheduler, so that importing this module changes nothing in the process."""
+    """Close the scheduler at exit, and give a forked child its own: registered when the first
+    scheduler is made (also one a test installs behind the door), so that importing this module
+    changes nothing in the process."""
     global _hooks_installed
     if not _hooks_installed:
         _hooks_installed = True
