@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from astest_tasks.build.compiler import read_build_record
 from astest_tasks.build.imports import ImportScanCache, scan_imports
 from astest_tasks.config.as_test import AsTest
 from astest_tasks.config.changed_specs import (
@@ -191,6 +190,10 @@ def stored_records(root: Path, mode: str, spec: Spec, files: SpecFiles) -> Store
 
 
 def _build_state(root: Path, mode: str, spec: Spec, record_path: str) -> BuildState:
+    # Only --last-failed reads build records here: the compiler's module loads with it alone,
+    # not with every call's plan (a no-change run never compiles).
+    from astest_tasks.build.compiler import read_build_record
+
     path = root / record_path
     if not _present(path):
         return BuildState.NONE
