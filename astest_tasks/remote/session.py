@@ -18,6 +18,7 @@ The summary removes the files of earlier sessions.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING
 from astest_tasks.core.atomic import create_text_atomic, write_text_atomic
 from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.records import decode, encode
 from astest_tasks.remote.counters import RemoteCounts
 from astest_tasks.remote.settings import RemoteSettings
 
@@ -102,17 +104,9 @@ class RemoteSession:
             cache.flush()
         if not cache.active:
             _mark_off(use)
-        counts = cache.counts()
-        document = {
-            "session": use.session,
-            "hits": counts.hits,
-            "misses": counts.misses,
-            "uploaded": counts.uploaded,
-            "uploaded_bytes": counts.uploaded_bytes,
-            "served": [list(pair) for pair in served],
-        }
+        own = ProcessCounts(use.session, cache.counts(), tuple(served))
         own_file = Path(use.state_dir) / f"{use.session}-{os.getpid()}.json"
-        write_text_atomic(own_file, json.dumps(document))
+        write_text_atomic(own_file, json.dumps(encode(own)))
 
     def close(self) -> None:
         """At exit: queued uploads end (an entry goes only after its blobs), then the pool."""
@@ -121,6 +115,16 @@ class RemoteSession:
         if cache is not None:
             with contextlib.suppress(Exception):  # never raises: it runs at exit
                 cache.close()
+
+
+@dataclass(frozen=True)
+class ProcessCounts:
+    """One process's file, ``<session>-<pid>.json``: what its cache did, and the (mode, spec
+    id) pairs whose results came from the cache. Written and read through the record codec."""
+
+    session: str
+    counts: RemoteCounts
+    served: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -146,24 +150,18 @@ def read_call_counts(state_dir: Path, session: str) -> CallCounts:
         if not name.endswith(".json"):
             continue
         try:
-            document = parse_json(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            own = decode(ProcessCounts, parse_json(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):  # RecordError is a ValueError: a damaged file counts none
             continue
-        if not isinstance(document, dict) or document.get("session") != session:
+        counts = own.counts
+        if own.session != session or min(dataclasses.astuple(counts)) < 0:
             continue
-        hits += _count(document, "hits")
-        misses += _count(document, "misses")
-        uploaded += _count(document, "uploaded")
-        uploaded_bytes += _count(document, "uploaded_bytes")
-        for pair in document.get("served") or ():
-            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair):
-                served.add((pair[0], pair[1]))
+        hits += counts.hits
+        misses += counts.misses
+        uploaded += counts.uploaded
+        uploaded_bytes += counts.uploaded_bytes
+        served.update(own.served)
     return CallCounts(RemoteCounts(hits, misses, uploaded, uploaded_bytes), frozenset(served))
-
-
-def _count(document: dict[str, object], name: str) -> int:
-    value = document.get(name)
-    return value if isinstance(value, int) and value >= 0 else 0
 
 
 def _remove(path: Path) -> None:

@@ -4,14 +4,16 @@ state folder: counts, results served, the cache being off, warnings already prin
 from __future__ import annotations
 
 import hashlib
+import json
 import multiprocessing
 from pathlib import Path
 
 import pytest
 
+from astest_tasks.core.records import decode, encode
 from astest_tasks.remote.counters import RemoteCounts
 from astest_tasks.remote.entries import Entry, encode_entry
-from astest_tasks.remote.session import RemoteSession, RemoteUse, read_call_counts
+from astest_tasks.remote.session import ProcessCounts, RemoteSession, RemoteUse, read_call_counts
 from astest_tasks.remote.settings import parse_settings
 from tests.nginx_cache import CacheServer, free_port
 
@@ -84,3 +86,23 @@ def test_closing_lets_the_queued_uploads_end_first(
     cache.store("4" * 64, {"blob": b"last words"}, {})
     session.close()  # as at exit
     assert (cache_server.stored / "ac" / ("4" * 64)).is_file()
+
+
+def test_each_processs_counts_file_goes_through_the_record_codec(tmp_path: Path) -> None:
+    """The files one call's processes leave for the summary: written as records, read back as
+    records; a file that is not one (damaged, another call's, negative counts) adds nothing."""
+    state = tmp_path / "state"
+    state.mkdir()
+    first = ProcessCounts("call-1", RemoteCounts(3, 1, 2, 900), (("wasi", "math"),))
+    second = ProcessCounts("call-1", RemoteCounts(1, 0, 0, 0), (("web", "dom"),))
+    (state / "call-1-10.json").write_text(json.dumps(encode(first)))
+    (state / "call-1-11.json").write_text(json.dumps(encode(second)))
+    (state / "call-1-12.json").write_text('{"session": "call-1", "counts": {"hits": "9"}}')
+    negative = ProcessCounts("call-1", RemoteCounts(-5, 0, 0, 0))
+    (state / "call-1-13.json").write_text(json.dumps(encode(negative)))
+    elsewhere = ProcessCounts("call-2", RemoteCounts(7, 7, 7, 7))
+    (state / "call-1-14.json").write_text(json.dumps(encode(elsewhere)))
+    counts = read_call_counts(state, "call-1")
+    assert counts.counts == RemoteCounts(hits=4, misses=1, uploaded=2, uploaded_bytes=900)
+    assert counts.served == frozenset({("wasi", "math"), ("web", "dom")})
+    assert decode(ProcessCounts, encode(first)) == first
