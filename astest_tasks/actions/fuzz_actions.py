@@ -98,7 +98,7 @@ def _execute(run: FuzzRunRequest, root: Path, session: str) -> FuzzResult:
     channel = ProtocolChannel(
         None, output_limit=run.limits.output_bytes, fuzz_config=run.campaign.reply()
     )
-    limits = HostLimits(timeout_s=run.limits.timeout_s, memory_bytes=run.limits.memory_bytes)
+    limits = HostLimits.of(run.limits)
     guest = run_module(root / run.wasm_path, "bindings", channel, limits, {}, compiler=compiler)
     fuzzers, problem = _judge(run, guest, channel)
     crash = FuzzCrash(

@@ -117,7 +117,7 @@ def run_python_runner(
         wasm_path=wasm,
         target=spec.target,
         channel=channel,
-        limits=HostLimits(timeout_s=limits.timeout_s, memory_bytes=limits.memory_bytes),
+        limits=HostLimits.of(limits),
         wasi_env=spec.run_env,
         environ={**spec.run_env, **variables},
         project_root=root,

@@ -24,7 +24,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import wasmtime
 
@@ -63,12 +63,28 @@ HostFunction = Callable[..., Any]
 UserImports = Mapping[str, Mapping[str, object]]  # checked when linking: functions only
 
 
+class _Bounded(Protocol):
+    """What a run's limits give the host: a spec's (``SpecLimits``), a fuzz run's
+    (``ModeLimits``)."""
+
+    @property
+    def timeout_s(self) -> float: ...
+
+    @property
+    def memory_bytes(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class HostLimits:
     """A guest's limits; the defaults are the options' (run/limits.py), stated there once."""
 
     timeout_s: float = TIMEOUT.default
     memory_bytes: int = int(MEMORY_LIMIT.default * MIB)
+
+    @classmethod
+    def of(cls, limits: _Bounded) -> HostLimits:
+        """The host's part of a run's limits: one conversion for the spec path and fuzzing."""
+        return cls(timeout_s=limits.timeout_s, memory_bytes=limits.memory_bytes)
 
     @property
     def epoch_ticks(self) -> int:

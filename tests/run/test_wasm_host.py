@@ -723,3 +723,14 @@ def test_without_winch_in_wasmtime_every_spec_is_compiled_by_cranelift(
     assert [compiled_by_winch(module) for module in instantiated] == [False, False]
     engines = wasm_host._ENGINES
     assert engines.engine(WasmCompiler.WINCH) is engines.engine(WasmCompiler.CRANELIFT)
+
+
+def test_a_spec_run_and_a_fuzz_run_give_the_host_their_limits_alike() -> None:
+    """One conversion for both routes into wasmtime: a spec's limits and a fuzz run's."""
+    from astest_tasks.run.limits import ModeLimits
+    from astest_tasks.run.runtime import SpecLimits
+
+    mode = ModeLimits(timeout_s=7.5, memory_mib=64, output_mib=1)
+    assert HostLimits.of(mode) == HostLimits(timeout_s=7.5, memory_bytes=64 * 1024 * 1024)
+    spec = SpecLimits(timeout_s=7.5, memory_bytes=64 * 1024 * 1024)
+    assert HostLimits.of(spec) == HostLimits.of(mode)
