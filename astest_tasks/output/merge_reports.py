@@ -13,13 +13,13 @@ shards named ("" when they name none, or not one), for the next workflow's shard
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from astest_tasks.config.shards import HASH_SPLIT, ShardPart, pair_key
+from astest_tasks.core.digests import is_sha256
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.model.results import SpecResult
@@ -28,9 +28,6 @@ from astest_tasks.output.formats.report_json import REPORT_FILE
 from astest_tasks.output.summary import print_summary, write_reports
 
 Publish = Callable[[str, Mapping[str, float]], None]
-
-
-_CACHE_KEY = re.compile(r"[0-9a-f]{64}")
 
 
 def merge_reports(reports: Sequence[Path], output_dir: Path, publish: Publish | None = None) -> int:
@@ -97,7 +94,7 @@ def _shard_part(path: Path, shard: dict[str, Any]) -> ShardPart:
 def _durations_key(value: object) -> str:
     """The shards' cache key as a remote key is written (64 hex digits), else none: the report
     is a file from a CI job, and the key becomes a path on the cache server."""
-    return value if isinstance(value, str) and _CACHE_KEY.fullmatch(value) else ""
+    return value if is_sha256(value) else ""
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from astest_tasks.core.digests import is_sha256
 from astest_tasks.core.json_text import parse_json
 
 ENTRY_FORMAT = 1
@@ -82,9 +83,3 @@ def decode_entry(action_key: str, data: bytes, signing_key: bytes | None) -> Ent
     ):
         raise EntryRejected("the entry's blobs or meta are malformed")
     return Entry(blobs=blobs, meta=meta)
-
-
-def is_sha256(value: object) -> bool:
-    return (
-        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-    )
