@@ -34,7 +34,7 @@ from astest_tasks.model.results import (
     Status,
     failure_result,
 )
-from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.run import wasm_compiler
 from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.run_request import Progress, RunRequest, SnapshotChoice

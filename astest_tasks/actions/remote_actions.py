@@ -42,7 +42,7 @@ from astest_tasks.model.results import (
     previous_result_path,
     read_result_bytes,
 )
-from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.model.spec_logs import write_spec_log
 from astest_tasks.remote.task_keys import RemoteTask
 from astest_tasks.run.run_request import RunRequest

@@ -11,7 +11,7 @@ from pathlib import Path
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.project_config import ModeSettings, ProjectConfig
 from astest_tasks.model.results import RESULT_SUFFIX, SpecIdentity
-from astest_tasks.model.snapshots import snapshot_path
+from astest_tasks.model.snapshot_paths import snapshot_path
 
 
 @dataclass(frozen=True)

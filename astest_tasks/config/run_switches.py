@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from astest_tasks.core.errors import UserError
-from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 
 
 class ShowCoverage(Enum):

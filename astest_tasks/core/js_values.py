@@ -178,3 +178,12 @@ def _is_js_array_index(key: str) -> bool:
 def js_trim(text: str) -> str:
     """``String.prototype.trim``."""
     return text.strip(JS_WHITESPACE)
+
+
+def fixed2(value: float) -> str:
+    """``Number.prototype.toFixed(2)``: the exact value rounded half up (Python's format rounds
+    exact halves such as 12.125 to even)."""
+    # Loaded here, not with the module: only a coverage figure needs it.
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return str(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))

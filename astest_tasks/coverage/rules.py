@@ -16,9 +16,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from astest_tasks.coverage.model import CoveragePoint
 from astest_tasks.coverage.points import SourceLines, describe_point
+
+if TYPE_CHECKING:  # the rules are part of every mode's config; the points only of a coverage run
+    from astest_tasks.coverage.model import CoveragePoint
 
 # JavaScript's `.` (no `s` flag): anything but a line terminator.
 _JS_DOT = "[^\n\r\u2028\u2029]"

@@ -30,6 +30,8 @@ from astest_tasks.core.guest_text import as_node_writes, encode_wtf8
 from astest_tasks.core.js_values import js_number_text, js_trim
 from astest_tasks.core.json_text import parse_json, reject_constant
 from astest_tasks.core.project_source import NotReadable, read_project_file
+from astest_tasks.model.snapshot_paths import input_snapshot_path, js_basename, snapshot_path
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 
 DEFAULT_PREAMBLE: Final = "\n".join(
     [
@@ -76,7 +78,6 @@ DEFAULT_PREAMBLE: Final = "\n".join(
 MISSING_SNAPSHOT_EXPECTED: Final = json.dumps("<missing snapshot>")
 KEY_SEPARATOR: Final = "::"
 
-_TESTS_MARKER: Final = "/__tests__/"
 _BLOCK_OPEN: Final = "<<<"
 _BLOCK_CLOSE: Final = ">>>"
 _HEADER_START: Final = "=== "
@@ -93,93 +94,9 @@ _DIGITS: Final = re.compile("[0-9]+")
 _UNSAFE_DISAMBIGUATOR_CHARS: Final = re.compile("[^A-Za-z0-9._-]")
 
 
-# --- paths -----------------------------------------------------------------------------------
-
-
-def _js_basename(path: str) -> str:
-    # Node's path.basename ignores trailing slashes; posixpath.basename would return "".
-    return posixpath.basename(path.rstrip("/"))
-
-
-def _path_under_tests_dir(spec_path: str) -> str:
-    normalized = spec_path.replace("\\", "/")
-    marker_at = normalized.rfind(_TESTS_MARKER)
-    if marker_at >= 0:
-        return normalized[marker_at + len(_TESTS_MARKER) :]
-    return _js_basename(normalized)
-
-
-def spec_path_below_tests(spec_path: str) -> str:
-    """The spec's path after its last ``/__tests__/`` (else its basename): as-test's file key."""
-    return _path_under_tests_dir(spec_path)
-
-
-def snapshot_path(spec_path: str, snapshot_dir: str) -> str:
-    """Where as-test keeps a spec's snapshots, as a normalised posix path under ``snapshot_dir``.
-
-    ``assembly/__tests__/nested/a.spec.ts`` -> ``<snapshot_dir>/nested/a.spec.snap``; a spec not
-    under a ``__tests__`` directory uses its basename.
-    """
-    relative = _path_under_tests_dir(spec_path)
-    if relative.endswith(".ts"):
-        relative = relative[: -len(".ts")] + ".snap"
-    # Like Node's path.join: empty segments vanish, the rest are joined and normalised.
-    segments = [segment for segment in (snapshot_dir.replace("\\", "/"), relative) if segment]
-    return posixpath.normpath("/".join(segments)) if segments else "."
-
-
-_GLOB_META: Final = re.compile(r"[*?\[\](){}!|+@]")
-
-
-def _glob_base(pattern: str) -> str:
-    """``resolveGlobBase``: a pattern's path up to its first glob character's directory."""
-    normalized = pattern.replace("\\", "/")
-    meta = _GLOB_META.search(normalized)
-    if meta is None:
-        base = posixpath.dirname(normalized)
-        return "" if base == "." else base
-    head = normalized[: meta.start()]
-    return head[: head.rfind("/")] if "/" in head else ""
-
-
-def _components(path: str) -> list[str]:
-    return [part for index, part in enumerate(re.split(r"[\\/]+", path)) if part or index == 0]
-
-
-def spec_relative_path(project_root: Path, spec_path: str, input_patterns: Sequence[str]) -> str:
-    """``resolveSpecRelativePath`` (as-test 1.2.0+): the spec's path below the longest static base
-    of the input patterns that contains it, else its basename."""
-    absolute = os.path.normpath(os.path.join(project_root, spec_path))
-    file_parts = _components(absolute)
-    best: str | None = None
-    best_length = -1
-    for pattern in input_patterns:
-        base = _glob_base(pattern)
-        base_absolute = os.path.normpath(os.path.join(project_root, base))
-        base_parts = _components(base_absolute)
-        if len(base_parts) > len(file_parts) or file_parts[: len(base_parts)] != base_parts:
-            continue
-        if len(base_parts) > best_length:
-            best, best_length = base_absolute, len(base_parts)
-    if best is None:
-        return _js_basename(spec_path.replace("\\", "/"))
-    relative = Path(os.path.relpath(absolute, best)).as_posix()
-    return relative if relative not in ("", ".") else _js_basename(spec_path.replace("\\", "/"))
-
-
-def input_snapshot_path(
-    project_root: Path, spec_path: str, snapshot_dir: str, input_patterns: Sequence[str]
-) -> str:
-    """``resolveSnapshotPath`` (as-test 1.2.0+), relative to the project root."""
-    relative = re.sub(
-        r"\.ts$", ".snap", spec_relative_path(project_root, spec_path, input_patterns)
-    )
-    return posixpath.normpath(posixpath.join(snapshot_dir.replace("\\", "/") or ".", relative))
-
-
 def _legacy_disambiguator(spec_path: str, project_root: Path, duplicates: Collection[str]) -> str:
     """The ``<disamb>`` of ``<base>.<disamb>.snap.json``: the spec's directory, flattened."""
-    if _js_basename(spec_path) not in duplicates:
+    if js_basename(spec_path) not in duplicates:
         return ""
     # Node's path.relative(cwd, spec): relative specs are normalised, absolute ones made relative.
     relative = os.path.relpath(project_root / spec_path, project_root)
@@ -362,44 +279,6 @@ class SnapshotVerdict(Enum):
     DISABLED = "disabled"  # --no-snapshot: not compared, not counted
 
 
-class SnapshotUpdate(Enum):
-    """What a run may write: as-test's --create-snapshots and --overwrite-snapshots, which are
-    two independent switches there (``snapshot-store.ts``), so each pair has a member."""
-
-    NONE = ""
-    CREATE = "create"  # store missing entries (--create-snapshots)
-    OVERWRITE = "overwrite"  # store missing entries and replace mismatching ones (both)
-    REPLACE = "replace"  # replace mismatching entries; a missing one still fails (--overwrite-…)
-
-    @property
-    def creates(self) -> bool:
-        return self in (SnapshotUpdate.CREATE, SnapshotUpdate.OVERWRITE)
-
-    @property
-    def replaces(self) -> bool:
-        return self in (SnapshotUpdate.OVERWRITE, SnapshotUpdate.REPLACE)
-
-    @classmethod
-    def from_switches(cls, create: bool, overwrite: bool) -> SnapshotUpdate:
-        """as-test's ``--create-snapshots`` and ``--overwrite-snapshots`` as one value."""
-        if create and overwrite:
-            return cls.OVERWRITE
-        return cls.CREATE if create else cls.REPLACE if overwrite else cls.NONE
-
-    @classmethod
-    def parse(cls, text: str) -> SnapshotUpdate:
-        value = text.strip().lower()
-        for member in cls:
-            if member.value == value or (value == "none" and member is cls.NONE):
-                return member
-        raise UserError(
-            f"unknown snapshot update {text!r}; fix: use `--update-snapshots=create` (write "
-            "missing snapshots), `--update-snapshots=overwrite` (also replace mismatching "
-            "ones) or `--update-snapshots=replace` (only replace mismatching ones), or "
-            "ASTEST_UPDATE_SNAPSHOTS=create|overwrite|replace"
-        )
-
-
 @dataclass(frozen=True)
 class SnapshotAnswer:
     ok: bool
@@ -496,21 +375,6 @@ def _parse_legacy_json(text: str, path: Path) -> SnapshotFile:
     return SnapshotFile(preamble="", entries=entries, normalized=normalized)
 
 
-def snapshot_candidates(
-    spec_path: str,
-    snapshot_dir: str,
-    input_layout: tuple[Path, Sequence[str]] | None = None,
-) -> list[str]:
-    """Every file ``SnapshotStore.load`` may read for a spec (without duplicate basenames),
-    relative to the project root, preferred first: all of them are inputs of the spec's run.
-    ``input_layout`` (project root, input patterns): as-test 1.2.0+'s single location."""
-    if input_layout is not None:
-        return [input_snapshot_path(input_layout[0], spec_path, snapshot_dir, input_layout[1])]
-    base = _js_basename(spec_path.replace("\\", "/")).removesuffix(".ts")
-    legacy = posixpath.normpath(posixpath.join(snapshot_dir or ".", f"{base}.snap.json"))
-    return [snapshot_path(spec_path, snapshot_dir), legacy]
-
-
 @dataclass
 class SnapshotStore:
     """Snapshots of one spec, answering ``snapshot:assert`` read-only.
@@ -559,7 +423,7 @@ class SnapshotStore:
         Raises ``UserError`` if the file cannot be read or decoded, or is not one of the
         project's regular files (``_read_first``).
         """
-        spec_basename = _js_basename(spec_path.replace("\\", "/"))
+        spec_basename = js_basename(spec_path.replace("\\", "/"))
         legacy: list[Path] = []
         if input_patterns is not None:
             relative = input_snapshot_path(project_root, spec_path, snapshot_dir, input_patterns)

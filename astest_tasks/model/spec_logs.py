@@ -14,7 +14,7 @@ from pathlib import Path
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.model.guest_report import Suite
 from astest_tasks.model.results import SpecResult, Status
-from astest_tasks.model.snapshots import spec_path_below_tests
+from astest_tasks.model.snapshot_paths import spec_path_below_tests
 
 _VERDICT = {Status.PASSED: "PASS", Status.FAILED: "FAIL", Status.SKIPPED: "SKIP"}
 

@@ -7,10 +7,9 @@ from 75, red below, and only on a terminal (the palette decides).
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
-
 from colorama import Fore, Style
 
+from astest_tasks.core.js_values import fixed2
 from astest_tasks.coverage.model import CoverageSummary, FileCoverage
 from astest_tasks.output.terminal import Palette
 
@@ -41,12 +40,6 @@ def coverage_lines(summary: CoverageSummary, palette: Palette) -> list[str]:
     if len(ranked) > MAX_FILES_LISTED:
         lines.append(palette.dim(f"    ... {len(ranked) - MAX_FILES_LISTED} more files"))
     return lines
-
-
-def fixed2(value: float) -> str:
-    """``Number.prototype.toFixed(2)``: the exact value rounded half up (Python's format rounds
-    exact halves such as 12.125 to even)."""
-    return str(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
 def coverage_bar(percent: float) -> str:

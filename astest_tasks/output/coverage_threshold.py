@@ -16,11 +16,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from astest_tasks.core.errors import UserError
-from astest_tasks.coverage.model import CoverageSummary, FileCoverage
-from astest_tasks.output.coverage_console import fixed2
-from astest_tasks.output.coverage_summary import CoverageOutcome
+from astest_tasks.core.js_values import fixed2
+
+if TYPE_CHECKING:  # an option's value is parsed for every call; a coverage outcome is a run's
+    from astest_tasks.coverage.model import CoverageSummary, FileCoverage
+    from astest_tasks.output.coverage_summary import CoverageOutcome
 
 OPTION = "--coverage-fail-under"
 FILES_NAMED = 5  # the files furthest below a floor that its failure line names

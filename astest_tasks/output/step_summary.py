@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from astest_tasks.core.guest_text import utf8_file_bytes
+from astest_tasks.core.js_values import fixed2
 from astest_tasks.model.guest_report import Counts
 from astest_tasks.model.results import Status
 from astest_tasks.output.console import Shown, format_seconds
-from astest_tasks.output.coverage_console import fixed2
 from astest_tasks.output.coverage_summary import CoverageOutcome
 from astest_tasks.output.durations import slowest_specs
 from astest_tasks.output.github_actions import failure_message

@@ -37,7 +37,7 @@ from astest_tasks.config.run_switches import RunSwitches, ShowCoverage
 from astest_tasks.config.selection import split_selectors
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
-from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.output.coverage_threshold import CoverageThreshold
 from astest_tasks.output.durations import parse_durations
 from astest_tasks.output.test_name_filter import compile_test_name_pattern

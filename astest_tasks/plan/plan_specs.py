@@ -43,7 +43,7 @@ from astest_tasks.config.shards import (
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import read_result_head, stored_result_path
-from astest_tasks.model.snapshots import snapshot_candidates
+from astest_tasks.model.snapshot_paths import snapshot_candidates
 from astest_tasks.plan.cache_keys import build_file_deps
 from astest_tasks.remote.shard_durations import SharedDurations
 from astest_tasks.run.runtime import Runtime

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from astest_tasks.config.as_test import AsTest
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ProjectConfig
-from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.remote.session import RemoteUse
 from astest_tasks.run.limits import (

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from astest_tasks.core.setup_checks import Check, Level
-from astest_tasks.run.channel import ProtocolChannel
-from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.inprocess_runtime import run_python_runner
 from astest_tasks.run.runner_files import default_runner_path
-from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
-from astest_tasks.run.runtime_request import RuntimeRequest
+from astest_tasks.run.runtime import RuntimeDefaults
+
+if TYPE_CHECKING:
+    from astest_tasks.run.channel import ProtocolChannel
+    from astest_tasks.run.guest_run import GuestRun
+    from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+    from astest_tasks.run.runtime_request import RuntimeRequest
 
 
 @dataclass(frozen=True)

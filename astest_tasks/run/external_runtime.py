@@ -30,15 +30,19 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from astest_tasks.core.parent_bond import killed_with_this_thread
 from astest_tasks.core.process_env import base_environ
 from astest_tasks.core.setup_checks import Check, Level
-from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun, StderrBuffer
-from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
+from astest_tasks.run.runtime import RuntimeDefaults
 from astest_tasks.run.runtime_env import runtime_variables
 from astest_tasks.run.runtime_request import RuntimeRequest, normalise_path
+
+if TYPE_CHECKING:
+    from astest_tasks.run.channel import ProtocolChannel
+    from astest_tasks.run.runtime import RunnableSpec, SpecLimits
 
 READ_CHUNK = 64 * 1024
 KILL_GRACE_S = 2.0

@@ -30,12 +30,10 @@ from typing import TYPE_CHECKING
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.process_env import runner_environment
 from astest_tasks.core.setup_checks import Check, Level
-from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.runner_files import default_runner_path
-from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
+from astest_tasks.run.runtime import RuntimeDefaults
 from astest_tasks.run.runtime_env import runtime_variables
-from astest_tasks.run.runtime_request import RuntimeRequest
 from astest_tasks.run.wasm_compiler import (
     CompilerChoiceError,
     WasmCompiler,
@@ -44,6 +42,9 @@ from astest_tasks.run.wasm_compiler import (
 )
 
 if TYPE_CHECKING:
+    from astest_tasks.run.channel import ProtocolChannel
+    from astest_tasks.run.runtime import RunnableSpec, SpecLimits
+    from astest_tasks.run.runtime_request import RuntimeRequest
     from astest_tasks.run.wasm_host import HostLimits, PreparedGuest
 
 

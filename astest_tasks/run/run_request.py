@@ -15,7 +15,7 @@ from astest_tasks.config.layout import SpecFiles
 from astest_tasks.config.pipeline import Pipeline, task_command
 from astest_tasks.config.run_rules import RunRules
 from astest_tasks.model.results import SpecIdentity
-from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.runtime import Runtime
 

@@ -21,13 +21,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, Self
+from typing import TYPE_CHECKING, Protocol, Self
 
-from astest_tasks.core.setup_checks import Check
-from astest_tasks.run.channel import ProtocolChannel
-from astest_tasks.run.guest_run import GuestRun
-from astest_tasks.run.runtime_request import RuntimeRequest
-from astest_tasks.run.wasm_compiler import WasmCompiler
+if TYPE_CHECKING:  # a run's parts: planning, which makes runtimes, never loads them
+    from astest_tasks.core.setup_checks import Check
+    from astest_tasks.run.channel import ProtocolChannel
+    from astest_tasks.run.guest_run import GuestRun
+    from astest_tasks.run.runtime_request import RuntimeRequest
+    from astest_tasks.run.wasm_compiler import WasmCompiler
 
 
 @dataclass(frozen=True)

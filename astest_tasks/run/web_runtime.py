@@ -23,19 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.setup_checks import Check, Level
-from astest_tasks.run.browser_session import (
-    BrowserChoice,
-    find_chromium,
-    first_line,
-    has_display,
-    shared_session,
-)
-from astest_tasks.run.channel import ProtocolChannel
+from astest_tasks.run.browser_choice import BrowserChoice, find_chromium, first_line, has_display
 from astest_tasks.run.guest_run import GuestRun
-from astest_tasks.run.runtime import RunnableSpec, RuntimeDefaults, SpecLimits
+from astest_tasks.run.runtime import RuntimeDefaults
 from astest_tasks.run.runtime_request import RuntimeRequest
 
 if TYPE_CHECKING:
+    from astest_tasks.run.channel import ProtocolChannel
+    from astest_tasks.run.runtime import RunnableSpec, SpecLimits
     from astest_tasks.run.web_server import HarnessServer, WebRun
 
 # How often a waiting run asks whether its page is still alive (Playwright reports a crashed
@@ -146,6 +141,9 @@ def browser_choice(executable: str, headful: bool) -> tuple[BrowserChoice, str |
 def run_in_browser(
     wasm: Path, channel: ProtocolChannel, timeout_s: float, choice: BrowserChoice
 ) -> GuestRun:
+    # The session and its server are the run's, loaded when a web spec runs, not when one is
+    # planned.
+    from astest_tasks.run.browser_session import shared_session
     from astest_tasks.run.web_server import WebExit, WebRun
 
     started = time.perf_counter()

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.process_role import in_doits_main_thread
 from astest_tasks.model.results import SpecResult, read_result_head
-from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.run.run_request import RunRequest
 from astest_tasks.schedule.build_prefetch import Stamps, input_stamps
 

@@ -18,7 +18,8 @@ from astest_tasks.build.imports import ImportScanCache
 from astest_tasks.config.layout import doit_paths, spec_identity
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.toolchain import Toolchain
-from astest_tasks.model.snapshots import SnapshotUpdate, snapshot_candidates
+from astest_tasks.model.snapshot_paths import snapshot_candidates
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.plan.cache_keys import run_key
 from astest_tasks.plan.planning import PlannedSpec
 from astest_tasks.plan.run_settings import RunSettings

@@ -6,7 +6,7 @@ import pytest
 
 from astest_tasks.config.run_switches import RunSwitches, ShowCoverage
 from astest_tasks.core.errors import UserError
-from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 
 
 @pytest.mark.parametrize(

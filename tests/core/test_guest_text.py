@@ -55,7 +55,8 @@ from astest_tasks.model.results import (
     read_result,
     write_result,
 )
-from astest_tasks.model.snapshots import SnapshotStore, SnapshotUpdate, SnapshotVerdict
+from astest_tasks.model.snapshot_update import SnapshotUpdate
+from astest_tasks.model.snapshots import SnapshotStore, SnapshotVerdict
 from astest_tasks.model.spec_logs import write_spec_log
 from astest_tasks.output.ci_reports import points
 from astest_tasks.output.console import Shown, live_line, render_summary

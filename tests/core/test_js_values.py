@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from astest_tasks.core.js_values import (
+    fixed2,
     js_json,
     js_layout,
     js_number,
@@ -104,3 +105,8 @@ def test_string_and_number_follow_javascript_for_json_values() -> None:
     assert js_number(" 0x1F ") == 31 and js_number("") == 0 and math.isnan(js_number("1e"))
     assert js_json({"b": 1, "2": [True, None], "1": 0.5}) == '{"1":0.5,"2":[true,null],"b":1}'
     assert js_trim("\ufeff\u00a0 key \u3000") == "key"
+
+
+def test_two_decimals_round_exact_halves_up_like_to_fixed() -> None:
+    assert fixed2(12.125) == "12.13"
+    assert fixed2(100 / 3) == "33.33"

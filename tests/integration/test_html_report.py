@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from astest_tasks.run.browser_session import CHROMIUM_FLAGS, find_chromium
+from astest_tasks.run.browser_choice import CHROMIUM_FLAGS, find_chromium
 from tests.integration.conftest import DoitRun, Project, copy_project
 from tests.integration.toolchains import Toolchain
 from tests.output.html.test_page import Page

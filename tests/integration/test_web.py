@@ -19,11 +19,10 @@ from typing import Any
 import pytest
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.run.browser_choice import BrowserChoice, find_chromium
 from astest_tasks.run.browser_session import (
-    BrowserChoice,
     BrowserSession,
     close_shared_sessions,
-    find_chromium,
     shared_session,
 )
 from astest_tasks.run.channel import ProtocolChannel

@@ -9,19 +9,18 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.model.snapshot_paths import input_snapshot_path
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.model.snapshots import (
     DEFAULT_PREAMBLE,
     MAX_SNAPSHOT_BYTES,
     MISSING_SNAPSHOT_EXPECTED,
     SnapshotAnswer,
     SnapshotStore,
-    SnapshotUpdate,
     SnapshotVerdict,
     canonicalize_key,
     format_snapshot_file,
-    input_snapshot_path,
     parse_snapshot_text,
-    snapshot_path,
 )
 
 SPEC = "snapshot.spec.ts"
@@ -60,25 +59,6 @@ def write_snap(root: Path, relative: str, text: str | bytes) -> Path:
 
 
 # --- paths and keys --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("spec_path", "snapshot_dir", "expected"),
-    [
-        (
-            "assembly/__tests__/snapshot.spec.ts",
-            SNAPSHOT_DIR,
-            ".as-test/snapshots/snapshot.spec.snap",
-        ),
-        ("assembly/__tests__/nested/a.spec.ts", "snaps", "snaps/nested/a.spec.snap"),
-        ("x/__tests__/y/__tests__/z.spec.ts", "snaps", "snaps/z.spec.snap"),  # last marker wins
-        ("src/specs/a.spec.ts", "snaps", "snaps/a.spec.snap"),  # no __tests__: basename
-        ("assembly\\__tests__\\win.spec.ts", "snaps/", "snaps/win.spec.snap"),
-        ("assembly/__tests__/a.spec.mts", "snaps", "snaps/a.spec.mts"),  # only ".ts" is swapped
-    ],
-)
-def test_snapshot_path(spec_path: str, snapshot_dir: str, expected: str) -> None:
-    assert snapshot_path(spec_path, snapshot_dir) == expected
 
 
 @pytest.mark.parametrize(
@@ -483,25 +463,6 @@ def test_entries_no_assertion_asked_for_are_obsolete(store: SnapshotStore) -> No
     obsolete = store.obsolete_keys()
     assert f"{SPEC}::Snapshot support > string snapshot" not in obsolete
     assert f"{SPEC}::Snapshot support > named snapshot [named]" in obsolete
-
-
-@pytest.mark.parametrize(
-    ("text", "update"),
-    [
-        ("", SnapshotUpdate.NONE),
-        ("none", SnapshotUpdate.NONE),
-        ("create", SnapshotUpdate.CREATE),
-        (" Overwrite ", SnapshotUpdate.OVERWRITE),
-        ("replace", SnapshotUpdate.REPLACE),
-    ],
-)
-def test_update_parameter_values(text: str, update: SnapshotUpdate) -> None:
-    assert SnapshotUpdate.parse(text) is update
-
-
-def test_an_unknown_update_value_says_which_ones_exist() -> None:
-    with pytest.raises(UserError, match=r"unknown snapshot update 'yes'.*create.*overwrite"):
-        SnapshotUpdate.parse("yes")
 
 
 def test_an_update_interrupted_while_writing_leaves_the_old_file_whole(

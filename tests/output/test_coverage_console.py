@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from astest_tasks.coverage.model import CoveragePoint, CoverageSummary, FileCoverage, merge_points
-from astest_tasks.output.coverage_console import coverage_bar, coverage_lines, fixed2
+from astest_tasks.output.coverage_console import coverage_bar, coverage_lines
 from astest_tasks.output.terminal import Palette
 
 PLAIN = Palette(enabled=False)
@@ -62,11 +62,6 @@ def test_nothing_tracked() -> None:
 )
 def test_bar_has_twelve_slots_rounded_half_up(percent: float, bar: str) -> None:
     assert coverage_bar(percent) == bar
-
-
-def test_two_decimals_round_exact_halves_up_like_to_fixed() -> None:
-    assert fixed2(12.125) == "12.13"
-    assert fixed2(100 / 3) == "33.33"
 
 
 def test_colour_only_with_an_enabled_palette() -> None:

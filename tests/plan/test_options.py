@@ -12,7 +12,7 @@ from astest_tasks.config.feature_switches import FeatureSwitches
 from astest_tasks.config.run_switches import RunSwitches, ShowCoverage
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
-from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.plan.options import (
     BARE_FOLLOWERS,
     BARE_VALUES,

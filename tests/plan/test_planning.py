@@ -18,7 +18,7 @@ from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import Status, write_result
-from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.plan.command_line import CommandLine
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.plan.planning import Plan, PlannedSpec, make_plan

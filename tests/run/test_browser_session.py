@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.core.errors import UserError
-from astest_tasks.run.browser_session import BrowserChoice, find_chromium
+from astest_tasks.run.browser_choice import BrowserChoice, find_chromium
 from astest_tasks.run.web_runtime import NO_DISPLAY_NOTE, browser_choice
 
 

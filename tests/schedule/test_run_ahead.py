@@ -17,7 +17,7 @@ import pytest
 
 from astest_tasks.core.setup_checks import Check
 from astest_tasks.model.results import SpecResult
-from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.limits import ModeLimits

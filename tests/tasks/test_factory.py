@@ -13,7 +13,7 @@ from doit.loader import _get_task_creators
 
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.shards import Shard
-from astest_tasks.model.snapshots import SnapshotUpdate
+from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.plan.command_line import CommandLine
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.tasks import factory

@@ -1,0 +1,112 @@
+"""Where as-test looks for a spec's snapshot file, worked out from the spec's path alone.
+
+Kept apart from the snapshot store (snapshots.py): planning needs these paths for every spec of
+a no-change run, and the store's parsing and writing only when a spec runs.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+_TESTS_MARKER: Final = "/__tests__/"
+
+
+def js_basename(path: str) -> str:
+    # Node's path.basename ignores trailing slashes; posixpath.basename would return "".
+    return posixpath.basename(path.rstrip("/"))
+
+
+def _path_under_tests_dir(spec_path: str) -> str:
+    normalized = spec_path.replace("\\", "/")
+    marker_at = normalized.rfind(_TESTS_MARKER)
+    if marker_at >= 0:
+        return normalized[marker_at + len(_TESTS_MARKER) :]
+    return js_basename(normalized)
+
+
+def spec_path_below_tests(spec_path: str) -> str:
+    """The spec's path after its last ``/__tests__/`` (else its basename): as-test's file key."""
+    return _path_under_tests_dir(spec_path)
+
+
+def snapshot_path(spec_path: str, snapshot_dir: str) -> str:
+    """Where as-test keeps a spec's snapshots, as a normalised posix path under ``snapshot_dir``.
+
+    ``assembly/__tests__/nested/a.spec.ts`` -> ``<snapshot_dir>/nested/a.spec.snap``; a spec not
+    under a ``__tests__`` directory uses its basename.
+    """
+    relative = _path_under_tests_dir(spec_path)
+    if relative.endswith(".ts"):
+        relative = relative[: -len(".ts")] + ".snap"
+    # Like Node's path.join: empty segments vanish, the rest are joined and normalised.
+    segments = [segment for segment in (snapshot_dir.replace("\\", "/"), relative) if segment]
+    return posixpath.normpath("/".join(segments)) if segments else "."
+
+
+_GLOB_META: Final = re.compile(r"[*?\[\](){}!|+@]")
+
+
+def _glob_base(pattern: str) -> str:
+    """``resolveGlobBase``: a pattern's path up to its first glob character's directory."""
+    normalized = pattern.replace("\\", "/")
+    meta = _GLOB_META.search(normalized)
+    if meta is None:
+        base = posixpath.dirname(normalized)
+        return "" if base == "." else base
+    head = normalized[: meta.start()]
+    return head[: head.rfind("/")] if "/" in head else ""
+
+
+def _components(path: str) -> list[str]:
+    return [part for index, part in enumerate(re.split(r"[\\/]+", path)) if part or index == 0]
+
+
+def spec_relative_path(project_root: Path, spec_path: str, input_patterns: Sequence[str]) -> str:
+    """``resolveSpecRelativePath`` (as-test 1.2.0+): the spec's path below the longest static base
+    of the input patterns that contains it, else its basename."""
+    absolute = os.path.normpath(os.path.join(project_root, spec_path))
+    file_parts = _components(absolute)
+    best: str | None = None
+    best_length = -1
+    for pattern in input_patterns:
+        base = _glob_base(pattern)
+        base_absolute = os.path.normpath(os.path.join(project_root, base))
+        base_parts = _components(base_absolute)
+        if len(base_parts) > len(file_parts) or file_parts[: len(base_parts)] != base_parts:
+            continue
+        if len(base_parts) > best_length:
+            best, best_length = base_absolute, len(base_parts)
+    if best is None:
+        return js_basename(spec_path.replace("\\", "/"))
+    relative = Path(os.path.relpath(absolute, best)).as_posix()
+    return relative if relative not in ("", ".") else js_basename(spec_path.replace("\\", "/"))
+
+
+def input_snapshot_path(
+    project_root: Path, spec_path: str, snapshot_dir: str, input_patterns: Sequence[str]
+) -> str:
+    """``resolveSnapshotPath`` (as-test 1.2.0+), relative to the project root."""
+    relative = re.sub(
+        r"\.ts$", ".snap", spec_relative_path(project_root, spec_path, input_patterns)
+    )
+    return posixpath.normpath(posixpath.join(snapshot_dir.replace("\\", "/") or ".", relative))
+
+
+def snapshot_candidates(
+    spec_path: str,
+    snapshot_dir: str,
+    input_layout: tuple[Path, Sequence[str]] | None = None,
+) -> list[str]:
+    """Every file ``SnapshotStore.load`` may read for a spec (without duplicate basenames),
+    relative to the project root, preferred first: all of them are inputs of the spec's run.
+    ``input_layout`` (project root, input patterns): as-test 1.2.0+'s single location."""
+    if input_layout is not None:
+        return [input_snapshot_path(input_layout[0], spec_path, snapshot_dir, input_layout[1])]
+    base = js_basename(spec_path.replace("\\", "/")).removesuffix(".ts")
+    legacy = posixpath.normpath(posixpath.join(snapshot_dir or ".", f"{base}.snap.json"))
+    return [snapshot_path(spec_path, snapshot_dir), legacy]
