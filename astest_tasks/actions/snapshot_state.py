@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from astest_tasks.core.project_source import NotReadable, read_project_file
-from astest_tasks.model.snapshots import MAX_SNAPSHOT_BYTES
+from astest_tasks.model.snapshot_paths import MAX_SNAPSHOT_BYTES
 
 SNAPSHOT_STATE = "snapshot_state"  # the name of the value saved in doit's state database
 

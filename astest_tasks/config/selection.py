@@ -8,7 +8,6 @@ doit's own task selection (``doit 'astest:run:wasi:math*'``) keeps working as we
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import posixpath
 import urllib.parse
@@ -30,6 +29,8 @@ def select_specs(specs: Sequence[Spec], selectors: Sequence[str], mode: str) -> 
         return list(specs)
     chosen = [spec for spec in specs if any(_matches(spec, s) for s in selectors)]
     if not chosen:
+        import difflib  # for the hint of a selector that matched nothing
+
         ids = [spec.spec_id for spec in specs]
         close = {
             match for s in selectors for match in difflib.get_close_matches(_stem(s), ids, n=3)

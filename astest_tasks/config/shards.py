@@ -17,7 +17,6 @@ Each shard's report names its split (``split_name``: every pair's shard, digeste
 from __future__ import annotations
 
 import hashlib
-import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,6 +102,8 @@ def assign_shards(
     known = {key: max(durations[key], 0.0) for key in set(keys) if durations and key in durations}
     if not known:
         return {key: hashed_shard(key, count) for key in keys}
+    import statistics  # only a call that balances shards by duration needs it
+
     typical = statistics.median(known.values())
     cost = {key: known.get(key, typical) for key in set(keys)}
     load = [0.0] * count

@@ -1,4 +1,5 @@
-"""Where as-test looks for a spec's snapshot file, worked out from the spec's path alone.
+"""Where as-test looks for a spec's snapshot file, worked out from the spec's path alone, and
+how large a snapshot file may be.
 
 Kept apart from the snapshot store (snapshots.py): planning needs these paths for every spec of
 a no-change run, and the store's parsing and writing only when a spec runs.
@@ -14,6 +15,11 @@ from pathlib import Path
 from typing import Final
 
 _TESTS_MARKER: Final = "/__tests__/"
+
+# A snapshot file holds the expected values of one spec, as text: real ones stay far below this.
+# The cap keeps a committed file that is huge (or a symlink to one) from filling CI's memory;
+# it is larger than the 4 MiB of a source file because a spec may snapshot big rendered values.
+MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 
 
 def js_basename(path: str) -> str:

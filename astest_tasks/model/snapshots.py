@@ -30,7 +30,12 @@ from astest_tasks.core.guest_text import as_node_writes, encode_wtf8
 from astest_tasks.core.js_values import js_number_text, js_trim
 from astest_tasks.core.json_text import parse_json, reject_constant
 from astest_tasks.core.project_source import NotReadable, read_project_file
-from astest_tasks.model.snapshot_paths import input_snapshot_path, js_basename, snapshot_path
+from astest_tasks.model.snapshot_paths import (
+    MAX_SNAPSHOT_BYTES,
+    input_snapshot_path,
+    js_basename,
+    snapshot_path,
+)
 from astest_tasks.model.snapshot_update import SnapshotUpdate
 
 DEFAULT_PREAMBLE: Final = "\n".join(
@@ -286,12 +291,6 @@ class SnapshotAnswer:
     expected: str
     verdict: SnapshotVerdict
     key: str  # canonical
-
-
-# A snapshot file holds the expected values of one spec, as text: real ones stay far below this.
-# The cap keeps a committed file that is huge (or a symlink to one) from filling CI's memory;
-# it is larger than the 4 MiB of a source file because a spec may snapshot big rendered values.
-MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 
 
 def _read_first(project_root: Path, candidates: Sequence[Path]) -> tuple[Path, str] | None:

@@ -11,15 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from colorama import Fore, Style
 
 from astest_tasks.config.pipeline import task_command
 from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.records import decode
-from astest_tasks.fuzz.fuzzer_selection import select_fuzzers
-from astest_tasks.fuzz.results import FuzzResult, read_fuzz_result
-from astest_tasks.fuzz.runs import replay_command
 from astest_tasks.model.results import Status
 from astest_tasks.output.console import format_seconds
 from astest_tasks.output.terminal import (
@@ -28,6 +26,9 @@ from astest_tasks.output.terminal import (
     strip_colour,
     use_colour,
 )
+
+if TYPE_CHECKING:  # a summary without fuzz files never reads a fuzz result
+    from astest_tasks.fuzz.results import FuzzResult
 
 MAX_SEEDS_SHOWN = 8  # a fuzzer failing on every run would otherwise print a thousand seeds
 
@@ -54,6 +55,11 @@ class ShownFuzz:
 
 
 def load_fuzz_results(root: Path, entries: Sequence[FuzzEntry], session: str) -> list[ShownFuzz]:
+    if not entries:
+        return []  # no fuzz files: nothing of fuzz's is loaded
+    from astest_tasks.fuzz.fuzzer_selection import select_fuzzers
+    from astest_tasks.fuzz.results import read_fuzz_result
+
     shown = []
     for entry in entries:
         result = read_fuzz_result(root / entry.result)
@@ -65,6 +71,8 @@ def load_fuzz_results(root: Path, entries: Sequence[FuzzEntry], session: str) ->
 
 
 def _missing(entry: FuzzEntry, session: str) -> FuzzResult:
+    from astest_tasks.fuzz.results import FuzzResult
+
     return FuzzResult.without_outcomes(
         file=entry.file,
         file_id=entry.file_id,
@@ -113,6 +121,8 @@ def fuzz_totals(shown: Sequence[ShownFuzz]) -> str:
 
 
 def _failure_block(result: FuzzResult, palette: Palette) -> list[str]:
+    from astest_tasks.fuzz.runs import replay_command
+
     # The id is made safe for a task name (config/discovery.py); a result file may say otherwise.
     run = inert_field(result.run_command or f"doit astest:fuzz:{result.mode}:{result.file_id}")
     header = f"{palette.badge(Status.FAILED)} {inert_field(result.file)} [{result.mode}]"

@@ -9,7 +9,7 @@ plan into doit's task dicts and takes the project's lock first.
 from __future__ import annotations
 
 import os
-import uuid
+import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -279,7 +279,7 @@ def _run_settings(
     if pipeline.basename != BASENAME:
         counter = counter.replace(".json", f".{pipeline.basename}.json")
     switches = options.switches
-    session = uuid.uuid4().hex
+    session = secrets.token_hex(16)  # as random as a uuid4, from a module already loaded
     return RunSettings(
         limits=RunLimits.parse(options, project.config),
         session=session,

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
-import platform
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -62,6 +61,8 @@ class RemoteKeyInputs:
 
 def machine_part() -> dict[str, str]:
     """What a run's result may depend on beyond its inputs, on this machine."""
+    import platform  # only a call with a remote cache asks
+
     return {
         "wasmtime": importlib.metadata.version("wasmtime"),
         "python": f"{sys.version_info.major}.{sys.version_info.minor}",

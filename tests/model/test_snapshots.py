@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.core.errors import UserError
-from astest_tasks.model.snapshot_paths import input_snapshot_path
+from astest_tasks.model.snapshot_paths import MAX_SNAPSHOT_BYTES, input_snapshot_path
 from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.model.snapshots import (
     DEFAULT_PREAMBLE,
-    MAX_SNAPSHOT_BYTES,
     MISSING_SNAPSHOT_EXPECTED,
     SnapshotAnswer,
     SnapshotStore,
