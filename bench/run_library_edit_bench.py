@@ -174,8 +174,10 @@ def load_average() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", type=int, default=20, help="specs in the suite (default 20)")
-    parser.add_argument("--repeat", type=int, default=10, help="rounds (default 10)")
+    parser.add_argument(
+        "--size", type=run_bench.positive, default=20, help="specs in the suite (default 20)"
+    )
+    parser.add_argument("--repeat", type=run_bench.positive, default=10, help="rounds (default 10)")
     parser.add_argument("--code", choices=("head", "worktree"), default="head")
     args = parser.parse_args(argv)
     if args.code == "head":
