@@ -50,4 +50,16 @@ def doit_paths(root: Path, paths: Sequence[str]) -> list[str]:
     Relative, so that a project moved or cloned elsewhere keeps its doit state.
     """
     cwd = Path.cwd()
-    return [os.path.relpath(root / path, cwd) for path in paths]
+    # The root's part is worked out once, not per path: relpath makes both paths absolute each
+    # time, and a call makes hundreds of these. Joining a relative path to the root's relative
+    # form and normalising gives relpath's own answer as long as the result stays below the
+    # cwd; anything else (an absolute path, a root outside the cwd) goes through relpath.
+    base = os.path.relpath(root, cwd)
+    return [_below(base, path) or os.path.relpath(root / path, cwd) for path in paths]
+
+
+def _below(base: str, path: str) -> str:
+    if os.path.isabs(path):
+        return ""
+    joined = os.path.normpath(os.path.join(base, path))
+    return "" if joined == os.pardir or joined.startswith(os.pardir + os.sep) else joined

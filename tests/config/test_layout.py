@@ -1,0 +1,42 @@
+"""Paths as doit records them (config/layout.py)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import pytest
+
+from astest_tasks.config.layout import doit_paths
+
+SEGMENTS = ("a", "..", ".", "", "node_modules", "c d", "..a")
+# Every path of up to three segments, relative and absolute: the ones that climb above the cwd
+# or the file system's root are where a join-and-normalise shortcut would part from relpath.
+PATHS = [
+    *(
+        "/".join(parts)
+        for length in (1, 2, 3)
+        for parts in itertools.product(SEGMENTS, repeat=length)
+    ),
+    "/abs/x.ts",
+    "/",
+]
+
+
+@pytest.mark.parametrize("root_below_cwd", ["", "p", "p/q", "..", "../r", "p/../s"])
+def test_every_path_is_what_relpath_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root_below_cwd: str
+) -> None:
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    root = cwd / root_below_cwd
+    expected = [os.path.relpath(root / path, cwd) for path in PATHS]
+    assert doit_paths(root, PATHS) == expected
+
+
+def test_from_the_file_systems_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir("/")
+    paths = ["../..", "a/../../b", "x.ts"]
+    assert doit_paths(Path("/"), paths) == [os.path.relpath(Path("/") / p, "/") for p in paths]
