@@ -54,9 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_init(args)
 
 
-def _parser(command: str) -> argparse.ArgumentParser:
-    """The parser of the command named first; only `astest doctor` gets its flags, which come
-    from the task options' declarations (their module loads the config readers)."""
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser for a command line that starts with ``command`` (None: any). The doctor's
+    flags are made only for `astest doctor`: they come from the task options' declarations,
+    which load the config readers and the doctor, and `astest --version` needs neither."""
     parser = argparse.ArgumentParser(
         prog="astest",
         description="Run as-test AssemblyScript specs as incremental doit tasks.",
@@ -113,7 +114,7 @@ def _parser(command: str) -> argparse.ArgumentParser:
             "and entry). Exits 1 when any check is an ERROR."
         ),
     )
-    if command == "doctor":
+    if command in (None, "doctor"):
         from astest_tasks.commands.doctor import add_doctor_arguments
 
         add_doctor_arguments(doctor)

@@ -43,18 +43,18 @@ class _RecordedValues(Mapping[str, Any]):
     """doit's option values, recording which ones are read."""
 
     def __init__(self) -> None:
-        self.values = {spec.name: spec.default for spec in SPECS.values()}
+        self.given = {spec.name: spec.default for spec in SPECS.values()}
         self.read: set[str] = set()
 
     def __getitem__(self, name: str) -> Any:
         self.read.add(name)
-        return self.values[name]
+        return self.given[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.values)
+        return iter(self.given)
 
     def __len__(self) -> int:
-        return len(self.values)
+        return len(self.given)
 
 
 def test_each_doctor_flag_is_its_declared_option_with_its_help_and_variable() -> None:
