@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from astest_tasks.commands.standalone import run_doit  # doit's command line
 
         return run_doit(arguments)
-    args = _parser().parse_args(arguments)
+    args = _parser(arguments[0]).parse_args(arguments)
     if args.command == "merge":
         from astest_tasks.commands.merge_command import merge_command
 
@@ -48,13 +48,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "doctor":
         from astest_tasks.commands.doctor import doctor_command
 
-        return doctor_command(args.config, args.mode, args.remote_cache, args.remote_cache_mode)
+        return doctor_command(args)
     from astest_tasks.commands.init_command import run_init
 
     return run_init(args)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser for a command line that starts with ``command`` (None: any). The doctor's
+    flags are made only for `astest doctor`: they come from the task options' declarations,
+    which load the config readers and the doctor, and `astest --version` needs neither."""
     parser = argparse.ArgumentParser(
         prog="astest",
         description="Run as-test AssemblyScript specs as incremental doit tasks.",
@@ -111,29 +114,10 @@ def _parser() -> argparse.ArgumentParser:
             "and entry). Exits 1 when any check is an ERROR."
         ),
     )
-    doctor.add_argument(
-        "-c",
-        "--config",
-        default="as-test.config.json",
-        help="the as-test config file [default: as-test.config.json]",
-    )
-    doctor.add_argument(
-        "-m",
-        "--mode",
-        action="append",
-        default=[],
-        help="check only these modes (comma-separated; repeatable) [default: the default modes]",
-    )
-    doctor.add_argument(
-        "--remote-cache",
-        default=None,
-        help="check this remote cache URL [default: ASTEST_REMOTE_CACHE]",
-    )
-    doctor.add_argument(
-        "--remote-cache-mode",
-        default=None,
-        help="read or read-write [default: ASTEST_REMOTE_CACHE_MODE, else read-write]",
-    )
+    if command in (None, "doctor"):
+        from astest_tasks.commands.doctor import add_doctor_arguments
+
+        add_doctor_arguments(doctor)
     merge = commands.add_parser(
         "merge",
         help="combine the reports of CI shards (--shard=k/N) into one summary",

@@ -81,6 +81,23 @@ def test_both_commands_print_the_installed_version(tmp_path: Path) -> None:
         assert f"astest-tasks {installed}" in done.stdout.splitlines(), done.stdout
 
 
+def test_the_version_loads_none_of_the_doctor_s_flags() -> None:
+    """Only `astest doctor` builds its flags from the task options (and loads the doctor)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "astest_tasks", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "astest_tasks.core.version" in done.stderr  # the probe sees our imports
+    loaded = {line.rpartition("|")[2].strip() for line in done.stderr.splitlines()}
+    doctor = {"commands.doctor", "commands.option_arguments", "tasks", "tasks.doctor"}
+    assert not loaded & {f"astest_tasks.{name}" for name in doctor}
+
+
 def test_init_takes_as_test_18s_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["init", "--dir", str(tmp_path), "--example", "none", "--enable", "coverage"]) == 0
     out = capsys.readouterr().out

@@ -1,14 +1,16 @@
 """The ``astest:doctor`` task: ``astest doctor`` run by doit, when named and never by a plain run.
 
-Only the doit side lives here: whether the task is made, its dict and its action. What it checks
-and prints is ``output/doctor_report.py``'s, which the ``astest doctor`` command
-(``commands/doctor.py``) prints too.
+Only the doit side lives here: whether the task is made, its dict and its action, and which
+options the doctor reads (``DOCTOR_OPTIONS``, read by ``DoctorRequest``), which the ``astest
+doctor`` command (``commands/doctor.py``) also declares its flags from, so both doors take the
+same options. What it checks and prints is ``output/doctor_report.py``'s, which that command
+prints too.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,18 @@ from astest_tasks.core.setup_checks import Check
 from astest_tasks.output.terminal import output_stream
 from astest_tasks.plan.doit_argv import default_tasks, doit_command, names_tasks_under
 from astest_tasks.remote.settings import DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT
+
+# The task options the doctor reads, by name: the task takes them from doit's values, and
+# `astest doctor` generates one flag from each one's declaration (plan/options.py).
+DOCTOR_OPTIONS = (
+    "config",
+    "mode",
+    "remote_cache",
+    "remote_cache_mode",
+    "remote_cache_connect_timeout",
+    "remote_cache_request_timeout",
+)
+_REMOTE_CACHE_OPTIONS = DOCTOR_OPTIONS[2:]
 
 
 def doctor_action(
@@ -48,6 +62,25 @@ class RemoteCacheOptions:
             _seconds(self.request_timeout, DEFAULT_REQUEST_TIMEOUT),
         )
         return remote_cache_checks(self.url, self.mode, os.environ, timeouts)
+
+
+@dataclass(frozen=True)
+class DoctorRequest:
+    """What the doctor checks, read from the options' values as given, by either door."""
+
+    config_path: str
+    modes: list[str]
+    remote: RemoteCacheOptions
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> DoctorRequest:
+        """The request of ``DOCTOR_OPTIONS``' values by name; none of them stops the doctor,
+        which names a bad one among its checks."""
+        from astest_tasks.plan.options import read_option  # loads the config readers: not at import
+
+        remote = RemoteCacheOptions(*(str(values.get(name, "")) for name in _REMOTE_CACHE_OPTIONS))
+        modes = list(read_option(values, "mode"))
+        return cls(read_option(values, "config"), modes, remote)
 
 
 def _seconds(text: str, default: float) -> float:

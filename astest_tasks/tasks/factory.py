@@ -26,20 +26,13 @@ from astest_tasks.plan.options import (
     TaskOptions,
     option_defaults,
     option_specs,
-    read_option,
 )
 from astest_tasks.plan.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
 from astest_tasks.plan.state_file import check_state_file
 from astest_tasks.schedule.scheduler import scheduler
 from astest_tasks.tasks.creator import create_tasks
-from astest_tasks.tasks.doctor import RemoteCacheOptions, doctor_task, doctor_task_wanted
+from astest_tasks.tasks.doctor import DoctorRequest, doctor_task, doctor_task_wanted
 
-REMOTE_CACHE_OPTIONS = (
-    "remote_cache",
-    "remote_cache_mode",
-    "remote_cache_connect_timeout",
-    "remote_cache_request_timeout",
-)
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
 
@@ -145,9 +138,8 @@ def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, 
     command_line = current_command_line()
     with_doctor = doctor_task_wanted(command_line.arguments, pipeline.basename)
     if with_doctor:
-        config, modes = read_option(values, "config"), read_option(values, "mode")
-        remote = RemoteCacheOptions(*(str(values.get(name, "")) for name in REMOTE_CACHE_OPTIONS))
-        yield doctor_task(root, config, list(modes), pipeline.basename, remote)
+        doctor = DoctorRequest.from_values(values)
+        yield doctor_task(root, doctor.config_path, doctor.modes, pipeline.basename, doctor.remote)
     try:
         _check_option_placement(command_line, pipeline, instance.flags)
         options = TaskOptions.from_values(values)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -14,7 +15,9 @@ from tests.integration.toolchains import Toolchain
 pytestmark = pytest.mark.integration
 
 
-def doctor(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+def doctor(
+    project: Project, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "astest_tasks", "doctor", *args],
         cwd=project.root,
@@ -22,6 +25,7 @@ def doctor(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
         stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -77,3 +81,22 @@ def test_doit_runs_the_doctor_task_when_named_even_where_tasks_cannot_be_made(
     broken = project.doit("astest:doctor")
     assert broken.exit_code == 1, broken.stdout + broken.stderr
     assert "ERROR  npm" in broken.stdout and "fix: run `npm install --save-dev" in broken.stdout
+
+
+def test_both_doctor_doors_read_the_options_environment_and_a_flag_beats_it(
+    fresh_project: Callable[[str], Project], toolchain: Toolchain
+) -> None:
+    """`astest doctor` takes the task options' ASTEST_* variables, as `doit astest:doctor` does
+    (its flags are generated from the same declarations)."""
+    project = fresh_project("passing")
+    (project.root / "as-test.config.json").rename(project.root / "other.json")
+    env = {"ASTEST_CONFIG": "other.json", "ASTEST_MODE": "wasi"}
+    command = doctor(project, env=env)
+    task = project.doit("astest:doctor", env=env)
+    for code, out in ((command.returncode, command.stdout), (task.exit_code, task.stdout)):
+        assert code == 0, out
+        assert f"other.json loads (as-test {toolchain.as_test} rules)" in out
+        assert "mode wasi" in out and "mode bindings" not in out  # ASTEST_MODE
+    flagged = doctor(project, "-c", "absent.json", "-m", "bindings", env=env)
+    assert flagged.returncode == 1
+    assert "absent.json" in flagged.stdout and "other.json" not in flagged.stdout
