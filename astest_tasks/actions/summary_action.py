@@ -56,7 +56,7 @@ def summarize(
     coverage = summary_coverage(summary_plan, shown)
     below = _below_floor(summary_plan, coverage)
     if not in_doit_worker_process():
-        if summary_plan.show_logs:
+        if summary_plan.report.show_logs:
             print_logs(collected_logs(loaded))
         _print(summary_plan, shown, fuzz, coverage, below)
         print_remote_line(calls)
@@ -86,7 +86,7 @@ def show_summary_from_worker(
         summary_plan = decode(SummaryPlan, plan)
         calls = remote_call_counts(remote)
         loaded = marked_remote(load_specs(summary_plan, session), calls)
-        if summary_plan.show_logs:
+        if summary_plan.report.show_logs:
             print_logs(collected_logs(loaded))
         shown = [item.shown for item in loaded]
         coverage = summary_coverage(summary_plan, shown)
@@ -96,9 +96,10 @@ def show_summary_from_worker(
 
 
 def _below_floor(plan: SummaryPlan, coverage: CoverageOutcome | None) -> tuple[str, ...]:
-    if coverage is None or not plan.coverage_fail_under:
+    floors = plan.report.coverage_fail_under
+    if coverage is None or not floors:
         return ()
-    return tuple(threshold_failures(coverage, plan.coverage_fail_under))
+    return tuple(threshold_failures(coverage, floors))
 
 
 def _print(
@@ -110,8 +111,8 @@ def _print(
 ) -> None:
     if in_github_actions(os.environ):
         print_annotations(shown, Path(plan.project_root))
-    extras = SummaryExtras(durations=plan.durations, threshold_failures=below)
-    print_with_fuzz(shown, fuzz, coverage, plan.note, plan.gaps, plan.verbose, extras)
+    extras = SummaryExtras(durations=plan.report.durations, threshold_failures=below)
+    print_with_fuzz(shown, fuzz, coverage, plan.note, plan.gaps, plan.report.verbose, extras)
 
 
 def _append_step_summary(

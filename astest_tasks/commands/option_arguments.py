@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Collection, Mapping, Sequence
 
-from astest_tasks.plan.options import OptionSpec, option_specs
+from astest_tasks.core.option_declarations import OptionSpec
+from astest_tasks.plan.options import option_specs
 
 
 def add_option_arguments(

@@ -36,11 +36,11 @@ from astest_tasks.plan.doit_argv import task_options_first
 from astest_tasks.plan.options import (
     BARE_FOLLOWERS,
     BARE_VALUES,
-    DEFAULT_CONFIG,
     OPTION_NAMES,
     TASK_PARAMS,
     option_defaults,
 )
+from astest_tasks.plan.selection_options import DEFAULT_CONFIG
 from astest_tasks.plan.state_file import DEFAULT_STATE_FILE, check_state_file
 from astest_tasks.tasks.factory import make_astest_tasks
 

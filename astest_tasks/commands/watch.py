@@ -51,7 +51,8 @@ from astest_tasks.plan.doit_argv import (
     runs_in_worker_processes,
     task_options_first,
 )
-from astest_tasks.plan.options import DEFAULT_CONFIG, TASK_PARAMS
+from astest_tasks.plan.options import TASK_PARAMS
+from astest_tasks.plan.selection_options import DEFAULT_CONFIG
 from astest_tasks.schedule.compiler_warmup import CompilerWarmup
 from astest_tasks.schedule.scheduler import scheduler
 

@@ -7,13 +7,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
 
 from colorama import Fore
 
 from astest_tasks.config.pipeline import task_command
 from astest_tasks.config.shards import ShardPart
 from astest_tasks.core.guest_text import for_stream
+from astest_tasks.core.option_declarations import declaration
 from astest_tasks.core.records import encode
 from astest_tasks.core.version import __version__
 from astest_tasks.coverage.points import SourceLines
@@ -39,7 +39,6 @@ from astest_tasks.output.coverage_summary import (
     collect_coverage,
     write_coverage_files,
 )
-from astest_tasks.output.coverage_threshold import CoverageThreshold
 from astest_tasks.output.duration_history import update_history
 from astest_tasks.output.durations import duration_lines
 from astest_tasks.output.formats import report_file_names, write_report_files
@@ -53,6 +52,7 @@ from astest_tasks.output.latest_log import (
     write_latest_log,
 )
 from astest_tasks.output.report_input import NO_CONTEXT, ReportContext, ReportInput
+from astest_tasks.output.report_options import ReportOptions
 from astest_tasks.output.report_state import (
     STATE_FILE,
     ReportState,
@@ -79,24 +79,14 @@ class SummaryEntry:
     command: str = "doit"  # what runs it
 
 
-_PRINTOUT_ONLY = "printout_only"  # a SummaryPlan field's metadata: see PRINTOUT_ONLY
-
-
-def _printout_only(default: object) -> Any:
-    """A field whose value changes what is printed (or the verdict), not the reports."""
-    return field(default=default, metadata={_PRINTOUT_ONLY: True})
-
-
 @dataclass(frozen=True)
 class SummaryPlan:
     project_root: str
     report_path: str
     entries: tuple[SummaryEntry, ...]
-    suite_selectors: tuple[str, ...] = ()
-    test_name_pattern: str = ""  # --test-name-pattern: other tests count as skipped
+    # The summary's own options (--suite, --verbose, --durations, ...), handed over whole.
+    report: ReportOptions = field(default_factory=ReportOptions)
     logs_root: str | None = None  # the base config's logs folder: latest.log goes there
-    show_logs: bool = _printout_only(False)  # --show-logs: every log() line before the summary
-    verbose: bool = _printout_only(False)  # --verbose: each spec's suites and tests under its line
     fuzz_entries: tuple[FuzzEntry, ...] = ()  # campaigns the run includes (--fuzz)
     coverage: tuple[CoverageTarget, ...] = ()  # the selected modes that have coverage on
     shard: ShardPart | None = None  # when this run is shard k of N: its part of the split
@@ -104,10 +94,6 @@ class SummaryPlan:
     show_coverage: bool = False  # --show-coverage: list the uncovered points (coverage_gaps.py)
     expand_coverage_gaps: bool = False  # --show-coverage=all: nested points too
     rerun_command: str = ""  # how the HTML report's repro lines run a spec: "doit astest"
-    durations: int | None = _printout_only(None)  # --durations=N: the N slowest (0: all)
-    coverage_fail_under: CoverageThreshold = field(  # --coverage-fail-under: a verdict only
-        default_factory=CoverageThreshold, metadata={_PRINTOUT_ONLY: True}
-    )
 
     @property
     def gaps(self) -> GapListing | None:
@@ -124,9 +110,19 @@ def summary_coverage(plan: SummaryPlan, shown: list[Shown]) -> CoverageOutcome |
     return collect_coverage(Path(plan.project_root), plan.coverage, results)
 
 
-# What changes the printout (or the verdict) but not the reports' contents: declared on the
-# field, so a new field shapes the reports (and rewrites them when it changes) unless it says so.
-PRINTOUT_ONLY = frozenset(f.name for f in fields(SummaryPlan) if f.metadata.get(_PRINTOUT_ONLY))
+# The summary's options that change the printout (or the verdict) but not the reports' contents:
+# declared with the option (output/report_options.py), so a new option shapes the reports (and
+# rewrites them when it changes) unless its declaration says otherwise.
+PRINTOUT_ONLY = frozenset(
+    f.name
+    for f in fields(ReportOptions)
+    if (declared := declaration(f)) is not None and declared.printout_only
+)
+
+
+def _shaping(plan: SummaryPlan) -> dict[str, object]:
+    """What of the plan the reports are made from: all of it but the printout-only options."""
+    return {**encode(plan), "report": encode(plan.report, leave_out=PRINTOUT_ONLY)}
 
 
 def write_report(
@@ -153,9 +149,8 @@ def write_report(
         write_latest_log(root, plan.logs_root, collected_logs(loaded))
         return passed
     # What only changes the printout is not part of what the reports are made from.
-    shaping = encode(plan, leave_out=PRINTOUT_ONLY)
     options = {
-        "plan": shaping,
+        "plan": _shaping(plan),
         "format": REPORT_FORMAT,
         "version": __version__,
         # A format added (or moved) since the state was saved has no file yet: write them all.
@@ -345,20 +340,21 @@ def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
     """Every spec's result, cut down to the ``--suite`` selection when there is one, with the
     tests ``--test-name-pattern`` does not match counted as skipped (test_name_filter.py)."""
     root = Path(plan.project_root)
-    pattern = compile_test_name_pattern(plan.test_name_pattern)
-    if not plan.suite_selectors and pattern is None:
+    selection = plan.report
+    pattern = compile_test_name_pattern(selection.test_name_pattern)
+    if not selection.suite and pattern is None:
         stored = [_load_stored(root, entry, session) for entry in plan.entries]
         # --verbose only changes what is printed: the suites are parsed for the printout, and
         # the digests stay, so the reports are rewritten only when a result changed.
         # --durations reads the tests' times from the suites, as --verbose prints them.
-        wants_suites = plan.verbose or plan.durations is not None
+        wants_suites = selection.verbose or selection.durations is not None
         return [_with_suites(item) for item in stored] if wants_suites else stored
     loaded: list[LoadedSpec] = []
     for entry in plan.entries:
         item = _load(root, entry, session)
         result: SpecResult | None = item.result
-        if plan.suite_selectors:
-            filtered = filter_result(item.result, plan.suite_selectors)
+        if selection.suite:
+            filtered = filter_result(item.result, selection.suite)
             result = filtered.result
             if filtered.problem:
                 who = SpecIdentity(entry.spec, entry.spec_id, entry.mode, entry.target)
@@ -368,10 +364,10 @@ def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
         if pattern is not None:
             result = skip_unmatched_tests(result, pattern)
         loaded.append(LoadedSpec(Shown(result=result, cached=item.cached), None, None))
-    if not plan.suite_selectors:
+    if not selection.suite:
         return loaded
     if not loaded:
-        wanted = ", ".join(plan.suite_selectors)
+        wanted = ", ".join(selection.suite)
         who = SpecIdentity("(all specs)", "--suite", "-", "-")
         problem = failure_result(
             who,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from astest_tasks.config.discovery import Spec, discover_specs
 from astest_tasks.config.project_config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
+from astest_tasks.fuzz.fuzz_options import FuzzCallOptions
 from astest_tasks.fuzz.runs import RunsOverride, parse_runs_override, parse_seed, random_seed
 from astest_tasks.plan.command_line import CommandLine
 
@@ -42,12 +43,14 @@ class FuzzOptions:
     fuzzers: tuple[str, ...] = ()  # --fuzzer: the fuzzers to report
 
     @classmethod
-    def parse(cls, with_tests: bool, seed: str, runs: str, settings: FuzzSettings) -> FuzzOptions:
-        """``settings``: the base config's; ``seed_of`` gives a mode with a seed of its own."""
-        given = parse_seed(seed)
+    def parse(cls, options: FuzzCallOptions, settings: FuzzSettings) -> FuzzOptions:
+        """The call's fuzz options, completed by ``settings`` (the base config's); ``seed_of``
+        gives a mode with a seed of its own."""
+        given = parse_seed(options.fuzz_seed)
         pinned = settings.seed if given is None else given
         chosen = random_seed() if pinned is None else pinned
-        return cls(with_tests, chosen, pinned is None, parse_runs_override(runs), given is not None)
+        runs = parse_runs_override(options.fuzz_runs)
+        return cls(options.fuzz, chosen, pinned is None, runs, given is not None, options.fuzzer)
 
     def seed_of(self, settings: FuzzSettings) -> tuple[int, bool]:
         """A mode's seed and whether it was drawn: --fuzz-seed, else the mode's fuzz.seed,

@@ -1,5 +1,5 @@
-"""The table of options in docs/tasks-and-options.md, made from the declarations of
-``options.py``.
+"""The table of options in docs/tasks-and-options.md, made from the options' declarations (each
+stage's record of them, in ``options.py``'s ``GROUPS`` order).
 
 The page holds the table as this renders it; tests/plan/test_options_docs.py fails when they
 differ, and prints the table to paste. So an option is declared in one place, its row included.
@@ -16,7 +16,7 @@ HEADER = (
 
 
 def options_table() -> str:
-    """One row per option, in the declared order (``doit help astest``'s)."""
+    """One row per option, in the stages' order (``doit help astest``'s)."""
     rows = [
         f"| {doc.flag} | {doc.env} | {doc.default} | {doc.meaning} |"
         for doc in (option.doc for option in OPTIONS)

@@ -29,6 +29,7 @@ from astest_tasks.config.project_config import (
     load_config,
     select_modes,
 )
+from astest_tasks.config.run_switch_options import RunSwitchOptions
 from astest_tasks.config.run_switches import ShowCoverage
 from astest_tasks.config.selection import select_specs
 from astest_tasks.config.shards import ShardPart
@@ -39,6 +40,7 @@ from astest_tasks.config.toolchain import (
     version_combination_warning,
 )
 from astest_tasks.core.errors import UserError
+from astest_tasks.fuzz.fuzz_options import FuzzCallOptions
 from astest_tasks.output.coverage_summary import CoverageTarget
 from astest_tasks.plan.command_line import CommandLine
 from astest_tasks.plan.fuzz_plan import FuzzOptions, fuzz_group, fuzz_tasks_wanted
@@ -61,6 +63,7 @@ from astest_tasks.plan.plan_specs import (
     specs_of,
 )
 from astest_tasks.plan.run_settings import RunLimits, RunSettings
+from astest_tasks.remote.cache_options import RemoteCacheOptions
 from astest_tasks.remote.session import RemoteUse
 from astest_tasks.remote.settings import RemoteSettings, settings_with_secrets
 from astest_tasks.remote.shard_durations import SharedDurations, durations_key
@@ -165,7 +168,7 @@ def make_plan(
         suite_pairs=chosen.suite_pairs,
         shard=chosen.shard,
         note=chosen.note,
-        fuzz=_fuzz_options(options, project.config, command_line, pipeline),
+        fuzz=_fuzz_options(options.fuzzing, project.config, command_line, pipeline),
         scan_cache=chosen.scan_cache,
     )
 
@@ -185,26 +188,28 @@ def _choose_specs(
 ) -> _Chosen:
     """Every mode's specs, narrowed by --spec, --changed, --shard and --last-failed
     (plan_specs.py)."""
-    config, modes = project.config, project.modes
+    config, modes, selection = project.config, project.modes, options.selection
     found = {
-        mode.name: specs_of(root, options.config, config, mode, options.spec) for mode in modes
+        mode.name: specs_of(root, selection.config, config, mode, selection.spec) for mode in modes
     }
     specs_by_mode = {name: list(mode_specs.specs) for name, mode_specs in found.items()}
     check_outputs_are_separate(root, config, specs_by_mode)
-    check_output_folders(root, options.config, output_root(config), modes)
+    check_output_folders(root, selection.config, output_root(config), modes)
     specs_by_mode = {
-        name: select_specs(specs, options.spec, name) for name, specs in specs_by_mode.items()
+        name: select_specs(specs, selection.spec, name) for name, specs in specs_by_mode.items()
     }
-    runtimes = {mode.name: _runtime_of(root, options, mode) for mode in modes}
+    runtimes = {
+        mode.name: _runtime_of(root, selection.config, options.run_switches, mode) for mode in modes
+    }
     scan_cache = ImportScanCache(root / output_root(config) / IMPORT_SCAN_CACHE)
     note = "\n".join(
         part for part in (moved_outputs_note(root, config), exclusion_note(found)) if part
     )
-    if options.changed:
+    if selection.changed:
         inputs = spec_inputs(
             root, modes, specs_by_mode, runtimes, project.toolchain, project.as_test, scan_cache
         )
-        changed = changed_only(root, options.config, options.changed, inputs)
+        changed = changed_only(root, selection.config, selection.changed, inputs)
         specs_by_mode = {
             name: [spec for spec in specs if changed.keeps(name, spec)]
             for name, specs in specs_by_mode.items()
@@ -213,12 +218,12 @@ def _choose_specs(
     suite_pairs = sum(len(specs) for specs in specs_by_mode.values())
     shard = None
     if pipeline.shard is not None:
-        _check_no_fuzz_in_shards(options)
-        shared = _shared_durations(root, options, project, pipeline)
+        _check_no_fuzz_in_shards(options.fuzzing)
+        shared = _shared_durations(root, selection.config, options.remote, project, pipeline)
         specs_by_mode, shard = shard_of(root, specs_by_mode, pipeline, shared, warn)
-        if options.spec or options.changed or options.last_failed:
+        if selection.spec or selection.changed or selection.last_failed:
             shard = replace(shard, narrowed=True)
-    if options.last_failed:
+    if selection.last_failed:
         # After the shard: which pairs a shard holds must not depend on one machine's records.
         last = last_failed_only(root, modes, specs_by_mode)
         kept = {
@@ -233,12 +238,11 @@ def _choose_specs(
 
 
 def _fuzz_options(
-    options: TaskOptions, config: ProjectConfig, command_line: CommandLine, pipeline: Pipeline
+    options: FuzzCallOptions, config: ProjectConfig, command_line: CommandLine, pipeline: Pipeline
 ) -> FuzzOptions | None:
     if not fuzz_tasks_wanted(options.fuzz, command_line, fuzz_group(pipeline.basename)):
         return None
-    parsed = FuzzOptions.parse(options.fuzz, options.fuzz_seed, options.fuzz_runs, config.fuzz)
-    return replace(parsed, fuzzers=options.fuzzer)
+    return FuzzOptions.parse(options, config.fuzz)
 
 
 def _load_project(root: Path, options: TaskOptions, pipeline: Pipeline, warn: Warn) -> _Project:
@@ -248,18 +252,19 @@ def _load_project(root: Path, options: TaskOptions, pipeline: Pipeline, warn: Wa
         warn(untested)
     as_test = AsTest.of(version)  # made here once, and carried whole (config/as_test.py)
     rules = as_test.config
-    config = load_config(root / options.config, root, rules)
+    config = load_config(root / options.selection.config, root, rules)
     for warning in config.warnings:
         warn(warning)
     options.features.check_supported(rules)
     modes = tuple(
         with_coverage(options.features.apply(mode), options.run_coverage)
-        for mode in select_modes(config, options.mode)
+        for mode in select_modes(config, options.selection.mode)
     )
     if not modes:
         raise UserError(
-            f'{options.config}: every mode has "default": false, so a plain run selects none; '
-            f"fix: choose modes with `{pipeline.options_command} --mode NAME` or ASTEST_MODE=NAME"
+            f'{options.selection.config}: every mode has "default": false, so a plain run '
+            f"selects none; fix: choose modes with `{pipeline.options_command} --mode NAME` or "
+            "ASTEST_MODE=NAME"
         )
     toolchain = load_toolchain(root, need_wasi_shim=any(m.target == "wasi" for m in modes))
     if any(TRY_AS in mode.features for mode in modes):
@@ -281,19 +286,19 @@ def _run_settings(
     switches = options.switches
     session = secrets.token_hex(16)  # as random as a uuid4, from a module already loaded
     return RunSettings(
-        limits=RunLimits.parse(options, project.config),
+        limits=RunLimits.parse(options.limits, project.config),
         session=session,
-        update=options.update_snapshots,
+        update=options.run_switches.update_snapshots,
         progress_file=f"{output_root(project.config).rstrip('/')}/{counter}",
         pipeline=pipeline,
         as_test=project.as_test,
         no_snapshot=switches.no_snapshot,
         coverage_detail=switches.show_coverage is not ShowCoverage.NONE,
-        remote=remote_use(root, options, project.config, pipeline.basename, session),
+        remote=remote_use(root, options.remote, project.config, pipeline.basename, session),
     )
 
 
-def remote_settings(options: TaskOptions) -> RemoteSettings | None:
+def remote_settings(options: RemoteCacheOptions) -> RemoteSettings | None:
     """The shared cache this call asks (--remote-cache), with its secrets from the environment:
     they never pass through doit's options, so doit never stores or prints them."""
     if not options.remote_cache:
@@ -308,7 +313,7 @@ def remote_settings(options: TaskOptions) -> RemoteSettings | None:
 
 
 def remote_use(
-    root: Path, options: TaskOptions, config: ProjectConfig, basename: str, session: str
+    root: Path, options: RemoteCacheOptions, config: ProjectConfig, basename: str, session: str
 ) -> RemoteUse | None:
     """The shared cache of this call's build and run tasks, and their state folder."""
     settings = remote_settings(options)
@@ -320,7 +325,11 @@ def remote_use(
 
 
 def _shared_durations(
-    root: Path, options: TaskOptions, project: _Project, pipeline: Pipeline
+    root: Path,
+    config_path: str,
+    options: RemoteCacheOptions,
+    project: _Project,
+    pipeline: Pipeline,
 ) -> SharedDurations | None:
     """Where a shard reads the durations a merge published, with --remote-cache: under the
     key of this project's config, task creator and modes (remote/shard_durations.py)."""
@@ -328,14 +337,14 @@ def _shared_durations(
     if settings is None:
         return None
     try:
-        config = portable_name(root, options.config)
+        config = portable_name(root, config_path)
     except NotPortable:  # a config outside the project: its name is all that travels
-        config = Path(options.config).name
+        config = Path(config_path).name
     modes = [mode.name for mode in project.modes]
     return SharedDurations(settings, durations_key(config, pipeline.basename, modes))
 
 
-def _check_no_fuzz_in_shards(options: TaskOptions) -> None:
+def _check_no_fuzz_in_shards(options: FuzzCallOptions) -> None:
     if options.fuzz:
         raise UserError(
             "--fuzz with --shard: fuzz campaigns are not split into shards, and every shard "
@@ -343,7 +352,9 @@ def _check_no_fuzz_in_shards(options: TaskOptions) -> None:
         )
 
 
-def _runtime_of(root: Path, options: TaskOptions, mode: ModeSettings) -> Runtime:
+def _runtime_of(
+    root: Path, config_path: str, options: RunSwitchOptions, mode: ModeSettings
+) -> Runtime:
     """The mode's runtime, chosen once: its run tasks carry it whole to their actions."""
     where = "runOptions.runtime.cmd"
     if mode.name != "default":
@@ -351,7 +362,7 @@ def _runtime_of(root: Path, options: TaskOptions, mode: ModeSettings) -> Runtime
     # as-test: --browser first (1.8), then an explicit BROWSER in the environment, then
     # runOptions.runtime.browser.
     browser = options.switches.browser or os.environ.get("BROWSER") or mode.browser
-    field = f"{options.config}: {where}"
+    field = f"{config_path}: {where}"
     return resolve_runtime(
         mode.runtime_cmd,
         mode.target,

@@ -12,8 +12,8 @@ from astest_tasks.config.as_test import AsTest
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ProjectConfig
 from astest_tasks.model.snapshot_update import SnapshotUpdate
-from astest_tasks.plan.options import TaskOptions
 from astest_tasks.remote.session import RemoteUse
+from astest_tasks.run.limit_options import LimitOptions
 from astest_tasks.run.limits import (
     MEMORY_LIMIT,
     OUTPUT_LIMIT,
@@ -33,7 +33,7 @@ class RunLimits:
     output_mib: PerMode
 
     @classmethod
-    def parse(cls, options: TaskOptions, config: ProjectConfig) -> RunLimits:
+    def parse(cls, options: LimitOptions, config: ProjectConfig) -> RunLimits:
         modes = {config.base.name, *config.modes}
         return cls(
             timeout_s=parse_per_mode(options.timeout, TIMEOUT, modes),

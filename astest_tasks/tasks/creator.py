@@ -49,9 +49,9 @@ def emit(plan: Plan) -> Iterator[dict[str, Any]]:
     yield from fuzzing.tasks
     plan.scan_cache.save()
     run_tasks = [entry.run_task for entry in summary_entries(plan)]
-    if plan.options.fuzz:
+    if plan.options.fuzzing.fuzz:
         run_tasks += fuzzing.run_tasks
-    yield summary_task(plan, run_tasks, fuzzing.entries if plan.options.fuzz else [])
+    yield summary_task(plan, run_tasks, fuzzing.entries if plan.options.fuzzing.fuzz else [])
 
 
 def _spec_tasks(plan: Plan, planner: Scheduler) -> Iterator[dict[str, Any]]:

@@ -15,26 +15,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from astest_tasks.core.option_declarations import declared_options
 from astest_tasks.core.setup_checks import Check
 from astest_tasks.output.terminal import output_stream
 from astest_tasks.plan.doit_argv import default_tasks, doit_command, names_tasks_under
+from astest_tasks.remote.cache_options import RemoteCacheOptions
 from astest_tasks.remote.settings import DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT
 
+# The remote cache's options, by name, as its record declares them (remote/cache_options.py).
+_REMOTE_CACHE_OPTIONS = tuple(option.name for option in declared_options(RemoteCacheOptions))
 # The task options the doctor reads, by name: the task takes them from doit's values, and
-# `astest doctor` generates one flag from each one's declaration (plan/options.py).
-DOCTOR_OPTIONS = (
-    "config",
-    "mode",
-    "remote_cache",
-    "remote_cache_mode",
-    "remote_cache_connect_timeout",
-    "remote_cache_request_timeout",
-)
-_REMOTE_CACHE_OPTIONS = DOCTOR_OPTIONS[2:]
+# `astest doctor` generates one flag from each one's declaration.
+DOCTOR_OPTIONS = ("config", "mode", *_REMOTE_CACHE_OPTIONS)
 
 
 def doctor_action(
-    project_root: str, config_path: str, modes: list[str], remote: RemoteCacheOptions | None = None
+    project_root: str, config_path: str, modes: list[str], remote: RemoteCacheAsGiven | None = None
 ) -> bool:
     """The ``astest:doctor`` task's action: doit fails the task when it returns False."""
     # Here, not at import: every run makes this module's task creator helpers, few run the doctor,
@@ -46,7 +42,7 @@ def doctor_action(
 
 
 @dataclass(frozen=True)
-class RemoteCacheOptions:
+class RemoteCacheAsGiven:
     """The remote cache options as given (a bad one is the doctor's to name, not to stop on)."""
 
     url: str
@@ -70,7 +66,7 @@ class DoctorRequest:
 
     config_path: str
     modes: list[str]
-    remote: RemoteCacheOptions
+    remote: RemoteCacheAsGiven
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any]) -> DoctorRequest:
@@ -78,7 +74,7 @@ class DoctorRequest:
         which names a bad one among its checks."""
         from astest_tasks.plan.options import read_option  # loads the config readers: not at import
 
-        remote = RemoteCacheOptions(*(str(values.get(name, "")) for name in _REMOTE_CACHE_OPTIONS))
+        remote = RemoteCacheAsGiven(*(str(values.get(name, "")) for name in _REMOTE_CACHE_OPTIONS))
         modes = list(read_option(values, "mode"))
         return cls(read_option(values, "config"), modes, remote)
 
@@ -105,7 +101,7 @@ def doctor_task(
     config_path: str,
     modes: list[str],
     basename: str,
-    remote: RemoteCacheOptions | None = None,
+    remote: RemoteCacheAsGiven | None = None,
 ) -> dict[str, Any]:
     return {
         "basename": basename,

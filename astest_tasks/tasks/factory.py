@@ -19,14 +19,10 @@ from doit.exceptions import InvalidDodoFile, InvalidTask
 
 from astest_tasks.config.pipeline import BASENAME, Pipeline
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.option_declarations import OptionSpec
 from astest_tasks.core.version import __version__
 from astest_tasks.plan.command_line import CommandLine, current_command_line
-from astest_tasks.plan.options import (
-    OptionSpec,
-    TaskOptions,
-    option_defaults,
-    option_specs,
-)
+from astest_tasks.plan.options import TaskOptions, option_defaults, option_specs
 from astest_tasks.plan.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
 from astest_tasks.plan.state_file import check_state_file
 from astest_tasks.schedule.scheduler import scheduler
@@ -147,7 +143,8 @@ def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, 
         if answer is not None:
             yield answer
             return
-        sharded = pipeline.sharded(options.shard, options.shard_durations)
+        selection = options.selection
+        sharded = pipeline.sharded(selection.shard, selection.shard_durations)
         tasks = list(create_tasks(root, options, sharded, command_line))
         scheduler().share_compiler_with_workers(command_line.forks_workers)
     except UserError as exc:
@@ -162,16 +159,17 @@ def _version_or_listing(
     root: Path, options: TaskOptions, pipeline: Pipeline
 ) -> dict[str, Any] | None:
     """The one task that answers --version or --list/--list-modes, which run nothing."""
-    if options.version:
+    if options.listing.version:
         return plan_task(pipeline.basename, f"astest-tasks {__version__}\n", "version")
-    listing = PlanRequest(options.list, options.list_modes, fuzz=options.fuzz)
+    listing = PlanRequest(options.listing.list, options.listing.list_modes, options.fuzzing.fuzz)
     if not listing.wanted:
         return None
+    selection = options.selection
     plan = load_plan_input(
         root,
-        options.config,
-        list(options.mode),
-        list(options.spec),
+        selection.config,
+        list(selection.mode),
+        list(selection.spec),
         (options.features, options.run_coverage, options.switches.browser),
         pipeline.options_command,
     )

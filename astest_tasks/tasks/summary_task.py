@@ -43,16 +43,14 @@ def summary_entries(plan: Plan) -> list[SummaryEntry]:
 
 def summary_plan(plan: Plan, fuzz_entries: Sequence[FuzzEntry]) -> SummaryPlan:
     options, pipeline, show_coverage = plan.options, plan.pipeline, plan.options.switches
-    check_threshold_modes(options.coverage_fail_under, [t.mode for t in plan.coverage_targets])
+    floors = options.report.coverage_fail_under
+    check_threshold_modes(floors, [t.mode for t in plan.coverage_targets])
     return SummaryPlan(
         project_root=str(plan.root),
         report_path=posixpath.join(pipeline.report_dir(plan.config), "report.json"),
         entries=tuple(summary_entries(plan)),
-        suite_selectors=tuple(options.suite),
-        test_name_pattern=options.test_name_pattern,
+        report=options.report,
         logs_root=logs_root_of(plan.config.base.logs_dir),
-        show_logs=options.show_logs,
-        verbose=options.verbose,
         fuzz_entries=tuple(fuzz_entries),
         coverage=tuple(plan.coverage_targets),
         shard=plan.shard,
@@ -60,8 +58,6 @@ def summary_plan(plan: Plan, fuzz_entries: Sequence[FuzzEntry]) -> SummaryPlan:
         show_coverage=show_coverage.show_coverage is not ShowCoverage.NONE,
         expand_coverage_gaps=show_coverage.show_coverage is ShowCoverage.ALL,
         rerun_command=pipeline.options_command,
-        durations=options.durations,
-        coverage_fail_under=options.coverage_fail_under,
     )
 
 

@@ -14,10 +14,13 @@ from astest_tasks.core.records import decode, encode
 from astest_tasks.model.counting import count
 from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict
 from astest_tasks.model.results import SpecResult, Status, write_result
+from astest_tasks.output.coverage_threshold import CoverageThreshold
 from astest_tasks.output.duration_history import HISTORY_FILE, load_history
 from astest_tasks.output.formats import report_file_names
 from astest_tasks.output.fuzz_summary import ShownFuzz
+from astest_tasks.output.report_options import ReportOptions
 from astest_tasks.output.summary import (
+    PRINTOUT_ONLY,
     SummaryEntry,
     SummaryPlan,
     load_specs,
@@ -120,6 +123,25 @@ def test_a_changed_result_an_option_or_a_deleted_report_writes_them_again(tmp_pa
     (tmp_path / TAP).unlink()
     summarize(tmp_path, "s4", shard=ShardPart(1, 2, 2))
     assert (tmp_path / TAP).is_file()
+
+
+def test_the_options_declared_printout_only_leave_the_reports_alone(tmp_path: Path) -> None:
+    assert {"verbose", "show_logs", "durations", "coverage_fail_under"} == PRINTOUT_ONLY
+    write_result(tmp_path / "r.json", table_result(30))
+    summarize(tmp_path, "s1")
+    written = mtimes(tmp_path)
+    printout = ReportOptions(
+        verbose=True,
+        show_logs=True,
+        durations=3,
+        coverage_fail_under=CoverageThreshold.parse("80"),
+    )
+    summary_plan = replace(plan(tmp_path), report=printout)
+    write_report(summary_plan, load_specs(summary_plan, "s2"))
+    assert mtimes(tmp_path) == written, "only the printout changes"
+    shaping = replace(summary_plan, report=replace(printout, test_name_pattern="row"))
+    write_report(shaping, load_specs(shaping, "s3"))
+    assert mtimes(tmp_path) != written, "an option that shapes the reports rewrites them"
 
 
 def test_a_missing_result_is_reported_as_a_failure(tmp_path: Path) -> None:
@@ -276,7 +298,7 @@ def test_a_plan_crosses_to_doits_workers_as_plain_data_unchanged() -> None:
         "/project",
         REPORT,
         (entry("math"), entry("geometry", "bindings")),
-        suite_selectors=("math/adds",),
+        report=ReportOptions(suite=("math/adds",), verbose=True, durations=3),
         shard=ShardPart(1, 2, 4),
         note="--changed=HEAD: 1 of 2 specs",
         show_coverage=True,
@@ -314,7 +336,9 @@ def test_the_html_report_charts_each_run_once_and_shows_a_changed_fuzz_campaign(
 
 def test_a_suite_selection_writes_its_cut_down_page_with_the_same_context(tmp_path: Path) -> None:
     html = tmp_path / ".as-test" / "html" / "index.html"
-    summary_plan = replace(plan(tmp_path), suite_selectors=("table",), rerun_command="astest")
+    summary_plan = replace(
+        plan(tmp_path), report=ReportOptions(suite=("table",)), rerun_command="astest"
+    )
     write_result(tmp_path / "r.json", table_result(10, session="s1", failing_row=3))
     write_report(summary_plan, load_specs(summary_plan, "s1"))
     assert "astest --mode wasi --spec assembly/__tests__/table.spec.ts" in html.read_text()

@@ -16,6 +16,8 @@ from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.plan.options import (
     BARE_FOLLOWERS,
     BARE_VALUES,
+    GROUP_OF,
+    GROUPS,
     OPTIONS,
     TASK_PARAMS,
     TaskOptions,
@@ -72,8 +74,9 @@ def test_the_generated_params_are_the_options_as_declared_before_the_record() ->
     generated = [
         (p["name"], p.get("short", ""), p["type"], p["default"], p["env_var"]) for p in TASK_PARAMS
     ]
-    assert generated == BEFORE_THE_RECORD
-    assert [p["long"] for p in TASK_PARAMS] == [n.replace("_", "-") for n, *_ in BEFORE_THE_RECORD]
+    # The same options; their order is now the stages' (GROUPS), which doit help follows.
+    assert sorted(generated, key=_name) == sorted(BEFORE_THE_RECORD, key=_name)
+    assert [p["long"] for p in TASK_PARAMS] == [n.replace("_", "-") for n, *_ in generated]
     assert all(
         set(p) <= {"name", "long", "short", "type", "default", "env_var", "help"}
         for p in TASK_PARAMS
@@ -81,11 +84,22 @@ def test_the_generated_params_are_the_options_as_declared_before_the_record() ->
     assert all(p["help"] for p in TASK_PARAMS)
 
 
-def test_every_option_is_a_field_and_every_other_field_a_joint_reading() -> None:
-    names = [f.name for f in fields(TaskOptions) if f.init]
+def _name(option: tuple[str, str, type, str | bool, str]) -> str:
+    return option[0]
+
+
+def test_every_option_is_a_field_of_one_stages_record_and_every_other_field_a_joint_reading() -> (
+    None
+):
+    held = [f.name for f in fields(TaskOptions) if f.init]
+    assert held == [group for group, _ in GROUPS], "TaskOptions holds one record per stage"
+    names = [f.name for _, record in GROUPS for f in fields(record) if f.init]
     assert names == [option.name for option in OPTIONS]
-    joint = [f.name for f in fields(TaskOptions) if not f.init]
-    assert joint == ["features", "switches", "run_coverage"]
+    assert len(set(names)) == len(names), "an option belongs to one record"
+    joint = [
+        f.name for _, record in (*GROUPS, ("", TaskOptions)) for f in fields(record) if not f.init
+    ]
+    assert joint == ["switches", "features", "run_coverage"]
 
 
 def test_doit_accepts_the_params_from_the_command_line_and_the_environment(
@@ -100,7 +114,8 @@ def test_doit_accepts_the_params_from_the_command_line_and_the_environment(
     assert values["fuzz"] is True and values["enable"] == "simd"
     assert values["suite"] == "math/add" and values["headful"] is True
     assert values["config"] == "as-test.config.json"
-    assert "[default: 300]" in CmdOption(dict(TASK_PARAMS[1])).help_doc()[0]
+    timeout = next(param for param in TASK_PARAMS if param["name"] == "timeout")
+    assert "[default: 300]" in CmdOption(dict(timeout)).help_doc()[0]
 
 
 def test_doit_accepts_the_params_of_a_creator_with_pinned_values() -> None:
@@ -148,7 +163,8 @@ def test_the_defaults_of_the_record_are_the_defaults_doit_hands_over_read() -> N
 def test_from_values_reads_each_kind_of_option_into_its_field(
     name: str, given: Any, field_value: Any
 ) -> None:
-    assert getattr(TaskOptions.from_values({name: given}), name) == field_value
+    options = TaskOptions.from_values({name: given})
+    assert getattr(getattr(options, GROUP_OF[name]), name) == field_value
     assert read_option({name: given}, name) == field_value
 
 
@@ -161,8 +177,10 @@ def test_options_read_together_are_read_once_with_the_record() -> None:
     )
     assert options.switches == RunSwitches(False, ShowCoverage.ALL, "c")
     assert options.run_coverage is True
-    assert TaskOptions(show_coverage="on").run_coverage is True, "--show-coverage turns it on"
-    assert TaskOptions(show_coverage="on", coverage=False).run_coverage is False
+    assert TaskOptions.with_values(show_coverage="on").run_coverage is True, (
+        "--show-coverage turns it on"
+    )
+    assert TaskOptions.with_values(show_coverage="on", coverage=False).run_coverage is False
     assert TaskOptions().run_coverage is None, "the config decides"
 
 
@@ -200,7 +218,7 @@ def test_a_name_that_is_not_an_option_is_a_programming_error() -> None:
 
 def test_as_tests_snapshot_switches_are_the_update_they_spell() -> None:
     def update(**values: object) -> SnapshotUpdate:
-        return TaskOptions.from_values(values).update_snapshots
+        return TaskOptions.from_values(values).run_switches.update_snapshots
 
     assert update(create_snapshots=True) is SnapshotUpdate.CREATE
     assert update(overwrite_snapshots=True) is SnapshotUpdate.REPLACE
@@ -221,10 +239,11 @@ def test_the_remote_cache_options_are_read_into_their_fields() -> None:
             "remote_cache_request_timeout": "3",
         }
     )
-    assert options.remote_cache == "http://ci:pw@cache.example:8080/astest"
-    assert options.remote_cache_mode is RemoteMode.READ
-    assert (options.remote_cache_connect_timeout, options.remote_cache_request_timeout) == (0.5, 3)
-    defaults = TaskOptions.from_values({})
+    remote = options.remote
+    assert remote.remote_cache == "http://ci:pw@cache.example:8080/astest"
+    assert remote.remote_cache_mode is RemoteMode.READ
+    assert (remote.remote_cache_connect_timeout, remote.remote_cache_request_timeout) == (0.5, 3)
+    defaults = TaskOptions.from_values({}).remote
     assert defaults.remote_cache == "" and defaults.remote_cache_mode is RemoteMode.READ_WRITE
     assert (defaults.remote_cache_connect_timeout, defaults.remote_cache_request_timeout) == (2, 10)
 

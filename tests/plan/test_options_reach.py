@@ -10,6 +10,7 @@ value, and compares each run task's request with its key.
 from __future__ import annotations
 
 import ast
+import inspect
 from collections.abc import Iterator
 from dataclasses import fields, replace
 from pathlib import Path
@@ -21,16 +22,27 @@ from astest_tasks.actions import doors
 from astest_tasks.actions.fuzz_actions import FuzzRunRequest
 from astest_tasks.config import toolchain
 from astest_tasks.core import project_lock
-from astest_tasks.plan.options import OPTIONS, TaskOptions, option_defaults, task_options
+from astest_tasks.plan.options import (
+    GROUPS,
+    OPTIONS,
+    TaskOptions,
+    option_defaults,
+    task_options,
+)
 from astest_tasks.run.run_request import RunRequest
 from astest_tasks.tasks.checks import Always, InputsChanged
 from astest_tasks.tasks.creator import create_tasks
 from tests.conftest import ProjectBuilder
 
 PACKAGE = Path(__file__).resolve().parents[2] / "astest_tasks"
-DECLARING_MODULE = PACKAGE / "plan" / "options.py"
-# The names the code gives a TaskOptions record when it reads an option from it.
-HOLDERS = frozenset({"options", "requested"})
+GROUP_NAMES = frozenset(group for group, _ in GROUPS)
+# The modules that declare the options: their records read their own fields (joint readings).
+DECLARING_MODULES = frozenset(
+    Path(inspect.getfile(record)).resolve() for _, record in (*GROUPS, ("", TaskOptions))
+)
+# The names the code gives a TaskOptions record, or one stage's record of it, when it reads an
+# option from it; and the attributes that hold a stage's record (``options.selection.spec``).
+HOLDERS = frozenset({"options", "requested", "selection"})
 
 # A value for every option, as doit's command line would give it; a new option must add its own
 # (the first test says so). An option whose sample is its default ends the call before any task
@@ -78,18 +90,20 @@ SAMPLES: dict[str, str | bool] = {
 
 
 def _option_reads(path: Path) -> Iterator[str]:
-    """The attributes read from a name in ``HOLDERS`` (``options.timeout``), and in the
-    declaring module those read from ``self`` (its joint readings)."""
+    """The attributes read from a name in ``HOLDERS`` (``options.timeout``), from a stage's
+    record (``options.limits.timeout``, ``plan.report.verbose``), and in a declaring module
+    those read from ``self`` (its joint readings)."""
+    declaring = path.resolve() in DECLARING_MODULES
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
             continue
         holder = node.value
         if isinstance(holder, ast.Name) and (
-            holder.id in HOLDERS or (path == DECLARING_MODULE and holder.id == "self")
+            holder.id in HOLDERS or (declaring and holder.id == "self")
         ):
             yield node.attr
-        elif isinstance(holder, ast.Attribute) and holder.attr == "options":
-            yield node.attr  # plan.options.timeout
+        elif isinstance(holder, ast.Attribute) and holder.attr in {"options", *GROUP_NAMES}:
+            yield node.attr  # plan.options.x, options.limits.timeout
 
 
 def options_read(package: Path) -> set[str]:

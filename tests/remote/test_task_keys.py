@@ -83,7 +83,7 @@ def make_project(root: Path) -> Path:
 def remote_tasks(root: Path) -> dict[str, tuple[RemoteTask, dict[str, Any]]]:
     """The remote part of each build and run task of the project, by task kind."""
     found: dict[str, tuple[RemoteTask, dict[str, Any]]] = {}
-    for task in create_tasks(root, TaskOptions(remote_cache=URL)):
+    for task in create_tasks(root, TaskOptions.with_values(remote_cache=URL)):
         kind = str(task["name"]).split(":")[0]
         if kind in ("build", "run"):
             remote = task["actions"][0][1][-1]  # the last argument of the action

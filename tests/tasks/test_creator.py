@@ -111,7 +111,7 @@ def built_with_changes(
         return ChangedFiles(ref=ref, paths=frozenset(changed))
 
     monkeypatch.setattr(plan_specs, "changed_files", report)
-    made = list(create_tasks(root, TaskOptions(changed="origin/main")))
+    made = list(create_tasks(root, TaskOptions.with_values(changed="origin/main")))
     names = [str(task["name"]) for task in made]
     builds = sorted(name.rsplit(":", 1)[-1] for name in names if name.startswith("build:"))
     summary = next(task for task in made if task["name"] == "summary")
@@ -151,11 +151,11 @@ def test_feature_switches_reach_the_build_and_try_as_still_needs_its_package(
     tmp_path: Path,
 ) -> None:
     root = project(tmp_path, "1.8.0", {"features": ["simd"]})
-    tasks = list(create_tasks(root, TaskOptions(enable="threads", disable="simd")))
+    tasks = list(create_tasks(root, TaskOptions.with_values(enable="threads", disable="simd")))
     _action, (request,) = _task(tasks, "build:")["actions"][0]  # type: ignore[index]
     assert request.features == ("threads",)
     with pytest.raises(UserError, match=r"npm package try-as is not installed"):
-        list(create_tasks(root, TaskOptions(enable="try-as")))
+        list(create_tasks(root, TaskOptions.with_values(enable="try-as")))
 
 
 def test_a_no_snapshot_run_has_a_key_of_its_own_and_a_plain_run_keeps_its_key(
@@ -163,7 +163,7 @@ def test_a_no_snapshot_run_has_a_key_of_its_own_and_a_plain_run_keeps_its_key(
 ) -> None:
     root = project(tmp_path, "1.8.0", {})
     plain = _task(make(root), "run:")
-    unchecked = _task(list(create_tasks(root, TaskOptions(no_snapshot=True))), "run:")
+    unchecked = _task(list(create_tasks(root, TaskOptions.with_values(no_snapshot=True))), "run:")
     plain_key = plain["uptodate"][0].config  # type: ignore[index]
     unchecked_key = unchecked["uptodate"][0].config  # type: ignore[index]
     assert "snapshots" not in plain_key
@@ -179,7 +179,7 @@ def test_browser_wins_over_the_browser_variable_and_the_config(
     root = project(tmp_path, "1.8.0", config)
     monkeypatch.setenv("BROWSER", str(tmp_path / "from-the-variable"))
     chosen = str(tmp_path / "from-the-option")
-    tasks = list(create_tasks(root, TaskOptions(browser=chosen)))
+    tasks = list(create_tasks(root, TaskOptions.with_values(browser=chosen)))
     _action, (request, _session) = _task(tasks, "run:")["actions"][0]  # type: ignore[index]
     assert request.runtime.browser == chosen
 

@@ -128,8 +128,10 @@ def test_the_creator_reads_the_options_once_and_passes_the_record_whole(
     )
     (options, pipeline, command_line), *_ = received
     assert command_line == CommandLine("doit", ("unit",)), "the process's words, read once"
-    assert options.mode == ("wasi",) and options.config == "web.json", "the pinned values"
-    assert options.timeout == "30" and options.update_snapshots is SnapshotUpdate.CREATE
+    selection = options.selection
+    assert selection.mode == ("wasi",) and selection.config == "web.json", "the pinned values"
+    assert options.limits.timeout == "30"
+    assert options.run_switches.update_snapshots is SnapshotUpdate.CREATE
     assert pipeline.basename == "unit" and pipeline.shard == Shard(1, 2)
 
 
