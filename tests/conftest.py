@@ -364,7 +364,7 @@ def make_run_request(
             directory=".as-test/snapshots",
             files=(snapshot,) if snapshot_files is None else snapshot_files,
             update=SnapshotUpdate.NONE,
-            unchecked=False,
+            no_snapshot=False,
             input_patterns=(),
         ),
         progress=Progress(position=0, total=0, counter_file=""),

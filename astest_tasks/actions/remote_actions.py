@@ -243,7 +243,7 @@ def shareable(run: RunRequest, result: SpecResult) -> bool:
 
 def _may_share(run: RunRequest) -> bool:
     """A run that may write snapshots, or checks none, is never shared nor looked up."""
-    return run.snapshots.update is SnapshotUpdate.NONE and not run.snapshots.unchecked
+    return run.snapshots.update is SnapshotUpdate.NONE and not run.snapshots.no_snapshot
 
 
 def _store_run(remote: RemoteTask, lookup: Lookup, run: RunRequest, result: SpecResult) -> None:

@@ -344,7 +344,7 @@ def _load_snapshots(run: RunRequest, root: Path) -> SnapshotStore:
         normalize_prefix=run.rules.snapshot_prefix_normalized,
     )
     snapshots.update = run.snapshots.update
-    snapshots.disabled = run.snapshots.unchecked
+    snapshots.disabled = run.snapshots.no_snapshot
     return snapshots
 
 

@@ -44,9 +44,18 @@ class ShowCoverage(Enum):
 
 @dataclass(frozen=True)
 class RunSwitches:
+    """This call's switches of every run, read once: planning hands them whole to the run
+    settings, and each run task takes from there what its key and its action need."""
+
     no_snapshot: bool = False
     show_coverage: ShowCoverage = ShowCoverage.NONE
     browser: str = ""  # "" = BROWSER, else the config's runOptions.runtime.browser
+    update: SnapshotUpdate = SnapshotUpdate.NONE  # --update-snapshots (as-test's spellings too)
+
+    @property
+    def coverage_detail(self) -> bool:
+        """--show-coverage: a 1.8 guest is asked for the points the gap tree draws."""
+        return self.show_coverage is not ShowCoverage.NONE
 
     @classmethod
     def parse(
@@ -57,7 +66,7 @@ class RunSwitches:
                 f"--no-snapshot with --update-snapshots={update.value}: a run without snapshot "
                 "assertions cannot write them; fix: drop one of the two"
             )
-        return cls(no_snapshot, ShowCoverage.parse(show_coverage), browser.strip())
+        return cls(no_snapshot, ShowCoverage.parse(show_coverage), browser.strip(), update)
 
 
 NO_RUN_SWITCHES = RunSwitches()

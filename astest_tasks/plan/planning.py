@@ -30,7 +30,6 @@ from astest_tasks.config.project_config import (
     select_modes,
 )
 from astest_tasks.config.run_switch_options import RunSwitchOptions
-from astest_tasks.config.run_switches import ShowCoverage
 from astest_tasks.config.selection import select_specs
 from astest_tasks.config.shards import ShardPart
 from astest_tasks.config.toolchain import (
@@ -288,12 +287,10 @@ def _run_settings(
     return RunSettings(
         limits=RunLimits.parse(options.limits, project.config),
         session=session,
-        update=options.run_switches.update_snapshots,
+        switches=switches,
         progress_file=f"{output_root(project.config).rstrip('/')}/{counter}",
         pipeline=pipeline,
         as_test=project.as_test,
-        no_snapshot=switches.no_snapshot,
-        coverage_detail=switches.show_coverage is not ShowCoverage.NONE,
         remote=remote_use(root, options.remote, project.config, pipeline.basename, session),
     )
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from astest_tasks.config.as_test import AsTest
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ProjectConfig
-from astest_tasks.model.snapshot_update import SnapshotUpdate
+from astest_tasks.config.run_switches import RunSwitches
 from astest_tasks.remote.session import RemoteUse
 from astest_tasks.run.limit_options import LimitOptions
 from astest_tasks.run.limits import (
@@ -55,10 +55,8 @@ class RunSettings:
 
     limits: RunLimits
     session: str  # marks results written by this doit call as fresh
-    update: SnapshotUpdate
+    switches: RunSwitches  # --no-snapshot, --update-snapshots, --show-coverage: every run's
     progress_file: str  # counts finished specs across doit's workers, for the live lines
     pipeline: Pipeline
     as_test: AsTest  # the installed as-test: its run-side rules apply (run_rules.py)
-    no_snapshot: bool = False  # --no-snapshot: snapshot assertions pass unchecked
-    coverage_detail: bool = False  # --show-coverage: detailed coverage points for the gap tree
     remote: RemoteUse | None = None  # --remote-cache: the shared cache builds and runs ask first

@@ -27,7 +27,7 @@ class SnapshotChoice:
     directory: str  # the mode's snapshot folder
     files: tuple[str, ...]  # every file the spec's snapshots may come from
     update: SnapshotUpdate
-    unchecked: bool  # --no-snapshot: snapshot assertions pass uncompared
+    no_snapshot: bool  # --no-snapshot: snapshot assertions pass uncompared
     input_patterns: tuple[str, ...]  # the mode's input globs: as-test 1.2.0+ snapshot paths
 
 

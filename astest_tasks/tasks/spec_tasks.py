@@ -83,8 +83,8 @@ def run_request(root: Path, planned: PlannedSpec, settings: RunSettings, total: 
         snapshots=SnapshotChoice(
             directory=mode.snapshot_dir,
             files=tuple(snapshot_candidates(spec.path, mode.snapshot_dir, snapshot_layout)),
-            update=settings.update,
-            unchecked=settings.no_snapshot,
+            update=settings.switches.update,
+            no_snapshot=settings.switches.no_snapshot,
             input_patterns=tuple(mode.input_patterns),
         ),
         progress=Progress(planned.place, total, settings.progress_file),
@@ -92,7 +92,7 @@ def run_request(root: Path, planned: PlannedSpec, settings: RunSettings, total: 
         logs_dir=mode.logs_dir,
         pipeline=settings.pipeline,
         as_test=settings.as_test,
-        coverage_detail=settings.coverage_detail and mode.coverage_enabled,
+        coverage_detail=settings.switches.coverage_detail and mode.coverage_enabled,
     )
 
 
@@ -141,7 +141,7 @@ def _run_checks(
     root: Path, planned: PlannedSpec, settings: RunSettings, request: RunRequest
 ) -> list[Any]:
     """When a run is up to date: all of these agree."""
-    mode, spec, update = planned.mode, planned.spec, settings.update
+    mode, spec, update = planned.mode, planned.spec, settings.switches.update
     basename = settings.pipeline.basename
     return [
         InputsChanged("run", run_inputs(planned, settings)),
@@ -162,11 +162,11 @@ def run_inputs(planned: PlannedSpec, settings: RunSettings) -> dict[str, Any]:
     mode = planned.mode
     limits = settings.limits.of_mode(mode.name).as_key()
     inputs = run_key(mode, planned.spec, limits, planned.runtime, settings.as_test.version)
-    if settings.no_snapshot:
+    if settings.switches.no_snapshot:
         # Only then, so that plain runs keep their key: a pass with unchecked snapshots is not
         # a plain run's pass, and the next plain run runs the spec again.
         inputs["snapshots"] = "not checked (--no-snapshot)"
-    if settings.coverage_detail and mode.coverage_enabled:
+    if settings.switches.coverage_detail and mode.coverage_enabled:
         # A result recorded without the points' parents cannot draw the gap tree (as-test 1.8
         # re-runs such a cached spec too); only then, so plain runs keep their key.
         inputs["coverage"] = "detailed points (--show-coverage)"

@@ -58,7 +58,7 @@ def test_nothing_else_is_shared(case: str) -> None:
         snapshots = replace(REQUEST.snapshots, update=SnapshotUpdate.CREATE)
         request = replace(REQUEST, snapshots=snapshots)
     else:
-        request = replace(REQUEST, snapshots=replace(REQUEST.snapshots, unchecked=True))
+        request = replace(REQUEST, snapshots=replace(REQUEST.snapshots, no_snapshot=True))
     assert not shareable(request, result)
 
 

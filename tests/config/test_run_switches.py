@@ -30,7 +30,7 @@ def test_an_unknown_show_coverage_value_names_the_choices() -> None:
 
 def test_the_switches_as_given() -> None:
     switches = RunSwitches.parse(True, "all", " chromium ", SnapshotUpdate.NONE)
-    assert switches == RunSwitches(True, ShowCoverage.ALL, "chromium")
+    assert switches == RunSwitches(True, ShowCoverage.ALL, "chromium", SnapshotUpdate.NONE)
 
 
 @pytest.mark.parametrize("update", [SnapshotUpdate.CREATE, SnapshotUpdate.OVERWRITE])

@@ -59,7 +59,7 @@ def test_the_options_narrow_the_plan_and_are_read_once(tmp_path: Path) -> None:
     assert [(p.spec.path, p.mode.name) for p in plan.specs] == [(GEOMETRY, "wasi")]
     limits = plan.settings.limits.of_mode("wasi")
     assert (limits.timeout_s, limits.memory_mib, limits.output_mib) == (7.0, 1024.0, 64.0)
-    assert plan.settings.update is SnapshotUpdate.CREATE
+    assert plan.settings.switches.update is SnapshotUpdate.CREATE
     assert plan.settings.as_test.version == "1.8.0"
     assert plan.settings.as_test is plan.as_test  # one record, made once
 

@@ -169,7 +169,7 @@ def test_a_no_snapshot_run_has_a_key_of_its_own_and_a_plain_run_keeps_its_key(
     assert "snapshots" not in plain_key
     assert unchecked_key == {**plain_key, "snapshots": "not checked (--no-snapshot)"}
     _action, (request, _session) = unchecked["actions"][0]  # type: ignore[index]
-    assert request.snapshots.unchecked is True
+    assert request.snapshots.no_snapshot is True
 
 
 def test_browser_wins_over_the_browser_variable_and_the_config(
