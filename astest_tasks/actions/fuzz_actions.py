@@ -29,7 +29,14 @@ from astest_tasks.model.results import SpecIdentity
 from astest_tasks.output.terminal import Palette, use_colour
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
-from astest_tasks.run.limits import ModeLimits
+from astest_tasks.run.limit_messages import (
+    LimitedRun,
+    LimitMessage,
+    memory_exhausted,
+    output_flooded,
+    timed_out,
+)
+from astest_tasks.run.limits import MIB, ModeLimits
 from astest_tasks.run.wasm_compiler import CompilerChoiceError, compiler_for_hot_code
 
 
@@ -142,23 +149,9 @@ def _judge(
     """The fuzzers' outcomes, and why the campaign itself failed ("" when it did not)."""
     if guest.start_failure is not None:
         return (), f"the fuzz build could not be started: {guest.start_failure}"
-    if guest.timed_out:
-        return (), (
-            f"the campaign was stopped after {run.limits.timeout_s:g} s of wall-clock time; if it "
-            f"is merely long, raise the limit with `{run.options_command} --timeout SECONDS "
-            f"{run.group}` or "
-            "ASTEST_TIMEOUT, or run fewer iterations with ASTEST_FUZZ_RUNS"
-        )
-    if channel.over_limit:
-        return (), (
-            f"it wrote more than {run.limits.output_mib:g} MiB to stdout and was stopped; raise "
-            "the limit with ASTEST_OUTPUT_LIMIT if it really needs more"
-        )
-    if guest.memory_exhausted:
-        return (), (
-            f"it ran out of memory at the limit of {run.limits.memory_mib:g} MiB; raise it with "
-            "ASTEST_MEMORY_LIMIT if it really needs more"
-        )
+    limit_hit = _limit_hit(run, guest, channel)
+    if limit_hit is not None:
+        return (), f"{limit_hit.title}\n{limit_hit.details}"
     if guest.exit_code != 0 or guest.trap:
         # as-test: a trap aborts the whole instance, so no fuzzer reports.
         cause = (
@@ -179,6 +172,26 @@ def _judge(
     except FuzzReportError as exc:
         return (), str(exc)
     return fuzzers, ""
+
+
+def _limit_hit(
+    run: FuzzRunRequest, guest: GuestRun, channel: ProtocolChannel
+) -> LimitMessage | None:
+    """The limit that stopped the campaign, worded as a spec's (None when none did): only the
+    subject and the fuzz group its hint runs differ, and a campaign may also run fewer times."""
+    campaign = LimitedRun(
+        "the campaign",
+        run.options_command,
+        tasks=run.group,
+        shorter_run="run fewer iterations with ASTEST_FUZZ_RUNS",
+    )
+    if guest.timed_out:
+        return timed_out(campaign, run.limits.timeout_s)
+    if channel.over_limit:
+        return output_flooded(campaign, channel.output_limit / MIB)
+    if guest.memory_exhausted:
+        return memory_exhausted(campaign, run.limits.memory_mib)
+    return None
 
 
 def _write_crash_records(

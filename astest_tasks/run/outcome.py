@@ -25,6 +25,13 @@ from astest_tasks.model.guest_report import (
 from astest_tasks.model.report_parsing import parse_report
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.limit_messages import (
+    LimitedRun,
+    memory_exhausted,
+    output_flooded,
+    timed_out,
+)
+from astest_tasks.run.limits import MIB
 
 # Node's WASI prints this on every run; as-test drops it before judging stderr
 # (docs/design/host-contract.md §4.8).
@@ -64,37 +71,19 @@ def decide_suites(
         except ReportError as exc:
             problem = str(exc)
 
+    limited = LimitedRun("the spec", spec.options_command)
     if run.timed_out:
-        title = f"test runtime timed out after {spec.timeout_s:g} s ({_timeout_note(spec)})"
-        details = _join(
-            f"the spec was stopped after {spec.timeout_s:g} s of wall-clock time; if it is "
-            f"merely slow, raise the limit with `{spec.options_command} --timeout SECONDS` or "
-            "ASTEST_TIMEOUT",
-            _overrun_note(run, spec.timeout_s),
-            progress,
-        )
-        return _append(suites, spec, title, details, stdout, stderr), title
+        hit = timed_out(limited, spec.timeout_s, spec.last_pass_s)
+        details = _join(hit.details, _overrun_note(run, spec.timeout_s), progress)
+        return _append(suites, spec, hit.title, details, stdout, stderr), hit.title
     if channel.over_limit:
-        limit = _mib(channel.output_limit)
-        title = f"the spec's output passed the limit of {limit} MiB"
-        details = _join(
-            f"it wrote more than {limit} MiB to stdout (frames and plain output) and was stopped "
-            "there; if it really needs more, raise the limit with "
-            f"`{spec.options_command} --output-limit MIB` or ASTEST_OUTPUT_LIMIT",
-            progress,
-        )
-        return _append(suites, spec, title, details, stdout, stderr), title
+        hit = output_flooded(limited, channel.output_limit / MIB)
+        details = _join(hit.details, progress)
+        return _append(suites, spec, hit.title, details, stdout, stderr), hit.title
     if run.memory_exhausted:
-        limit = f"{spec.memory_limit_mib:g}"
-        title = f"the spec ran out of memory at the limit of {limit} MiB"
-        details = _join(
-            f"its memory could not grow past the limit of {limit} MiB, and it failed there; if "
-            "it really needs more, raise the limit with "
-            f"`{spec.options_command} --memory-limit MIB` or ASTEST_MEMORY_LIMIT",
-            _exit_note(run),
-            progress,
-        )
-        return _append(suites, spec, title, details, stdout, stderr), title
+        hit = memory_exhausted(limited, spec.memory_limit_mib)
+        details = _join(hit.details, _exit_note(run), progress)
+        return _append(suites, spec, hit.title, details, stdout, stderr), hit.title
     if problem is not None:
         title = "runtime returned an invalid report payload"
         details = _join(f"could not parse report payload: {problem}", progress)
@@ -205,15 +194,6 @@ def _append(
     return (*(suites or ()), failure)
 
 
-def _timeout_note(spec: RunVerdictInput) -> str:
-    """Where the limit comes from, and what it compares with: a spec that passed in 19 s last
-    time was probably slowed down, one that never passed probably hangs."""
-    note = "limit: --timeout / ASTEST_TIMEOUT"
-    if spec.last_pass_s is not None:
-        note += f"; it passed in {spec.last_pass_s:.1f} s last time"
-    return note
-
-
 def _overrun_note(run: GuestRun, timeout_s: float) -> str:
     """Say so when the run took far longer than the limit: wasm is interrupted at the limit, but
     a runner's own Python code (a host function that blocks) is not, and ran on past it."""
@@ -236,10 +216,6 @@ def _exit_note(run: GuestRun) -> str:
 def _meaningful_stderr(stderr: str) -> str:
     lines = [line for line in stderr.splitlines() if not any(s in line for s in _IGNORED_STDERR)]
     return "\n".join(lines).strip()
-
-
-def _mib(size: int) -> str:
-    return f"{size / (1024 * 1024):g}"
 
 
 def _join(*parts: str) -> str:

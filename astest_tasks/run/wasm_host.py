@@ -617,8 +617,10 @@ def _builtin_env(
             line = encode_wtf8(_as_string(caller, text) + "\n")
             if stream == "stderr":
                 stderr.write(line)
-            else:
-                channel.write_stdout(line)
+                return
+            channel.write_stdout(line)
+            if channel.over_limit:  # stopped here, as process.stdout.write is: not at the timeout
+                raise _GuestExit(1)
 
         return write
 

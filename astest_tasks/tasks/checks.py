@@ -152,7 +152,9 @@ class LastFuzzPassed:
             self.reason = f"there is no readable fuzz result at {self.result_path}"
             return False
         if not result.passed:
-            failed = ", ".join(f.name for f in result.failed_fuzzers) or result.error
+            # an error's first line says what happened (a limit's: which, at what value)
+            first_line = result.error.partition("\n")[0]
+            failed = ", ".join(f.name for f in result.failed_fuzzers) or first_line
             self.reason = f"the last campaign failed ({failed}), and a failed one always runs again"
             return False
         return True

@@ -15,6 +15,13 @@ from astest_tasks.fuzz.runs import FuzzCampaign, replay_command
 from astest_tasks.model.results import SpecIdentity
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
+from astest_tasks.run.limit_messages import (
+    LimitedRun,
+    LimitMessage,
+    memory_exhausted,
+    output_flooded,
+    timed_out,
+)
 from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.wipc import FrameType, encode_frame
 from tests.fuzz.test_fuzzer_report import REPORT
@@ -34,6 +41,12 @@ REQUEST = FuzzRunRequest(
     options_command="doit astest",
 )
 CLEAN = GuestRun(exit_code=0, stderr="", elapsed_s=0.1)
+CAMPAIGN = LimitedRun(
+    "the campaign",
+    "doit astest",
+    tasks="astest:fuzz",
+    shorter_run="run fewer iterations with ASTEST_FUZZ_RUNS",
+)
 
 
 def channel(*frames: bytes) -> ProtocolChannel:
@@ -74,6 +87,40 @@ def test_every_other_end_is_a_failure_that_says_why(
 ) -> None:
     fuzzers, problem = _judge(REQUEST, run, channel(*frames))
     assert fuzzers == () and says in problem
+
+
+@pytest.mark.parametrize(
+    ("run", "frames", "message"),
+    [
+        (
+            GuestRun(1, "", 10.5, timed_out=True),
+            (ASK,),
+            timed_out(CAMPAIGN, 10),
+        ),
+        (CLEAN, (ASK, b"x" * (2 * 1024 * 1024)), output_flooded(CAMPAIGN, 1)),
+        (GuestRun(1, "", 0.1, memory_exhausted=True), (ASK,), memory_exhausted(CAMPAIGN, 256)),
+    ],
+)
+def test_a_campaign_stopped_at_a_limit_says_so_as_a_spec_does(
+    run: GuestRun, frames: tuple[bytes, ...], message: LimitMessage
+) -> None:
+    """The spec path's wording (run/limit_messages.py): title, then what happened and the fix."""
+    _, problem = _judge(REQUEST, run, channel(*frames))
+    assert problem == f"{message.title}\n{message.details}"
+
+
+def test_a_limit_hint_gives_the_options_before_the_fuzz_group() -> None:
+    """`doit astest --timeout 5 astest:fuzz`: doit would drop an option after the task name."""
+    _, problem = _judge(REQUEST, GuestRun(1, "", 10.5, timed_out=True), channel(ASK))
+    assert problem.splitlines() == [
+        "test runtime timed out after 10 s (limit: --timeout / ASTEST_TIMEOUT)",
+        "the campaign was stopped after 10 s of wall-clock time; if it is merely slow, raise the "
+        "limit with `doit astest --timeout SECONDS astest:fuzz` or ASTEST_TIMEOUT, or run fewer "
+        "iterations with ASTEST_FUZZ_RUNS",
+    ]
+    standalone = replace(REQUEST, options_command="astest", group="web:fuzz")
+    _, problem = _judge(standalone, CLEAN, channel(ASK, b"x" * (2 * 1024 * 1024)))
+    assert problem.endswith("`astest --output-limit MIB web:fuzz` or ASTEST_OUTPUT_LIMIT")
 
 
 def test_replay_commands_name_the_program_that_runs_the_tasks() -> None:

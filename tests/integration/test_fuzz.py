@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.integration.conftest import DoitRun, Project, clone_project, copy_project
+from tests.integration.toolchains import Toolchain
 
 # One worker runs the whole module (pytest-xdist's loadgroup): its module-scoped projects are
 # built once, not once per worker.
@@ -222,3 +223,63 @@ def test_info_sees_an_edited_fuzz_file_before_the_campaign_runs(
     info = project.doit("info", sound, env=pinned)
     assert "status     : run" in info.stdout, info.stdout + info.stderr
     assert "its build is out of date: assembly/__fuzz__/sound.fuzz.ts changed" in info.stdout
+
+
+HANG = """import { fuzz, FuzzSeed } from "as-test";
+
+let spins: i64 = 0;
+
+// Never returns: the campaign meets its time limit however fast the machine.
+fuzz("spins forever", (step: i32): bool => {
+  while (spins >= 0) spins += step;
+  return true;
+}).generate((seed: FuzzSeed, run: (step: i32) => bool): void => {
+  run(seed.i32({ min: 1, max: 3 }));
+});
+"""
+FLOOD = """import { fuzz, FuzzSeed } from "as-test";
+
+// Prints without end: under the default timeout it meets the output limit however slow the
+// machine, so no tight timeout races it.
+fuzz("prints forever", (step: i32): bool => {
+  const line = "x".repeat(1000);
+  while (step > 0) console.log(line);
+  return true;
+}).generate((seed: FuzzSeed, run: (step: i32) => bool): void => {
+  run(seed.i32({ min: 1, max: 3 }));
+});
+"""
+
+
+def test_a_campaign_stopped_at_a_limit_says_so_in_the_spec_path_s_words(
+    tmp_path: Path, toolchain: Toolchain
+) -> None:
+    """Each limit on a campaign of its own: the time limit on one that hangs, the output limit
+    on one that floods (under the default timeout). The wording is a spec's, naming the campaign
+    and giving the options before the fuzz group, where doit does not drop them."""
+    project = copy_project("fuzz", tmp_path, toolchain)
+    fuzz_folder = project.root / "assembly/__fuzz__"
+    for fixture_file in fuzz_folder.iterdir():
+        fixture_file.unlink()  # the group, with its summary, is then the one campaign
+    (fuzz_folder / "hang.fuzz.ts").write_text(HANG)
+    hang = project.doit("astest:fuzz", env={"ASTEST_TIMEOUT": "1"})
+    (fuzz_folder / "hang.fuzz.ts").unlink()
+    (fuzz_folder / "flood.fuzz.ts").write_text(FLOOD)
+    flood = project.doit("astest:fuzz", env={"ASTEST_OUTPUT_LIMIT": "0.25"})
+    timed_out = [
+        "test runtime timed out after 1 s (limit: --timeout / ASTEST_TIMEOUT)",
+        "the campaign was stopped after 1 s of wall-clock time; if it is merely slow, raise the "
+        "limit with `doit astest --timeout SECONDS astest:fuzz` or ASTEST_TIMEOUT, or run fewer "
+        "iterations with ASTEST_FUZZ_RUNS",
+    ]
+    flooded = [
+        "the campaign's output passed the limit of 0.25 MiB",
+        "it wrote more than 0.25 MiB to stdout (frames and plain output) and was stopped there; "
+        "if it really needs more, raise the limit with `doit astest --output-limit MIB "
+        "astest:fuzz` or ASTEST_OUTPUT_LIMIT",
+    ]
+    for run, file_id, lines in ((hang, "hang", timed_out), (flood, "flood", flooded)):
+        assert run.exit_code == 1, run.stdout + run.stderr
+        assert run.last_line == "fuzz: 0 passed, 1 failed, 0 runs"
+        assert "\n".join(f"  {line}" for line in lines) in run.stdout, run.stdout
+        assert fuzz_result(project, file_id)["error"] == "\n".join(lines)

@@ -563,6 +563,21 @@ def test_a_guest_writing_past_the_output_limit_is_stopped_there(tmp_path: Path) 
     assert channel.over_limit
 
 
+def test_a_bindings_guest_logging_past_the_output_limit_is_stopped_there(tmp_path: Path) -> None:
+    """console.log feeds the same stdout as process.stdout.write: it was counted but never
+    stopped, so a flood ran on to the time limit and was reported as a timeout."""
+    wat = f"""(module
+      (import "env" "console.log" (func $log (param i32)))
+      (memory (export "memory") 1)
+      {as_string(1024, "x" * 1000)}
+      (func (export "_start") (loop $again (call $log (i32.const 1024)) (br $again))))"""
+    channel = ProtocolChannel(None, output_limit=64 * 1024)
+    result = run_module(save(tmp_path, wat), "bindings", channel, LIMITS, {})
+    assert result.exit_code == 1
+    assert not result.timed_out
+    assert channel.over_limit
+
+
 def test_a_guest_failing_with_its_memory_at_the_limit_is_marked_as_out_of_memory(
     tmp_path: Path,
 ) -> None:

@@ -9,8 +9,16 @@ from typing import Any
 from doit.dependency import Dependency, JsonDB
 from doit.task import Task
 
+from astest_tasks.fuzz.results import FuzzResult, write_fuzz_result
 from astest_tasks.model.results import SpecIdentity, Stage, failure_result, write_result
-from astest_tasks.tasks.checks import Always, BuildUpToDate, InputsChanged, LastResultPassed
+from astest_tasks.run.limit_messages import LimitedRun, timed_out
+from astest_tasks.tasks.checks import (
+    Always,
+    BuildUpToDate,
+    InputsChanged,
+    LastFuzzPassed,
+    LastResultPassed,
+)
 
 
 class FakeTask:
@@ -49,6 +57,23 @@ def test_last_result_passed_tells_a_failure_from_a_missing_file(tmp_path: Path) 
     write_result(tmp_path / "r.json", failure_result(who, "s", Stage.BUILD, "build failed", "", ""))
     assert check() is False
     assert str(check).startswith("the last result failed (build failed)")
+
+
+def test_a_campaign_stopped_at_a_limit_is_named_by_its_error_s_first_line(
+    tmp_path: Path,
+) -> None:
+    """`doit info` gives the reason on one line: the limit and its value, not the whole fix."""
+    limit = timed_out(LimitedRun("the campaign", "doit astest", tasks="astest:fuzz"), 10)
+    stopped = FuzzResult.without_outcomes(
+        file="assembly/__fuzz__/a.fuzz.ts", file_id="a", mode="wasi", run_command="", session="s",
+        error=f"{limit.title}\n{limit.details}",
+    )  # fmt: skip
+    write_fuzz_result(tmp_path / "a.fuzz.result.json", stopped)
+    check = LastFuzzPassed(str(tmp_path), "a.fuzz.result.json")
+    assert check() is False
+    assert str(check) == (
+        f"the last campaign failed ({limit.title}), and a failed one always runs again"
+    )
 
 
 def test_checks_survive_pickling_for_doit_workers(tmp_path: Path) -> None:
