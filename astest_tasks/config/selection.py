@@ -23,6 +23,12 @@ def split_selectors(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def selector_names(value: str) -> tuple[str, ...]:
+    """A comma-separated option value as its names, as `--spec`, `--suite` and `--fuzzer` read
+    theirs."""
+    return tuple(split_selectors(value))
+
+
 def select_specs(specs: Sequence[Spec], selectors: Sequence[str], mode: str) -> list[Spec]:
     """The specs any selector matches, in discovery order; no selectors means all of them."""
     if not selectors:

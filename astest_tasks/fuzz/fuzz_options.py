@@ -6,12 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from astest_tasks.config.selection import split_selectors
+from astest_tasks.config.selection import selector_names
 from astest_tasks.core.option_declarations import OptionDoc, option
-
-
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(split_selectors(text))
 
 
 @dataclass(frozen=True)
@@ -55,7 +51,7 @@ class FuzzCallOptions:
         "",
         "comma-separated fuzzers to report, as as-test's `ast fuzz --fuzzer`: names compared "
         "slugified; every fuzzer of a file still runs, and a name no fuzzer has fails its file",
-        parse=_names,
+        parse=selector_names,
         doc=OptionDoc(
             flag="`--fuzzer a,b`",
             env="`ASTEST_FUZZER`",

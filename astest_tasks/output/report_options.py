@@ -7,15 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from astest_tasks.config.selection import split_selectors
+from astest_tasks.config.selection import selector_names
 from astest_tasks.core.option_declarations import OptionDoc, option
 from astest_tasks.output.coverage_threshold import CoverageThreshold
 from astest_tasks.output.durations import parse_durations
 from astest_tasks.output.test_name_filter import compile_test_name_pattern
-
-
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(split_selectors(text))
 
 
 def _checked_test_name_pattern(text: str) -> str:
@@ -31,7 +27,7 @@ class ReportOptions:
         "",
         "comma-separated suites to report, as as-test's --suite: a path of slugified "
         "descriptions (`parent/child`) or a bare leaf name; specs still run whole",
-        parse=_names,
+        parse=selector_names,
         doc=OptionDoc(
             flag="`--suite a,b/c`",
             env="`ASTEST_SUITE`",

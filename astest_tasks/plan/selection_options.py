@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from astest_tasks.config.git_changes import DEFAULT_REF
 from astest_tasks.config.project_config import split_mode_names
-from astest_tasks.config.selection import split_selectors
+from astest_tasks.config.selection import selector_names
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.option_declarations import OptionDoc, option, stripped
@@ -18,10 +18,6 @@ DEFAULT_CONFIG = "as-test.config.json"
 
 def _mode_names(text: str) -> tuple[str, ...]:
     return tuple(split_mode_names([text]))
-
-
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(split_selectors(text))
 
 
 @dataclass(frozen=True)
@@ -55,7 +51,7 @@ class SelectionOptions:
         "",
         "comma-separated spec names (or parts of them) or globs to run, e.g. `math,nested/*` "
         "(default: every spec of the selected modes)",
-        parse=_names,
+        parse=selector_names,
         doc=OptionDoc(
             flag="`--spec a,b`",
             env="`ASTEST_SPEC`",
