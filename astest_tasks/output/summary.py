@@ -340,21 +340,21 @@ def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
     """Every spec's result, cut down to the ``--suite`` selection when there is one, with the
     tests ``--test-name-pattern`` does not match counted as skipped (test_name_filter.py)."""
     root = Path(plan.project_root)
-    selection = plan.report
-    pattern = compile_test_name_pattern(selection.test_name_pattern)
-    if not selection.suite and pattern is None:
+    report = plan.report
+    pattern = compile_test_name_pattern(report.test_name_pattern)
+    if not report.suite and pattern is None:
         stored = [_load_stored(root, entry, session) for entry in plan.entries]
         # --verbose only changes what is printed: the suites are parsed for the printout, and
         # the digests stay, so the reports are rewritten only when a result changed.
         # --durations reads the tests' times from the suites, as --verbose prints them.
-        wants_suites = selection.verbose or selection.durations is not None
+        wants_suites = report.verbose or report.durations is not None
         return [_with_suites(item) for item in stored] if wants_suites else stored
     loaded: list[LoadedSpec] = []
     for entry in plan.entries:
         item = _load(root, entry, session)
         result: SpecResult | None = item.result
-        if selection.suite:
-            filtered = filter_result(item.result, selection.suite)
+        if report.suite:
+            filtered = filter_result(item.result, report.suite)
             result = filtered.result
             if filtered.problem:
                 who = SpecIdentity(entry.spec, entry.spec_id, entry.mode, entry.target)
@@ -364,10 +364,10 @@ def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
         if pattern is not None:
             result = skip_unmatched_tests(result, pattern)
         loaded.append(LoadedSpec(Shown(result=result, cached=item.cached), None, None))
-    if not selection.suite:
+    if not report.suite:
         return loaded
     if not loaded:
-        wanted = ", ".join(selection.suite)
+        wanted = ", ".join(report.suite)
         who = SpecIdentity("(all specs)", "--suite", "-", "-")
         problem = failure_result(
             who,

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 from astest_tasks.config.discovery import Spec, discover_specs
 from astest_tasks.config.project_config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
 from astest_tasks.fuzz.fuzz_options import FuzzCallOptions
-from astest_tasks.fuzz.runs import RunsOverride, parse_runs_override, parse_seed, random_seed
 from astest_tasks.plan.command_line import CommandLine
 
 if TYPE_CHECKING:
+    from astest_tasks.fuzz.runs import RunsOverride
     from astest_tasks.output.fuzz_summary import FuzzEntry
 
 
@@ -46,6 +46,9 @@ class FuzzOptions:
     def parse(cls, options: FuzzCallOptions, settings: FuzzSettings) -> FuzzOptions:
         """The call's fuzz options, completed by ``settings`` (the base config's); ``seed_of``
         gives a mode with a seed of its own."""
+        # Here, not at import: only a call that makes fuzz tasks reads a seed or a run count.
+        from astest_tasks.fuzz.runs import parse_runs_override, parse_seed, random_seed
+
         given = parse_seed(options.fuzz_seed)
         pinned = settings.seed if given is None else given
         chosen = random_seed() if pinned is None else pinned

@@ -16,7 +16,8 @@ DEFAULT_CONNECT_TIMEOUT = 2.0
 DEFAULT_REQUEST_TIMEOUT = 10.0
 # The environment a shared cache is given by, named once for every door that sets one up (a run,
 # `astest doctor`, `astest merge`). The options' own ASTEST_* names follow from their declarations
-# (plan/options.py); the header and the signing key have no option, so doit never stores them.
+# (remote/cache_options.py); the header and the signing key have no option, so doit never stores
+# them.
 URL_VARIABLE = "ASTEST_REMOTE_CACHE"
 MODE_VARIABLE = "ASTEST_REMOTE_CACHE_MODE"
 HEADER_VARIABLE = "ASTEST_REMOTE_CACHE_HEADER"

@@ -43,21 +43,22 @@ def doctor_action(
 
 @dataclass(frozen=True)
 class RemoteCacheAsGiven:
-    """The remote cache options as given (a bad one is the doctor's to name, not to stop on)."""
+    """The remote cache options as given (a bad one is the doctor's to name, not to stop on),
+    under their options' names."""
 
-    url: str
-    mode: str
-    connect_timeout: str
-    request_timeout: str
+    remote_cache: str
+    remote_cache_mode: str
+    remote_cache_connect_timeout: str
+    remote_cache_request_timeout: str
 
     def checks(self) -> list[Check]:
         from astest_tasks.remote.doctor_checks import remote_cache_checks
 
         timeouts = (
-            _seconds(self.connect_timeout, DEFAULT_CONNECT_TIMEOUT),
-            _seconds(self.request_timeout, DEFAULT_REQUEST_TIMEOUT),
+            _seconds(self.remote_cache_connect_timeout, DEFAULT_CONNECT_TIMEOUT),
+            _seconds(self.remote_cache_request_timeout, DEFAULT_REQUEST_TIMEOUT),
         )
-        return remote_cache_checks(self.url, self.mode, os.environ, timeouts)
+        return remote_cache_checks(self.remote_cache, self.remote_cache_mode, os.environ, timeouts)
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,10 @@ class DoctorRequest:
         which names a bad one among its checks."""
         from astest_tasks.plan.options import read_option  # loads the config readers: not at import
 
-        remote = RemoteCacheAsGiven(*(str(values.get(name, "")) for name in _REMOTE_CACHE_OPTIONS))
+        # By name: a record whose options were declared in another order reads the same.
+        remote = RemoteCacheAsGiven(
+            **{name: str(values.get(name, "")) for name in _REMOTE_CACHE_OPTIONS}
+        )
         modes = list(read_option(values, "mode"))
         return cls(read_option(values, "config"), modes, remote)
 

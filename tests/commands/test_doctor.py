@@ -104,7 +104,7 @@ def test_the_command_asks_the_same_as_the_task_for_the_same_values() -> None:
     values = _values("-c", "x.json", "-m", "web", "--remote-cache-mode", "read", environ=environ)
     task_values = {**{spec.name: spec.default for spec in SPECS.values()}, **values}
     assert DoctorRequest.from_values(values) == DoctorRequest.from_values(task_values)
-    assert DoctorRequest.from_values(values).remote.connect_timeout == "0.5"
+    assert DoctorRequest.from_values(values).remote.remote_cache_connect_timeout == "0.5"
 
 
 def test_a_bad_flag_is_argparse_s_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

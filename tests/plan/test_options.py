@@ -211,6 +211,38 @@ def test_a_bad_value_stops_the_record_with_its_one_line_error(
         TaskOptions.from_values(values)
 
 
+@pytest.mark.parametrize(
+    ("values", "reported"),
+    [
+        # Each value is read in doit help's order (the stages' records, GROUPS), so of two bad
+        # ones the first listed there is named: --shard (selection) before -t (reports).
+        ({"test_name_pattern": "(", "shard": "9/2"}, "--shard '9/2'"),
+        ({"coverage_fail_under": "x", "durations": "y"}, "--durations 'y'"),
+        # Then each record's joint checks, in the same order: the run switches' before the
+        # features', the selection's before the run switches'.
+        (
+            {
+                "enable": "simd",
+                "disable": "simd",
+                "no_snapshot": True,
+                "update_snapshots": "create",
+            },
+            "--no-snapshot with --update-snapshots=create",
+        ),
+        (
+            {"shard_durations": "r.json", "create_snapshots": True, "update_snapshots": "replace"},
+            "--shard-durations needs --shard",
+        ),
+    ],
+)
+def test_of_several_bad_options_the_first_in_doit_helps_order_is_named(
+    values: dict[str, object], reported: str
+) -> None:
+    with pytest.raises(UserError) as raised:
+        TaskOptions.from_values(values)
+    assert str(raised.value).startswith(reported)
+
+
 def test_a_name_that_is_not_an_option_is_a_programming_error() -> None:
     with pytest.raises(TypeError, match="not options of the astest tasks: timeout_s"):
         TaskOptions.from_values({"timeout_s": "3"})

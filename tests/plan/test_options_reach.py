@@ -1,10 +1,10 @@
 """Every option reaches a stage, and one that reaches the run is in the run's key.
 
-An option declared in plan/options.py but read nowhere does nothing the user can see; one that
-changes what a run task's action is handed without changing the task's key would let a cached
-result stand for a run that was asked to differ (issue 39). The first check reads the package;
-the second makes the tasks of a project twice, with the option at its default and at a sample
-value, and compares each run task's request with its key.
+An option declared in a stage's options record (plan/options.py's GROUPS) but read nowhere does
+nothing the user can see; one that changes what a run task's action is handed without changing the
+task's key would let a cached result stand for a run that was asked to differ (issue 39). The first
+check reads the package; the second makes the tasks of a project twice, with the option at its
+default and at a sample value, and compares each run task's request with its key.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ DECLARING_MODULES = frozenset(
 )
 # The names the code gives a TaskOptions record, or one stage's record of it, when it reads an
 # option from it; and the attributes that hold a stage's record (``options.selection.spec``).
-HOLDERS = frozenset({"options", "requested", "selection"})
+HOLDERS = frozenset({"options", "requested", "selection", "report"})
 
 # A value for every option, as doit's command line would give it; a new option must add its own
 # (the first test says so). An option whose sample is its default ends the call before any task
