@@ -117,6 +117,15 @@ class _GuestExit(Exception):
         self.code = code
 
 
+def _write_stdout(channel: ProtocolChannel, data: bytes) -> None:
+    """What the guest writes to stdout, by any route (WASI's fd 1, the bindings'
+    process.stdout.write, console.log): past the output limit it is stopped right there, not at
+    the timeout."""
+    channel.write_stdout(data)
+    if channel.over_limit:
+        raise _GuestExit(1)
+
+
 class _EngineHolder:
     """This process's engines, one per compiler (made on first use; wasmtime engines are
     thread-safe), and one epoch ticker thread that advances them all.
@@ -470,9 +479,7 @@ def _define_wasi(
             for pointer, length in _iovecs(caller, memory, iovs, count)
         )
         if fd == 1:
-            channel.write_stdout(data)
-            if channel.over_limit:
-                raise _GuestExit(1)
+            _write_stdout(channel, data)
         elif fd == 2:
             stderr.write(data)
         else:
@@ -599,9 +606,7 @@ def _builtin_env(
         raise _GuestExit(1)
 
     def stdout_write(caller: wasmtime.Caller, buffer: int) -> None:
-        channel.write_stdout(_array_buffer(caller, buffer))
-        if channel.over_limit:
-            raise _GuestExit(1)
+        _write_stdout(channel, _array_buffer(caller, buffer))
 
     def stdin_read(caller: wasmtime.Caller, max_bytes: int) -> int:
         data = channel.read_stdin(max(0, max_bytes))
@@ -617,10 +622,8 @@ def _builtin_env(
             line = encode_wtf8(_as_string(caller, text) + "\n")
             if stream == "stderr":
                 stderr.write(line)
-                return
-            channel.write_stdout(line)
-            if channel.over_limit:  # stopped here, as process.stdout.write is: not at the timeout
-                raise _GuestExit(1)
+            else:
+                _write_stdout(channel, line)
 
         return write
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from astest_tasks.core.option_declarations import declared_options
+from astest_tasks.core.errors import UserError
+from astest_tasks.core.option_declarations import declared_options, seconds
 from astest_tasks.core.setup_checks import Check
 from astest_tasks.output.terminal import output_stream
 from astest_tasks.plan.doit_argv import default_tasks, doit_command, names_tasks_under
@@ -55,8 +56,16 @@ class RemoteCacheAsGiven:
         from astest_tasks.remote.doctor_checks import remote_cache_checks
 
         timeouts = (
-            _seconds(self.remote_cache_connect_timeout, DEFAULT_CONNECT_TIMEOUT),
-            _seconds(self.remote_cache_request_timeout, DEFAULT_REQUEST_TIMEOUT),
+            _seconds(
+                "remote-cache-connect-timeout",
+                self.remote_cache_connect_timeout,
+                DEFAULT_CONNECT_TIMEOUT,
+            ),
+            _seconds(
+                "remote-cache-request-timeout",
+                self.remote_cache_request_timeout,
+                DEFAULT_REQUEST_TIMEOUT,
+            ),
         )
         return remote_cache_checks(self.remote_cache, self.remote_cache_mode, os.environ, timeouts)
 
@@ -83,12 +92,13 @@ class DoctorRequest:
         return cls(read_option(values, "config"), modes, remote)
 
 
-def _seconds(text: str, default: float) -> float:
+def _seconds(name: str, text: str, default: float) -> float:
+    """The option's seconds by its declared rule (core/option_declarations.py); a bad value
+    is the doctor's to name, so it reads as the default here."""
     try:
-        seconds = float(text)
-    except ValueError:
+        return seconds(name)(text)
+    except UserError:
         return default
-    return seconds if seconds > 0 else default
 
 
 def doctor_task_wanted(arguments: Sequence[str], basename: str) -> bool:
