@@ -112,16 +112,14 @@ def _check_names(values: Mapping[str, Any]) -> None:
         raise TypeError(f"not options of the astest tasks: {', '.join(unknown)}")
 
 
-def _declared_options() -> tuple[OptionSpec, ...]:
-    return tuple(option for _, record_type in GROUPS for option in declared_options(record_type))
+# Each stage's options, read once from its record's declarations.
+_BY_GROUP = {group: declared_options(record_type) for group, record_type in GROUPS}
 
 
-OPTIONS = _declared_options()
+OPTIONS = tuple(option for options in _BY_GROUP.values() for option in options)
 OPTION_NAMES = frozenset(option.name for option in OPTIONS)
 # Which record of TaskOptions holds each option.
-GROUP_OF = {
-    option.name: group for group, record_type in GROUPS for option in declared_options(record_type)
-}
+GROUP_OF = {option.name: group for group, options in _BY_GROUP.items() for option in options}
 TASK_PARAMS: list[dict[str, Any]] = [option.param() for option in OPTIONS]
 # Options the astest command also takes bare, with this value (`astest --changed`): doit parses
 # options with getopt, which has no optional values, so the command line is completed first.
