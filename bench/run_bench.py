@@ -57,10 +57,11 @@ import tarfile
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+from typing import NoReturn
 
 import generate_suite
 
@@ -123,6 +124,18 @@ DOIT_TESTS = re.compile(r"^tests:\s+(\d+) passed,\s+(\d+) failed,\s+(\d+) skippe
 
 class BenchError(Exception):
     """A run failed or reported something other than every spec passing: stop the benchmark."""
+
+
+def exit_with(main: Callable[[], int]) -> NoReturn:
+    """Exit with ``main()``'s status; a ``BenchError`` is one line on stderr and status 1, and
+    Ctrl-C status 130 (for the benchmarks that keep no partial figures)."""
+    try:
+        sys.exit(main())
+    except BenchError as exc:
+        print(f"bench: {exc}", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,6 @@ import argparse
 import hashlib
 import os
 import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -205,10 +204,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BenchError as exc:
-        print(f"bench: {exc}", file=sys.stderr)
-        sys.exit(1)
-    except KeyboardInterrupt:
-        sys.exit(130)
+    run_bench.exit_with(main)
