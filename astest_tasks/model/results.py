@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import posixpath
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -182,13 +183,24 @@ def failure_result(
 class StoredResult:
     """A result file as the summary reads it: the parsed head, the suites still as JSON text.
 
-    ``result`` has no suites (``()``); ``full()`` parses them when something needs them.
+    ``result`` has no suites (``()``); ``full()`` parses them when something needs them. The
+    suites and test-case lines stay in the file's bytes until asked for: a run where nothing
+    changed reads many megabytes of them on a big suite and needs none (issue 40).
     """
 
     result: SpecResult
     head_json: str
-    suites_json: str
-    cases_json: str
+    data: bytes  # the whole file, checked to be UTF-8 with both lines framed as lists
+    suites_span: tuple[int, int]  # where the suites line is in ``data``
+    cases_span: tuple[int, int]
+
+    @property
+    def suites_json(self) -> str:
+        return self.data[slice(*self.suites_span)].decode("utf-8")
+
+    @property
+    def cases_json(self) -> str:
+        return self.data[slice(*self.cases_span)].decode("utf-8")
 
     def full(self) -> SpecResult:
         return SpecResult.from_head(parse_json(self.head_json), parse_json(self.suites_json))
@@ -242,6 +254,14 @@ def read_result_bytes(path: Path) -> bytes:
     return stored_result_path(path).read_bytes()
 
 
+def read_result_file(path: Path) -> tuple[bytes, os.stat_result]:
+    """``read_result_bytes``, with the status of the very file read (taken before reading, so
+    that a write during the read shows as a newer file next time, never as this one)."""
+    with stored_result_path(path).open("rb") as file:
+        status = os.fstat(file.fileno())
+        return file.read(), status
+
+
 _READ_ERRORS = (OSError, ValueError, KeyError, TypeError, AttributeError, AssertionError)
 
 
@@ -265,17 +285,29 @@ def read_stored(path: Path) -> StoredResult | None:
 
 
 def parse_stored(data: bytes) -> StoredResult | None:
-    """A result file's bytes as a StoredResult, or None when they are not one."""
+    """A result file's bytes as a StoredResult, or None when they are not one.
+
+    Found by their newlines, without copying either big line; the whole file must be UTF-8
+    (checked without decoding it when it is ASCII, as most result files are)."""
     try:
-        head, _, rest = data.decode("utf-8").partition("\n")
-        suites_json, _, rest = rest.partition("\n")
-        cases_json = rest.rstrip("\n")
-        for line in (suites_json, cases_json):
-            if not (line.startswith("[") and line.endswith("]")):
+        head_end = data.index(b"\n")
+        suites_end = data.index(b"\n", head_end + 1)
+        cases_end = len(data)
+        while cases_end > suites_end + 1 and data[cases_end - 1] == _NEWLINE:
+            cases_end -= 1  # the trailing newlines, as str.rstrip would (without a copy)
+        spans = ((head_end + 1, suites_end), (suites_end + 1, cases_end))
+        for start, end in spans:
+            if not (end > start and data[start] == _OPEN and data[end - 1] == _CLOSE):
                 raise ValueError("the result file has no suites or test cases line")
-        return StoredResult(_parse_head(head), head, suites_json, cases_json)
+        if not data.isascii():
+            data.decode("utf-8")  # raises UnicodeDecodeError, a ValueError, when it is not
+        head = data[:head_end].decode("utf-8")
+        return StoredResult(_parse_head(head), head, data, spans[0], spans[1])
     except _READ_ERRORS:
         return None
+
+
+_OPEN, _CLOSE, _NEWLINE = ord("["), ord("]"), ord("\n")
 
 
 def read_result_head(path: Path) -> SpecResult | None:

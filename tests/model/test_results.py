@@ -301,3 +301,53 @@ def test_the_new_name_wins_over_a_file_left_under_the_previous_one(tmp_path: Pat
     assert read_result(tmp_path / "a.result.jsonl") == sample_result()
     assert previous_result_path("x/a.result.jsonl") == "x/a.result.json"
     assert previous_result_path("x/a.fuzz.result.json") is None
+
+
+def _lines_as_first_read(data: bytes) -> tuple[str, str, str] | None:
+    """How the summary split a result file before it kept the bytes (the rule parse_stored
+    must keep): decode it all, cut at the first two newlines, strip the trailing ones."""
+    try:
+        head, _, rest = data.decode("utf-8").partition("\n")
+    except UnicodeDecodeError:
+        return None
+    suites_json, _, rest = rest.partition("\n")
+    cases_json = rest.rstrip("\n")
+    for line in (suites_json, cases_json):
+        if not (line.startswith("[") and line.endswith("]")):
+            return None
+    return head, suites_json, cases_json
+
+
+_HEAD, _SUITES, _CASES = PREVIOUS_VERSION_FILE.encode("utf-8").split(b"\n")[:3]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        PREVIOUS_VERSION_FILE.encode("utf-8"),  # not ASCII: "hé", "✓"
+        PREVIOUS_VERSION_FILE.encode("utf-8")
+        .replace("é".encode(), b"e")
+        .replace("✓".encode(), b"v"),  # ASCII
+        b"\n".join([_HEAD, _SUITES, _CASES]),  # no final newline
+        b"\n".join([_HEAD, _SUITES, _CASES]) + b"\n\n\n",  # several
+        b"\n".join([_HEAD, _SUITES, _CASES, b"[]"]) + b"\n",  # a fourth line stays in the cases
+        b"\n".join([_HEAD, _SUITES]) + b"\n",  # no cases line
+        b"\n".join([_HEAD, _SUITES]),
+        _HEAD,
+        b"\n".join([_HEAD, b"[", _CASES]),  # a line that is only "["
+        b"\n".join([_HEAD, _SUITES, b"]"]),
+        b"\n".join([_HEAD, b"", _CASES]),
+        b"\n".join([_HEAD, _SUITES, b"[\xff]"]),  # not UTF-8 in the last line
+        b"\n".join([_HEAD, b"[\xc3]", _CASES]),  # a cut UTF-8 sequence in the suites
+        b"\n".join([_HEAD, _SUITES, _CASES + b"\r"]),  # CRLF is not stripped
+        b"",
+        b"\n\n\n",
+    ],
+)
+def test_the_stored_lines_are_cut_from_the_bytes_as_from_the_decoded_text(data: bytes) -> None:
+    expected = _lines_as_first_read(data)
+    stored = parse_stored(data)
+    if expected is None or stored is None:
+        assert stored is None and (expected is None or expected[0] != _HEAD.decode())
+        return
+    assert (stored.head_json, stored.suites_json, stored.cases_json) == expected
