@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from astest_tasks.model.results import (
     failure_result,
     parse_stored,
     read_result,
-    read_result_bytes,
+    read_result_file,
 )
 from astest_tasks.model.test_cases import TestCase as Point
 from astest_tasks.output.ci_reports import points
@@ -57,6 +57,8 @@ from astest_tasks.output.report_state import (
     STATE_FILE,
     ReportState,
     file_digest,
+    file_signature,
+    known_digest,
     load_state,
     modification_times,
     outputs_untouched,
@@ -135,7 +137,7 @@ def write_report(
     when nothing failed. Prints nothing (see ``print_summary``)."""
     root = Path(plan.project_root)
     report = root / plan.report_path
-    state_path = report.with_name(STATE_FILE)
+    state_path = _state_path(plan)
     passed = all(item.shown.result.status != Status.FAILED for item in loaded)
     digests = [item.digest for item in loaded]
     if any(digest is None for digest in digests):
@@ -160,7 +162,10 @@ def write_report(
     }
     digest = reports_digest(options, [str(d) for d in digests])
     state = load_state(state_path)
+    hashed = {item.seen[0]: (item.seen[1], str(item.digest)) for item in loaded if item.seen}
     if state is not None and state.digest == digest and outputs_untouched(root, state.outputs):
+        if state.results != hashed:  # a result rewritten with the same bytes, or a new state
+            save_state(state_path, replace(state, results=hashed))
         return passed  # the reports on disk are the ones these results make
     reports = ReportInput(
         shown=[item.shown for item in loaded],
@@ -174,8 +179,12 @@ def write_report(
     write_latest_log(root, plan.logs_root, collected_logs(loaded))
     written = [os.path.relpath(path, root) for path in files]  # the output may be outside
     written += write_coverage_files(root, coverage) if coverage is not None else []
-    save_state(state_path, ReportState(digest, modification_times(root, written)))
+    save_state(state_path, ReportState(digest, modification_times(root, written), hashed))
     return passed
+
+
+def _state_path(plan: SummaryPlan) -> Path:
+    return (Path(plan.project_root) / plan.report_path).with_name(STATE_FILE)
 
 
 def _report_context(
@@ -319,11 +328,14 @@ class LoadedSpec:
     ``shown.result`` has no suites when it was read from a file (``stored``): the summary prints
     from the file's head, and the reports parse the suites only for a result they do not know.
     ``digest`` is the result file's; None for a ``--suite`` selection's cut-down result.
+    ``seen`` is the result file's path and its signature when read (report_state.py), for the
+    next summary to know its digest without hashing it again.
     """
 
     shown: Shown
     stored: StoredResult | None
     digest: str | None
+    seen: tuple[str, str] | None = None
 
     def whole_json(self) -> str:
         if self.stored is not None:
@@ -343,7 +355,9 @@ def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
     report = plan.report
     pattern = compile_test_name_pattern(report.test_name_pattern)
     if not report.suite and pattern is None:
-        stored = [_load_stored(root, entry, session) for entry in plan.entries]
+        state = load_state(_state_path(plan))
+        known = state.results if state is not None else {}
+        stored = [_load_stored(root, entry, session, known) for entry in plan.entries]
         # --verbose only changes what is printed: the suites are parsed for the printout, and
         # the digests stay, so the reports are rewritten only when a result changed.
         # --durations reads the tests' times from the suites, as --verbose prints them.
@@ -388,17 +402,21 @@ def _with_suites(item: LoadedSpec) -> LoadedSpec:
     return replace(item, shown=replace(item.shown, result=item.stored.full()))
 
 
-def _load_stored(root: Path, entry: SummaryEntry, session: str) -> LoadedSpec:
+def _load_stored(
+    root: Path, entry: SummaryEntry, session: str, known: Mapping[str, tuple[str, str]]
+) -> LoadedSpec:
     try:
-        data = read_result_bytes(root / entry.result)
+        data, status = read_result_file(root / entry.result)
     except OSError:
-        data = b""
+        data, status = b"", None
     stored = parse_stored(data) if data else None
-    if stored is None:
+    if stored is None or status is None:
         missing = Shown(result=_missing_result(entry, session), cached=False)
         return LoadedSpec(missing, None, "missing")
     shown = Shown(result=stored.result, cached=stored.result.session != session)
-    return LoadedSpec(shown, stored, file_digest(data))
+    signature = file_signature(status)
+    digest = known_digest(known, entry.result, signature, data)
+    return LoadedSpec(shown, stored, digest, (entry.result, signature))
 
 
 def _load(root: Path, entry: SummaryEntry, session: str) -> Shown:

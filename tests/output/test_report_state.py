@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
+
+import pytest
 
 from astest_tasks.output.report_state import (
     ReportState,
     file_digest,
+    file_signature,
+    known_digest,
     load_state,
     modification_times,
     outputs_untouched,
@@ -46,7 +53,9 @@ def test_a_state_of_the_previous_version_loads_and_one_of_the_wrong_shape_is_non
     state = load_state(path)
     assert state == ReportState("d1", {"report.json": 5, "junit.xml": 7})
     save_state(path, state)
-    assert path.read_text(encoding="utf-8") == previous
+    # this version also keeps the results' digests (none known yet), in the same format
+    assert path.read_text(encoding="utf-8") == previous.replace("}}\n", '},"results":{}}\n')
+    assert load_state(path) == state
     path.write_text('{"format":1,"digest":"d1","outputs":{"report.json":"5"}}')
     assert load_state(path) is None
     path.write_text("[1]")
@@ -61,3 +70,33 @@ def test_outputs_untouched_notices_an_edited_or_deleted_report(tmp_path: Path) -
     (tmp_path / "junit.xml").unlink()
     assert not outputs_untouched(tmp_path, times)
     assert not outputs_untouched(tmp_path, {}), "no record of outputs is no proof"
+
+
+_STATUS = {"st_dev": 1, "st_ino": 2, "st_size": 3, "st_mtime_ns": 4, "st_ctime_ns": 5}
+
+
+def status_with(**changed: int) -> os.stat_result:
+    return cast(os.stat_result, SimpleNamespace(**{**_STATUS, **changed}))
+
+
+@pytest.mark.parametrize("name", sorted(_STATUS))
+def test_a_file_signature_changes_with_each_part_of_the_files_status(name: str) -> None:
+    assert file_signature(status_with(**{name: 99})) != file_signature(status_with())
+
+
+def test_a_known_digest_is_taken_only_for_the_same_signature() -> None:
+    known = {"r.json": ("sig-1", "kept")}
+    assert known_digest(known, "r.json", "sig-1", b"bytes") == "kept"
+    assert known_digest(known, "r.json", "sig-2", b"bytes") == file_digest(b"bytes")
+    assert known_digest(known, "other.json", "sig-1", b"bytes") == file_digest(b"bytes")
+
+
+def test_a_signature_is_of_the_file_as_it_is_now(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    path.write_text("[1]")
+    first = file_signature(path.stat())
+    assert file_signature(path.stat()) == first
+    replacement = tmp_path / "r.json.tmp"
+    replacement.write_text("[2]")
+    os.replace(replacement, path)  # how results are written: the same size, another file
+    assert file_signature(path.stat()) != first

@@ -14,11 +14,13 @@ from astest_tasks.core.records import decode, encode
 from astest_tasks.model.counting import count
 from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict
 from astest_tasks.model.results import SpecResult, Status, write_result
+from astest_tasks.output import report_state
 from astest_tasks.output.coverage_threshold import CoverageThreshold
 from astest_tasks.output.duration_history import HISTORY_FILE, load_history
 from astest_tasks.output.formats import report_file_names
 from astest_tasks.output.fuzz_summary import ShownFuzz
 from astest_tasks.output.report_options import ReportOptions
+from astest_tasks.output.report_state import file_digest
 from astest_tasks.output.summary import (
     PRINTOUT_ONLY,
     SummaryEntry,
@@ -123,6 +125,41 @@ def test_a_changed_result_an_option_or_a_deleted_report_writes_them_again(tmp_pa
     (tmp_path / TAP).unlink()
     summarize(tmp_path, "s4", shard=ShardPart(1, 2, 2))
     assert (tmp_path / TAP).is_file()
+
+
+def test_a_result_file_is_hashed_once_while_it_stays_the_same_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hashed: list[int] = []
+
+    def counting_digest(data: bytes) -> str:
+        hashed.append(len(data))
+        return file_digest(data)
+
+    monkeypatch.setattr(report_state, "file_digest", counting_digest)
+    write_result(tmp_path / "r.json", table_result(300))
+    summarize(tmp_path, "s1")
+    assert len(hashed) == 1
+    unchanged = mtimes(tmp_path)
+    summarize(tmp_path, "s2")
+    assert len(hashed) == 1, "the same file: its digest is the one the state kept"
+    assert mtimes(tmp_path) == unchanged
+
+    # Written again with the same bytes: a new file (an atomic write), hashed, the same digest.
+    write_result(tmp_path / "r.json", table_result(300))
+    summarize(tmp_path, "s3")
+    assert len(hashed) == 2
+    assert mtimes(tmp_path) == unchanged
+    summarize(tmp_path, "s4")
+    assert len(hashed) == 2, "the state now knows the new file"
+
+    # The same size, other bytes: the reports follow.
+    write_result(tmp_path / "r.json", table_result(300, session="s9"))
+    assert (tmp_path / "r.json").stat().st_size == hashed[-1]
+    summarize(tmp_path, "s5")
+    assert len(hashed) == 3
+    assert mtimes(tmp_path) != unchanged
+    assert json.loads((tmp_path / REPORT).read_text())["specs"][0]["result"]["session"] == "s9"
 
 
 def test_the_options_declared_printout_only_leave_the_reports_alone(tmp_path: Path) -> None:
