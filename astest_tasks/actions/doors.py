@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from astest_tasks.actions.fuzz_actions import FuzzRunRequest
     from astest_tasks.build.build_request import BuildRequest
-    from astest_tasks.remote.session import RemoteUse
+    from astest_tasks.remote.remote_use import RemoteUse
     from astest_tasks.remote.task_keys import RemoteTask
     from astest_tasks.run.run_request import RunRequest
 

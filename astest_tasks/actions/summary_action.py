@@ -11,6 +11,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from doit.exceptions import TaskFailed
 
@@ -37,9 +38,11 @@ from astest_tasks.output.summary import (
     write_report,
 )
 from astest_tasks.output.terminal import in_doit_worker_process, output_stream
-from astest_tasks.remote.counters import render_remote_line
-from astest_tasks.remote.session import CallCounts, RemoteUse, read_call_counts
+from astest_tasks.remote.remote_use import RemoteUse
 from astest_tasks.schedule.scheduler import scheduler
+
+if TYPE_CHECKING:  # the session's code loads only in a call with a remote cache (issue 40)
+    from astest_tasks.remote.session import CallCounts
 
 
 def summarize(
@@ -132,6 +135,8 @@ def remote_call_counts(remote: RemoteUse | None) -> CallCounts | None:
     end first (doit's own: they went on beside the last tasks)."""
     if remote is None:
         return None
+    from astest_tasks.remote.session import read_call_counts  # only a call with a cache
+
     with contextlib.suppress(Exception):  # a cache only ever speeds a run up
         scheduler().remote.publish(remote, wait_for_uploads=True)
     return read_call_counts(Path(remote.state_dir), remote.session)
@@ -151,4 +156,6 @@ def marked_remote(loaded: list[LoadedSpec], calls: CallCounts | None) -> list[Lo
 
 def print_remote_line(calls: CallCounts | None) -> None:
     if calls is not None:
+        from astest_tasks.remote.counters import render_remote_line
+
         output_stream().write(render_remote_line(calls.counts) + "\n")

@@ -153,3 +153,12 @@ def task_options_first(
     if at is None:
         return moved + rest
     return rest[: at + 1] + moved + rest[at + 1 :]
+
+
+def doctor_task_wanted(arguments: Sequence[str], basename: str) -> bool:
+    """``<basename>:doctor`` exists for doit's listing commands and when named (also through
+    the dodo's ``default_tasks``), so that a plain ``doit`` never runs it."""
+    name = f"{basename}:doctor"
+    if doit_command(arguments) != "run":
+        return True
+    return names_tasks_under(arguments, name, name) or name in default_tasks(arguments)

@@ -63,7 +63,7 @@ from astest_tasks.plan.plan_specs import (
 )
 from astest_tasks.plan.run_settings import RunLimits, RunSettings
 from astest_tasks.remote.cache_options import RemoteCacheOptions
-from astest_tasks.remote.session import RemoteUse
+from astest_tasks.remote.remote_use import RemoteUse
 from astest_tasks.remote.settings import RemoteSettings, settings_with_secrets
 from astest_tasks.remote.shard_durations import SharedDurations, durations_key
 from astest_tasks.remote.task_keys import NotPortable, portable_name

@@ -12,7 +12,7 @@ from astest_tasks.config.as_test import AsTest
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ProjectConfig
 from astest_tasks.config.run_switches import RunSwitches
-from astest_tasks.remote.session import RemoteUse
+from astest_tasks.remote.remote_use import RemoteUse
 from astest_tasks.run.limit_options import LimitOptions
 from astest_tasks.run.limits import (
     MEMORY_LIMIT,

@@ -33,20 +33,10 @@ from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import decode, encode
 from astest_tasks.remote.counters import RemoteCounts
-from astest_tasks.remote.settings import RemoteSettings
+from astest_tasks.remote.remote_use import RemoteUse
 
 if TYPE_CHECKING:
     from astest_tasks.remote.http_cache import RemoteCache
-
-
-@dataclass(frozen=True)
-class RemoteUse:
-    """What an action needs to use the remote cache: plain data, pickled to doit's workers. The
-    settings' secrets never print (``repr=False``)."""
-
-    settings: RemoteSettings
-    state_dir: str  # absolute: where this call's processes leave their files
-    session: str  # the doit call's
 
 
 class RemoteSession:

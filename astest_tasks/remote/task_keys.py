@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from astest_tasks.remote.portable_keys import file_digest, remote_key
-from astest_tasks.remote.session import RemoteUse
+from astest_tasks.remote.remote_use import RemoteUse
 
 MISSING = "missing"  # the digest of an input that does not exist (yet): a pending import
 _NODE_MODULES = "node_modules"

@@ -31,19 +31,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from astest_tasks.build.build_request import BuildRequest
-from astest_tasks.remote.session import RemoteSession
-from astest_tasks.remote.task_keys import RemoteTask
 from astest_tasks.run.run_request import RunRequest
 from astest_tasks.schedule import build_prefetch, run_ahead
 from astest_tasks.schedule.build_prefetch import BuildPrefetcher, PlannedBuild
 from astest_tasks.schedule.run_ahead import Execute, HandedOver, RunAhead
 
-# The compile servers' modules load when a compile is first asked for, not with the scheduler:
-# a doit call with nothing to build makes one (its tasks are planned into it) and compiles
-# nothing (issue 40).
+# The compile servers' modules load when a compile is first asked for, and the remote cache's when
+# a task first uses it, not with the scheduler: a doit call with nothing to build makes one (its
+# tasks are planned into it), compiles nothing and may have no cache (issue 40).
 if TYPE_CHECKING:
     from astest_tasks.build.compile_route import ServedCompile
     from astest_tasks.build.compile_server import CompileOutput
+    from astest_tasks.remote.session import RemoteSession
+    from astest_tasks.remote.task_keys import RemoteTask
     from astest_tasks.schedule.compile_pool import CompilePool
     from astest_tasks.schedule.compiler_warmup import CompilerWarmup
     from astest_tasks.schedule.shared_server import SharedServer
@@ -71,7 +71,7 @@ class Scheduler:
         self.runner_makers: dict[str, str] = {}
         # The shared remote cache's client (--remote-cache), and the builds it may hold, which
         # are not compiled ahead: by (project root, mode, spec id).
-        self.remote = RemoteSession()
+        self._remote: RemoteSession | None = None
         self.remote_builds: dict[tuple[str, str, str], RemoteTask] = {}
         self._finalizer_installed = False
 
@@ -89,6 +89,15 @@ class Scheduler:
                     on_server_started=self._close_at_worker_exit,
                 )
             return self._compile_pool
+
+    @property
+    def remote(self) -> RemoteSession:
+        """This process's remote cache session, made when a task first asks for it."""
+        if self._remote is None:
+            from astest_tasks.remote.session import RemoteSession
+
+            self._remote = RemoteSession()
+        return self._remote
 
     # -- the compile route (build/compile_route.py) --
 
@@ -215,7 +224,8 @@ class Scheduler:
         """At exit (idempotent, never raises): the helper, what was compiled ahead, the servers."""
         if self.pid != os.getpid():
             return
-        self.remote.close()  # the last uploads end before anything else goes
+        if self._remote is not None:
+            self._remote.close()  # the last uploads end before anything else goes
         self.run_ahead.close()
         self.prefetcher.close()
         if self._compile_pool is not None:

@@ -18,7 +18,7 @@ from astest_tasks.config.layout import doit_paths, spec_identity
 from astest_tasks.config.project_config import ModeSettings
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.plan.cache_keys import build_file_deps, build_key
-from astest_tasks.remote.session import RemoteUse
+from astest_tasks.remote.remote_use import RemoteUse
 from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
 from astest_tasks.tasks.checks import InputsChanged
 

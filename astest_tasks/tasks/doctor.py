@@ -10,7 +10,7 @@ prints too.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,6 @@ from astest_tasks.core.errors import UserError
 from astest_tasks.core.option_declarations import declared_options, seconds
 from astest_tasks.core.setup_checks import Check
 from astest_tasks.output.terminal import output_stream
-from astest_tasks.plan.doit_argv import default_tasks, doit_command, names_tasks_under
 from astest_tasks.remote.cache_options import RemoteCacheOptions
 from astest_tasks.remote.settings import DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT
 
@@ -99,15 +98,6 @@ def _seconds(name: str, text: str, default: float) -> float:
         return seconds(name)(text)
     except UserError:
         return default
-
-
-def doctor_task_wanted(arguments: Sequence[str], basename: str) -> bool:
-    """``<basename>:doctor`` exists for doit's listing commands and when named (also through
-    the dodo's ``default_tasks``), so that a plain ``doit`` never runs it."""
-    name = f"{basename}:doctor"
-    if doit_command(arguments) != "run":
-        return True
-    return names_tasks_under(arguments, name, name) or name in default_tasks(arguments)
 
 
 def doctor_task(

@@ -22,12 +22,12 @@ from astest_tasks.core.errors import UserError
 from astest_tasks.core.option_declarations import OptionSpec
 from astest_tasks.core.version import __version__
 from astest_tasks.plan.command_line import CommandLine, current_command_line
+from astest_tasks.plan.doit_argv import doctor_task_wanted
 from astest_tasks.plan.options import TaskOptions, option_defaults, option_specs
 from astest_tasks.plan.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
 from astest_tasks.plan.state_file import check_state_file
 from astest_tasks.schedule.scheduler import scheduler
 from astest_tasks.tasks.creator import create_tasks
-from astest_tasks.tasks.doctor import DoctorRequest, doctor_task, doctor_task_wanted
 
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
@@ -134,6 +134,9 @@ def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, 
     command_line = current_command_line()
     with_doctor = doctor_task_wanted(command_line.arguments, pipeline.basename)
     if with_doctor:
+        # Only a listing or a call naming the doctor loads it (a plain run never does: issue 40).
+        from astest_tasks.tasks.doctor import DoctorRequest, doctor_task
+
         doctor = DoctorRequest.from_values(values)
         yield doctor_task(root, doctor.config_path, doctor.modes, pipeline.basename, doctor.remote)
     try:

@@ -23,7 +23,7 @@ from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.plan.cache_keys import run_key
 from astest_tasks.plan.planning import PlannedSpec
 from astest_tasks.plan.run_settings import RunSettings
-from astest_tasks.remote.session import RemoteUse
+from astest_tasks.remote.remote_use import RemoteUse
 from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
 from astest_tasks.run.run_request import Progress, RunRequest, SnapshotChoice
 from astest_tasks.run.runner_files import default_runner_path, ensure_default_runner

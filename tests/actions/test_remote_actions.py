@@ -17,7 +17,7 @@ from astest_tasks.build.compiler import BuildRecord
 from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.model.results import Status, result_file_text
 from astest_tasks.model.snapshot_update import SnapshotUpdate
-from astest_tasks.remote.session import RemoteUse
+from astest_tasks.remote.remote_use import RemoteUse
 from astest_tasks.remote.settings import parse_settings
 from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
 from astest_tasks.run.default_runtime import DefaultRuntime

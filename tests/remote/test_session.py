@@ -13,7 +13,8 @@ import pytest
 from astest_tasks.core.records import decode, encode
 from astest_tasks.remote.counters import RemoteCounts
 from astest_tasks.remote.entries import Entry, encode_entry
-from astest_tasks.remote.session import ProcessCounts, RemoteSession, RemoteUse, read_call_counts
+from astest_tasks.remote.remote_use import RemoteUse
+from astest_tasks.remote.session import ProcessCounts, RemoteSession, read_call_counts
 from astest_tasks.remote.settings import parse_settings
 from tests.nginx_cache import CacheServer, free_port
 
