@@ -35,6 +35,11 @@ class CompileRoute(Protocol):
         """asc ``main(served.argv)`` in a persistent server; None means spawn asc instead."""
         ...
 
+    def compiled(self, request: BuildRequest) -> None:
+        """This build's compile has ended (its module is not checked yet): the route may start
+        the next build's meanwhile."""
+        ...
+
 
 class _SpawnEach:
     def take_prefetched(self, request: BuildRequest, into: Path) -> CompileOutput | None:
@@ -43,6 +48,9 @@ class _SpawnEach:
     def compile_in_server(
         self, served: ServedCompile, cwd: Path, limit_s: float
     ) -> CompileOutput | None:
+        return None
+
+    def compiled(self, request: BuildRequest) -> None:
         return None
 
 

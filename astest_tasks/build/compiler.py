@@ -127,6 +127,7 @@ def compile_spec(request: BuildRequest, toolchain: Toolchain, route: CompileRout
         output = route.take_prefetched(request, scratch)
         if output is None:
             output = _run_compiler(request, toolchain, scratch_wasm, route)
+        route.compiled(request)  # the next build may compile while this module is checked
         if is_full(scratch):  # asc exits 0 after a write that found no space
             raise disk_full(final_wasm.parent, f"compiling {request.spec.path}")
         wasm_bytes, problem = _verified_module(request, output, scratch_wasm)

@@ -2,8 +2,9 @@
 
 A plain ``doit`` runs one task at a time: build, run, build, run... A run spends seconds in the
 guest, where wasmtime releases the GIL and the compile server sits idle, and the next build then
-waits for a compile of its own. So when a run starts, a registered spec build that doit is
-bound to run (see ``next_build``) is compiled on a thread, into a scratch folder of its own.
+waits for a compile of its own. So when a build's compile ends (and when a run starts, for a
+build doit found up to date), a registered spec build that doit is bound to run (see
+``next_build``) is compiled on a thread, into a scratch folder of its own.
 When that build's action comes, it takes the compile's output if its request is the same and
 neither its input files (size and modification time) nor the environment changed since the
 compile started; otherwise the prefetched output is thrown away and it compiles as usual. The
@@ -139,6 +140,8 @@ class BuildPrefetcher:
         self._lock = threading.Lock()
         self._planned: list[PlannedBuild] = []
         self._place: dict[tuple[str, str, str], int] = {}  # key -> index in _planned
+        # a build's module (absolute path) -> its key: one module is one build, as doit requires
+        self._key_of_module: dict[str, tuple[str, str, str]] = {}
         self._current: _Prefetch | None = None
         self._closed = False
 
@@ -155,6 +158,7 @@ class BuildPrefetcher:
             else:
                 self._place[build.key] = len(self._planned)
                 self._planned.append(build)
+            self._key_of_module[str(build.wasm())] = build.key
             stale = self._current
             if stale is None or stale.build.key != build.key or stale.build == build:
                 return
@@ -186,6 +190,15 @@ class BuildPrefetcher:
             _discard(passed)
         chosen = next_build(key, following)
         return chosen is not None and self._start(chosen, compiler, then)
+
+    def start_after_build(self, request: BuildRequest, compiler: Compiler) -> bool:
+        """``start_after`` the planned build of ``request``, whose compile has just ended: the
+        next build's compile need not wait for this one's module to be checked and recorded, and
+        for its run to start (measured on a cold run of 20 specs: about 15 ms a spec)."""
+        module = str(Path(request.project_root) / request.wasm_path)
+        with self._lock:
+            key = self._key_of_module.get(module)
+        return key is not None and self.start_after(key, compiler)
 
     def start_for(
         self, changed: Collection[str], compiler: Compiler, then: FollowUp | None = None

@@ -114,6 +114,12 @@ class Scheduler:
         pool = self.compile_pool
         return pool.compile(served.node, served.asc_root, served.argv, cwd, served.env, limit_s)
 
+    def compiled(self, request: BuildRequest) -> None:
+        """A build's compile has ended: in a plain doit, the next build doit will run compiles
+        while this one's module is checked and recorded and its spec runs (build_prefetch.py)."""
+        if build_prefetch.enabled():
+            self.prefetcher.start_after_build(request, self.compile_ahead)
+
     def compile_ahead(self, request: BuildRequest, out_file: Path) -> CompileOutput | None:
         """A build's compile in the compile server, for the prefetcher and the warm-up; None
         when no server can (a prefetch never spawns a compiler), or when the remote cache holds

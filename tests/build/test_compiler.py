@@ -379,6 +379,9 @@ class _Route:
         Path(served.argv[served.argv.index("-o") + 1]).write_bytes(self.module)
         return CompileOutput(0, b"", b"")
 
+    def compiled(self, request: BuildRequest) -> None:
+        return None
+
 
 def _spawned(module: bytes, root: Path) -> tuple[BuildRequest, CompileRoute]:
     """A custom build command, spawned as asc would be: it copies ``module`` and exits 0."""

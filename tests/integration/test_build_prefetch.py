@@ -80,11 +80,11 @@ def test_a_cold_run_compiles_ahead_and_builds_what_a_run_without_it_builds(
 
     code, output, started, taken = counting_doit(ahead, {})
     assert code == 0, output
-    # Five specs in two modes: the first two builds come before any run (each spec's build
-    # comes before the previous spec's run), every later one is compiled during a run.
+    # Five specs in two modes: every build but the first is compiled ahead, from the moment the
+    # compile before it ended (while that module is checked and its spec runs).
     builds = len(list((ahead.root / ".as-test" / "build").rglob("*.build.json")))
     assert builds == 10
-    assert started == taken == builds - 2
+    assert started == taken == builds - 1
 
     code, output, started, taken = counting_doit(plain, {SWITCH_VARIABLE: "0"})
     assert code == 0, output
@@ -110,9 +110,9 @@ def test_edited_specs_rebuild_with_a_head_start_and_no_change_starts_nothing(
     (tests / "skips.spec.ts").write_text((tests / "skips.spec.ts").read_text() + edit)
     code, output, started, taken = counting_doit(project, {})
     assert code == 0, output
-    # geometry's two builds come before its runs (the tasks go spec by spec); skips' first
-    # build, the next one doit is bound to run, is compiled while geometry runs.
-    assert (started, taken) == (1, 1)
+    # Four builds, each compiled ahead from the end of the compile before it but the first:
+    # geometry's second mode, then skips' two (the tasks go spec by spec).
+    assert (started, taken) == (3, 3)
     code, output, started, taken = counting_doit(project, {})
     assert code == 0, output
     assert (started, taken) == (0, 0)

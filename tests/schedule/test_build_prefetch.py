@@ -427,3 +427,27 @@ def test_the_first_bound_build_is_looked_for_a_bounded_way_ahead(tmp_path: Path)
     os.utime(builds[3].inputs[0], ns=(1_000_000_000, 1_000_000_000))
     os.utime(builds[-1].inputs[0], ns=(3_000_000_000, 3_000_000_000))
     assert first_bound_build(builds) is None  # bound, but beyond the look-ahead
+
+
+def test_a_build_whose_compile_ended_starts_the_next_one_found_by_its_module(
+    tmp_path: Path,
+) -> None:
+    prefetcher = planned(tmp_path, "a", "b", "c")
+    compiler = FakeCompiler()
+    # What the build of "a" asks, exactly: the module of its own request names its place.
+    assert prefetcher.start_after_build(request(tmp_path, "a"), compiler)
+    assert prefetcher.settle(timeout=30)
+    assert compiler.compiled == ["b"]
+    # The run of "a", which starts next, finds the compile of "b" ahead of it: nothing more.
+    assert not prefetcher.start_after(("astest", "wasi", "a"), compiler)
+    assert prefetcher.take(request(tmp_path, "b"), scratch_folder(tmp_path / "s")) is not None
+    assert compiler.compiled == ["b"]
+    assert leftovers(tmp_path) == []
+
+
+def test_a_build_that_was_not_planned_starts_nothing(tmp_path: Path) -> None:
+    prefetcher = planned(tmp_path, "a", "b")
+    compiler = FakeCompiler()
+    assert not prefetcher.start_after_build(request(tmp_path, "z"), compiler)
+    assert not prefetcher.start_after_build(request(tmp_path / "elsewhere", "a"), compiler)
+    assert compiler.compiled == []
