@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -165,7 +166,10 @@ def write_report(
     hashed = {item.seen[0]: (item.seen[1], str(item.digest)) for item in loaded if item.seen}
     if state is not None and state.digest == digest and outputs_untouched(root, state.outputs):
         if state.results != hashed:  # a result rewritten with the same bytes, or a new state
-            save_state(state_path, replace(state, results=hashed))
+            # Only a memo: the state it would replace is still true (a file it does not know is
+            # digested again), so a full disk or a read-only folder costs a digest next time.
+            with contextlib.suppress(OSError):
+                save_state(state_path, replace(state, results=hashed))
         return passed  # the reports on disk are the ones these results make
     reports = ReportInput(
         shown=[item.shown for item in loaded],

@@ -72,6 +72,7 @@ class Scheduler:
         # The shared remote cache's client (--remote-cache), and the builds it may hold, which
         # are not compiled ahead: by (project root, mode, spec id).
         self._remote: RemoteSession | None = None
+        self._remote_lock = threading.Lock()
         self.remote_builds: dict[tuple[str, str, str], RemoteTask] = {}
         self._finalizer_installed = False
 
@@ -92,12 +93,14 @@ class Scheduler:
 
     @property
     def remote(self) -> RemoteSession:
-        """This process's remote cache session, made when a task first asks for it."""
-        if self._remote is None:
-            from astest_tasks.remote.session import RemoteSession
+        """This process's remote cache session, made when a task first asks for it (under
+        ``-P thread``, several at once: they must all get the same one)."""
+        with self._remote_lock:
+            if self._remote is None:
+                from astest_tasks.remote.session import RemoteSession
 
-            self._remote = RemoteSession()
-        return self._remote
+                self._remote = RemoteSession()
+            return self._remote
 
     # -- the compile route (build/compile_route.py) --
 
@@ -116,9 +119,11 @@ class Scheduler:
 
     def compiled(self, request: BuildRequest) -> None:
         """A build's compile has ended: in a plain doit, the next build doit will run compiles
-        while this one's module is checked and recorded and its spec runs (build_prefetch.py)."""
-        if build_prefetch.enabled():
-            self.prefetcher.start_after_build(request, self.compile_ahead)
+        while this one's module is checked and recorded and its spec runs (build_prefetch.py).
+        Never raises: a head start that cannot start must not fail the build that asked."""
+        with contextlib.suppress(Exception):
+            if build_prefetch.enabled():
+                self.prefetcher.start_after_build(request, self.compile_ahead)
 
     def compile_ahead(self, request: BuildRequest, out_file: Path) -> CompileOutput | None:
         """A build's compile in the compile server, for the prefetcher and the warm-up; None
@@ -181,10 +186,14 @@ class Scheduler:
     # -- what the actions ask --
 
     def compile_next(self, basename: str, mode: str, spec_id: str) -> bool:
-        """While the run of (basename, mode, spec_id) starts: the next build doit will run."""
-        return build_prefetch.enabled() and self.prefetcher.start_after(
-            (basename, mode, spec_id), self.compile_ahead
-        )
+        """While the run of (basename, mode, spec_id) starts: the next build doit will run.
+        Never raises: a head start that cannot start must not fail the run that asked."""
+        try:
+            return build_prefetch.enabled() and self.prefetcher.start_after(
+                (basename, mode, spec_id), self.compile_ahead
+            )
+        except Exception:
+            return False
 
     def compile_changed(self, changed: Collection[str]) -> bool:
         """As soon as a watched file changes: the first build that reads it, and then its
@@ -230,8 +239,10 @@ class Scheduler:
         """At exit (idempotent, never raises): the helper, what was compiled ahead, the servers."""
         if self.pid != os.getpid():
             return
-        if self._remote is not None:
-            self._remote.close()  # the last uploads end before anything else goes
+        with self._remote_lock:
+            remote = self._remote
+        if remote is not None:
+            remote.close()  # the last uploads end before anything else goes
         self.run_ahead.close()
         self.prefetcher.close()
         if self._compile_pool is not None:

@@ -14,7 +14,7 @@ from astest_tasks.core.records import decode, encode
 from astest_tasks.model.counting import count
 from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict
 from astest_tasks.model.results import SpecResult, Status, write_result
-from astest_tasks.output import report_state
+from astest_tasks.output import report_state, summary
 from astest_tasks.output.coverage_threshold import CoverageThreshold
 from astest_tasks.output.duration_history import HISTORY_FILE, load_history
 from astest_tasks.output.formats import report_file_names
@@ -160,6 +160,22 @@ def test_a_result_file_is_hashed_once_while_it_stays_the_same_file(
     assert len(hashed) == 3
     assert mtimes(tmp_path) != unchanged
     assert json.loads((tmp_path / REPORT).read_text())["specs"][0]["result"]["session"] == "s9"
+
+
+def test_a_state_that_cannot_learn_a_new_result_file_costs_only_a_digest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_result(tmp_path / "r.json", table_result(30))
+    summarize(tmp_path, "s1")
+    unchanged = mtimes(tmp_path)
+    write_result(tmp_path / "r.json", table_result(30))  # the same bytes, another file
+
+    def full_disk(path: Path, state: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(summary, "save_state", full_disk)
+    assert summarize(tmp_path, "s2"), "a memo that cannot be written fails nothing"
+    assert mtimes(tmp_path) == unchanged
 
 
 def test_the_options_declared_printout_only_leave_the_reports_alone(tmp_path: Path) -> None:

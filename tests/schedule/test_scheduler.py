@@ -7,6 +7,9 @@ import threading
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
+
+from astest_tasks.remote import session
 from astest_tasks.schedule.scheduler import Scheduler
 
 
@@ -43,3 +46,60 @@ def test_a_child_forked_before_any_compile_keeps_the_shared_server(tmp_path: Pat
     gone = StandInShared()
     gone.usable = False
     assert Scheduler(tmp_path / "s.mjs", cast(Any, gone)).forked()._shared is None
+
+
+def test_one_remote_session_however_many_threads_ask_for_it_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[object] = []
+    second = threading.Event()
+
+    class WaitingSession(session.RemoteSession):
+        """Holds the first one made until a second is made beside it, or a second has passed:
+        without the scheduler's lock the other threads' checks all see no session yet."""
+
+        def __init__(self) -> None:
+            made.append(self)
+            if len(made) > 1:
+                second.set()
+            second.wait(timeout=1)
+            super().__init__()
+
+    monkeypatch.setattr(session, "RemoteSession", WaitingSession)
+    planner = Scheduler(tmp_path / "server.mjs")
+    start = threading.Barrier(8)
+    sessions: list[object] = []
+
+    def ask() -> None:
+        start.wait()
+        sessions.append(planner.remote)
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(made) == 1
+    assert len(sessions) == 8 and all(item is made[0] for item in sessions)
+    planner.close()
+
+
+class BrokenPrefetcher:
+    """A prefetcher whose every start fails, as a thread that cannot start would."""
+
+    def start_after_build(self, *args: object) -> bool:
+        raise RuntimeError("can't start new thread")
+
+    def start_after(self, *args: object) -> bool:
+        raise RuntimeError("can't start new thread")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_head_start_that_fails_fails_neither_the_build_nor_the_run(tmp_path: Path) -> None:
+    planner = Scheduler(tmp_path / "server.mjs")
+    planner.prefetcher = cast(Any, BrokenPrefetcher())
+    planner.compiled(cast(Any, object()))  # returns: the build goes on
+    assert planner.compile_next("astest", "wasi", "a") is False
+    planner.close()
