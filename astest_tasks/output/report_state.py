@@ -9,8 +9,11 @@ left alone.
 Each result file's digest is of its bytes. Hashing them is most of what a run with nothing to do
 spends on a big suite (21 MB of results on the 360,006-test bench: about 30 ms, issue 40), so
 the state also keeps, per result file, its signature (``file_signature``) when it was last hashed
-and that digest: a file with the same signature is the same bytes, and is not hashed again. This
-is stricter than doit's own test of a file dependency (the same modification time).
+and that digest: a file with the same signature is taken for the same bytes, and is not hashed
+again. Our writes replace the file (a new inode), and any write moves the change time; only a
+same-size write in place by another program within one tick of the kernel's file clock (a few
+milliseconds) could go unseen. This is stricter than doit's own test of a file dependency (the
+same modification time). docs/big-suites.md says so for users.
 """
 
 from __future__ import annotations
@@ -44,8 +47,8 @@ def file_digest(data: bytes) -> str:
 
 def file_signature(status: os.stat_result) -> str:
     """What tells one version of a file from another without reading it: the same inode of the
-    same device, with the same size and modification and change times. Every write moves the
-    times on (the change time cannot be set back), and our writes replace the inode."""
+    same device, with the same size and modification and change times (see the module's
+    docstring for what it cannot see)."""
     return (
         f"{status.st_dev}:{status.st_ino}:{status.st_size}:"
         f"{status.st_mtime_ns}:{status.st_ctime_ns}"
