@@ -4,6 +4,7 @@ forked before that still gets the compile server its parent shared."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -19,20 +20,26 @@ class StandInShared:
     usable = True
 
 
+def asked_at_once(ask: Callable[[], object], threads: int = 8) -> list[object]:
+    """What ``ask`` returned in each of ``threads`` threads let go at the same moment."""
+    start = threading.Barrier(threads)
+    answers: list[object] = []
+
+    def one() -> None:
+        start.wait()
+        answers.append(ask())
+
+    running = [threading.Thread(target=one) for _ in range(threads)]
+    for thread in running:
+        thread.start()
+    for thread in running:
+        thread.join()
+    return answers
+
+
 def test_one_pool_however_many_threads_ask_for_the_first_compile(tmp_path: Path) -> None:
     planner = Scheduler(tmp_path / "server.mjs")
-    start = threading.Barrier(8)
-    pools: list[object] = []
-
-    def ask() -> None:
-        start.wait()
-        pools.append(planner.compile_pool)
-
-    threads = [threading.Thread(target=ask) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    pools = asked_at_once(lambda: planner.compile_pool)
     assert len(pools) == 8 and all(pool is pools[0] for pool in pools)
     planner.close()
 
@@ -67,18 +74,7 @@ def test_one_remote_session_however_many_threads_ask_for_it_first(
 
     monkeypatch.setattr(session, "RemoteSession", WaitingSession)
     planner = Scheduler(tmp_path / "server.mjs")
-    start = threading.Barrier(8)
-    sessions: list[object] = []
-
-    def ask() -> None:
-        start.wait()
-        sessions.append(planner.remote)
-
-    threads = [threading.Thread(target=ask) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    sessions = asked_at_once(lambda: planner.remote)
     assert len(made) == 1
     assert len(sessions) == 8 and all(item is made[0] for item in sessions)
     planner.close()
