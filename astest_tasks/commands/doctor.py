@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from astest_tasks.commands.option_arguments import add_option_arguments, option_values
-from astest_tasks.output.doctor_report import run_doctor
 from astest_tasks.tasks.doctor import DOCTOR_OPTIONS, DoctorRequest
 
 # `-m wasi -m web` as `-m wasi,web`, as the command always took it.
@@ -34,5 +33,4 @@ def doctor_command(parsed: argparse.Namespace) -> int:
     """``astest doctor [-c CONFIG] [-m MODES]... [--remote-cache URL] ...`` in the current
     folder: 1 on any ERROR."""
     request = DoctorRequest.from_values(doctor_values(parsed, os.environ))
-    checks = request.remote.checks()
-    return run_doctor(Path.cwd(), request.config_path, request.modes, sys.stdout, checks)
+    return request.report(Path.cwd(), sys.stdout)

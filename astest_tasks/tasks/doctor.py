@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.option_declarations import declared_options, seconds
@@ -29,16 +29,9 @@ _REMOTE_CACHE_OPTIONS = tuple(option.name for option in declared_options(RemoteC
 DOCTOR_OPTIONS = ("config", "mode", *_REMOTE_CACHE_OPTIONS)
 
 
-def doctor_action(
-    project_root: str, config_path: str, modes: list[str], remote: RemoteCacheAsGiven | None = None
-) -> bool:
+def doctor_action(project_root: str, request: DoctorRequest) -> bool:
     """The ``astest:doctor`` task's action: doit fails the task when it returns False."""
-    # Here, not at import: every run makes this module's task creator helpers, few run the doctor,
-    # and its checks bring in an HTTP client (issue 40's no-change floor).
-    from astest_tasks.output.doctor_report import run_doctor
-
-    more = [] if remote is None else remote.checks()
-    return run_doctor(Path(project_root), config_path, modes, output_stream(), more) == 0
+    return request.report(Path(project_root), output_stream()) == 0
 
 
 @dataclass(frozen=True)
@@ -90,6 +83,16 @@ class DoctorRequest:
         modes = list(read_option(values, "mode"))
         return cls(read_option(values, "config"), modes, remote)
 
+    def report(self, project_root: Path, stream: TextIO) -> int:
+        """The checks of the project at ``project_root`` printed to ``stream``; 1 on any
+        ERROR, as either door exits or fails."""
+        # Here, not at import: every run makes this module's task creator helpers, few run the
+        # doctor, and its checks bring in an HTTP client (issue 40's no-change floor).
+        from astest_tasks.output.doctor_report import run_doctor
+
+        checks = self.remote.checks()
+        return run_doctor(project_root, self.config_path, self.modes, stream, checks)
+
 
 def _seconds(name: str, text: str, default: float) -> float:
     """The option's seconds by its declared rule (core/option_declarations.py); a bad value
@@ -100,18 +103,12 @@ def _seconds(name: str, text: str, default: float) -> float:
         return default
 
 
-def doctor_task(
-    project_root: Path,
-    config_path: str,
-    modes: list[str],
-    basename: str,
-    remote: RemoteCacheAsGiven | None = None,
-) -> dict[str, Any]:
+def doctor_task(project_root: Path, basename: str, request: DoctorRequest) -> dict[str, Any]:
     return {
         "basename": basename,
         "name": "doctor",
         "doc": "check the project's setup (astest doctor): config, Node.js, packages, runtimes",
-        "actions": [(doctor_action, [str(project_root), config_path, modes, remote])],
+        "actions": [(doctor_action, [str(project_root), request])],
         "uptodate": [False],  # a check of the machine as it is now: never cached
         "verbosity": 2,
     }

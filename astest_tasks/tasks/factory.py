@@ -137,8 +137,7 @@ def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, 
         # Only a listing or a call naming the doctor loads it (a plain run never does: issue 40).
         from astest_tasks.tasks.doctor import DoctorRequest, doctor_task
 
-        doctor = DoctorRequest.from_values(values)
-        yield doctor_task(root, doctor.config_path, doctor.modes, pipeline.basename, doctor.remote)
+        yield doctor_task(root, pipeline.basename, DoctorRequest.from_values(values))
     try:
         _check_option_placement(command_line, pipeline, instance.flags)
         options = TaskOptions.from_values(values)
