@@ -178,3 +178,51 @@ def test_a_long_function_is_found(tmp_path: Path) -> None:
     (tmp_path / "module.py").write_text(f'def f() -> None:\n    """Doc."""\n{statements}')
     assert long_functions(tmp_path, 50) == ["module.py:1 f: 60"]
     assert long_functions(tmp_path, 60) == []
+
+
+def _keyword_true(call: ast.Call, name: str) -> bool:
+    return any(
+        keyword.arg == name and isinstance(keyword.value, ast.Constant) and keyword.value.value
+        for keyword in call.keywords
+    )
+
+
+def frozen_dataclasses_with_generated_methods(folder: Path) -> list[str]:
+    """``@dataclass(frozen=True)`` records that could be ``@frozen`` (core/frozen.py): those
+    that neither compare by identity (``eq=False``) nor order (``order=True``)."""
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for decorator in node.decorator_list:
+                if not (isinstance(decorator, ast.Call) and _keyword_true(decorator, "frozen")):
+                    continue
+                compared_by_identity = any(
+                    keyword.arg == "eq"
+                    and isinstance(keyword.value, ast.Constant)
+                    and keyword.value.value is False
+                    for keyword in decorator.keywords
+                )
+                if not (compared_by_identity or _keyword_true(decorator, "order")):
+                    found.append(f"{path.relative_to(folder)}:{node.lineno} {node.name}")
+    return found
+
+
+def test_the_packages_frozen_records_are_cheap_to_define() -> None:
+    # A call with nothing to do defines its records before doit runs a task; a frozen dataclass
+    # costs four times what an @frozen record does (issue 40, docs/performance.md).
+    found = frozen_dataclasses_with_generated_methods(REPO / "astest_tasks")
+    assert not found, "declare these with @frozen (astest_tasks/core/frozen.py):\n" + "\n".join(
+        found
+    )
+
+
+def test_a_frozen_dataclass_with_generated_methods_is_found(tmp_path: Path) -> None:
+    (tmp_path / "module.py").write_text(
+        "from dataclasses import dataclass\n\n"
+        "@dataclass(frozen=True)\nclass Plain:\n    x: int\n\n"
+        "@dataclass(frozen=True, eq=False)\nclass ByIdentity:\n    x: int\n\n"
+        "@dataclass(frozen=True, order=True)\nclass Ordered:\n    x: int\n"
+    )
+    assert frozen_dataclasses_with_generated_methods(tmp_path) == ["module.py:4 Plain"]

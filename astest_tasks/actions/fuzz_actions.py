@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import time
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from doit.exceptions import TaskFailed
@@ -20,6 +20,7 @@ from astest_tasks.actions.task_failure import failed_task
 from astest_tasks.build.build_check import UnusableBuild, check_build
 from astest_tasks.config.pipeline import task_command
 from astest_tasks.core.disk_space import DiskFull
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.fuzz.crash_records import FuzzCrash, write_fuzz_crash_record
 from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome, FuzzReportError, parse_fuzz_report
@@ -40,7 +41,7 @@ from astest_tasks.run.limits import MIB, ModeLimits
 from astest_tasks.run.wasm_compiler import CompilerChoiceError, compiler_for_hot_code
 
 
-@dataclass(frozen=True)
+@frozen
 class FuzzRunRequest:
     """What one fuzz run task asks; handed to the action whole (a frozen, picklable record)."""
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +32,7 @@ from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compiler import BuildRecord
 from astest_tasks.build.module_check import module_problem
 from astest_tasks.core.disk_space import DiskFull
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.process_role import in_doits_main_thread
 from astest_tasks.model.crash_records import remove_crash_record
 from astest_tasks.model.results import (
@@ -65,7 +65,7 @@ MAX_RESULT_BYTES = 16 * 2**20
 _UNREADABLE = (OSError, ValueError, KeyError, TypeError, AttributeError, AssertionError)
 
 
-@dataclass(frozen=True)
+@frozen
 class Lookup:
     """A lookup's key, kept for the store after a miss; None when the task has no portable key
     or the cache is off."""

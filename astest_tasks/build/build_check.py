@@ -5,13 +5,13 @@ command that reproduces it). One place, so a spec and a fuzz target say it in th
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.build.compiler import BuildRecord, read_build_record
+from astest_tasks.core.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class UnusableBuild:
     error: str  # "not built" or "build failed"
     details: str  # what to show: the hint to build it, or the compiler's message and repro

@@ -6,12 +6,13 @@ worker process) and compared whole by the build prefetcher (build_prefetch.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.model.results import SpecIdentity
 
 
-@dataclass(frozen=True)
+@frozen
 class BuildRequest:
     """Everything one compile needs, as plain data (it is passed to a doit action)."""
 

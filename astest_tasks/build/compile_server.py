@@ -21,10 +21,10 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 
 SERVER_SCRIPT = Path(__file__).with_name("asc_server.mjs")
@@ -34,7 +34,7 @@ SHUTDOWN_GRACE_S = 2.0
 _LAST_WORDS_BYTES = 4000
 
 
-@dataclass(frozen=True)
+@frozen
 class CompileOutput:
     """What a compile left behind, as a spawned asc reports it: exit status and its output."""
 

@@ -20,7 +20,6 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.build.build_request import BuildRequest
@@ -33,6 +32,7 @@ from astest_tasks.config.toolchain import Toolchain, check_node_version, load_to
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.disk_space import disk_full, is_full, out_of_space_is_disk_full
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.process_env import base_environ
 from astest_tasks.core.records import REJECT, decode, encode
@@ -41,7 +41,7 @@ BUILD_RECORD_FORMAT = 1
 COMPILE_TIME_LIMIT_S = 600.0
 
 
-@dataclass(frozen=True)
+@frozen
 class BuildRecord:
     """What a compile produced; deterministic, so an identical rebuild changes nothing."""
 

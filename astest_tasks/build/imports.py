@@ -13,10 +13,10 @@ import posixpath
 import re
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.project_source import NotReadable, read_regular_file
 
@@ -31,7 +31,7 @@ _FROM = re.compile(r"""\bfrom\s*["']([^"'\n]+)["']""")
 _BARE_IMPORT = re.compile(r"""\bimport\s*["']([^"'\n]+)["']""")
 
 
-@dataclass(frozen=True)
+@frozen
 class ImportScan:
     local_files: tuple[str, ...]  # posix paths relative to the project root, the spec included
     packages: tuple[str, ...]  # npm package names imported anywhere in those files

@@ -16,9 +16,9 @@ import json
 import shutil
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from astest_tasks.config.as_test_version import NEWEST_TESTED, OLDEST_TESTED, AsTestVersion
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 
 WASI_SHIM = ("@assemblyscript/wasi-shim", "0.1.0")
@@ -30,7 +30,7 @@ FALLBACK_AS_TEST = OLDEST_TESTED
 NPM_TIMEOUT_S = 20.0
 
 
-@dataclass(frozen=True)
+@frozen
 class Pins:
     as_test: str
     assemblyscript: str

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from astest_tasks.commands.init_pins import Pins, choose_pins
 from astest_tasks.core.atomic import create_text_atomic, write_text_atomic
+from astest_tasks.core.frozen import frozen
 from astest_tasks.plan.options import OPTIONS
 from astest_tasks.run.runner_files import default_runner_path, default_runner_source
 from astest_tasks.run.templating import render
@@ -37,7 +39,7 @@ class ScaffoldReport:
     replaced: list[str] = field(default_factory=list)  # --force
 
 
-@dataclass(frozen=True)
+@frozen
 class InitChoices:
     """What ``astest init``'s options ask for (as-test 1.8's ``init`` flags)."""
 
@@ -48,7 +50,10 @@ class InitChoices:
     pins: Pins = _FALLBACK_PINS
 
 
-def scaffold_project(directory: Path, choices: InitChoices = InitChoices()) -> ScaffoldReport:
+DEFAULT_CHOICES: Final = InitChoices()
+
+
+def scaffold_project(directory: Path, choices: InitChoices = DEFAULT_CHOICES) -> ScaffoldReport:
     directory.mkdir(parents=True, exist_ok=True)
     files = {
         "as-test.config.json": render(

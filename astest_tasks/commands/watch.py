@@ -30,7 +30,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -38,6 +37,7 @@ from doit.reporter import ConsoleReporter
 
 from astest_tasks.commands.standalone import DOIT_CONFIG, AstestLoader, AstestMain
 from astest_tasks.commands.watch_inputs import ChangeFilter, Stamp, WatchedInputs, inputs_of_tasks
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.interrupts import unwind_on_sigterm
 from astest_tasks.core.json_text import parse_json
@@ -97,7 +97,7 @@ class WatchLoader(AstestLoader):
         return self.tasks
 
 
-@dataclass(frozen=True)
+@frozen
 class Cycle:
     exit_code: int
     tasks: list[Any]  # what doit loaded; empty when loading failed (a broken config)

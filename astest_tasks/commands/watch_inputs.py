@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.tasks.checks import SnapshotsUnchanged
 
 Stamp = tuple[int, int] | None  # (mtime_ns, size), or None for a missing file
@@ -35,7 +36,7 @@ def stamp(path: str) -> Stamp:
     return (info.st_mtime_ns, info.st_size)
 
 
-@dataclass(frozen=True)
+@frozen
 class WatchedInputs:
     """The absolute paths of every input of the loaded tasks, and the folders to watch."""
 

@@ -11,15 +11,15 @@ as-test now gets that one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.as_test_version import AsTestVersion, installed_version
 from astest_tasks.config.run_rules import RunRules
+from astest_tasks.core.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class AsTest:
     """as-test as this call found it."""
 

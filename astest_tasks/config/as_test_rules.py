@@ -8,9 +8,8 @@ module; none of them compares version strings itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from astest_tasks.config.as_test_version import NEWEST_TESTED, AsTestVersion
+from astest_tasks.core.frozen import frozen
 
 # Releases that changed a rule we follow.
 MODES_ARE_FULL_CONFIGS = "1.0.14"  # mergeRootConfig: a mode is a whole config (input, output,
@@ -37,7 +36,7 @@ TYPED_COVERAGE_POINTS = "1.1.3"
 MODE_NAME_ENV_VAR = "AS_TEST_MODE_NAME"
 
 
-@dataclass(frozen=True)
+@frozen
 class AsTestRules:
     """The rules of one as-test version, as flags; ``for_version`` builds them."""
 

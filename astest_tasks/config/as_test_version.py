@@ -9,10 +9,10 @@ comparison of its own.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.config.toolchain import AS_TEST, find_package
+from astest_tasks.core.frozen import frozen
 
 # The two ends our integration tests run every fixture against.
 OLDEST_TESTED = "1.0.7"
@@ -20,7 +20,7 @@ NEWEST_TESTED = "1.8.0"
 
 
 @functools.total_ordering
-@dataclass(frozen=True)
+@frozen
 class AsTestVersion:
     """A parsed as-test version; compares numerically (``1.10.0`` > ``1.8.0``)."""
 

@@ -17,10 +17,10 @@ import os
 import posixpath
 import shlex
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.config.discovery import Spec
+from astest_tasks.core.frozen import frozen
 
 # Files at the project root, or in a folder above it (a monorepo's root), whose change can alter
 # every spec's build or run.
@@ -40,7 +40,7 @@ PROJECT_WIDE_NAMES = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class SpecInputs:
     """The files whose content decides one (mode, spec) pair's result."""
 
@@ -58,7 +58,7 @@ class SpecInputs:
         return any(_inside(path, folder) for folder in self.folders for path in changed)
 
 
-@dataclass(frozen=True)
+@frozen
 class ChangedSelection:
     ref: str
     selected: frozenset[tuple[str, str]]  # (mode, spec path)

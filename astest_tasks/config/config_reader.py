@@ -37,6 +37,7 @@ from astest_tasks.config.as_test_version import NEWEST_TESTED as NEWEST_AS_TEST
 from astest_tasks.config.asc_flags import TRY_AS
 from astest_tasks.config.envfile import DotenvError, parse_dotenv
 from astest_tasks.core.errors import ConfigError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import JsonNestingError, parse_json, reject_constant
 from astest_tasks.coverage.rules import CoverageRules
 
@@ -57,7 +58,7 @@ _MODE_ONLY = "modes.*."  # the places only a mode has ("modes.*.default")
 JsonObject = dict[str, object]
 
 
-@dataclass(frozen=True)
+@frozen
 class CoverageSetting:
     """``coverage`` as written: a boolean, or an object whose ``enabled`` may be absent (None)."""
 
@@ -99,7 +100,7 @@ class Declared(Protocol):
     def aliases(self) -> tuple[str, ...]: ...  # places read in its stead, in precedence order
 
 
-@dataclass(frozen=True)
+@frozen
 class Format:
     """What the declarations of ``keys.py`` say about the shape of a config object.
 

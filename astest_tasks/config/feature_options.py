@@ -5,14 +5,15 @@ whole as ``TaskOptions.feature_switches``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from astest_tasks.config.coverage_switch import parse_coverage_switch
 from astest_tasks.config.feature_switches import FeatureSwitches
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.option_declarations import OptionDoc, option
 
 
-@dataclass(frozen=True)
+@frozen
 class FeatureOptions:
     """``--coverage``, ``--enable`` and ``--disable`` as given."""
 

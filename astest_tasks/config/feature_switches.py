@@ -12,17 +12,18 @@ Features came with as-test 1.3.0: under an older as-test only ``coverage`` means
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from astest_tasks.config import as_test_rules
 from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.project_config import ModeSettings, normalise_feature
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 
 COVERAGE = "coverage"
 
 
-@dataclass(frozen=True)
+@frozen
 class FeatureSwitches:
     """The features switched on and off for this run, coverage apart."""
 

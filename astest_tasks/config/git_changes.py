@@ -14,16 +14,16 @@ from __future__ import annotations
 import posixpath
 import subprocess
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 
 DEFAULT_REF = "HEAD"  # a bare --changed: what the working tree changed since the last commit
 _DROP = "drop --changed to run every spec"
 
 
-@dataclass(frozen=True)
+@frozen
 class ChangedFiles:
     ref: str
     paths: frozenset[str]  # posix, relative to the project root (``../`` for outside it)

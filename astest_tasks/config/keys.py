@@ -36,6 +36,7 @@ from astest_tasks.config.config_reader import (
     Format,
     Target,
 )
+from astest_tasks.core.frozen import frozen
 
 T = TypeVar("T")
 
@@ -47,7 +48,7 @@ def mode_replaces(base: T, own: T, rules: AsTestRules) -> T:
     return own
 
 
-@dataclass(frozen=True)
+@frozen
 class Doc:
     """A key's row in the table of keys of docs/configuration.md."""
 
@@ -56,7 +57,7 @@ class Doc:
     default: str | None = None  # as the table shows it; None: the Key's default as JSON
 
 
-@dataclass(frozen=True)
+@frozen
 class Folder:
     """How a directory setting is split per mode.
 

@@ -17,10 +17,10 @@ left: ``--last-failed`` narrows them further, as pytest's ``--lf`` given a path 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import Enum
 
 from astest_tasks.config.discovery import Spec
+from astest_tasks.core.frozen import frozen
 from astest_tasks.model.results import SpecResult, Status
 
 
@@ -38,7 +38,7 @@ class BuildState(Enum):
     FAILED = "failed"  # the compile failed, or the record is unreadable
 
 
-@dataclass(frozen=True)
+@frozen
 class StoredRecords:
     """What a pair's output folder holds, as its readers found it."""
 
@@ -58,7 +58,7 @@ def last_outcome(mode: str, spec: Spec, records: StoredRecords) -> LastOutcome:
     return LastOutcome.FAILED if result.status is Status.FAILED else LastOutcome.PASSED
 
 
-@dataclass(frozen=True)
+@frozen
 class LastFailedSelection:
     failed: frozenset[tuple[str, str]]  # (mode, spec path)
     candidates: int  # the pairs it chose from

@@ -5,16 +5,16 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.project_config import ModeSettings, ProjectConfig
+from astest_tasks.core.frozen import frozen
 from astest_tasks.model.results import RESULT_SUFFIX, SpecIdentity
 from astest_tasks.model.snapshot_paths import snapshot_path
 
 
-@dataclass(frozen=True)
+@frozen
 class SpecFiles:
     wasm: str
     build_record: str

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.config.discovery import Spec, discover_specs
@@ -25,9 +24,10 @@ from astest_tasks.config.input_exclusions import (
     mode_only_exclusions,
 )
 from astest_tasks.config.project_config import ModeSettings, ProjectConfig
+from astest_tasks.core.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Exclusion:
     """A spec the base ``input`` finds that one mode's own ``!`` pattern leaves out."""
 
@@ -35,7 +35,7 @@ class Exclusion:
     pattern: str
 
 
-@dataclass(frozen=True)
+@frozen
 class ModeSpecs:
     specs: list[Spec]
     excluded: tuple[Exclusion, ...] = ()

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from astest_tasks.config.layout import output_root
 from astest_tasks.config.project_config import ProjectConfig
 from astest_tasks.config.shards import Shard
+from astest_tasks.core.frozen import frozen
 
 BASENAME = "astest"
 
@@ -25,7 +26,7 @@ def task_command(command: str, task: str) -> str:
     return f"{command} {shlex.quote(task)}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Pipeline:
     """How one task creator sits in the user's doit pipeline (``make_astest_tasks``)."""
 

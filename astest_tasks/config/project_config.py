@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from astest_tasks.config.layers import (
 from astest_tasks.config.mode_hint import add_mode_fix
 from astest_tasks.config.mode_layers import DEFAULT_MODE_NAME, read_modes
 from astest_tasks.core.errors import ConfigError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.coverage.rules import CoverageRules
 
 __all__ = [
@@ -85,7 +86,7 @@ def from_key(
     return {_KEY: key, _SHOWN: shown, _BUILD_KEY: build_key}
 
 
-@dataclass(frozen=True)
+@frozen
 class FuzzSettings:
     """One mode's ``fuzz`` campaign settings (as-test 1.0.7's defaults); see
     ``ModeSettings.fuzz``.
@@ -100,7 +101,7 @@ class FuzzSettings:
     explicit_input: bool = False  # the config names the files: finding none is worth a warning
 
 
-@dataclass(frozen=True)
+@frozen
 class ModeSettings:
     """Everything needed to build and run the specs of one mode, already merged and suffixed."""
 
@@ -172,7 +173,7 @@ def _plain_json(value: object) -> object:
     return value
 
 
-@dataclass(frozen=True)
+@frozen
 class ProjectConfig:
     path: Path
     exists: bool

@@ -20,12 +20,11 @@ Each rule names the as-test release that introduced it (its CHANGELOG):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from astest_tasks.config.as_test_version import NEWEST_TESTED, AsTestVersion
+from astest_tasks.core.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class RunRules:
     version: str
     snapshot_prefix_normalized: bool  # 1.1.6

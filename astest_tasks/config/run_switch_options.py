@@ -5,19 +5,20 @@ to every run as ``TaskOptions.run_switches.switches``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from astest_tasks.config.run_switches import RunSwitches
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.option_declarations import OptionDoc, option
 from astest_tasks.model.snapshot_update import SnapshotUpdate
 
 
-@dataclass(frozen=True)
+@frozen
 class RunSwitchOptions:
     """This run's snapshot, coverage-listing and browser switches, as given."""
 
-    update_snapshots: SnapshotUpdate = option(  # noqa: RUF009 (a dataclasses.field)
+    update_snapshots: SnapshotUpdate = option(
         "",
         "write snapshots while running: `create` stores missing ones, `overwrite` also "
         "replaces mismatching ones, `replace` only replaces mismatching ones",

@@ -15,10 +15,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.model.snapshot_update import SnapshotUpdate
 
 
@@ -42,7 +42,7 @@ class ShowCoverage(Enum):
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class RunSwitches:
     """This call's switches of every run, read once: planning hands them whole to the run
     settings, and each run task takes from there what its key and its action need."""

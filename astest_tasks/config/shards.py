@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 
 _FORMAT_HINT = "write it as k/N with 1 <= k <= N, e.g. --shard=2/4"
 
 
-@dataclass(frozen=True)
+@frozen
 class Shard:
     index: int  # k, from 1
     count: int  # N
@@ -54,7 +54,7 @@ class Shard:
 HASH_SPLIT = "hash"  # how a split by hash is named (split_name)
 
 
-@dataclass(frozen=True)
+@frozen
 class ShardPart:
     """What a shard's report says of its part: shard ``index`` of ``count``, cut from a
     selection of ``pairs`` (mode, spec) pairs by ``split`` (``split_name``; ``HASH_SPLIT`` in a

@@ -11,10 +11,10 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.json_text import parse_json
 
@@ -26,7 +26,7 @@ WASI_SHIM = "@assemblyscript/wasi-shim"
 PINNED_VERSIONS = {ASSEMBLYSCRIPT: "0.28.14", AS_TEST: "1.0.7", WASI_SHIM: "0.1.0"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Package:
     name: str
     root: Path
@@ -37,7 +37,7 @@ class Package:
         return self.root / "package.json"
 
 
-@dataclass(frozen=True)
+@frozen
 class Toolchain:
     node: str
     assemblyscript: Package

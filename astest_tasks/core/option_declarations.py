@@ -22,15 +22,16 @@ holds them makes their joint reading once, when it is made.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import Field, dataclass, field, fields, replace
+from dataclasses import Field, field, fields, replace
 from typing import Any
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 
 _DECLARATION = "astest_option"  # the key of a field's metadata that makes it an option
 
 
-@dataclass(frozen=True)
+@frozen
 class OptionDoc:
     """The option's row in docs/tasks-and-options.md, which ``plan/options_docs.py`` renders
     from these declarations (a test holds the page to it): the flag as the user types it, the
@@ -42,7 +43,7 @@ class OptionDoc:
     meaning: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Declared:
     """What a field declares of its option; the rest follows from the field's name."""
 
@@ -87,7 +88,7 @@ def declaration(record_field: Field[Any]) -> Declared | None:
     return declared if isinstance(declared, Declared) else None
 
 
-@dataclass(frozen=True)
+@frozen
 class OptionSpec:
     """One option as doit declares it, generated from its field's declaration."""
 

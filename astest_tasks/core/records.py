@@ -29,6 +29,8 @@ import typing
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Final, Literal, TypeVar
 
+from astest_tasks.core.frozen import frozen
+
 _METADATA_KEY: Final = "astest_tasks.records"
 
 T = TypeVar("T")
@@ -41,7 +43,7 @@ class RecordError(ValueError):
     """Stored data that is not the record it should be; the message names the field."""
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class _StoredAs:
     key: str | None
     omit_default: bool
@@ -106,7 +108,7 @@ def decode(
 _Reader = Callable[[object, str], object]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class _Field:
     name: str
     key: str
@@ -116,7 +118,7 @@ class _Field:
     omit_default: bool
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class _Plan:
     record_type: type
     fields: tuple[_Field, ...]

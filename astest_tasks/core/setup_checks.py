@@ -6,8 +6,9 @@ checks its runner or browser, run/runtime.py) and the doctor only gathers and pr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+
+from astest_tasks.core.frozen import frozen
 
 
 class Level(StrEnum):
@@ -16,7 +17,7 @@ class Level(StrEnum):
     ERROR = "ERROR"
 
 
-@dataclass(frozen=True)
+@frozen
 class Check:
     level: Level
     scope: str  # "config", "node", "npm", "doit" or "mode <name>"

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import decode_guest_utf8
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import stored_as
 
 
-@dataclass(frozen=True)
+@frozen
 class CoveragePoint:
     hash: str
     file: str
@@ -42,7 +43,7 @@ class CoveragePoint:
         return f"{self.file}::{self.hash}"
 
 
-@dataclass(frozen=True)
+@frozen
 class ReportCoverage:
     """One spec's ``report.coverage``: every point its wasm registered, unfiltered."""
 
@@ -170,7 +171,7 @@ class _Counts:
         return percent_of(self.covered, self.total)
 
 
-@dataclass(frozen=True)
+@frozen
 class FileCoverage(_Counts):
     file: str
     points: tuple[CoveragePoint, ...]  # sorted by line, column, type, hash
@@ -184,7 +185,7 @@ class FileCoverage(_Counts):
         return sum(1 for point in self.points if point.executed)
 
 
-@dataclass(frozen=True)
+@frozen
 class CoverageSummary(_Counts):
     """Counted points per source file, files sorted by path."""
 

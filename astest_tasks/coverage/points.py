@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.js_values import JS_WHITESPACE
 from astest_tasks.core.lazy_pattern import LazyPattern
 from astest_tasks.core.project_source import read_project_source
@@ -87,7 +87,7 @@ _NON_SPACE = LazyPattern(f"[^{_JS_SPACE}]")
 _TRAILING_SPACE = LazyPattern(f"[{_JS_SPACE}]+\\Z")
 
 
-@dataclass(frozen=True)
+@frozen
 class PointInfo:
     label: str  # e.g. "Function", "Method", "Call", or the transform's own type
     name: str  # the symbol the line declares or calls; "" when none was recognised

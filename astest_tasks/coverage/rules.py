@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.coverage.points import SourceLines, describe_point
 
 if TYPE_CHECKING:  # the rules are part of every mode's config; the points only of a coverage run
@@ -30,7 +30,7 @@ _JS_DOT = "[^\n\r\u2028\u2029]"
 _REGEX_SPECIALS = "\\.[]{}()+-^$|"
 
 
-@dataclass(frozen=True)
+@frozen
 class CoverageRules:
     """The ``coverage`` options that choose points (``resolveCoverageOptions``); empty keeps all."""
 

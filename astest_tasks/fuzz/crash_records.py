@@ -12,19 +12,19 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
-@dataclass(frozen=True)
+@frozen
 class FuzzCrash:
     file: str
     file_id: str

@@ -4,13 +4,12 @@ plan (plan/fuzz_plan.py), which takes the record whole as ``TaskOptions.fuzzing`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from astest_tasks.config.selection import selector_names
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.option_declarations import OptionDoc, option
 
 
-@dataclass(frozen=True)
+@frozen
 class FuzzCallOptions:
     """Whether a plain run fuzzes too, and the seed, runs and fuzzers asked for."""
 

@@ -10,15 +10,16 @@ read with a default, as as-test's own host does.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import decode_guest_utf8
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import stored_as
 
 
-@dataclass(frozen=True)
+@frozen
 class FuzzFailure:
     """One failing iteration: replaying ``seed`` with one run repeats it."""
 
@@ -27,7 +28,7 @@ class FuzzFailure:
     input: str  # the JSON array of the arguments the generator passed to run(), or ""
 
 
-@dataclass(frozen=True)
+@frozen
 class FuzzAssertion:
     """The first failed expectation of a fuzzer (empty for a ``false`` return)."""
 
@@ -37,7 +38,7 @@ class FuzzAssertion:
     message: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class FuzzerOutcome:
     name: str
     runs: int

@@ -6,10 +6,10 @@ Like a spec's result it is JSON, so a pinned-seed campaign that doit skips still
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import decode, encode
 from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome
@@ -17,7 +17,7 @@ from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome
 FUZZ_RESULT_FORMAT = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class FuzzResult:
     file: str  # the .fuzz.ts file, relative to the project root
     file_id: str

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
 from enum import IntEnum
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 
 MAX_SEED = 2**31 - 1  # as-test 1.1.0 draws random seeds from [0, 2^31 - 1]
 RUNS_EXAMPLES = "500, 1.5x, +10% or +100000"
@@ -28,7 +28,7 @@ class OverrideKind(IntEnum):
     PERCENT_ADD = 4
 
 
-@dataclass(frozen=True)
+@frozen
 class RunsOverride:
     kind: OverrideKind = OverrideKind.NONE
     value: float = 0.0
@@ -108,7 +108,7 @@ def random_seed() -> int:
     return random.SystemRandom().randint(0, MAX_SEED)
 
 
-@dataclass(frozen=True)
+@frozen
 class FuzzCampaign:
     """What one fuzz run is told: runs, seed, and whether the seed was drawn at random."""
 

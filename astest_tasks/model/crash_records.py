@@ -15,17 +15,18 @@ import contextlib
 import json
 import posixpath
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import REJECT, decode, encode, stored_as
 from astest_tasks.model.results import SpecResult, Stage
 
 
-@dataclass(frozen=True)
+@frozen
 class CrashRecord:
     """A record's ``.json``: as-test's fields, in its order and under its keys."""
 
@@ -42,7 +43,7 @@ class CrashRecord:
     stdout: str
 
 
-@dataclass(frozen=True)
+@frozen
 class CrashCommands:
     cwd: str
     build: str

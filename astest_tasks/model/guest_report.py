@@ -12,9 +12,9 @@ counts to the same totals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.js_values import (
     JS_WHITESPACE,
     js_string,
@@ -75,7 +75,7 @@ def normalize_verdict(value: object) -> Verdict:
 # Data
 
 
-@dataclass(frozen=True)
+@frozen
 class Expectation:
     """One ``expect(...)`` result (an entry of a suite's ``tests``)."""
 
@@ -119,7 +119,7 @@ def quick_expectation(
 _new_object = object.__new__
 
 
-@dataclass(frozen=True)
+@frozen
 class Suite:
     """A ``describe``/``test``/... block as the guest reported it (verdict not yet merged)."""
 
@@ -134,7 +134,7 @@ class Suite:
     logs: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class Counts:
     """Suite and test totals of one or more files, as the CLI's ``Suites:``/``Tests:`` lines."""
 
@@ -162,7 +162,7 @@ class Counts:
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class FailureDetail:
     """One entry of the failure listing printed after a run."""
 

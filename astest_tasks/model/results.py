@@ -12,11 +12,12 @@ import contextlib
 import json
 import os
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import decode, encode
 from astest_tasks.coverage.model import ReportCoverage
@@ -53,7 +54,7 @@ class Stage(StrEnum):
     RUN = "run"
 
 
-@dataclass(frozen=True)
+@frozen
 class SnapshotCounts:
     matched: int = 0
     missing: int = 0
@@ -63,7 +64,7 @@ class SnapshotCounts:
     updated: int = 0
 
 
-@dataclass(frozen=True)
+@frozen
 class SpecResult:
     spec: str
     spec_id: str
@@ -136,7 +137,7 @@ def _splice_suites(head_json: str, suites_json: str) -> str:
     return f'{head_json[:-1]},"suites":{suites_json}}}'
 
 
-@dataclass(frozen=True)
+@frozen
 class SpecIdentity:
     """One (mode, spec) pair: the record every request and result of a pair starts from."""
 
@@ -179,7 +180,7 @@ def failure_result(
     )
 
 
-@dataclass(frozen=True)
+@frozen
 class StoredResult:
     """A result file as the summary reads it: the parsed head, the suites still as JSON text.
 

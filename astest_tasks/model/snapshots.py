@@ -26,6 +26,7 @@ from typing import Final
 
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import as_node_writes, encode_wtf8
 from astest_tasks.core.js_values import js_number_text, js_trim
 from astest_tasks.core.json_text import parse_json, reject_constant
@@ -284,7 +285,7 @@ class SnapshotVerdict(Enum):
     DISABLED = "disabled"  # --no-snapshot: not compared, not counted
 
 
-@dataclass(frozen=True)
+@frozen
 class SnapshotAnswer:
     ok: bool
     # What goes back to the guest: the stored value, or MISSING_SNAPSHOT_EXPECTED.

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.model.guest_report import Expectation, Suite, Verdict
 
 _TEST_KINDS = frozenset({"test", "it", "xtest", "xit", "only", "xonly", "todo"})
@@ -28,7 +28,7 @@ _TIMED_KINDS = frozenset({"test", "it", "only"})  # blocks that run: their time 
 _UNTIMED_ROW = 9  # the fields of a row written before cases had a time
 
 
-@dataclass(frozen=True)
+@frozen
 class TestCase:
     """One reported test case, with how many of its expectations passed, failed and skipped."""
 

@@ -4,10 +4,10 @@ decides which)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from colorama import Back, Fore, Style
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import inert_field
 from astest_tasks.coverage.model import CoverageSummary
 from astest_tasks.model.guest_report import Counts
@@ -17,7 +17,7 @@ from astest_tasks.output.terminal import Palette, strip_colour
 from astest_tasks.output.verbose_tree import tree_lines
 
 
-@dataclass(frozen=True)
+@frozen
 class Shown:
     """A result as the summary shows it: fresh from this doit run, or cached from an earlier one,
     or taken from the shared remote cache in this run (``remote``, never ``cached`` too)."""

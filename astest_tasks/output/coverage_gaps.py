@@ -14,11 +14,11 @@ before 1.8) gives no parents, so every uncovered point is a root and both forms 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from colorama import Style
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.coverage.model import CoveragePoint, CoverageSummary
 from astest_tasks.coverage.points import SourceLines, describe_point
 from astest_tasks.output.terminal import Palette
@@ -29,7 +29,7 @@ _PADDING = 6
 EXPAND_HINT = "  Run with --show-coverage=all to expand nested coverage gaps."
 
 
-@dataclass(frozen=True)
+@frozen
 class GapListing:
     """--show-coverage's ask: where the sources are, and whether nested points are listed."""
 
@@ -38,7 +38,7 @@ class GapListing:
     typed_points: bool = False  # label points as as-test 1.1.3+ does (coverage/points.py)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Layout:
     label_width: int
     location_width: int

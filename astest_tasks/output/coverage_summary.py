@@ -16,10 +16,11 @@ import re
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.version import __version__
 from astest_tasks.coverage.cobertura import COBERTURA_FILE, cobertura_document
 from astest_tasks.coverage.files import LCOV_FILE, LOG_FILE, coverage_log_json, lcov_document
@@ -31,7 +32,7 @@ from astest_tasks.model.results import SpecResult
 _UNSAFE_FILE_CHARACTERS = re.compile(r"[^a-zA-Z0-9._-]")
 
 
-@dataclass(frozen=True)
+@frozen
 class CoverageTarget:
     """A mode whose specs were built with coverage: where its files go, and which points count."""
 
@@ -40,14 +41,14 @@ class CoverageTarget:
     rules: CoverageRules = field(default_factory=CoverageRules)
 
 
-@dataclass(frozen=True)
+@frozen
 class ModeCoverage:
     target: CoverageTarget
     summary: CoverageSummary
     per_spec: tuple[tuple[SpecResult, CoverageSummary], ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class CoverageOutcome:
     total: CoverageSummary  # every covered mode's counted points, merged
     modes: tuple[ModeCoverage, ...]

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.js_values import fixed2
 
 if TYPE_CHECKING:  # an option's value is parsed for every call; a coverage outcome is a run's
@@ -29,13 +29,13 @@ OPTION = "--coverage-fail-under"
 FILES_NAMED = 5  # the files furthest below a floor that its failure line names
 
 
-@dataclass(frozen=True)
+@frozen
 class CoverageFloor:
     mode: str  # "" for the total
     percent: float
 
 
-@dataclass(frozen=True)
+@frozen
 class CoverageThreshold:
     floors: tuple[CoverageFloor, ...] = ()
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.model.results import SpecResult, Stage
 
@@ -27,7 +27,7 @@ MAX_PAIRS = 20_000  # (mode, spec) pairs kept: those of this run first, then the
 _FORMAT = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class PastRun:
     session: str
     seconds: float

@@ -14,11 +14,11 @@ guest did not time (a skipped test, a spec that did not report) has none and is 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from colorama import Style
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import inert_field
 from astest_tasks.model.guest_report import Suite
 from astest_tasks.model.test_cases import block_ms
@@ -26,7 +26,7 @@ from astest_tasks.output.console import Shown, format_seconds
 from astest_tasks.output.terminal import Palette
 
 
-@dataclass(frozen=True)
+@frozen
 class Timed:
     seconds: float
     mode: str

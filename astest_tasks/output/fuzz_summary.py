@@ -9,13 +9,13 @@ count that scripts read.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from colorama import Fore, Style
 
 from astest_tasks.config.pipeline import task_command
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.records import decode
 from astest_tasks.model.results import Status
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # a summary without fuzz files never reads a fuzz result
 MAX_SEEDS_SHOWN = 8  # a fuzzer failing on every run would otherwise print a thousand seeds
 
 
-@dataclass(frozen=True)
+@frozen
 class FuzzEntry:
     mode: str
     file_id: str
@@ -48,7 +48,7 @@ class FuzzEntry:
         return task_command(self.command, f"{self.group}:{self.mode}:{self.file_id}")
 
 
-@dataclass(frozen=True)
+@frozen
 class ShownFuzz:
     result: FuzzResult
     cached: bool

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import own_commands_for_stream
 from astest_tasks.core.terminal_env import in_github_actions as in_github_actions
 from astest_tasks.model.guest_report import FailureDetail
@@ -49,7 +49,7 @@ def workflow_command(name: str, properties: Sequence[tuple[str, str]], message: 
     return f"::{name}{' ' + listed if listed else ''}::{escape_data(message)}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Annotation:
     file: str  # relative to the repository root, /-separated
     line: int  # 0: none known

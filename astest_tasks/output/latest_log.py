@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.model.guest_report import Suite
 from astest_tasks.model.results import SpecResult
@@ -33,14 +33,14 @@ FILE_NAME = "latest.log"
 DEFAULT_MODE = "default"
 
 
-@dataclass(frozen=True)
+@frozen
 class SpecLogLines:
     spec: str
     mode: str
     lines: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class CollectedLogs:
     text: str  # "" when nothing was logged
     count: int  # log() calls, each block's counted once however many modes share it

@@ -8,10 +8,11 @@ importing the registry of formats, which names the page's format (no cycle throu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from astest_tasks.config.shards import ShardPart
+from astest_tasks.core.frozen import frozen
 from astest_tasks.model.results import SpecResult
 from astest_tasks.model.test_cases import TestCase
 from astest_tasks.output.console import Shown
@@ -20,7 +21,7 @@ from astest_tasks.output.duration_history import EMPTY, History
 from astest_tasks.output.fuzz_summary import ShownFuzz
 
 
-@dataclass(frozen=True)
+@frozen
 class ReportContext:
     """What only the HTML report shows beyond the results: where the spec sources are (for the
     lines a failure or a coverage point names; None when not at hand, as in ``astest merge``),
@@ -36,7 +37,7 @@ class ReportContext:
 NO_CONTEXT = ReportContext()
 
 
-@dataclass(frozen=True)
+@frozen
 class ReportInput:
     """The results every format reports, in summary order.
 

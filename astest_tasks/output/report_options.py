@@ -5,9 +5,8 @@ verdict), not the reports, so changing it alone leaves the reports as they are."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from astest_tasks.config.selection import selector_names
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.option_declarations import OptionDoc, option
 from astest_tasks.output.coverage_threshold import CoverageThreshold
 from astest_tasks.output.durations import parse_durations
@@ -19,7 +18,7 @@ def _checked_test_name_pattern(text: str) -> str:
     return text
 
 
-@dataclass(frozen=True)
+@frozen
 class ReportOptions:
     """Which suites and tests are reported, and what the summary adds to its lines."""
 
@@ -113,7 +112,7 @@ class ReportOptions:
         ),
         printout_only=True,
     )
-    coverage_fail_under: CoverageThreshold = option(  # noqa: RUF009 (a dataclasses.field)
+    coverage_fail_under: CoverageThreshold = option(
         "",
         "fail the run when the total coverage (every covered mode merged, as the summary "
         "prints it) is below PCT, as coverage.py's fail_under; `mode=PCT` entries add one "

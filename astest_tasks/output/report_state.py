@@ -22,10 +22,11 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import decode, encode
 
@@ -33,7 +34,7 @@ STATE_FILE = "report-state.json"
 _FORMAT = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class ReportState:
     digest: str
     outputs: Mapping[str, int]  # path (relative to the project root) -> mtime in ns when written

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.model.counting import count, failures, file_verdict
 from astest_tasks.model.guest_report import Suite, Verdict, merge_verdicts
 from astest_tasks.model.results import SpecResult, Status, status_of
@@ -23,7 +24,7 @@ from astest_tasks.model.results import SpecResult, Status, status_of
 RUNTIME_ERROR_KIND = "runtime-error"
 
 
-@dataclass(frozen=True)
+@frozen
 class Filtered:
     result: SpecResult | None  # None: nothing of this spec was selected
     problem: str = ""  # an ambiguous selector

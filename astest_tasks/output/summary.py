@@ -6,13 +6,15 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from pathlib import Path
+from typing import Final
 
 from colorama import Fore
 
 from astest_tasks.config.pipeline import task_command
 from astest_tasks.config.shards import ShardPart
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.option_declarations import declaration
 from astest_tasks.core.records import encode
@@ -71,7 +73,7 @@ from astest_tasks.output.terminal import Palette, output_stream, use_colour
 from astest_tasks.output.test_name_filter import compile_test_name_pattern, skip_unmatched_tests
 
 
-@dataclass(frozen=True)
+@frozen
 class SummaryEntry:
     mode: str
     spec_id: str
@@ -82,7 +84,7 @@ class SummaryEntry:
     command: str = "doit"  # what runs it
 
 
-@dataclass(frozen=True)
+@frozen
 class SummaryPlan:
     project_root: str
     report_path: str
@@ -261,7 +263,7 @@ def write_reports(
     return all(item.result.status != Status.FAILED for item in shown)
 
 
-@dataclass(frozen=True)
+@frozen
 class SummaryExtras:
     """What a run adds to the printout before the totals: ``--durations``' count, and the lines
     of coverage floors not met (coverage_threshold.py)."""
@@ -270,12 +272,15 @@ class SummaryExtras:
     threshold_failures: tuple[str, ...] = ()
 
 
+NO_EXTRAS: Final = SummaryExtras()
+
+
 def print_summary(
     shown: list[Shown],
     coverage: CoverageOutcome | None = None,
     gaps: GapListing | None = None,
     verbose: bool = False,
-    extras: SummaryExtras = SummaryExtras(),
+    extras: SummaryExtras = NO_EXTRAS,
 ) -> None:
     """Print every spec's result, failures, coverage (with its uncovered points when ``gaps``
     asks for them) and totals; the last line is the tests count."""
@@ -313,7 +318,7 @@ def print_with_fuzz(
     note: str = "",
     gaps: GapListing | None = None,
     verbose: bool = False,
-    extras: SummaryExtras = SummaryExtras(),
+    extras: SummaryExtras = NO_EXTRAS,
 ) -> None:
     """The fuzz results first, so the specs' summary, with its tests line, stays last."""
     if note:
@@ -325,7 +330,7 @@ def print_with_fuzz(
     print_summary(shown, coverage, gaps, verbose, extras)
 
 
-@dataclass(frozen=True)
+@frozen
 class LoadedSpec:
     """A spec's result as the summary shows it, and where it came from.
 

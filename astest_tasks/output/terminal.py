@@ -11,11 +11,11 @@ import multiprocessing
 import re
 import sys
 import threading
-from dataclasses import dataclass
 from typing import TextIO
 
 from colorama import Back, Fore, Style, just_fix_windows_console
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.terminal_env import use_colour as use_colour  # its home moved below
 from astest_tasks.model.results import Status
 
@@ -45,7 +45,7 @@ def in_doit_worker_process() -> bool:
     return multiprocessing.parent_process() is not None
 
 
-@dataclass(frozen=True)
+@frozen
 class Palette:
     enabled: bool
 

@@ -16,8 +16,8 @@ import posixpath
 import sys
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.plan.doit_argv import (
     READ_ONLY_COMMANDS,
     default_tasks,
@@ -28,7 +28,7 @@ from astest_tasks.plan.doit_argv import (
 from astest_tasks.plan.state_file import state_file_from_argv
 
 
-@dataclass(frozen=True)
+@frozen
 class CommandLine:
     """``program`` is how the process was started (``doit``, ``astest``, a path to either);
     ``arguments`` are the words after it, as doit parses them."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from astest_tasks.config.discovery import Spec, discover_specs
 from astest_tasks.config.project_config import COVERAGE_ENV_VAR, FuzzSettings, ModeSettings
+from astest_tasks.core.frozen import frozen
 from astest_tasks.fuzz.fuzz_options import FuzzCallOptions
 from astest_tasks.plan.command_line import CommandLine
 
@@ -31,7 +32,7 @@ FUZZ_SUFFIX = ".fuzz.ts"
 FUZZ_FLAGS = ("--use", "AS_TEST_FUZZ=1")
 
 
-@dataclass(frozen=True)
+@frozen
 class FuzzOptions:
     """The fuzz parameters of one doit call, already checked."""
 

@@ -4,12 +4,11 @@ Declared here (core/option_declarations.py says how); the factory reads them who
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.option_declarations import OptionDoc, option
 
 
-@dataclass(frozen=True)
+@frozen
 class ListingOptions:
     """What the call prints instead of running, if anything."""
 

@@ -26,13 +26,14 @@ retarget every instance in a dodo.py.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from astest_tasks.config.feature_options import FeatureOptions
 from astest_tasks.config.feature_switches import FeatureSwitches, combined_coverage
 from astest_tasks.config.run_switch_options import RunSwitchOptions
 from astest_tasks.config.run_switches import RunSwitches, ShowCoverage
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.option_declarations import OptionSpec, declared_options
 from astest_tasks.fuzz.fuzz_options import FuzzCallOptions
 from astest_tasks.output.report_options import ReportOptions
@@ -54,7 +55,7 @@ GROUPS: tuple[tuple[str, type], ...] = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class TaskOptions:
     """One call's options, each read once, in the records of the stages that read them."""
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +36,14 @@ from astest_tasks.config.project_config import (
     split_mode_names,
 )
 from astest_tasks.config.selection import select_specs
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.model.results import Status, read_result
 from astest_tasks.plan.fuzz_plan import fuzz_files, fuzz_mode, fuzz_targets
 from astest_tasks.run.runtime_command import resolve_runtime
 
 
-@dataclass(frozen=True)
+@frozen
 class PlanRequest:
     files: bool = False  # --list
     modes: bool = False  # --list-modes
@@ -54,7 +54,7 @@ class PlanRequest:
         return self.files or self.modes
 
 
-@dataclass(frozen=True)
+@frozen
 class PlanInput:
     """What the plan is of: the loaded config and this call's choices."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from astest_tasks.build.imports import ImportScanCache
@@ -39,6 +39,7 @@ from astest_tasks.config.toolchain import (
     version_combination_warning,
 )
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.fuzz.fuzz_options import FuzzCallOptions
 from astest_tasks.output.coverage_summary import CoverageTarget
 from astest_tasks.plan.command_line import CommandLine
@@ -73,7 +74,7 @@ from astest_tasks.run.runtime_command import resolve_runtime
 Warn = Callable[[str], None]
 
 
-@dataclass(frozen=True)
+@frozen
 class PlannedSpec:
     """One (mode, spec) pair, with its files and its runtime, at its place among the runs."""
 
@@ -84,7 +85,7 @@ class PlannedSpec:
     place: int  # 1-based, among ``Plan.specs``
 
 
-@dataclass(frozen=True)
+@frozen
 class Plan:
     root: Path
     options: TaskOptions
@@ -125,7 +126,7 @@ class Plan:
         ]
 
 
-@dataclass(frozen=True)
+@frozen
 class _Project:
     """The project as this call sees it: its rules, config, modes and toolchain."""
 
@@ -172,7 +173,7 @@ def make_plan(
     )
 
 
-@dataclass(frozen=True)
+@frozen
 class _Chosen:
     specs_by_mode: dict[str, list[Spec]]
     suite_pairs: int

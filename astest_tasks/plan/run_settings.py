@@ -6,12 +6,11 @@ fuzz runs take their values from here, so each option is parsed in one place.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from astest_tasks.config.as_test import AsTest
 from astest_tasks.config.pipeline import Pipeline
 from astest_tasks.config.project_config import ProjectConfig
 from astest_tasks.config.run_switches import RunSwitches
+from astest_tasks.core.frozen import frozen
 from astest_tasks.remote.remote_use import RemoteUse
 from astest_tasks.run.limit_options import LimitOptions
 from astest_tasks.run.limits import (
@@ -24,7 +23,7 @@ from astest_tasks.run.limits import (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class RunLimits:
     """The limit options (``10,web=30``), read once the config's modes are known."""
 
@@ -49,7 +48,7 @@ class RunLimits:
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class RunSettings:
     """What this doit call asked of every run task."""
 

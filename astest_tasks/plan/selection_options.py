@@ -4,13 +4,12 @@ plan_specs.py) and the factory's shard, handed over whole as ``TaskOptions.selec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from astest_tasks.config.git_changes import DEFAULT_REF
 from astest_tasks.config.project_config import split_mode_names
 from astest_tasks.config.selection import selector_names
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.option_declarations import OptionDoc, option, stripped
 
 DEFAULT_CONFIG = "as-test.config.json"
@@ -20,7 +19,7 @@ def _mode_names(text: str) -> tuple[str, ...]:
     return tuple(split_mode_names([text]))
 
 
-@dataclass(frozen=True)
+@frozen
 class SelectionOptions:
     """Which config, modes and specs this call plans, and which part of them (a CI shard)."""
 
@@ -98,7 +97,7 @@ class SelectionOptions:
             ),
         ),
     )
-    shard: Shard | None = option(  # noqa: RUF009 (a dataclasses.field)
+    shard: Shard | None = option(
         "",
         "run one part of the suite, k of N (e.g. `--shard=2/4`), for a CI job matrix; each "
         "shard writes its own reports, and `astest merge` combines them",

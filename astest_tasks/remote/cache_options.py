@@ -4,8 +4,7 @@ says how, remote/settings.py holds the defaults and the environment's names) and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.option_declarations import OptionDoc, option, seconds
 from astest_tasks.remote.settings import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -26,7 +25,7 @@ def _remote_cache_mode(text: str) -> RemoteMode:
     return RemoteMode.parse(text.strip() or RemoteMode.READ_WRITE.value, "--remote-cache-mode")
 
 
-@dataclass(frozen=True)
+@frozen
 class RemoteCacheOptions:
     """Where the shared cache is, whether this call may write to it, and how long to wait."""
 
@@ -57,7 +56,7 @@ class RemoteCacheOptions:
             ),
         ),
     )
-    remote_cache_mode: RemoteMode = option(  # noqa: RUF009 (a dataclasses.field)
+    remote_cache_mode: RemoteMode = option(
         RemoteMode.READ_WRITE.value,
         "`read-write` looks up and uploads; `read` only looks up (a pull request's CI) "
         "[default: %(default)s]",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+
+from astest_tasks.core.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class RemoteCounts:
     hits: int = 0
     misses: int = 0

@@ -9,16 +9,16 @@ import hashlib
 import hmac
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from astest_tasks.core.digests import is_sha256
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 
 ENTRY_FORMAT = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     """``blobs`` maps the caller's names (e.g. ``"wasm"``, ``"record"``) to SHA-256 digests."""
 

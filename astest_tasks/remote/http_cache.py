@@ -25,13 +25,13 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 import urllib3
 
 from astest_tasks.core.atomic import create_staged, install_staged, staging_name
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.remote.counters import RemoteCounters, RemoteCounts
 from astest_tasks.remote.entries import (
@@ -64,7 +64,7 @@ def _stderr_warning(message: str) -> None:
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@frozen
 class Staged:
     """An entry's blobs as they wait to be judged: each in a temporary file beside where it
     goes, its bytes already checked against its SHA-256 (``digests``)."""

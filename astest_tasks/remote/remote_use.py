@@ -6,12 +6,11 @@ carries one, and a call without a cache loads none of the session's code (issue 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from astest_tasks.core.frozen import frozen
 from astest_tasks.remote.settings import RemoteSettings
 
 
-@dataclass(frozen=True)
+@frozen
 class RemoteUse:
     """What an action needs to use the remote cache: plain data, pickled to doit's workers. The
     settings' secrets never print (``repr=False``)."""

@@ -24,11 +24,11 @@ import json
 import os
 import sys
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from astest_tasks.core.atomic import create_text_atomic, write_text_atomic
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import decode, encode
@@ -107,7 +107,7 @@ class RemoteSession:
                 cache.close()
 
 
-@dataclass(frozen=True)
+@frozen
 class ProcessCounts:
     """One process's file, ``<session>-<pid>.json``: what its cache did, and the (mode, spec
     id) pairs whose results came from the cache. Written and read through the record codec."""
@@ -117,7 +117,7 @@ class ProcessCounts:
     served: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class CallCounts:
     counts: RemoteCounts
     served: frozenset[tuple[str, str]]

@@ -7,10 +7,11 @@ import base64
 import enum
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 
 DEFAULT_CONNECT_TIMEOUT = 2.0
 DEFAULT_REQUEST_TIMEOUT = 10.0
@@ -42,7 +43,7 @@ class RemoteMode(enum.Enum):
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class RemoteSettings:
     """A remote cache as the client uses it: ``base_url`` carries no user or password, the
     credentials travel only in ``headers``."""

@@ -22,9 +22,9 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.remote.entries import canonical_json
 from astest_tasks.remote.portable_keys import remote_key
@@ -52,7 +52,7 @@ def durations_key(config_path: str, basename: str, modes: list[str]) -> str:
     return remote_key(DURATIONS_KIND, {}, {}, {"identity": identity})
 
 
-@dataclass(frozen=True)
+@frozen
 class SharedDurations:
     """Where a shard finds the durations a merge published: the cache and the entry's key."""
 

@@ -25,10 +25,11 @@ import importlib.metadata
 import os
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.remote.portable_keys import file_digest, remote_key
 from astest_tasks.remote.remote_use import RemoteUse
 
@@ -40,7 +41,7 @@ class NotPortable(ValueError):
     """An input that has no name on another machine: the task is neither looked up nor stored."""
 
 
-@dataclass(frozen=True)
+@frozen
 class RemoteKeyInputs:
     """What a task's remote key is made of, decided when the task is planned (plain data, handed
     to the action); the files are read when the action computes the key."""
@@ -103,7 +104,7 @@ def portable_digests(project_root: Path, files: Iterable[str]) -> dict[str, str]
     return digests
 
 
-@dataclass(frozen=True)
+@frozen
 class RemoteTask:
     """A build's or run's use of the remote cache, decided when its task is planned."""
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 
 # Flags from the machine notes: without the background-networking ones, Chromium tries to reach
 # Google's hosts at every start, which a closed network refuses many times over.
@@ -38,7 +38,7 @@ INSTALL_HINT = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class BrowserChoice:
     executable: str
     headless: bool

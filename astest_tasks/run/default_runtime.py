@@ -9,10 +9,10 @@ own there, and this is our equivalent (``claim``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.run.inprocess_runtime import run_python_runner
 from astest_tasks.run.runner_files import default_runner_path
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from astest_tasks.run.runtime_request import RuntimeRequest
 
 
-@dataclass(frozen=True)
+@frozen
 class DefaultRuntime(RuntimeDefaults):
     """The target's default runner, executed inside the run task's process."""
 

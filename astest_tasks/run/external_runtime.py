@@ -28,10 +28,10 @@ import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.parent_bond import killed_with_this_thread
 from astest_tasks.core.process_env import base_environ
 from astest_tasks.core.setup_checks import Check, Level
@@ -51,7 +51,7 @@ KILL_GRACE_S = 2.0
 RUNTIME_SEND_BUFFER = 16 * 1024 * 1024
 
 
-@dataclass(frozen=True)
+@frozen
 class ExternalRuntime(RuntimeDefaults):
     """A command run as a subprocess per spec, talking WIPC over its stdin and stdout."""
 
@@ -159,7 +159,7 @@ def spec_short_name(spec_path: str) -> str:
     return posixpath.basename(spec_path).replace(".ts", "", 1).replace(".spec", "", 1)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Stdio:
     """Our ends of the runtime's stdin, stdout and stderr socket pairs."""
 

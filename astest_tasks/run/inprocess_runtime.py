@@ -28,6 +28,7 @@ from types import CodeType
 from typing import TYPE_CHECKING
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.process_env import runner_environment
 from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.run.guest_run import GuestRun
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from astest_tasks.run.wasm_host import HostLimits, PreparedGuest
 
 
-@dataclass(frozen=True)
+@frozen
 class InProcessRuntime(RuntimeDefaults):
     """A runner script of the user's, named by the runtime command (``python ./runner.py``)."""
 

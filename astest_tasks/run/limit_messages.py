@@ -8,12 +8,11 @@ options and environment variables named come from their declarations in ``limits
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from astest_tasks.core.frozen import frozen
 from astest_tasks.run.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT, LimitSpec
 
 
-@dataclass(frozen=True)
+@frozen
 class LimitedRun:
     """What stopped at a limit, and how a hint to raise the limit is written for it."""
 
@@ -28,7 +27,7 @@ class LimitedRun:
     shorter_run: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class LimitMessage:
     title: str  # one line: which limit stopped the run, and its value
     details: str  # what the run did at the limit, and how to raise it

@@ -5,13 +5,12 @@ modes are known."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.option_declarations import OptionDoc, option
 from astest_tasks.run.limits import MEMORY_LIMIT, OUTPUT_LIMIT, TIMEOUT
 
 
-@dataclass(frozen=True)
+@frozen
 class LimitOptions:
     """The wall clock, memory and output a spec may use before it is stopped and failed."""
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class PerMode:
     default: float
     by_mode: Mapping[str, float] = field(default_factory=dict)
@@ -27,7 +28,7 @@ class PerMode:
 MIB = 1024 * 1024  # the MiB of the memory and output options
 
 
-@dataclass(frozen=True)
+@frozen
 class LimitSpec:
     option: str  # --timeout
     env_var: str  # ASTEST_TIMEOUT
@@ -78,7 +79,7 @@ MEMORY_LIMIT = LimitSpec("--memory-limit", "ASTEST_MEMORY_LIMIT", "MiB", 1024.0,
 OUTPUT_LIMIT = LimitSpec("--output-limit", "ASTEST_OUTPUT_LIMIT", "MiB", 64.0, 4096.0)
 
 
-@dataclass(frozen=True)
+@frozen
 class ModeLimits:
     """One mode's limits, as a run (and a fuzz run) applies them."""
 

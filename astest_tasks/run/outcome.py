@@ -11,10 +11,11 @@ rules, in the order they are tried, are docs/design/host-contract.md §4.8.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from astest_tasks.config.as_test_version import OLDEST_TESTED, AsTestVersion
 from astest_tasks.config.run_rules import RunRules
+from astest_tasks.core.frozen import frozen
 from astest_tasks.model.guest_report import (
     ReportError,
     Suite,
@@ -41,7 +42,7 @@ _IGNORED_STDERR = ("ExperimentalWarning: WASI is an experimental feature", "--tr
 OLDEST = AsTestVersion.parse(OLDEST_TESTED)  # a verdict asked without rules: 1.0.7's
 
 
-@dataclass(frozen=True)
+@frozen
 class RunVerdictInput:
     spec_basename: str
     timeout_s: float

@@ -7,20 +7,20 @@ value is decided once, when the tasks are planned (planning.py, spec_tasks.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.config.as_test import AsTest
 from astest_tasks.config.layout import SpecFiles
 from astest_tasks.config.pipeline import Pipeline, task_command
 from astest_tasks.config.run_rules import RunRules
+from astest_tasks.core.frozen import frozen
 from astest_tasks.model.results import SpecIdentity
 from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.runtime import Runtime
 
 
-@dataclass(frozen=True)
+@frozen
 class SnapshotChoice:
     """Where the spec's snapshots are and what this run does with them."""
 
@@ -31,7 +31,7 @@ class SnapshotChoice:
     input_patterns: tuple[str, ...]  # the mode's input globs: as-test 1.2.0+ snapshot paths
 
 
-@dataclass(frozen=True)
+@frozen
 class Progress:
     """This run's place, for the live progress line."""
 
@@ -40,7 +40,7 @@ class Progress:
     counter_file: str  # counts finished specs across doit's workers (progress.py)
 
 
-@dataclass(frozen=True)
+@frozen
 class RunRequest:
     project_root: str
     spec: SpecIdentity

@@ -19,9 +19,10 @@ for them. Adding a runtime is one such module and its entry in ``RUNTIMES``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Self
+
+from astest_tasks.core.frozen import frozen
 
 if TYPE_CHECKING:  # a run's parts: planning, which makes runtimes, never loads them
     from astest_tasks.core.setup_checks import Check
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # a run's parts: planning, which makes runtimes, never loads 
     from astest_tasks.run.wasm_compiler import WasmCompiler
 
 
-@dataclass(frozen=True)
+@frozen
 class RunnableSpec:
     """One built spec, as a runtime is asked to run it."""
 
@@ -44,7 +45,7 @@ class RunnableSpec:
     compiler: WasmCompiler | None = None  # wasmtime's compiler; None: chosen by previous_run_s
 
 
-@dataclass(frozen=True)
+@frozen
 class SpecLimits:
     """What one spec may take: the wall clock always, memory where the runtime can measure it."""
 

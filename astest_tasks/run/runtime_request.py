@@ -9,11 +9,12 @@ a mode's command means is answered in the runtime that runs it, not in a chain o
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 from pathlib import Path
 
+from astest_tasks.core.frozen import frozen
 
-@dataclass(frozen=True)
+
+@frozen
 class RuntimeRequest:
     """A mode's runtime command as as-test reads it, its target, and what was asked of a web
     mode's browser."""

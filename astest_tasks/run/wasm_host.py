@@ -22,12 +22,13 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Protocol, cast
 
 import wasmtime
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import decode_guest_utf16, encode_wtf8
 from astest_tasks.core.interrupts import signals_stop_the_guest
 from astest_tasks.run import module_shelf
@@ -74,7 +75,7 @@ class _Bounded(Protocol):
     def memory_bytes(self) -> int: ...
 
 
-@dataclass(frozen=True)
+@frozen
 class HostLimits:
     """A guest's limits; the defaults are the options' (run/limits.py), stated there once."""
 
@@ -92,7 +93,7 @@ class HostLimits:
         return int(max(1.0, min(float(MAX_EPOCH_TICKS), ticks + 1)))
 
 
-@dataclass(frozen=True)
+@frozen
 class WasiGrants:
     """What a wasi spec may reach beyond its sandbox, granted by its runner script: directories
     (guest path to host path, read-only) and extra environment variables."""

@@ -17,11 +17,12 @@ import importlib.util
 import os
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.run.browser_choice import BrowserChoice, find_chromium, first_line, has_display
 from astest_tasks.run.guest_run import GuestRun
@@ -47,7 +48,7 @@ _server_pid = 0
 _server_lock = threading.Lock()
 
 
-@dataclass(frozen=True)
+@frozen
 class BrowserRuntime(RuntimeDefaults):
     """The web target: each spec in a page of the Chromium that the run task's process keeps."""
 

@@ -12,10 +12,10 @@ as coincidental text: its four bytes become passthrough and scanning resumes rig
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Final
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import decode_guest_utf8
 from astest_tasks.core.json_text import parse_json, reject_constant
 
@@ -42,13 +42,13 @@ _OPEN_BRACE: Final = ord("{")
 _COMPACT_THRESHOLD: Final = 64 * 1024
 
 
-@dataclass(frozen=True)
+@frozen
 class Frame:
     type: FrameType
     payload: bytes
 
 
-@dataclass(frozen=True)
+@frozen
 class Passthrough:
     """Bytes outside any frame: the spec's plain stdout."""
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from astest_tasks.build.build_request import BuildRequest
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.process_role import in_doits_main_thread
 
 if TYPE_CHECKING:  # the compile server's module loads with the first compile
@@ -50,7 +51,7 @@ Compiler = Callable[[BuildRequest, Path], "CompileOutput | None"]
 FollowUp = Callable[[bytes], Callable[[], None] | None]
 
 
-@dataclass(frozen=True)
+@frozen
 class PlannedBuild:
     """A spec build as its task was created: the action's request and the task's file_dep."""
 

@@ -29,11 +29,11 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from astest_tasks.core.atomic import guard_writes, stop_writing
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.process_env import base_environ
 from astest_tasks.run.external_runtime import end_external_runtimes
 
@@ -68,14 +68,14 @@ def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
     return b"".join(parts)
 
 
-@dataclass(frozen=True)
+@frozen
 class Job:
     number: int
     function: Callable[..., Any]  # module-level: it is pickled by name
     arguments: tuple[Any, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class Answer:
     number: int
     value: Any = None  # what the function returned

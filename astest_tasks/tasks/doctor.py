@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.option_declarations import declared_options, seconds
 from astest_tasks.core.setup_checks import Check
 from astest_tasks.output.terminal import output_stream
@@ -34,7 +34,7 @@ def doctor_action(project_root: str, request: DoctorRequest) -> bool:
     return request.report(Path(project_root), output_stream()) == 0
 
 
-@dataclass(frozen=True)
+@frozen
 class RemoteCacheAsGiven:
     """The remote cache options as given (a bad one is the doctor's to name, not to stop on),
     under their options' names."""
@@ -62,7 +62,7 @@ class RemoteCacheAsGiven:
         return remote_cache_checks(self.remote_cache, self.remote_cache_mode, os.environ, timeouts)
 
 
-@dataclass(frozen=True)
+@frozen
 class DoctorRequest:
     """What the doctor checks, read from the options' values as given, by either door."""
 

@@ -10,7 +10,6 @@ holds it: two instances (two configs, or two mode sets) live in one dodo.py side
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from doit.exceptions import InvalidDodoFile, InvalidTask
 
 from astest_tasks.config.pipeline import BASENAME, Pipeline
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.option_declarations import OptionSpec
 from astest_tasks.core.version import __version__
 from astest_tasks.plan.command_line import CommandLine, current_command_line
@@ -32,7 +32,7 @@ from astest_tasks.tasks.creator import create_tasks
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
 
-@dataclass(frozen=True)
+@frozen
 class AstestTasks:
     """A task creator for doit. Call it with option values (``creator(mode="wasi")``) to get
     the task dicts yourself; each carries its full name, so a wrapper may filter or extend
@@ -117,7 +117,7 @@ def _check_basename(basename: str) -> None:
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class _Instance:
     """What one ``make_astest_tasks`` call fixed: its project, its pipeline, its options."""
 

@@ -9,11 +9,11 @@ atomically, so a reader never sees half a report.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from astest_tasks.core.atomic import write_text_atomic
+from astest_tasks.core.frozen import frozen
 from astest_tasks.output.report_input import ReportInput
 
 
@@ -33,7 +33,7 @@ class ReportFormat(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@frozen
 class TextFormat:
     """A format whose file is one text, rendered whole and then written atomically."""
 

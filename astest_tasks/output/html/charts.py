@@ -7,14 +7,15 @@ nothing of a spec's text can reach the SVG.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from astest_tasks.core.frozen import frozen
 
 WIDTH = 120
 HEIGHT = 28
 _MARGIN = 3
 
 
-@dataclass(frozen=True)
+@frozen
 class Chart:
     points: str  # the polyline's "x,y x,y ..." (the oldest run leftmost)
     last_x: float  # the latest run, drawn as a dot

@@ -9,9 +9,9 @@ text is always shown as text.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.coverage.model import CoveragePoint, FileCoverage
 from astest_tasks.coverage.points import SourceLines
 from astest_tasks.model.locations import parse_location
@@ -26,13 +26,13 @@ class Mark(StrEnum):
     MISS = "miss"  # a point on the line never ran
 
 
-@dataclass(frozen=True)
+@frozen
 class Segment:
     text: str
     mark: Mark
 
 
-@dataclass(frozen=True)
+@frozen
 class CodeLine:
     number: int
     mark: Mark
@@ -40,7 +40,7 @@ class CodeLine:
     points: str  # the line's points, for the tooltip: "Function 3:1 ran, Block 3:20 never ran"
 
 
-@dataclass(frozen=True)
+@frozen
 class FileSource:
     file: str
     lines: tuple[CodeLine, ...]  # () when the file could not be read, or the page is full
@@ -101,7 +101,7 @@ def code_line(number: int, text: str, points: Sequence[CoveragePoint]) -> CodeLi
     return CodeLine(number, mark, tuple(segments), described)
 
 
-@dataclass(frozen=True)
+@frozen
 class PointedLine:
     """The source line a failure's ``line:col`` names, with that column marked."""
 

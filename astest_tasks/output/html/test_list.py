@@ -15,8 +15,8 @@ place on the page (``tests-3``), never from a spec's name, so any name makes a s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.model.test_cases import TestCase
 from astest_tasks.output.ci_reports import point_status
@@ -28,7 +28,7 @@ MAX_TESTS_PER_SPEC = 100  # tests one spec lists in one mode
 MAX_TESTS = 400  # tests the page lists in all; report.json holds every one
 
 
-@dataclass(frozen=True)
+@frozen
 class TestLine:
     __test__ = False  # not a pytest class, whatever its name
 
@@ -37,7 +37,7 @@ class TestLine:
     duration: str  # "" when the guest did not time it (a skipped test)
 
 
-@dataclass(frozen=True)
+@frozen
 class ModeTests:
     mode: str
     tests: tuple[TestLine, ...]
@@ -46,7 +46,7 @@ class ModeTests:
     build_failed: bool  # no tests to list: the spec did not compile
 
 
-@dataclass(frozen=True)
+@frozen
 class SpecTests:
     anchor: str  # the section's id, linked from the spec's row in the matrix
     spec: str

@@ -13,8 +13,8 @@ from __future__ import annotations
 import shlex
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from astest_tasks.core.frozen import frozen
 from astest_tasks.coverage.points import SourceLines
 from astest_tasks.fuzz.results import FuzzResult
 from astest_tasks.fuzz.runs import replay_command
@@ -44,7 +44,7 @@ MAX_SOURCE_LINES = 20_000  # coverage source shown in all; a file past it lists 
 MAX_GAPS_PER_FILE = 200
 
 
-@dataclass(frozen=True)
+@frozen
 class Cell:
     status: str  # passed, failed, skipped
     counts: str
@@ -53,14 +53,14 @@ class Cell:
     anchor: str  # the failure's id on the page, "" when it has none
 
 
-@dataclass(frozen=True)
+@frozen
 class Row:
     spec: str
     anchor: str  # the id of the spec's section of tests
     cells: tuple[Cell | None, ...]  # one per mode, None where the spec is not in that mode
 
 
-@dataclass(frozen=True)
+@frozen
 class FailureView:
     title: str  # the test's path: "describe > test#N"
     where: str  # file:line:col, or the file alone
@@ -71,7 +71,7 @@ class FailureView:
     source: PointedLine | None
 
 
-@dataclass(frozen=True)
+@frozen
 class SpecFailures:
     anchor: str
     spec: str
@@ -84,7 +84,7 @@ class SpecFailures:
     repro: str
 
 
-@dataclass(frozen=True)
+@frozen
 class SlowSpec:
     spec: str
     mode: str
@@ -93,7 +93,7 @@ class SlowSpec:
     chart: Chart | None
 
 
-@dataclass(frozen=True)
+@frozen
 class Totals:
     label: str
     covered: int
@@ -101,21 +101,21 @@ class Totals:
     percent: str
 
 
-@dataclass(frozen=True)
+@frozen
 class CoverageFile:
     totals: Totals
     source: FileSource
     gaps: tuple[str, ...]  # "line:col Type" of every uncovered point (capped)
 
 
-@dataclass(frozen=True)
+@frozen
 class CoverageView:
     modes: tuple[Totals, ...]
     total: Totals
     files: tuple[CoverageFile, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class FailedFuzzer:
     name: str
     message: str
@@ -127,7 +127,7 @@ class FailedFuzzer:
     repro: str
 
 
-@dataclass(frozen=True)
+@frozen
 class FuzzView:
     file: str
     mode: str
@@ -141,7 +141,7 @@ class FuzzView:
     fuzzers: tuple[FailedFuzzer, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class Page:
     files: dict[str, int]
     tests: Counts
