@@ -8,21 +8,29 @@ those compiles were about 40 ms of its 0.25 s (docs/performance.md). Here datacl
 ``__init__`` (about 0.12 ms a class), and every record shares the other five methods, written once
 below, which behave as the generated ones do:
 
-- equal when of the very same class and their compared fields are equal (a field with
-  ``field(compare=False)`` is left out), else ``NotImplemented``;
+- equal when of the very same class and their compared fields are equal, compared as tuples as
+  Python 3.11 and 3.12 do (a field with ``field(compare=False)`` is left out), else
+  ``NotImplemented``;
 - hashed by the fields dataclasses would hash (compared ones, or ``field(hash=True)``), so equal
   records have equal hashes and a record is a dict key as before;
 - shown as ``ClassName(field=value, ...)``, leaving out ``field(repr=False)``, with ``...`` for a
   record that contains itself;
-- frozen: assigning a field again, or any attribute that is not a field, or deleting one, raises
-  ``dataclasses.FrozenInstanceError``. (The guard lets a field that is not yet set be set once,
-  which is how ``__init__`` sets them; ``__post_init__`` may still set a derived field with
-  ``object.__setattr__``, as with a frozen dataclass.)
+- frozen: assigning or deleting a field, or any attribute of the record itself, raises
+  ``dataclasses.FrozenInstanceError`` with dataclasses' message. The one difference is how
+  ``__init__`` gets its fields in: it assigns each, and the guard lets a field ``__init__`` sets
+  be set while it is not set yet, once (about a microsecond more to make a record). A plain
+  subclass may set attributes of its own, as dataclasses allows; ``__post_init__`` may still set
+  a derived field with ``object.__setattr__``.
 
 Type checkers read ``@frozen`` as ``@dataclass(frozen=True)`` (``dataclass_transform``), so an
 assignment to a record's field is a mypy error as well. ``dataclasses.fields``, ``replace`` and
 ``asdict`` work unchanged: a record is a dataclass. A method the class writes itself is kept, as
-dataclasses keeps it. Records compared by identity or ordered use ``@dataclass`` directly.
+dataclasses keeps it.
+
+Where sharing does not fit, ``frozen`` is ``@dataclass(frozen=True)`` itself: for a record that
+inherits from a dataclass (its methods must be dataclasses' own), and from Python 3.13 on, whose
+dataclasses compiles a class's methods in one ``exec``. ``frozen`` takes no options: a record
+compared by identity, ordered, or with ``__slots__`` uses ``@dataclass`` directly.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import reprlib
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar, dataclass_transform
 
@@ -37,17 +46,29 @@ _T = TypeVar("_T")
 _Key = Callable[[object], tuple[object, ...]]
 
 # Where each record class keeps what its shared methods read: set by ``frozen``, once per class.
-_PLAN: Final = "__frozen_plan__"
+_SHAPE: Final = "__frozen_shape__"
+
+# From 3.13 on, dataclasses compiles a class's methods in one ``exec`` (and compares fields one
+# by one rather than as tuples): there ``frozen`` is ``@dataclass(frozen=True)`` itself.
+_SHARES_METHODS: Final = sys.version_info < (3, 13)
 
 
-class _Plan:
+class _RecordShape:
     """A record class's field names, as the shared methods need them (a plain class: this
     module exists to define fewer dataclasses)."""
 
-    __slots__ = ("compared", "fields", "hashed", "shown")
+    __slots__ = ("compared", "fields", "hashed", "owner", "set_by_init", "shown")
 
-    def __init__(self, fields: Sequence[dataclasses.Field[Any]]) -> None:
+    def __init__(self, owner: type, fields: Sequence[dataclasses.Field[Any]]) -> None:
+        self.owner = owner
         self.fields = frozenset(field.name for field in fields)
+        # What __init__ assigns: an init=False field with a plain default is never assigned
+        # (it reads the class's default), so nothing may assign it later either.
+        self.set_by_init = frozenset(
+            field.name
+            for field in fields
+            if field.init or field.default_factory is not dataclasses.MISSING
+        )
         self.shown = tuple(field.name for field in fields if field.repr)
         self.compared = _tuple_of([field.name for field in fields if field.compare])
         # dataclasses' own rule for which fields a generated __hash__ reads, in field order
@@ -68,36 +89,43 @@ def _hashed(field: dataclasses.Field[Any]) -> bool:
     return bool(field.compare if field.hash is None else field.hash)
 
 
-def _plan(record: object) -> _Plan:
-    plan: _Plan = getattr(type(record), _PLAN)
-    return plan
+def _shape(record: object) -> _RecordShape:
+    shape: _RecordShape = getattr(type(record), _SHAPE)
+    return shape
 
 
 def _equal(self: object, other: object) -> object:
     if other.__class__ is not self.__class__:
         return NotImplemented
-    compared = _plan(self).compared
+    compared = _shape(self).compared
     return compared(self) == compared(other)
 
 
 def _hash(self: object) -> int:
-    return hash(_plan(self).hashed(self))
+    return hash(_shape(self).hashed(self))
 
 
 @reprlib.recursive_repr()
 def _repr(self: object) -> str:
-    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _plan(self).shown)
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _shape(self).shown)
     return f"{type(self).__qualname__}({shown})"
 
 
 def _assign_once(self: object, name: str, value: object) -> None:
-    if name in self.__dict__ or name not in _plan(self).fields:
+    shape = _shape(self)
+    if name in shape.set_by_init and name not in self.__dict__:
+        object.__setattr__(self, name, value)  # __init__ setting it, the only time
+    elif type(self) is shape.owner or name in shape.fields:
         raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-    object.__setattr__(self, name, value)
+    else:  # an attribute of a plain subclass's own, which dataclasses allows too
+        object.__setattr__(self, name, value)
 
 
 def _refuse_delete(self: object, name: str) -> None:
-    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+    shape = _shape(self)
+    if type(self) is shape.owner or name in shape.fields:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+    object.__delattr__(self, name)
 
 
 def _keeps_own_hash(namespace: dict[str, Any]) -> bool:
@@ -110,15 +138,18 @@ def _keeps_own_hash(namespace: dict[str, Any]) -> bool:
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
 def frozen(cls: type[_T]) -> type[_T]:
     """``cls`` as a frozen dataclass whose shared methods cost nothing to define (see above)."""
-    if any(_is_frozen_dataclass(base) for base in cls.__mro__[1:]):
-        # dataclasses requires a frozen base's subclass to be frozen in its own way
+    if not _SHARES_METHODS or any(dataclasses.is_dataclass(base) for base in cls.__mro__[1:]):
+        # A dataclass's subclass is dataclasses' own to check and make (a frozen base's must be
+        # frozen its way, a mutable base's cannot be): the cost this module saves is paid for
+        # the few records that inherit.
         return dataclasses.dataclass(cls, frozen=True)
     namespace = dict(cls.__dict__)
     for refused in ("__setattr__", "__delattr__"):
         if refused in namespace:  # as @dataclass(frozen=True) refuses them
-            raise TypeError(f"cannot overwrite attribute {refused} in class {cls.__name__}")
+            raise TypeError(f"Cannot overwrite attribute {refused} in class {cls.__name__}")
     record_type = dataclasses.dataclass(cls, repr=False, eq=False)
-    setattr(record_type, _PLAN, _Plan(dataclasses.fields(record_type)))  # type: ignore[arg-type]
+    fields = dataclasses.fields(record_type)  # type: ignore[arg-type]
+    setattr(record_type, _SHAPE, _RecordShape(record_type, fields))
     shared: dict[str, Callable[..., object]] = {
         "__setattr__": _assign_once,
         "__delattr__": _refuse_delete,
@@ -136,7 +167,3 @@ def frozen(cls: type[_T]) -> type[_T]:
     params = getattr(record_type, "__dataclass_params__")  # noqa: B009 (not typed)
     params.repr = params.eq = params.frozen = True
     return record_type
-
-
-def _is_frozen_dataclass(cls: type) -> bool:
-    return bool(getattr(getattr(cls, "__dataclass_params__", None), "frozen", False))

@@ -99,8 +99,8 @@ def quick_expectation(
     right: str | None,
     kind: str,
 ) -> Expectation:
-    """``Expectation(...)`` for values already checked, about six times faster: a frozen
-    dataclass's ``__init__`` sets each field through ``object.__setattr__``, which costs seconds
+    """``Expectation(...)`` for values already checked, several times faster: a record's
+    ``__init__`` sets each field through its frozen guard (core/frozen.py), which costs seconds
     over the hundreds of thousands of expectations of a big suite."""
     made = _new_object(Expectation)
     made.__dict__.update(

@@ -70,10 +70,51 @@ def test_equality_reads_the_compared_fields_only(record_type: type[Any]) -> None
     assert record_type("a", tags=("x",)) != record_type("a")
 
 
-def test_a_nan_field_compares_as_in_a_tuple(record_type: type[Any]) -> None:
-    nan = math.nan
-    assert record_type("a", size=nan) == record_type("a", size=nan)  # the same float object
-    assert record_type("a", size=float("nan")) != record_type("a", size=float("nan"))
+def test_a_nan_field_compares_as_dataclasses_compares_it() -> None:
+    # 3.11 and 3.12 compare fields as tuples (the same NaN object is equal to itself there)
+    ours, theirs = twins()
+    same = math.nan
+    assert (ours("a", size=same) == ours("a", size=same)) == (
+        theirs("a", size=same) == theirs("a", size=same)
+    )
+    assert ours("a", size=float("nan")) != ours("a", size=float("nan"))
+
+
+@frozen
+class Single:
+    """One compared field: its key is a one-item tuple, not the value itself."""
+
+    value: object
+    note: str = field(default="", compare=False, hash=True)
+
+
+def test_a_record_of_one_compared_field_compares_and_hashes_by_it() -> None:
+    assert Single(1) == Single(1, note="other")
+    assert Single(1) != Single(2)
+    assert Single(math.nan) != Single(float("nan"))
+    # a field with hash=True is hashed even when it is not compared, as dataclasses does
+    assert hash(Single(1, note="a")) == hash((1, "a"))
+    assert hash(Single(1, note="a")) != hash(Single(1, note="b"))
+
+
+def test_a_subclass_instance_is_not_equal_to_its_base_record() -> None:
+    class Plain(Single):
+        """Not a dataclass of its own: inherits the shared methods."""
+
+    assert Single(1) != Plain(1)
+    assert Plain(1) == Plain(1)
+
+
+def test_a_class_that_writes_eq_alone_is_still_hashed_by_its_fields() -> None:
+    ours, theirs = (
+        decorate(type("OwnEq", (), {"__annotations__": {"x": "int"}, "__eq__": _always_equal}))
+        for decorate in BOTH
+    )
+    assert (hash(ours(3)), ours(3) == ours(4)) == (hash(theirs(3)), True)
+
+
+def _always_equal(self: object, other: object) -> bool:
+    return True
 
 
 def test_another_class_is_never_equal_even_with_equal_fields() -> None:
@@ -101,11 +142,74 @@ def test_assigning_after_init_raises_frozen_instance_error(
     assert getattr(record, attribute, None) != "b"
 
 
-def test_deleting_a_field_raises_frozen_instance_error(record_type: type[Any]) -> None:
+@pytest.mark.parametrize("attribute", ["name", "not_a_field"])
+def test_deleting_raises_frozen_instance_error(record_type: type[Any], attribute: str) -> None:
     record = record_type("a")
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        del record.name
+    with pytest.raises(dataclasses.FrozenInstanceError, match=f"cannot delete field '{attribute}'"):
+        delattr(record, attribute)
     assert record.name == "a"
+
+
+@pytest.mark.parametrize("decorate", BOTH, ids=NAMES)
+def test_a_field_init_does_not_set_cannot_be_set_later(decorate: Decorator) -> None:
+    defaulted = decorate(
+        type(
+            "Defaulted",
+            (),
+            {"__annotations__": {"a": "int", "b": "int"}, "b": field(default=0, init=False)},
+        )
+    )
+    record = defaulted(1)
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'b'"):
+        record.b = 5
+    assert (record.b, hash(record)) == (0, hash(defaulted(1)))
+
+
+@pytest.mark.parametrize("decorate", BOTH, ids=NAMES)
+def test_a_field_init_makes_from_a_factory_is_set_once(decorate: Decorator) -> None:
+    made = decorate(
+        type(
+            "Made",
+            (),
+            {
+                "__annotations__": {"items": "list[int]"},
+                "items": field(default_factory=list, init=False),
+            },
+        )
+    )
+    record = made()
+    assert record.items == []
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        record.items = [1]
+
+
+@pytest.mark.parametrize("decorate", BOTH, ids=NAMES)
+def test_a_plain_subclass_may_set_its_own_attributes_but_no_field(decorate: Decorator) -> None:
+    base = sample(decorate)
+
+    class Extended(base):  # type: ignore[misc,valid-type]
+        def __init__(self, name: str) -> None:
+            super().__init__(name)
+            self.extra = "mine"
+
+    record = Extended("a")
+    assert record.extra == "mine"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        record.name = "b"
+    del record.extra
+    assert not hasattr(record, "extra")
+
+
+def test_a_non_frozen_dataclass_base_is_refused_as_dataclasses_refuses_it() -> None:
+    @dataclass
+    class Mutable:
+        name: str
+
+    for decorate in BOTH:
+        with pytest.raises(
+            TypeError, match="cannot inherit frozen dataclass from a non-frozen one"
+        ):
+            decorate(type("Sub", (Mutable,), {"__annotations__": {"size": "int"}, "size": 0}))
 
 
 def test_dataclasses_tools_see_a_frozen_dataclass(record_type: type[Any]) -> None:
@@ -157,15 +261,17 @@ def test_methods_the_class_writes_itself_are_kept() -> None:
     assert (repr(Own(1)), Own(1) == Own(2), hash(Own(1))) == ("own", True, 7)
 
 
-def test_writing_setattr_is_refused_as_dataclasses_refuses_it() -> None:
-    with pytest.raises(TypeError, match="cannot overwrite attribute __setattr__ in class Guarded"):
-
-        @frozen
-        class Guarded:
-            value: int
-
-            def __setattr__(self, name: str, value: object) -> None:
-                object.__setattr__(self, name, value)
+@pytest.mark.parametrize("method", ["__setattr__", "__delattr__"])
+def test_writing_a_guard_is_refused_as_dataclasses_refuses_it(method: str) -> None:
+    messages = []
+    for decorate in BOTH:
+        body = {"__annotations__": {"value": "int"}, method: lambda *_args: None}
+        with pytest.raises(
+            TypeError, match=f"overwrite attribute {method} in class Guarded"
+        ) as refused:
+            decorate(type("Guarded", (), body))
+        messages.append(str(refused.value))
+    assert messages[0] == messages[1]
 
 
 def test_subclasses_by_either_decorator_stay_frozen() -> None:
