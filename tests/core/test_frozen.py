@@ -1,7 +1,8 @@
 """``@frozen`` behaves as ``@dataclass(frozen=True)`` does, with five of its methods shared.
 
-Each check builds the same class body twice, once with ``@frozen`` and once with
-``@dataclass(frozen=True)``, and holds the two to the same answers.
+Most checks build the same class body twice, once with ``@frozen`` and once with
+``@dataclass(frozen=True)``, and hold the two to the same answers; the rest check ``@frozen``
+against what dataclasses documents.
 """
 
 from __future__ import annotations
