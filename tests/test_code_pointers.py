@@ -112,20 +112,24 @@ def dotted_pointer_exists(pointer: str, modules: dict[str, Path]) -> bool:
     return module in modules and name in _top_level_names(modules[module])
 
 
-def _prose(path: Path) -> Iterator[tuple[int, str]]:
+def _prose(path: Path, source: str) -> Iterator[tuple[int, str]]:
     """A Python file's comments and docstrings; a Markdown page whole, line by line."""
-    source = path.read_text(encoding="utf-8")
     if path.suffix == ".md":
         return enumerate(source.splitlines(), start=1)
     return comments_and_docstrings(source)
 
 
 def broken_pointers(files: list[Path]) -> list[str]:
+    return broken_pointers_in({path: path.read_text(encoding="utf-8") for path in files})
+
+
+def broken_pointers_in(sources: dict[Path, str]) -> list[str]:
+    """The pointers that lead nowhere in ``sources`` (a path in the repository, and its text)."""
     ours = _our_python_files()
     modules = _module_names()
     broken = []
-    for path in files:
-        for line, text in _prose(path):
+    for path, source in sources.items():
+        for line, text in _prose(path, source):
             where = f"{path.relative_to(REPO)}:{line}"
             for match in _FILE_POINTER.finditer(text):
                 if not file_pointer_exists(match.group(1), path, ours):
@@ -148,19 +152,17 @@ def test_every_module_named_in_the_docs_and_architecture_exists() -> None:
     assert not broken, f"pages name modules that do not exist: {broken}"
 
 
-def test_the_check_finds_pointers_to_modules_that_are_gone(tmp_path: Path) -> None:
-    # Written inside the package's tests folder so that relative pointers resolve as for real ones.
-    probe = REPO / "tests" / f"_pointer_probe_{tmp_path.name}.py"
-    probe.write_text(
+def test_the_check_finds_pointers_to_modules_that_are_gone() -> None:
+    # A file that would sit in the tests folder, so that relative pointers resolve as for real
+    # ones. Only its text is checked: writing it there would put it in the way of the scan of the
+    # whole repository, which another worker may be running at the same moment.
+    probe = REPO / "tests" / "_pointer_probe.py"
+    text = (
         '"""Moved from tasks.py; see run/wipc.py and astest_tasks.run.wipc.FrameDecoder."""\n'
         "# Left behind: actions/run.py, astest_tasks.tasks.actions, astest_tasks.run.wipc.Gone\n"
-        "# Fine: summary_action.py, test_docs.py, ./runner.py in the user's project, x.py\n",
-        encoding="utf-8",
+        "# Fine: summary_action.py, test_docs.py, ./runner.py in the user's project, x.py\n"
     )
-    try:
-        found = broken_pointers([probe])
-    finally:
-        probe.unlink()
+    found = broken_pointers_in({probe: text})
     name = probe.relative_to(REPO).as_posix()
     assert found == [
         f"{name}:1: tasks.py",
