@@ -22,6 +22,15 @@ below, which behave as the generated ones do:
   subclass may set attributes of its own, as dataclasses allows; ``__post_init__`` may still set
   a derived field with ``object.__setattr__``.
 
+A record is made when first used, not when its module is imported: the shared methods are set
+at once, and the rest (dataclasses' fields and ``__init__``) when anything first reads one of the
+names dataclasses adds (making an instance, ``dataclasses.fields``, ``__doc__``...), under a lock
+so that threads make it once. A ``doit`` call with nothing to do imports about 120 records and
+uses about 80. An instance that pickle, ``copy`` or ``quick_expectation`` brings in without
+``__init__`` makes its class when it is first compared, hashed or shown. A record whose fields
+dataclasses refuses (one without a default after one with) fails at its first use, and at each
+use after it; a test makes every record of the package, and mypy reports those mistakes too.
+
 Type checkers read ``@frozen`` as ``@dataclass(frozen=True)`` (``dataclass_transform``), so an
 assignment to a record's field is a mypy error as well. ``dataclasses.fields``, ``replace`` and
 ``asdict`` work unchanged: a record is a dataclass. A method the class writes itself is kept, as
@@ -39,14 +48,29 @@ import dataclasses
 import operator
 import reprlib
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar, dataclass_transform
 
 _T = TypeVar("_T")
 _Key = Callable[[object], tuple[object, ...]]
 
-# Where each record class keeps what its shared methods read: set by ``frozen``, once per class.
+# Where each record class keeps what its shared methods read: set once, when the record is made.
 _SHAPE: Final = "__frozen_shape__"
+
+# What dataclasses adds to the class, each standing in for itself until something reads one.
+_MADE_BY_DATACLASSES: Final = (
+    "__init__",
+    "__dataclass_fields__",
+    "__dataclass_params__",
+    "__match_args__",
+    _SHAPE,
+)
+# On a record class not made yet: the names standing in (or why making it failed).
+_PENDING: Final = "__frozen_pending__"
+# One thread makes a record; the others wait for it (doit -P thread runs tasks in threads).
+_MAKING: Final = threading.RLock()
+
 
 # From 3.13 on, dataclasses compiles a class's methods in one ``exec`` (and compares fields one
 # by one rather than as tuples): there ``frozen`` is ``@dataclass(frozen=True)`` itself.
@@ -137,7 +161,8 @@ def _keeps_own_hash(namespace: dict[str, Any]) -> bool:
 
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
 def frozen(cls: type[_T]) -> type[_T]:
-    """``cls`` as a frozen dataclass whose shared methods cost nothing to define (see above)."""
+    """``cls`` as a frozen dataclass whose shared methods cost nothing to define, made when first
+    used (see above)."""
     if not _SHARES_METHODS or any(dataclasses.is_dataclass(base) for base in cls.__mro__[1:]):
         # A dataclass's subclass is dataclasses' own to check and make (a frozen base's must be
         # frozen its way, a mutable base's cannot be): the cost this module saves is paid for
@@ -147,9 +172,6 @@ def frozen(cls: type[_T]) -> type[_T]:
     for refused in ("__setattr__", "__delattr__"):
         if refused in namespace:  # as @dataclass(frozen=True) refuses them
             raise TypeError(f"Cannot overwrite attribute {refused} in class {cls.__name__}")
-    record_type = dataclasses.dataclass(cls, repr=False, eq=False)
-    fields = dataclasses.fields(record_type)  # type: ignore[arg-type]
-    setattr(record_type, _SHAPE, _RecordShape(record_type, fields))
     shared: dict[str, Callable[..., object]] = {
         "__setattr__": _assign_once,
         "__delattr__": _refuse_delete,
@@ -160,10 +182,66 @@ def frozen(cls: type[_T]) -> type[_T]:
         shared["__eq__"] = _equal
     if not _keeps_own_hash(namespace):
         shared["__hash__"] = _hash
+    # Set now, not when the record is made: an instance that pickle or copy brings in before
+    # the class was used compares, hashes and shows as any other (each asks for the shape,
+    # which makes the record).
     for name, method in shared.items():
-        setattr(record_type, name, method)
-    # Say what the record is, so that dataclasses (a subclass's @dataclass(frozen=True), say)
-    # sees a frozen dataclass with a repr and an equality, as it would have made it.
-    params = getattr(record_type, "__dataclass_params__")  # noqa: B009 (not typed)
-    params.repr = params.eq = params.frozen = True
-    return record_type
+        setattr(cls, name, method)
+    deferred = tuple(name for name in _MADE_BY_DATACLASSES if name not in namespace)
+    if namespace.get("__doc__") is None:
+        deferred += ("__doc__",)  # dataclasses writes the signature there
+    for name in deferred:
+        setattr(cls, name, _MadeOnFirstUse(cls, name))
+    setattr(cls, _PENDING, deferred)
+    return cls
+
+
+class _MadeOnFirstUse:
+    """A name dataclasses will add to a record class: reading it makes the record, then reads
+    what dataclasses put there.
+
+    Why not make every record when its module is imported: a ``doit`` call with nothing to do
+    imports about 120 records and uses about 80, and making one (fields, ``__init__``'s compile)
+    is most of what defining it costs."""
+
+    __slots__ = ("name", "owner")
+
+    def __init__(self, owner: type, name: str) -> None:
+        self.owner = owner
+        self.name = name
+
+    def __get__(self, instance: object, owner_type: type | None = None) -> object:
+        _make(self.owner)
+        if instance is None:
+            return getattr(owner_type or self.owner, self.name)
+        return getattr(instance, self.name)
+
+
+def _make(cls: type) -> None:
+    """Make ``cls`` the dataclass ``frozen`` describes, once; a failure is raised again on each
+    later use (the class stays unusable, as it would not exist had it been made at import)."""
+    with _MAKING:
+        pending = cls.__dict__.get(_PENDING)
+        if pending is None:
+            return  # made already, by this thread's caller or another thread
+        if isinstance(pending, Exception):
+            raise TypeError(f"the record {cls.__qualname__} could not be made") from pending
+        for name in pending:
+            if name == "__doc__":
+                cls.__doc__ = None
+            else:
+                delattr(cls, name)
+        try:
+            record_type: type[Any] = dataclasses.dataclass(cls, repr=False, eq=False)
+            fields = dataclasses.fields(record_type)
+            setattr(record_type, _SHAPE, _RecordShape(record_type, fields))
+        except Exception as error:
+            for name in pending:
+                setattr(cls, name, _MadeOnFirstUse(cls, name))
+            setattr(cls, _PENDING, error)
+            raise
+        # Say what the record is, so that dataclasses (a subclass's @dataclass(frozen=True),
+        # say) sees a frozen dataclass with a repr and an equality, as it would have made it.
+        params = getattr(record_type, "__dataclass_params__")  # noqa: B009 (not typed)
+        params.repr = params.eq = params.frozen = True
+        delattr(cls, _PENDING)

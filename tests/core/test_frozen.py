@@ -8,8 +8,12 @@ against what dataclasses documents.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import pickle
+import subprocess
+import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -324,3 +328,150 @@ def test_post_init_may_set_a_derived_field_once() -> None:
     assert (record.length, record) == (3, Derived("abc"))
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(record, "length", 4)  # noqa: B010 (mypy refuses the plain assignment)
+
+
+# Made on first use: a record class is defined cheaply and made (fields, __init__) when first read.
+
+
+@pytest.fixture
+def makings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the classes dataclasses makes from now on, in order."""
+    made: list[str] = []
+    real = dataclasses.dataclass
+
+    def counting(cls: type[Any], **options: Any) -> Any:
+        made.append(cls.__name__)
+        return real(cls, **options)
+
+    monkeypatch.setattr(dataclasses, "dataclass", counting)
+    return made
+
+
+def test_a_record_is_made_when_first_used_and_only_once(makings: list[str]) -> None:
+    @frozen
+    class Later:
+        name: str
+
+    assert makings == [], "defining a record must not make it"
+    assert Later("a") == Later("a")
+    assert makings == ["Later"]
+
+
+def _dataclass_subclass(base: type[Any]) -> Any:
+    return dataclass(frozen=True)(type("Sub", (base,), {}))
+
+
+def _first_uses() -> dict[str, Callable[[type[Any]], object]]:
+    class Plain:
+        pass
+
+    return {
+        "an instance": lambda cls: repr(cls("a", tags=("x",))),
+        "fields": lambda cls: [f.name for f in dataclasses.fields(cls)],
+        "is_dataclass": dataclasses.is_dataclass,
+        "the docstring": lambda cls: cls.__doc__,
+        "match args": lambda cls: cls.__match_args__,
+        "the signature": lambda cls: str(inspect.signature(cls)),
+        "a plain subclass": lambda cls: repr(type("Sub", (cls,), {})("a")),
+        "a dataclass subclass": lambda cls: repr(_dataclass_subclass(cls)("a")),
+        "isinstance": lambda cls: isinstance(Plain(), cls),
+    }
+
+
+@pytest.mark.parametrize("use", sorted(_first_uses()))
+def test_whatever_is_read_first_sees_what_dataclasses_made(use: str) -> None:
+    first_use = _first_uses()[use]
+    ours, theirs = twins()
+    assert first_use(ours) == first_use(theirs)
+    assert repr(ours("b")) == repr(theirs("b"))
+
+
+def test_an_instance_made_before_the_class_compares_hashes_and_shows_as_any_other() -> None:
+    # What pickle.loads, copy and quick_expectation do: an instance from __new__ and its
+    # __dict__, with the class not made yet.
+    ours, theirs = twins()
+    state = {"name": "a", "size": 1.0, "tags": (), "note": "", "secret": "s", "seen": []}
+    unmade, twin = object.__new__(ours), object.__new__(theirs)
+    unmade.__dict__.update(state)
+    twin.__dict__.update(state)
+    assert (repr(unmade), hash(unmade)) == (repr(twin), hash(twin))
+    assert unmade == ours("a", secret="s", note="not compared")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        unmade.name = "b"
+
+
+def test_threads_that_first_use_a_record_together_make_it_once(makings: list[str]) -> None:
+    @frozen
+    class Shared:
+        name: str
+
+    start = threading.Barrier(8)
+    made: list[Shared] = []
+
+    def use() -> None:
+        start.wait(60)
+        made.append(Shared("a"))
+
+    threads = [threading.Thread(target=use) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert makings == ["Shared"]
+    assert made == [Shared("a")] * 8
+
+
+def test_a_record_that_cannot_be_made_fails_every_use_with_dataclasses_reason() -> None:
+    with pytest.raises(TypeError) as theirs:
+        dataclass(frozen=True)(
+            type("Bad", (), {"__annotations__": {"a": "int", "b": "int"}, "a": 0})
+        )
+
+    bad: type[Any] = frozen(type("Bad", (), {"__annotations__": {"a": "int", "b": "int"}, "a": 0}))
+    with pytest.raises(TypeError) as first:
+        bad(1, 2)
+    assert str(first.value) == str(theirs.value)  # dataclasses' own message, at first use
+    for later_use in (lambda: bad(1, 2), lambda: dataclasses.fields(bad)):
+        with pytest.raises(TypeError, match="the record Bad could not be made") as again:
+            later_use()
+        assert str(again.value.__cause__) == str(theirs.value)
+
+
+def test_every_record_of_the_package_can_be_made() -> None:
+    """A record's mistakes (a field without a default after one with) surface when it is made,
+    not when its module is imported: make every record, in a fresh interpreter where nothing
+    has used them yet."""
+    probe = (
+        "import dataclasses, importlib, pathlib, sys\n"
+        "import astest_tasks\n"
+        "package = pathlib.Path(astest_tasks.__file__).parent\n"
+        "for path in sorted(package.rglob('*.py')):\n"
+        "    parts = path.relative_to(package.parent).with_suffix('').parts\n"
+        "    if parts[-1] == '__init__':\n"
+        "        parts = parts[:-1]\n"
+        "    if parts[-1] != '__main__':\n"
+        "        importlib.import_module('.'.join(parts))\n"
+        "pending = {value for name, module in list(sys.modules.items())\n"
+        "           if name.startswith('astest_tasks') for value in vars(module).values()\n"
+        "           if isinstance(value, type) and '__frozen_pending__' in value.__dict__}\n"
+        "for record in pending:\n"
+        "    dataclasses.fields(record)\n"
+        "left = [r for r in pending if '__frozen_pending__' in r.__dict__]\n"
+        "print(len(pending), len(left))\n"
+    )
+    made = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=600
+    )
+    assert made.returncode == 0, made.stderr
+    pending, left = map(int, made.stdout.split())
+    assert pending >= 100, "most records are not made when their module is imported"
+    assert left == 0
+
+
+def test_an_undocumented_record_reads_the_docstring_dataclasses_writes() -> None:
+    def body() -> dict[str, Any]:
+        return {"__annotations__": {"value": "int"}}
+
+    ours: type[Any] = frozen(type("Plain", (), body()))
+    theirs: type[Any] = dataclass(frozen=True)(type("Plain", (), body()))
+    assert ours.__doc__ == theirs.__doc__ == "Plain(value: 'int')"
