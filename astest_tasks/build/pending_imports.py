@@ -16,10 +16,14 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from astest_tasks.core.call_signature import CallSignature
+
 
 class PendingImports:
     """doit ``uptodate`` check; ``imports`` holds each unresolved import's candidate paths, as
     doit knows them (relative to its working folder)."""
+
+    __signature__ = CallSignature()  # doit reads it on every call
 
     def __init__(self, imports: Sequence[Sequence[str]]) -> None:
         self.imports = [list(candidates) for candidates in imports]

@@ -17,6 +17,7 @@ from doit.dependency import UptodateCalculator
 from doit.tools import config_changed
 
 from astest_tasks.actions.snapshot_state import SNAPSHOT_STATE, snapshot_state
+from astest_tasks.core.call_signature import CallSignature
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.model.results import Status, read_result_head
 from astest_tasks.schedule.scheduler import scheduler
@@ -26,6 +27,8 @@ _SAVED_INPUTS = "_astest_inputs"  # beside config_changed's digest: what the dig
 
 class InputsChanged(config_changed):  # type: ignore[misc]  # doit is untyped
     """``config_changed`` that also keeps the inputs themselves, to name what changed."""
+
+    __signature__ = CallSignature()  # doit reads it on every call
 
     def __init__(self, what: str, inputs: Mapping[str, Any]) -> None:
         super().__init__(dict(inputs))
@@ -68,6 +71,8 @@ def _describe_changes(saved: object, current: Mapping[str, Any]) -> str:
 class LastResultPassed:
     """A failed or missing result always runs again."""
 
+    __signature__ = CallSignature()  # doit reads it on every call
+
     def __init__(self, project_root: str, result_path: str) -> None:
         self.project_root = project_root
         self.result_path = result_path
@@ -93,6 +98,8 @@ class LastResultPassed:
 class Always:
     """A fixed verdict with its reason (a random fuzz seed, a snapshot update)."""
 
+    __signature__ = CallSignature()  # doit reads it on every call
+
     def __init__(self, up_to_date: bool, reason: str) -> None:
         self.up_to_date = up_to_date
         self.reason = reason
@@ -109,6 +116,8 @@ class NotHandedOver:
     doit then runs the task, whose action takes what the helper did, even where the result
     file the helper wrote would make the task look up to date."""
 
+    __signature__ = CallSignature()  # doit reads it on every call
+
     def __init__(self, key: tuple[str, str, str], session: str) -> None:
         self.key = key
         self.session = session
@@ -123,6 +132,8 @@ class NotHandedOver:
 class SnapshotsUnchanged:
     """The snapshot files' contents, compared with those after the last run (by digest, since
     a snapshot file may not exist yet and so cannot be a ``file_dep``)."""
+
+    __signature__ = CallSignature()  # doit reads it on every call
 
     def __init__(self, project_root: str, paths: list[str]) -> None:
         self.project_root = project_root
@@ -139,6 +150,8 @@ class SnapshotsUnchanged:
 
 class LastFuzzPassed:
     """A failed or missing fuzz campaign always runs again (a pinned seed's cache)."""
+
+    __signature__ = CallSignature()  # doit reads it on every call
 
     def __init__(self, project_root: str, result_path: str) -> None:
         self.project_root = project_root
@@ -175,6 +188,8 @@ class BuildUpToDate(UptodateCalculator):  # type: ignore[misc]  # doit is untype
     target, so the build is an implicit task_dep), when this is true again: a rebuilt but
     byte-identical wasm still does not re-run its test, and nothing runs twice.
     """
+
+    __signature__ = CallSignature()  # doit reads it on every call
 
     MAX_NAMED = 3  # changed files named in the reason; a toolchain upgrade changes many
 

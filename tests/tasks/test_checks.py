@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
 import pickle
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from doit.dependency import Dependency, JsonDB
 from doit.task import Task
 
+from astest_tasks.build.pending_imports import PendingImports
 from astest_tasks.fuzz.results import FuzzResult, write_fuzz_result
 from astest_tasks.model.results import SpecIdentity, Stage, failure_result, write_result
 from astest_tasks.run.limit_messages import LimitedRun, timed_out
@@ -18,6 +21,8 @@ from astest_tasks.tasks.checks import (
     InputsChanged,
     LastFuzzPassed,
     LastResultPassed,
+    NotHandedOver,
+    SnapshotsUnchanged,
 )
 
 
@@ -143,3 +148,25 @@ def test_a_run_whose_build_is_not_loaded_or_ignored_goes_by_its_own_files(
     assert state.get_status(run, {run.name: run}).status == "up-to-date"
     state.ignore(build)
     assert state.get_status(run, tasks).status == "up-to-date"
+
+
+def test_doit_reads_each_checks_signature_ready_made(tmp_path: Path) -> None:
+    # doit asks inspect.signature of every uptodate callable of every task on every call, for
+    # the task/values arguments; each check class's is built once (core/call_signature.py).
+    checks: list[Callable[..., Any]] = [
+        InputsChanged("run", {"a": 1}),
+        LastResultPassed(str(tmp_path), "r.json"),
+        Always(False, "the seed is random"),
+        NotHandedOver(("astest", "default", "s0"), "session"),
+        SnapshotsUnchanged(str(tmp_path), ["a.snap"]),
+        LastFuzzPassed(str(tmp_path), "f.json"),
+        BuildUpToDate("astest:build:default:s0"),
+        PendingImports([["gen/table.ts"]]),
+    ]
+    for check in checks:
+        signature = inspect.signature(check)
+        assert signature is inspect.signature(check), type(check).__name__
+        call = inspect.signature(type(check).__call__)
+        assert list(signature.parameters) == list(call.parameters)[1:]  # without self
+    magic = [list(inspect.signature(check).parameters)[:2] for check in checks]
+    assert magic.count(["task", "values"]) == 3  # InputsChanged, SnapshotsUnchanged, PendingImports
