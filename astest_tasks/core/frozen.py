@@ -212,9 +212,12 @@ class _MadeOnFirstUse:
 
     def __get__(self, instance: object, owner_type: type | None = None) -> object:
         _make(self.owner)
-        if instance is None:
-            return getattr(owner_type or self.owner, self.name)
-        return getattr(instance, self.name)
+        # What the lookup that found this stand-in finds now: the record's own attribute, bound
+        # as Python binds it (not a new lookup from the instance, whose class may be a subclass
+        # calling ``super().__init__``).
+        made = self.owner.__dict__[self.name]
+        bind = getattr(type(made), "__get__", None)
+        return made if bind is None else bind(made, instance, owner_type or self.owner)
 
 
 def _make(cls: type) -> None:

@@ -475,3 +475,17 @@ def test_an_undocumented_record_reads_the_docstring_dataclasses_writes() -> None
     ours: type[Any] = frozen(type("Plain", (), body()))
     theirs: type[Any] = dataclass(frozen=True)(type("Plain", (), body()))
     assert ours.__doc__ == theirs.__doc__ == "Plain(value: 'int')"
+
+
+def test_a_subclass_that_writes_its_own_init_reaches_the_records_through_super() -> None:
+    ours, theirs = twins()
+    answers = []
+    for base in (ours, theirs):
+
+        class Named(base):  # type: ignore[valid-type,misc]
+            def __init__(self, name: str) -> None:
+                super().__init__(name.upper(), tags=("sub",))
+
+        answers.append((repr(Named("a")), Named("a") == Named("a")))
+    assert answers[0] == answers[1]
+    assert answers[0][0].endswith("Named(name='A', size=1.0, tags=('sub',), note='', seen=[])")
