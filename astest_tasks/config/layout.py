@@ -49,13 +49,19 @@ def doit_paths(root: Path, paths: Sequence[str]) -> list[str]:
 
     Relative, so that a project moved or cloned elsewhere keeps its doit state.
     """
-    cwd = Path.cwd()
+    cwd = os.getcwd()
     # The root's part is worked out once, not per path: relpath makes both paths absolute each
     # time, and a call makes hundreds of these. Joining a relative path to the root's relative
     # form and normalising gives relpath's own answer as long as the result stays below the
-    # cwd; anything else (an absolute path, a root outside the cwd) goes through relpath.
+    # cwd, and so does cutting the cwd off an absolute path inside it (the manifests and
+    # asconfigs a build depends on); anything else (a root outside the cwd, a path above it)
+    # goes through relpath.
     base = os.path.relpath(root, cwd)
-    return [_below(base, path) or os.path.relpath(root / path, cwd) for path in paths]
+    inside = cwd if cwd.endswith(os.sep) else cwd + os.sep
+    return [
+        _below(base, path) or _inside(inside, path) or os.path.relpath(root / path, cwd)
+        for path in paths
+    ]
 
 
 def _below(base: str, path: str) -> str:
@@ -63,3 +69,17 @@ def _below(base: str, path: str) -> str:
         return ""
     joined = os.path.normpath(os.path.join(base, path))
     return "" if joined == os.pardir or joined.startswith(os.pardir + os.sep) else joined
+
+
+def _inside(inside: str, path: str) -> str:
+    """An absolute ``path`` inside the folder ``inside`` (which ends with a separator),
+    relative to it; "" for any other path."""
+    if not os.path.isabs(path):
+        return ""
+    normal = os.path.normpath(path)
+    if not normal.startswith(inside):
+        return ""
+    relative = normal[len(inside) :]
+    # "//x" stays "//x" under normpath (POSIX leaves two leading slashes alone); relpath's
+    # answer for it differs, so it goes there.
+    return "" if relative.startswith(os.sep) else relative
