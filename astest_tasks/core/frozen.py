@@ -22,14 +22,20 @@ below, which behave as the generated ones do:
   subclass may set attributes of its own, as dataclasses allows; ``__post_init__`` may still set
   a derived field with ``object.__setattr__``.
 
-A record is made when first used, not when its module is imported: the shared methods are set
-at once, and the rest (dataclasses' fields and ``__init__``) when anything first reads one of the
-names dataclasses adds (making an instance, ``dataclasses.fields``, ``__doc__``...), under a lock
-so that threads make it once. A ``doit`` call with nothing to do imports about 120 records and
-uses about 80. An instance that pickle, ``copy`` or ``quick_expectation`` brings in without
-``__init__`` makes its class when it is first compared, hashed or shown. A record whose fields
-dataclasses refuses (one without a default after one with) fails at its first use, and at each
-use after it; a test makes every record of the package, and mypy reports those mistakes too.
+A record is made when first used, not when its module is imported (a ``doit`` call with nothing
+to do imports about 120 records and uses about 80). ``@frozen`` sets the shared methods at once,
+turns each ``field(...)`` class attribute into its default as dataclasses would, and leaves a
+stand-in for each name dataclasses adds (``__init__``, ``__dataclass_fields__``, ``__doc__``...).
+Reading any stand-in makes the record: dataclasses makes a scratch copy of the class body, and
+what it added is set on the record, ``__init__`` last, under a lock that other threads' stand-ins
+wait on. So a record that dataclasses refuses (a field without a default after one with), or
+whose making is interrupted, is left as it was, and each use raises dataclasses' error again; a
+test makes every record of the package, and mypy reports such mistakes too. An instance that
+pickle, ``copy`` or ``quick_expectation`` brings in without ``__init__`` makes its class when it is
+first compared, hashed or shown. A record whose base keeps a registry of subclasses (an
+``__init_subclass__``) or has a metaclass is made at once, in place; one whose module has left
+``sys.modules`` by its first use cannot be made (dataclasses reads string annotations through the
+module) and says so.
 
 Type checkers read ``@frozen`` as ``@dataclass(frozen=True)`` (``dataclass_transform``), so an
 assignment to a record's field is a mypy error as well. ``dataclasses.fields``, ``replace`` and
@@ -58,15 +64,17 @@ _Key = Callable[[object], tuple[object, ...]]
 # Where each record class keeps what its shared methods read: set once, when the record is made.
 _SHAPE: Final = "__frozen_shape__"
 
-# What dataclasses adds to the class, each standing in for itself until something reads one.
+# What dataclasses adds to a record class, in the order ``_make`` installs it: the shape first
+# and ``__init__`` last, so that another thread that finds ``__init__`` finds the rest too.
 _MADE_BY_DATACLASSES: Final = (
-    "__init__",
+    _SHAPE,
     "__dataclass_fields__",
     "__dataclass_params__",
     "__match_args__",
-    _SHAPE,
+    "__doc__",
+    "__init__",
 )
-# On a record class not made yet: the names standing in (or why making it failed).
+# On a record class not made yet: its ``_Pending``.
 _PENDING: Final = "__frozen_pending__"
 # One thread makes a record; the others wait for it (doit -P thread runs tasks in threads).
 _MAKING: Final = threading.RLock()
@@ -172,6 +180,19 @@ def frozen(cls: type[_T]) -> type[_T]:
     for refused in ("__setattr__", "__delattr__"):
         if refused in namespace:  # as @dataclass(frozen=True) refuses them
             raise TypeError(f"Cannot overwrite attribute {refused} in class {cls.__name__}")
+    # Set now, not when the record is made: an instance that pickle or copy brings in before
+    # the class was used compares, hashes and shows as any other (each asks for the shape,
+    # which makes the record).
+    for name, method in _shared_methods(namespace).items():
+        setattr(cls, name, method)
+    if _can_wait(cls):
+        _wait_for_first_use(cls, namespace)
+    else:
+        _make_dataclass(cls, owner=cls)  # made now, in place
+    return cls
+
+
+def _shared_methods(namespace: dict[str, Any]) -> dict[str, Callable[..., object]]:
     shared: dict[str, Callable[..., object]] = {
         "__setattr__": _assign_once,
         "__delattr__": _refuse_delete,
@@ -182,18 +203,49 @@ def frozen(cls: type[_T]) -> type[_T]:
         shared["__eq__"] = _equal
     if not _keeps_own_hash(namespace):
         shared["__hash__"] = _hash
-    # Set now, not when the record is made: an instance that pickle or copy brings in before
-    # the class was used compares, hashes and shows as any other (each asks for the shape,
-    # which makes the record).
-    for name, method in shared.items():
-        setattr(cls, name, method)
-    deferred = tuple(name for name in _MADE_BY_DATACLASSES if name not in namespace)
-    if namespace.get("__doc__") is None:
-        deferred += ("__doc__",)  # dataclasses writes the signature there
+    return shared
+
+
+def _can_wait(cls: type) -> bool:
+    """Whether the record can be made later from a scratch copy of its class: making a copy
+    runs no metaclass and no base's ``__init_subclass__`` of the record's (they could keep a
+    registry)."""
+    return type(cls) is type and not any(
+        "__init_subclass__" in vars(base) for base in cls.__mro__[1:-1]
+    )
+
+
+class _Pending:
+    """On a record class not made yet (as ``_PENDING``): the class body as written, and the
+    names standing in for what making it will add."""
+
+    __slots__ = ("deferred", "namespace")
+
+    def __init__(self, namespace: dict[str, Any], deferred: tuple[str, ...]) -> None:
+        self.namespace = namespace
+        self.deferred = deferred
+
+
+def _wait_for_first_use(cls: type, namespace: dict[str, Any]) -> None:
+    # dataclasses turns a field's ``field(...)`` class attribute into its default (or removes
+    # it, for one without): done now, so that the class and an instance made without __init__
+    # read what they would read once the record is made. The body as written keeps them.
+    for name in namespace.get("__annotations__", {}):
+        value = namespace.get(name)
+        if isinstance(value, dataclasses.Field):
+            if value.default is dataclasses.MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, value.default)
+    deferred = tuple(
+        name
+        for name in _MADE_BY_DATACLASSES
+        # dataclasses writes the signature into a falsy docstring (None, or "")
+        if (not namespace.get(name) if name == "__doc__" else name not in namespace)
+    )
     for name in deferred:
         setattr(cls, name, _MadeOnFirstUse(cls, name))
-    setattr(cls, _PENDING, deferred)
-    return cls
+    setattr(cls, _PENDING, _Pending(namespace, deferred))
 
 
 class _MadeOnFirstUse:
@@ -221,30 +273,40 @@ class _MadeOnFirstUse:
 
 
 def _make(cls: type) -> None:
-    """Make ``cls`` the dataclass ``frozen`` describes, once; a failure is raised again on each
-    later use (the class stays unusable, as it would not exist had it been made at import)."""
+    """Make ``cls`` the dataclass ``frozen`` describes, once (other threads wait for it).
+
+    The class itself changes only once dataclasses has made a scratch copy of it: if dataclasses
+    refuses the record, or anything stops the making (an interrupt, the recursion limit), the
+    class is as it was, and the next use tries again (and gets dataclasses' own error again)."""
     with _MAKING:
         pending = cls.__dict__.get(_PENDING)
         if pending is None:
             return  # made already, by this thread's caller or another thread
-        if isinstance(pending, Exception):
-            raise TypeError(f"the record {cls.__qualname__} could not be made") from pending
-        for name in pending:
-            if name == "__doc__":
-                cls.__doc__ = None
-            else:
-                delattr(cls, name)
-        try:
-            record_type: type[Any] = dataclasses.dataclass(cls, repr=False, eq=False)
-            fields = dataclasses.fields(record_type)
-            setattr(record_type, _SHAPE, _RecordShape(record_type, fields))
-        except Exception as error:
-            for name in pending:
-                setattr(cls, name, _MadeOnFirstUse(cls, name))
-            setattr(cls, _PENDING, error)
-            raise
-        # Say what the record is, so that dataclasses (a subclass's @dataclass(frozen=True),
-        # say) sees a frozen dataclass with a repr and an equality, as it would have made it.
-        params = getattr(record_type, "__dataclass_params__")  # noqa: B009 (not typed)
-        params.repr = params.eq = params.frozen = True
+        if sys.modules.get(cls.__module__) is None:
+            # dataclasses reads string annotations ("ClassVar[int]") through the module
+            raise TypeError(
+                f"the record {cls.__qualname__} cannot be made: its module {cls.__module__} is "
+                "no longer imported (a script run by runpy?); define it in an imported module"
+            )
+        body = {k: v for k, v in pending.namespace.items() if k not in _OWN_TO_EACH_CLASS}
+        scratch = type(cls.__name__, cls.__bases__, {**body, "__qualname__": cls.__qualname__})
+        made = _make_dataclass(scratch, owner=cls)
+        for name in pending.deferred:  # in _MADE_BY_DATACLASSES' order: __init__ last
+            setattr(cls, name, made[name])
         delattr(cls, _PENDING)
+
+
+# What Python makes for each class itself: a scratch copy gets its own.
+_OWN_TO_EACH_CLASS: Final = frozenset({"__dict__", "__weakref__"})
+
+
+def _make_dataclass(target: type, owner: type) -> dict[str, object]:
+    """Let dataclasses make ``target`` (the record class, or a scratch copy of it) and set its
+    shape for ``owner`` (the record class); what dataclasses added, by name."""
+    dataclasses.dataclass(target, repr=False, eq=False)
+    # Say what the record is, so that dataclasses (a subclass's @dataclass(frozen=True), say)
+    # sees a frozen dataclass with a repr and an equality, as it would have made it.
+    params = getattr(target, "__dataclass_params__")  # noqa: B009 (not typed)
+    params.repr = params.eq = params.frozen = True
+    setattr(target, _SHAPE, _RecordShape(owner, dataclasses.fields(target)))
+    return {name: vars(target)[name] for name in _MADE_BY_DATACLASSES if name in vars(target)}

@@ -14,12 +14,14 @@ import pickle
 import subprocess
 import sys
 import threading
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import pytest
 
+from astest_tasks.core import frozen as frozen_module
 from astest_tasks.core.frozen import frozen
 
 Decorator = Callable[[type[Any]], type[Any]]
@@ -369,6 +371,7 @@ def _first_uses() -> dict[str, Callable[[type[Any]], object]]:
         "an instance": lambda cls: repr(cls("a", tags=("x",))),
         "fields": lambda cls: [f.name for f in dataclasses.fields(cls)],
         "is_dataclass": dataclasses.is_dataclass,
+        "the parameters": lambda cls: repr(cls.__dataclass_params__),
         "the docstring": lambda cls: cls.__doc__,
         "match args": lambda cls: cls.__match_args__,
         "the signature": lambda cls: str(inspect.signature(cls)),
@@ -421,20 +424,148 @@ def test_threads_that_first_use_a_record_together_make_it_once(makings: list[str
     assert made == [Shared("a")] * 8
 
 
-def test_a_record_that_cannot_be_made_fails_every_use_with_dataclasses_reason() -> None:
-    with pytest.raises(TypeError) as theirs:
-        dataclass(frozen=True)(
-            type("Bad", (), {"__annotations__": {"a": "int", "b": "int"}, "a": 0})
-        )
+def test_a_record_that_cannot_be_made_fails_every_use_with_dataclasses_error() -> None:
+    def body() -> dict[str, Any]:
+        return {"__annotations__": {"a": "int", "b": "int"}, "a": 0}
 
-    bad: type[Any] = frozen(type("Bad", (), {"__annotations__": {"a": "int", "b": "int"}, "a": 0}))
-    with pytest.raises(TypeError) as first:
-        bad(1, 2)
-    assert str(first.value) == str(theirs.value)  # dataclasses' own message, at first use
-    for later_use in (lambda: bad(1, 2), lambda: dataclasses.fields(bad)):
-        with pytest.raises(TypeError, match="the record Bad could not be made") as again:
-            later_use()
-        assert str(again.value.__cause__) == str(theirs.value)
+    with pytest.raises(TypeError) as theirs:
+        dataclass(frozen=True)(type("Bad", (), body()))
+    bad: type[Any] = frozen(type("Bad", (), body()))
+    for use in (lambda: bad(1, 2), lambda: dataclasses.fields(bad), lambda: bad.__doc__):
+        with pytest.raises(TypeError) as ours:  # at first use, and at every use after it
+            use()
+        assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, RecursionError])
+def test_a_making_stopped_halfway_leaves_the_class_to_be_made_again(
+    monkeypatch: pytest.MonkeyPatch, stop: type[BaseException]
+) -> None:
+    # Ctrl-C (or SIGTERM, which core/interrupts.py turns into one), or the recursion limit
+    # reached by a first use deep in a call stack: the next use must still find a record.
+    ours, theirs = twins()
+    real = dataclasses.dataclass
+
+    def stopped(cls: type[Any], **options: Any) -> Any:
+        monkeypatch.setattr(dataclasses, "dataclass", real)
+        raise stop
+
+    monkeypatch.setattr(dataclasses, "dataclass", stopped)
+    with pytest.raises(stop):
+        ours("a")
+    assert (repr(ours("a")), ours.__doc__) == (repr(theirs("a")), theirs.__doc__)
+    assert list(map(repr, dataclasses.fields(ours))) == list(map(repr, dataclasses.fields(theirs)))
+
+
+def test_a_thread_that_uses_a_record_being_made_waits_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another thread uses the record while the first is inside dataclasses: it must wait and
+    get the whole record, never a class with part of it (``object.__init__``, no fields)."""
+
+    @frozen
+    class Raced:
+        name: str
+        size: int = 1
+
+    second_waits, inside = threading.Event(), threading.Event()
+    real_lock = frozen_module._MAKING
+
+    class WatchedLock:
+        """The making lock, telling when the second thread reaches it."""
+
+        def __enter__(self) -> None:
+            if threading.current_thread() is not threading.main_thread():
+                second_waits.set()
+            real_lock.acquire()
+
+        def __exit__(self, *_exc: object) -> None:
+            real_lock.release()
+
+    real = dataclasses.dataclass
+
+    def slow(cls: type[Any], **options: Any) -> Any:
+        inside.set()
+        assert second_waits.wait(60), "the second thread never reached the lock"
+        return real(cls, **options)
+
+    monkeypatch.setattr(frozen_module, "_MAKING", WatchedLock())
+    monkeypatch.setattr(dataclasses, "dataclass", slow)
+    seen: list[object] = []
+
+    def second() -> None:
+        assert inside.wait(60)
+        try:
+            seen.extend([repr(Raced("b", 2)), dataclasses.is_dataclass(Raced)])
+        except Exception as error:
+            seen.append(error)
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    first = Raced("a")
+    thread.join(60)
+    assert seen == [repr(Raced("b", 2)), True]
+    assert first == Raced("a", 1)
+
+
+def test_before_first_use_a_fields_class_attribute_reads_as_once_made() -> None:
+    def body() -> dict[str, Any]:
+        return {
+            "__annotations__": {"a": "int", "note": "str", "items": "list[int]", "b": "int"},
+            "note": field(default="n"),
+            "items": field(default_factory=list),
+            "b": field(default=0, init=False),
+        }
+
+    ours: type[Any] = frozen(type("Defaults", (), body()))
+    theirs: type[Any] = dataclass(frozen=True)(type("Defaults", (), body()))
+    assert (ours.note, hasattr(ours, "items")) == (theirs.note, hasattr(theirs, "items"))
+    unmade = object.__new__(ours)  # as pickle or copy brings one in
+    unmade.__dict__.update(a=1, note="x", items=[])
+    assert unmade.b == 0
+    assert "__frozen_pending__" in vars(ours), "nothing above may have made the record"
+
+
+def test_an_empty_docstring_gets_the_signature_as_dataclasses_writes_it() -> None:
+    def body() -> dict[str, Any]:
+        return {"__annotations__": {"value": "int"}, "__doc__": ""}
+
+    ours: type[Any] = frozen(type("Empty", (), body()))
+    theirs: type[Any] = dataclass(frozen=True)(type("Empty", (), body()))
+    assert ours.__doc__ == theirs.__doc__ == "Empty(value: 'int')"
+
+
+def test_a_record_whose_base_watches_subclasses_is_made_at_once_and_seen_once() -> None:
+    # A scratch copy of the class would be one more subclass to the base's registry.
+    registry: list[str] = []
+
+    class Registered:
+        def __init_subclass__(cls, **kwargs: Any) -> None:
+            super().__init_subclass__(**kwargs)
+            registry.append(cls.__qualname__.rpartition(".")[2])
+
+    @frozen
+    class Entry(Registered):
+        name: str
+
+    assert registry == ["Entry"]
+    assert "__frozen_pending__" not in vars(Entry)
+    assert repr(Entry("a")).endswith("Entry(name='a')")
+    assert registry == ["Entry"]
+
+
+def test_a_record_whose_module_is_gone_says_why_it_cannot_be_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    module = types.ModuleType("scripted_records")
+    monkeypatch.setitem(sys.modules, "scripted_records", module)
+    exec(
+        "from astest_tasks.core.frozen import frozen\n@frozen\nclass Late:\n    a: int\n",
+        module.__dict__,
+    )
+    monkeypatch.delitem(sys.modules, "scripted_records")
+    with pytest.raises(TypeError, match="module scripted_records is no longer imported"):
+        module.Late(1)
 
 
 def test_every_record_of_the_package_can_be_made() -> None:
