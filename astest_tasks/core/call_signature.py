@@ -9,6 +9,7 @@ an object's ``__signature__``, when it has one, is returned as it is.
 from __future__ import annotations
 
 import inspect
+import types
 
 
 class CallSignature:
@@ -26,7 +27,7 @@ class CallSignature:
         cls = type(instance)
         signature = self._of_class.get(cls)
         if signature is None:
-            with_self = inspect.signature(cls.__call__)
-            without_self = tuple(with_self.parameters.values())[1:]
-            signature = self._of_class[cls] = with_self.replace(parameters=without_self)
+            # inspect's own answer for the bound method, as it gives for the instance
+            bound = types.MethodType(cls.__call__, instance)
+            signature = self._of_class[cls] = inspect.signature(bound)
         return signature

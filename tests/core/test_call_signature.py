@@ -49,3 +49,18 @@ def test_a_subclass_gets_the_signature_of_its_own_call() -> None:
 
     assert list(inspect.signature(Check("a")).parameters) == ["task", "values"]
     assert list(inspect.signature(Later("a")).parameters) == []
+
+
+def test_a_call_of_any_shape_gets_inspects_own_answer() -> None:
+    class Loose:
+        __signature__ = CallSignature()
+
+        def __call__(*args: object) -> bool:
+            return bool(args)
+
+    class PlainLoose:
+        def __call__(*args: object) -> bool:
+            return bool(args)
+
+    assert inspect.signature(Loose()) == inspect.signature(PlainLoose())
+    assert str(inspect.signature(Loose())) == "(*args: 'object') -> 'bool'"
