@@ -24,33 +24,35 @@ PATHS = [
 ]
 
 
+@pytest.fixture
+def cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working folder of the test's own, entered for the test."""
+    folder = tmp_path / "cwd"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def assert_as_relpath(root: Path, cwd: Path, paths: list[str]) -> None:
+    assert doit_paths(root, paths) == [os.path.relpath(root / path, cwd) for path in paths]
+
+
 @pytest.mark.parametrize("root_below_cwd", ["", "p", "p/q", "..", "../r", "p/../s"])
-def test_every_path_is_what_relpath_gives(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root_below_cwd: str
-) -> None:
-    cwd = tmp_path / "cwd"
-    cwd.mkdir()
-    monkeypatch.chdir(cwd)
-    root = cwd / root_below_cwd
-    expected = [os.path.relpath(root / path, cwd) for path in PATHS]
-    assert doit_paths(root, PATHS) == expected
+def test_every_path_is_what_relpath_gives(cwd: Path, root_below_cwd: str) -> None:
+    assert_as_relpath(cwd / root_below_cwd, cwd, PATHS)
 
 
 def test_from_the_file_systems_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir("/")
-    paths = ["../..", "a/../../b", "x.ts"]
-    assert doit_paths(Path("/"), paths) == [os.path.relpath(Path("/") / p, "/") for p in paths]
+    assert_as_relpath(Path("/"), Path("/"), ["../..", "a/../../b", "x.ts"])
 
 
 @pytest.mark.parametrize("root_below_cwd", ["", "p", ".."])
 def test_absolute_paths_in_and_beside_the_cwd_are_what_relpath_gives(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root_below_cwd: str
+    cwd: Path, root_below_cwd: str
 ) -> None:
     # The manifests and asconfigs a build depends on come as absolute paths: the ones inside
     # the cwd are cut, the others (a sibling whose name starts like the cwd's) go to relpath.
-    cwd = tmp_path / "cwd"
-    cwd.mkdir()
-    monkeypatch.chdir(cwd)
     absolute = [
         *(f"{cwd}/{path}" for path in PATHS if not path.startswith("/")),
         str(cwd),
@@ -59,12 +61,9 @@ def test_absolute_paths_in_and_beside_the_cwd_are_what_relpath_gives(
         f"{cwd}/../cwdx/a.json",
         f"/{cwd}/node_modules/as-test/package.json",
     ]
-    root = cwd / root_below_cwd
-    expected = [os.path.relpath(root / path, cwd) for path in absolute]
-    assert doit_paths(root, absolute) == expected
+    assert_as_relpath(cwd / root_below_cwd, cwd, absolute)
 
 
 def test_absolute_paths_from_the_file_systems_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir("/")
-    paths = ["/a", "//a", "///a", "/", "//", "/a/../b"]
-    assert doit_paths(Path("/"), paths) == [os.path.relpath(p, "/") for p in paths]
+    assert_as_relpath(Path("/"), Path("/"), ["/a", "//a", "///a", "/", "//", "/a/../b"])
