@@ -64,8 +64,9 @@ _Key = Callable[[object], tuple[object, ...]]
 # Where each record class keeps what its shared methods read: set once, when the record is made.
 _SHAPE: Final = "__frozen_shape__"
 
-# What dataclasses adds to a record class, in the order ``_make`` installs it: the shape first
-# and ``__init__`` last, so that another thread that finds ``__init__`` finds the rest too.
+# What making a record adds to its class (dataclasses' part, and the shape), in the order
+# ``_make`` installs it: the shape first and ``__init__`` last, so that another thread that finds
+# ``__init__`` finds the rest too.
 _MADE_BY_DATACLASSES: Final = (
     _SHAPE,
     "__dataclass_fields__",

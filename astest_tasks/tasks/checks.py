@@ -38,7 +38,8 @@ class InputsChanged(config_changed):  # type: ignore[misc]  # doit is untyped
     def configure_task(self, task: Any) -> None:
         super().configure_task(task)
         # Encoded when doit saves the task's values, after the task ran: a call in which the
-        # task is up to date never needs the text (the inputs are this object's own copy).
+        # task is up to date never needs the text (the inputs were copied when the check was
+        # made, and every caller builds them afresh for the task).
         task.value_savers.append(lambda: {_SAVED_INPUTS: json.dumps(self.config, sort_keys=True)})
 
     def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
