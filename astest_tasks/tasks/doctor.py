@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.option_declarations import declared_options, seconds
-from astest_tasks.core.setup_checks import Check
+from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.output.terminal import output_stream
 from astest_tasks.remote.cache_options import RemoteCacheOptions
 from astest_tasks.remote.settings import DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT
@@ -47,19 +47,24 @@ class RemoteCacheAsGiven:
     def checks(self) -> list[Check]:
         from astest_tasks.remote.doctor_checks import remote_cache_checks
 
+        bad: list[Check] = []  # a bad timeout stops every run: named even without a cache
         timeouts = (
             _seconds(
                 "remote-cache-connect-timeout",
                 self.remote_cache_connect_timeout,
                 DEFAULT_CONNECT_TIMEOUT,
+                bad,
             ),
             _seconds(
                 "remote-cache-request-timeout",
                 self.remote_cache_request_timeout,
                 DEFAULT_REQUEST_TIMEOUT,
+                bad,
             ),
         )
-        return remote_cache_checks(self.remote_cache, self.remote_cache_mode, os.environ, timeouts)
+        return bad + remote_cache_checks(
+            self.remote_cache, self.remote_cache_mode, os.environ, timeouts
+        )
 
 
 @frozen
@@ -94,12 +99,17 @@ class DoctorRequest:
         return run_doctor(project_root, self.config_path, self.modes, stream, checks)
 
 
-def _seconds(name: str, text: str, default: float) -> float:
-    """The option's seconds by its declared rule (core/option_declarations.py); a bad value
-    is the doctor's to name, so it reads as the default here."""
+def _seconds(name: str, text: str, default: float, bad: list[Check]) -> float:
+    """The option's seconds by its declared rule (core/option_declarations.py). A bad value is
+    added to ``bad`` as an ERROR with the message and fix a run stops with, and the checks go on
+    with the default; an empty one is an option not given."""
+    if not text.strip():
+        return default
     try:
         return seconds(name)(text)
-    except UserError:
+    except UserError as exc:
+        message, _, fix = str(exc).partition("; fix: ")
+        bad.append(Check(Level.ERROR, "remote", message, fix))
         return default
 
 
