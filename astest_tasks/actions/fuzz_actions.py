@@ -37,7 +37,7 @@ from astest_tasks.run.limit_messages import (
     output_flooded,
     timed_out,
 )
-from astest_tasks.run.limits import MIB, ModeLimits
+from astest_tasks.run.limits import ModeLimits
 from astest_tasks.run.wasm_compiler import CompilerChoiceError, compiler_for_hot_code
 
 
@@ -189,7 +189,7 @@ def _limit_hit(
     if guest.timed_out:
         return timed_out(campaign, run.limits.timeout_s)
     if channel.over_limit:
-        return output_flooded(campaign, channel.output_limit / MIB)
+        return output_flooded(campaign, run.limits.output_mib)  # as given, not bytes / MIB
     if guest.memory_exhausted:
         return memory_exhausted(campaign, run.limits.memory_mib)
     return None

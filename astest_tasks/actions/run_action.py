@@ -240,6 +240,7 @@ def _spec_result(
         spec_basename=posixpath.basename(run.spec.path),
         timeout_s=run.limits.timeout_s,
         memory_limit_mib=run.limits.memory_mib,
+        output_limit_mib=run.limits.output_mib,
         options_command=run.pipeline.options_command,
         rules=run.rules,
         last_pass_s=_last_pass_seconds(previous),

@@ -265,7 +265,7 @@ def test_a_campaign_stopped_at_a_limit_says_so_in_the_spec_path_s_words(
     hang = project.doit("astest:fuzz", env={"ASTEST_TIMEOUT": "1"})
     (fuzz_folder / "hang.fuzz.ts").unlink()
     (fuzz_folder / "flood.fuzz.ts").write_text(FLOOD)
-    flood = project.doit("astest:fuzz", env={"ASTEST_OUTPUT_LIMIT": "0.25"})
+    flood = project.doit("astest:fuzz", env={"ASTEST_OUTPUT_LIMIT": "0.1"})  # not bytes / MiB
     timed_out = [
         "test runtime timed out after 1 s (limit: --timeout / ASTEST_TIMEOUT)",
         "the campaign was stopped after 1 s of wall-clock time; if it is merely slow, raise the "
@@ -273,8 +273,8 @@ def test_a_campaign_stopped_at_a_limit_says_so_in_the_spec_path_s_words(
         "iterations with ASTEST_FUZZ_RUNS",
     ]
     flooded = [
-        "the campaign's output passed the limit of 0.25 MiB",
-        "it wrote more than 0.25 MiB to stdout (frames and plain output) and was stopped there; "
+        "the campaign's output passed the limit of 0.1 MiB",
+        "it wrote more than 0.1 MiB to stdout (frames and plain output) and was stopped there; "
         "if it really needs more, raise the limit with `doit astest --output-limit MIB "
         "astest:fuzz` or ASTEST_OUTPUT_LIMIT",
     ]

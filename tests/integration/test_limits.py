@@ -28,7 +28,7 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, DoitRun]
         'describe("fine", () => { test("adds", () => { expect(1 + 1).toBe(2); }); });\n'
     )
     run = project.doit(
-        "astest", "--spec", "fine,flood,hungry", "--memory-limit", "16", "--output-limit", "0.25"
+        "astest", "--spec", "fine,flood,hungry", "--memory-limit", "16", "--output-limit", "0.1"
     )
     return project, run
 
@@ -51,7 +51,8 @@ def test_a_spec_that_floods_its_output_is_stopped_at_the_output_limit(
 ) -> None:
     project, _ = limited
     text = failure_text(project, "flood", mode)
-    assert "the spec's output passed the limit of 0.25 MiB" in text
+    # 0.1 MiB is 104,857.6 bytes: the message gives the limit as written, not as bytes / MiB
+    assert "the spec's output passed the limit of 0.1 MiB" in text
     assert "--output-limit MIB" in text
 
 

@@ -259,6 +259,16 @@ def test_output_past_the_limit_names_the_limit_and_how_to_raise_it() -> None:
     assert "--output-limit MIB" in failure.message and "ASTEST_OUTPUT_LIMIT" in failure.message
 
 
+def test_the_output_limit_is_named_as_given_not_as_its_bytes() -> None:
+    # --output-limit 0.1 is 104,857 bytes for the channel, which reads back as 0.0999994 MiB.
+    channel = ProtocolChannel(None, output_limit=int(0.1 * 1024 * 1024))
+    channel.write_stdout(b"spam" * (64 * 1024))
+    channel.finish()
+    spec = RunVerdictInput(spec_basename="math.spec.ts", timeout_s=10, output_limit_mib=0.1)
+    _, reason = decide_suites(guest(exit_code=1), channel, spec)
+    assert reason == "the spec's output passed the limit of 0.1 MiB"
+
+
 def test_a_failure_at_the_memory_limit_says_so_and_how_to_raise_it() -> None:
     run = GuestRun(exit_code=1, stderr="", elapsed_s=0.1, trap="unreachable", memory_exhausted=True)
     spec = RunVerdictInput(spec_basename="math.spec.ts", timeout_s=10, memory_limit_mib=16)
