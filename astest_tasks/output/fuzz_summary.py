@@ -83,15 +83,21 @@ def _missing(entry: FuzzEntry, session: str) -> FuzzResult:
     )
 
 
+def campaign_detail(result: FuzzResult) -> str:
+    """What a campaign's line says of it, in the summary and the HTML report."""
+    if result.stage == "build":
+        return "build failed"
+    if result.error and not result.fuzzers:
+        # A crash, a limit that stopped it, a report that never came or no result at all: the
+        # failure block below the line says which.
+        return "no fuzzer report"
+    fuzzers = len(result.fuzzers)
+    return f"{fuzzers} fuzzer{'s' if fuzzers != 1 else ''}, {result.runs} runs"
+
+
 def fuzz_line(result: FuzzResult, palette: Palette, *, cached: bool) -> str:
     status = Status.PASSED if result.passed else Status.FAILED
-    if result.stage == "build":
-        detail = "build failed"
-    elif result.error and not result.fuzzers:
-        detail = "crashed before reporting"
-    else:
-        fuzzers = len(result.fuzzers)
-        detail = f"{fuzzers} fuzzer{'s' if fuzzers != 1 else ''}, {result.runs} runs"
+    detail = campaign_detail(result)
     seed = f"seed {result.seed}" + (" (random)" if result.seed_is_random else "")
     timing = format_seconds(result.duration_s)
     text = (

@@ -35,7 +35,8 @@ def test_a_failing_fuzzer_shows_its_seeds_input_and_replay() -> None:
 def test_a_crashed_campaign_shows_the_replay_of_the_whole_campaign() -> None:
     crashed = result(fuzzers=(), error="the campaign crashed (the module trapped: x)")
     text = render_fuzz([ShownFuzz(crashed, cached=True)], Palette(enabled=False))
-    assert "crashed before reporting" in text and "(cached)" in text
+    assert "clamp  no fuzzer report, seed 790229808" in text and "(cached)" in text
+    assert "the campaign crashed (the module trapped: x)" in text
     assert "replay: ASTEST_FUZZ_SEED=790229808 ASTEST_FUZZ_RUNS=+10% doit" in text
 
 
@@ -80,3 +81,12 @@ def test_a_fuzzers_name_values_and_file_from_the_spec_stay_on_their_lines() -> N
     assert len(shown) == len(lines(with_text("plain")))
     assert "::error::x\\n##[group]y\\x1b]0;title\\x07" in shown[0]
     assert not any(character in "\x1b\x07" for character in "".join(shown))
+
+
+def test_a_campaign_stopped_at_a_limit_is_not_said_to_have_crashed() -> None:
+    limit = "the campaign's output passed the limit of 0.1 MiB\nit wrote more than 0.1 MiB ..."
+    stopped = result(fuzzers=(), error=limit)
+    text = render_fuzz([ShownFuzz(stopped, cached=False)], Palette(enabled=False))
+    assert "crashed" not in text
+    assert "clamp  no fuzzer report, seed" in text
+    assert "the campaign's output passed the limit of 0.1 MiB" in text

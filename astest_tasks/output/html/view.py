@@ -23,7 +23,7 @@ from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.output.console import Shown, format_seconds
 from astest_tasks.output.coverage_summary import CoverageOutcome
 from astest_tasks.output.duration_history import History, key_of
-from astest_tasks.output.fuzz_summary import MAX_SEEDS_SHOWN, ShownFuzz
+from astest_tasks.output.fuzz_summary import MAX_SEEDS_SHOWN, ShownFuzz, campaign_detail
 from astest_tasks.output.html.charts import Chart, duration_chart
 from astest_tasks.output.html.source_view import (
     FileSource,
@@ -353,12 +353,7 @@ def _coverage(outcome: CoverageOutcome | None, sources: SourceLines | None) -> C
 def _fuzz(item: ShownFuzz) -> FuzzView:
     result = item.result
     run = result.run_command or f"doit astest:fuzz:{result.mode}:{result.file_id}"
-    if result.stage == "build":
-        detail = "build failed"
-    elif result.error and not result.fuzzers:
-        detail = "crashed before reporting"
-    else:
-        detail = f"{len(result.fuzzers)} fuzzers, {result.runs} runs"
+    detail = campaign_detail(result)
     replay = ""
     if result.error and result.stage == "run":
         replay = replay_command(run, result.seed, result.runs_override)
