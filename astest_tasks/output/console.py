@@ -14,6 +14,7 @@ from astest_tasks.model.guest_report import Counts
 from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.output.coverage_console import coverage_lines
 from astest_tasks.output.terminal import Palette, strip_colour
+from astest_tasks.output.text_caps import MAX_LINE, cut, cut_name, first_part
 from astest_tasks.output.verbose_tree import tree_lines
 
 
@@ -109,24 +110,34 @@ def _failure_block(item: Shown, palette: Palette) -> list[str]:
     result = item.result
     header = f"{palette.badge(Status.FAILED)} {inert_field(result.spec)} [{result.mode}]"
     lines = [palette.paint(header, Style.BRIGHT) if not palette.enabled else header]
+    # What a spec wrote (names, values, messages, its output) is shown up to text_caps.py's
+    # sizes, as in the other reports: a spec may print 64 MiB or compare a 4 MB value, and the
+    # summary is read in a terminal or a CI log. report.json keeps every character.
     for failure in result.failures:
-        place = f"{inert_field(result.spec)}:{inert_field(failure.location)}"
+        place = f"{inert_field(result.spec)}:{inert_field(cut_name(failure.location))}"
         where = f" ({place})" if failure.location else ""
-        lines.append(f"  {palette.paint(inert_field(failure.title), Fore.RED)}{where}")
+        title = inert_field(cut_name(failure.title))
+        lines.append(f"  {palette.paint(title, Fore.RED)}{where}")
         if failure.expected is None and failure.actual is None:
-            # A runtime or build failure: its message is the whole story.
-            lines.append(f"    {inert_field(failure.matcher)}")
-            lines.extend(f"    {line}" for line in failure.message.splitlines())
+            # A runtime or build failure: its message is the whole story. A runtime failure's
+            # holds the spec's output; a build failure's, the compiler's, shown whole.
+            lines.append(f"    {inert_field(cut_name(failure.matcher))}")
+            message = (
+                failure.message if result.stage == Stage.BUILD else first_part(failure.message)
+            )
+            lines.extend(f"    {line}" for line in message.splitlines())
             continue
-        lines.append(f"    matcher:  {inert_field(failure.matcher)}")
-        expected, received = inert_field(str(failure.expected)), inert_field(str(failure.actual))
+        lines.append(f"    matcher:  {inert_field(cut_name(failure.matcher))}")
+        expected = inert_field(first_part(str(failure.expected)))
+        received = inert_field(first_part(str(failure.actual)))
         lines.append(f"    expected: {palette.paint(expected, Fore.GREEN)}")
         lines.append(f"    received: {palette.paint(received, Fore.RED)}")
         if failure.message:
-            lines.append(f"    message:  {inert_field(failure.message)}")
+            lines.append(f"    message:  {inert_field(first_part(failure.message))}")
     if result.output.strip() and result.stage == Stage.RUN and not _runtime_failed(result):
         lines.append("    output:")
-        lines.extend(f"      {line}" for line in result.output.strip().splitlines()[-20:])
+        tail = result.output.strip().splitlines()[-20:]
+        lines.extend(f"      {cut(line, MAX_LINE)}" for line in tail)
     return lines
 
 

@@ -370,3 +370,43 @@ def test_names_values_and_warnings_from_a_spec_stay_on_their_lines() -> None:
     escaped = "::error::x\\n  ::warning::y\\r##[group]z\\x1b]0;title\\x07\\x9b2J"
     assert sum(escaped in line for line in shown) == 7  # path, title, place, values, warning
     assert not any(character in "\r\x1b\x07\x9b" for character in "".join(shown))
+
+
+def test_what_a_spec_wrote_is_shown_up_to_the_reports_sizes() -> None:
+    # A spec may compare a 4 MB value or print 64 MiB before it crashes: the summary, read in a
+    # terminal or a CI log, shows the start of each (report.json keeps all of it).
+    huge = "x" * 1_000_000
+    detail = FailureDetail(
+        title="math > big", location="3:1", matcher="toBe", expected=huge, actual=huge, message=huge
+    )
+    compared = result(
+        "math",
+        Status.FAILED,
+        counts=Counts(0, 1, 0, 0, 1, 0, 1.0),
+        failure_list=(detail,),
+        output=f"{huge}\nlast line\n",
+    )
+    suites = (runtime_error_suite("flood.spec.ts", "the module trapped", "trap", huge, ""),)
+    crashed = result(
+        "flood", Status.FAILED, counts=count(suites), failure_list=tuple(failures(suites))
+    )
+    text = render_summary([Shown(compared, False), Shown(crashed, False)], PLAIN)
+    assert len(text) < 80_000
+    assert text.count("more characters in report.json)") == 4  # expected, received, message, crash
+    assert "      last line" in text
+    assert "(998000 more characters)" in text  # the output's long line
+
+
+def test_a_compilers_long_message_is_shown_whole() -> None:
+    message = "\n".join(f"ERROR TS2304: Cannot find name 'n{i}'." for i in range(2_000))
+    suites = (runtime_error_suite("broken.spec.ts", "build failed", message, "", ""),)
+    broken = result(
+        "broken",
+        Status.FAILED,
+        counts=count(suites),
+        failure_list=tuple(failures(suites)),
+        stage=Stage.BUILD,
+        error="build failed",
+    )
+    text = render_summary([Shown(broken, cached=False)], PLAIN)
+    assert "    ERROR TS2304: Cannot find name 'n1999'." in text
