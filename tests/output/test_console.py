@@ -66,12 +66,8 @@ def failed_assertion() -> SpecResult:
     )
 
 
-def build_failure() -> SpecResult:
-    suites = (
-        runtime_error_suite(
-            "broken.spec.ts", "build failed", "ERROR TS2304: Cannot find name 'nope'.", "", ""
-        ),
-    )
+def build_failure(message: str = "ERROR TS2304: Cannot find name 'nope'.") -> SpecResult:
+    suites = (runtime_error_suite("broken.spec.ts", "build failed", message, "", ""),)
     return result(
         "broken",
         Status.FAILED,
@@ -399,14 +395,5 @@ def test_what_a_spec_wrote_is_shown_up_to_the_reports_sizes() -> None:
 
 def test_a_compilers_long_message_is_shown_whole() -> None:
     message = "\n".join(f"ERROR TS2304: Cannot find name 'n{i}'." for i in range(2_000))
-    suites = (runtime_error_suite("broken.spec.ts", "build failed", message, "", ""),)
-    broken = result(
-        "broken",
-        Status.FAILED,
-        counts=count(suites),
-        failure_list=tuple(failures(suites)),
-        stage=Stage.BUILD,
-        error="build failed",
-    )
-    text = render_summary([Shown(broken, cached=False)], PLAIN)
+    text = render_summary([Shown(build_failure(message), cached=False)], PLAIN)
     assert "    ERROR TS2304: Cannot find name 'n1999'." in text
