@@ -101,10 +101,9 @@ class DoctorRequest:
 
 def _seconds(name: str, text: str, default: float, bad: list[Check]) -> float:
     """The option's seconds by its declared rule (core/option_declarations.py). A bad value is
-    added to ``bad`` as an ERROR with the message and fix a run stops with, and the checks go on
-    with the default; an empty one is an option not given."""
-    if not text.strip():
-        return default
+    added to ``bad`` as an ERROR with the message and fix a run stops with (an empty one too, as
+    ``ASTEST_REMOTE_CACHE_REQUEST_TIMEOUT=`` stops a run), and the checks go on with the default.
+    An option not given arrives as its default."""
     try:
         return seconds(name)(text)
     except UserError as exc:

@@ -23,7 +23,7 @@ def _given(**texts: str) -> RemoteCacheAsGiven:
     return RemoteCacheAsGiven(**{**as_given, **texts})
 
 
-@pytest.mark.parametrize("text", ["abc", "0", "-1", "nan"])
+@pytest.mark.parametrize("text", ["abc", "0", "-1", "nan", "", " "])
 @pytest.mark.parametrize("option", ["connect", "request"])
 def test_a_bad_timeout_is_an_error_with_the_message_and_fix_a_run_stops_with(
     option: str, text: str
@@ -38,13 +38,21 @@ def test_a_bad_timeout_is_an_error_with_the_message_and_fix_a_run_stops_with(
     assert message.startswith(f"--{name}: {text!r}")
 
 
-def test_timeouts_given_well_or_not_given_add_no_check() -> None:
+def test_timeouts_given_well_add_no_check() -> None:
     assert _given().checks() == []
-    assert _given(remote_cache_connect_timeout="", remote_cache_request_timeout=" ").checks() == []
+    assert (
+        _given(remote_cache_connect_timeout="0.5", remote_cache_request_timeout="2.0").checks()
+        == []
+    )
 
 
 def test_the_doctor_prints_the_bad_timeout_and_exits_1(tmp_path: Path) -> None:
-    values = {"config": "as-test.config.json", "mode": "", "remote_cache_request_timeout": "abc"}
+    values = {
+        "config": "as-test.config.json",
+        "mode": "",
+        "remote_cache_connect_timeout": "2",
+        "remote_cache_request_timeout": "abc",
+    }
     printed = io.StringIO()
     assert DoctorRequest.from_values(values).report(tmp_path, printed) == 1
     assert "--remote-cache-request-timeout: 'abc' is not a number of seconds > 0" in (
