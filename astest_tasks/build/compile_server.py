@@ -75,6 +75,7 @@ class CompileServer:
         start_limit_s: float = START_TIME_LIMIT_S,
         script: Path = SERVER_SCRIPT,
         v8_flags: Sequence[str] = (),
+        node_options: Sequence[str] = (),
     ) -> None:
         # The server's own stderr (what it says outside a compile, such as why it died) goes to a
         # file rather than a pipe nobody drains; it lives as long as the server.
@@ -86,9 +87,18 @@ class CompileServer:
         self._owner_pid = os.getpid()
         try:
             self._proc = subprocess.Popen(
+                # node_options go before the script: V8 reads them before any script runs (heap
+                # sizes); v8_flags are set by the script itself, before asc loads.
                 # --enable-source-maps: asc's own bin/asc.js re-runs Node with it, so crash
                 # reports name the same source lines as a spawned asc's.
-                [node, "--enable-source-maps", str(script), str(asc_root), *v8_flags],
+                [
+                    node,
+                    *node_options,
+                    "--enable-source-maps",
+                    str(script),
+                    str(asc_root),
+                    *v8_flags,
+                ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._log,

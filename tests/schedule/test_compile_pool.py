@@ -26,6 +26,7 @@ from astest_tasks.schedule.compile_pool import (
     can_serve,
     server_flags,
     server_key,
+    server_node_options,
 )
 from tests.fakes import FAKE_SERVER, is_running, require_node, wait_until_gone
 
@@ -108,6 +109,39 @@ def test_the_compile_that_starts_a_server_chooses_its_v8_flags(
         other.close()
     assert started_optimised is not None
     assert started_optimised.stdout.decode().endswith(" flags=")
+
+
+def node_command_line(pid: int) -> list[str]:
+    return [word.decode() for word in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")]
+
+
+def test_a_server_starts_with_a_young_generation_four_times_v8s_default(
+    pool: CompilePool, tmp_path: Path
+) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "NODE_OPTIONS"}
+    output = pool.compile(require_node(), tmp_path / "asc", ["ok"], tmp_path, env, 10)
+    assert output is not None and output.exit_code == 0
+    words = node_command_line(pid_of(output))
+    # Node's own option, before the script: V8 sizes its heap before any script runs.
+    assert words.index("--max-semi-space-size=64") < words.index(str(FAKE_SERVER))
+
+
+@pytest.mark.parametrize("user_option", ["--max-semi-space-size=8", "--max_semi_space_size=8"])
+def test_a_node_options_that_sizes_the_young_generation_is_the_users_choice(
+    pool: CompilePool, tmp_path: Path, user_option: str
+) -> None:
+    env = {**os.environ, "NODE_OPTIONS": f"--no-warnings {user_option}"}
+    assert server_node_options(env) == ()
+    output = pool.compile(require_node(), tmp_path / "asc", ["ok"], tmp_path, env, 10)
+    assert output is not None and output.exit_code == 0
+    assert not any("semi" in word for word in node_command_line(pid_of(output)))
+
+
+def test_other_node_options_leave_our_young_generation_in_place() -> None:
+    assert server_node_options({"NODE_OPTIONS": "--max-old-space-size=4096"}) == (
+        "--max-semi-space-size=64",
+    )
+    assert server_node_options({}) == ("--max-semi-space-size=64",)
 
 
 def test_a_compile_whose_server_dies_is_retried_once_in_a_new_server(
