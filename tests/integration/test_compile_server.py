@@ -158,6 +158,8 @@ def test_an_optimised_build_is_the_same_bytes_on_either_v8_tier(
     (pid,) = pool.server_pids
     command_line = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     assert (b"--liftoff-only" in command_line) == (first_args == ())
+    assert b"--always-sparkplug" in command_line
+    assert b"--max-semi-space-size=64" in command_line
     optimised = Compiles(pool, project, tmp_path / "optimised", ("-O3",))
     served = optimised.served(spec, "wasi")
     assert served[0].exit_code == 0, served[0].diagnostics

@@ -69,7 +69,7 @@ def test_one_server_serves_every_compile_of_a_process(pool: CompilePool, tmp_pat
 def test_a_build_that_does_not_optimise_runs_binaryen_on_v8s_baseline_tier_only(
     argv: list[str],
 ) -> None:
-    assert server_flags(argv) == ("--liftoff-only",)
+    assert server_flags(argv) == ("--always-sparkplug", "--liftoff-only")
 
 
 @pytest.mark.parametrize(
@@ -88,7 +88,7 @@ def test_a_build_that_does_not_optimise_runs_binaryen_on_v8s_baseline_tier_only(
     ],
 )
 def test_a_build_that_optimises_keeps_v8s_optimising_tier(option: list[str]) -> None:
-    assert server_flags(["a.spec.ts", *option, "-o", "a.wasm"]) == ()
+    assert server_flags(["a.spec.ts", *option, "-o", "a.wasm"]) == ("--always-sparkplug",)
 
 
 def test_the_compile_that_starts_a_server_chooses_its_v8_flags(
@@ -100,15 +100,15 @@ def test_the_compile_that_starts_a_server_chooses_its_v8_flags(
     assert first is not None and optimised is not None
     # The second compile is served by the same server, flags and all: it is as correct there.
     assert pid_of(first) == pid_of(optimised)
-    assert first.stdout.decode().endswith(" flags=--liftoff-only")
-    assert optimised.stdout.decode().endswith(" flags=--liftoff-only")
+    assert first.stdout.decode().endswith(" flags=--always-sparkplug,--liftoff-only")
+    assert optimised.stdout.decode().endswith(" flags=--always-sparkplug,--liftoff-only")
     other = CompilePool(script=FAKE_SERVER)
     try:
         started_optimised = other.compile(node, tmp_path / "asc", ["ok", "-O3"], tmp_path, env, 10)
     finally:
         other.close()
     assert started_optimised is not None
-    assert started_optimised.stdout.decode().endswith(" flags=")
+    assert started_optimised.stdout.decode().endswith(" flags=--always-sparkplug")
 
 
 def node_command_line(pid: int) -> list[str]:
