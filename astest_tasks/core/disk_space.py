@@ -59,11 +59,15 @@ def out_of_space_is_disk_full(folder: Path, writing: str) -> Iterator[None]:
 def disk_full(folder: Path, writing: str) -> DiskFull:
     """The error for ``folder``'s disk, found full while ``writing`` (what we were doing)."""
     return DiskFull(
-        f"the disk holding {_shown(folder)}{_mounted_at(folder)} is full (no space left while "
-        f"{writing}); "
+        f"{disk_named(folder)} is full (no space left while {writing}); "
         "fix: free space on it (or raise your quota) and run again: nothing earlier was "
         "replaced, and what did not finish runs again by itself"
     )
+
+
+def disk_named(folder: Path) -> str:
+    """``folder``'s disk as our errors name it: the folder, and where its filesystem is mounted."""
+    return f"the disk holding {_shown(folder)}{_mounted_at(folder)}"
 
 
 def is_full(folder: Path) -> bool:

@@ -231,3 +231,35 @@ def test_a_fuzz_campaign_on_a_full_disk_keeps_its_earlier_result_and_runs_again_
         again = project.doit(sound)
         assert again.exit_code == 0 and sound in again.executed, again.stderr[-3000:]
         assert result.read_bytes() != earlier, "the campaign wrote no new result"
+
+
+def test_doits_own_state_on_a_full_disk_is_one_error_line_and_the_next_run_passes(
+    tmp_path: Path, toolchain: Toolchain
+) -> None:
+    """doit saves its state file once, when the run ends; ours are all written by then."""
+    project = copy_project("passing", tmp_path / "machine", toolchain)
+    with mounted_tmpfs(tmp_path / "state", 256 * 1024) as state_disk:
+        state = state_disk / "doit.db"
+        filler = fill(state_disk, leave_bytes=16 * 1024)  # opens, but 40-odd tasks do not fit
+        full = project.doit("--db-file", str(state))
+        errors = [line for line in full.stderr.splitlines() if line.startswith("ERROR:")]
+        assert errors == [
+            f"ERROR: the disk holding {state_disk} (the filesystem mounted at {state_disk}) is "
+            "full (no space left while doit saved which tasks are up to date, in doit.db); the "
+            "results and reports this run wrote are whole; fix: free space on it (or raise your "
+            "quota) and run again: the tasks this run ran run again"
+        ], full.stderr[-3000:]
+        assert "Traceback" not in full.stdout + full.stderr, full.stderr[-3000:]
+        assert full.exit_code == 3
+        assert passing_tests_line(toolchain) in full.stdout, "the run itself was whole"
+        ran = set(full.executed)
+        assert {"astest:build:wasi:geometry", "astest:run:wasi:geometry"} <= ran
+
+        filler.unlink()
+        again = project.doit("--db-file", str(state))
+        assert again.exit_code == 0, again.stdout[-3000:] + again.stderr[-3000:]
+        assert passing_tests_line(toolchain) in again.stdout
+        assert "astest:run:wasi:geometry" in again.executed, "doit saved nothing, so it runs again"
+        settled = project.doit("--db-file", str(state))
+        assert settled.exit_code == 0, settled.stderr[-3000:]
+        assert set(settled.executed) <= {"astest:summary"}, settled.executed

@@ -1,0 +1,93 @@
+"""doit's own state file, saved when a run ends: a save that fails is one error line, not a
+traceback.
+
+doit keeps which tasks are up to date in one file (``.doit.db``, or ``--db-file``) and writes it
+once, when the run ends (``Dependency.close``, from its runner's ``finish``). On a full disk that
+write fails, and doit printed the backend's traceback (sqlite's "database or disk is full", or
+dbm's ``OSError``) and exited 3. No result is wrong by then: each build record, result and report
+of the run was written atomically, whole or not at all. doit's file is another matter: sqlite
+rolls the save back and keeps the file as it was, and Python's dumb dbm may lose what it held
+(more tasks run again), so the next run finds the tasks this one ran out of date and runs them
+again; doit's json backend writes the file in place and leaves it cut short, which the next run
+would name as corrupt (plan/state_file.py), so the line asks for it to be deleted first.
+
+doit hands its dependency manager only to ``uptodate`` checks that are ``UptodateCalculator``s
+(``BuildUpToDate``, on every run task), so that check puts ``close_saying_why`` in front of the
+manager's ``close`` the first time it is set up. The error is doit's own ``InvalidTask``, which
+doit prints as one ``ERROR:`` line and exits 3 for, as it did, now with no traceback. A call that
+checks none of our run tasks (one that names only build tasks) keeps doit's own report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from doit.exceptions import InvalidTask
+
+from astest_tasks.core.disk_space import disk_named, is_full
+from astest_tasks.plan.state_file import state_file_problem
+
+_WRAPPED = "_astest_close_says_why"  # set on a manager whose close is already ours
+_OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT}
+
+
+def close_saying_why(dep_manager: Any) -> None:
+    """Make ``dep_manager.close`` raise a one-line ``InvalidTask`` when the save fails."""
+    if getattr(dep_manager, _WRAPPED, False):
+        return
+    close: Callable[[], None] = dep_manager.close
+    state_file = Path(str(getattr(dep_manager, "name", ".doit.db")))
+
+    def close_or_say_why() -> None:
+        try:
+            close()
+        except Exception as exc:  # any backend's error: sqlite3, dbm, json, an OSError
+            _let_go(dep_manager)
+            raise InvalidTask(state_not_saved(state_file, exc)) from None
+
+    dep_manager.close = close_or_say_why
+    setattr(dep_manager, _WRAPPED, True)
+
+
+def state_not_saved(state_file: Path, error: BaseException) -> str:
+    """The one line for a save of ``state_file`` that failed with ``error``."""
+    done = "the results and reports this run wrote are whole"
+    if state_file_problem(state_file):  # written in place and cut short (doit's json backend)
+        again = (
+            f", then delete {state_file}, which doit left cut short (rm {state_file}), and run "
+            "again: every spec is built and run once more"
+        )
+    else:
+        again = " and run again: the tasks this run ran run again"
+    if _out_of_space(error) or is_full(state_file.parent):
+        return (
+            f"{disk_named(state_file.parent)} is full (no space left while doit saved which "
+            f"tasks are up to date, in {state_file.name}); {done}; fix: free space on it (or "
+            f"raise your quota){again}"
+        )
+    return (
+        f"doit could not save which tasks are up to date in {state_file} ({error}); {done}; "
+        f"fix: make that file and its folder writable (or name another with --db-file){again}"
+    )
+
+
+def _out_of_space(error: BaseException) -> bool:
+    if isinstance(error, OSError):
+        return error.errno in _OUT_OF_SPACE
+    # sqlite reports a full disk as its own error code, not as an OSError
+    return isinstance(error, sqlite3.Error) and error.sqlite_errorcode == sqlite3.SQLITE_FULL
+
+
+def _let_go(dep_manager: Any) -> None:
+    """Close a dbm file whose save failed, quietly: its finaliser would try the save again when
+    Python exits, and print a second traceback ("Exception ignored in ...")."""
+    database = getattr(getattr(dep_manager, "backend", None), "_dbm", None)
+    close = getattr(database, "close", None)
+    if callable(close):
+        with contextlib.suppress(Exception):
+            close()

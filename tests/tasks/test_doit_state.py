@@ -1,0 +1,153 @@
+"""doit's state file saved at the end of a run on a full disk: one error line naming the disk and
+the fix, for each of doit's backends, with real doit backends on a real tmpfs."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from doit.dependency import DbmDB, Dependency, JsonDB, SqliteDB
+from doit.exceptions import InvalidTask
+
+from astest_tasks.plan.state_file import state_file_problem
+from astest_tasks.tasks.doit_state import close_saying_why, state_not_saved
+from tests.tmpfs import fill, mounted_tmpfs
+
+BACKENDS = {"sqlite3": SqliteDB, "dbm": DbmDB, "json": JsonDB}
+DISK_BYTES = 256 * 1024
+LEFT_FREE = 16 * 1024  # enough to open each backend's file, not to save 40 tasks' values
+DOITS_TRACEBACK_TEXT = ("Traceback", "Exception ignored")
+
+
+@pytest.fixture
+def disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(tmp_path)  # the error names the folder relative to the project
+    with mounted_tmpfs(tmp_path / "disk", DISK_BYTES) as folder:
+        yield folder
+
+
+def with_unsaved_tasks(state: Path, backend: str) -> Dependency:
+    """doit's dependency manager after a run of 40 tasks, before it saves them."""
+    manager = Dependency(BACKENDS[backend], str(state))
+    for number in range(40):
+        manager._set(f"astest:run:wasi:spec{number}", "result:", "x" * 2000)
+    return manager
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_a_save_on_a_full_disk_is_one_line_naming_the_disk_and_the_fix(
+    disk: Path, backend: str
+) -> None:
+    state = disk / "state"
+    manager = with_unsaved_tasks(state, backend)
+    close_saying_why(manager)
+    fill(disk, leave_bytes=LEFT_FREE)
+    with pytest.raises(InvalidTask) as raised:
+        manager.close()
+    message = str(raised.value)
+    assert "\n" not in message
+    assert message.startswith(
+        f"the disk holding disk (the filesystem mounted at {disk.resolve()}) is full (no space "
+        "left while doit saved which tasks are up to date, in state); the results and reports "
+        "this run wrote are whole; fix: free space on it (or raise your quota)"
+    ), message
+    if state_file_problem(state):  # doit's json backend writes in place, and left it cut short
+        assert backend == "json"
+        assert message.endswith(
+            f", then delete {state}, which doit left cut short (rm {state}), and run again: "
+            "every spec is built and run once more"
+        ), message
+    else:
+        assert message.endswith(" and run again: the tasks this run ran run again"), message
+
+
+def test_sqlite_keeps_the_state_it_had_before_the_save_that_failed(disk: Path) -> None:
+    state = disk / "state"
+    earlier = Dependency(SqliteDB, str(state))
+    earlier._set("astest:run:wasi:kept", "result:", "earlier")
+    earlier.close()
+    manager = with_unsaved_tasks(state, "sqlite3")
+    close_saying_why(manager)
+    fill(disk, leave_bytes=LEFT_FREE)
+    with pytest.raises(InvalidTask, match="the tasks this run ran run again"):
+        manager.close()
+    assert state_file_problem(state) is None
+    assert Dependency(SqliteDB, str(state))._get("astest:run:wasi:kept", "result:") == "earlier"
+
+
+def test_a_save_that_fails_for_another_reason_names_the_file_and_the_error(
+    tmp_path: Path,
+) -> None:
+    state = tmp_path / "state.db"
+
+    class Refusing:
+        name = str(state)
+
+        def close(self) -> None:
+            raise PermissionError(errno.EACCES, "Permission denied", str(state))
+
+    manager = Refusing()
+    close_saying_why(manager)
+    with pytest.raises(InvalidTask) as raised:
+        manager.close()
+    assert str(raised.value) == (
+        f"doit could not save which tasks are up to date in {state} ([Errno 13] Permission "
+        f"denied: '{state}'); the results and reports this run wrote are whole; fix: make that "
+        "file and its folder writable (or name another with --db-file) and run again: the "
+        "tasks this run ran run again"
+    )
+    assert state_not_saved(state, OSError(errno.ENOSPC, "No space left on device")).startswith(
+        f"the disk holding {state.parent}"
+    )
+
+
+def test_a_manager_is_wrapped_once_and_a_save_that_works_is_left_alone(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    manager = with_unsaved_tasks(state, "sqlite3")
+    close_saying_why(manager)
+    wrapped = manager.close
+    close_saying_why(manager)
+    assert manager.close is wrapped
+    manager.close()
+    assert Dependency(SqliteDB, str(state))._get("astest:run:wasi:spec0", "result:") == "x" * 2000
+
+
+def test_a_dbm_save_that_failed_prints_nothing_more_when_python_exits(disk: Path) -> None:
+    # dbm's own finaliser tries the save again at exit, and used to print a second traceback.
+    script = textwrap.dedent(
+        f"""
+        import os
+        from doit.dependency import DbmDB, Dependency
+        from doit.exceptions import InvalidTask
+        from astest_tasks.tasks.doit_state import close_saying_why
+
+        manager = Dependency(DbmDB, {str(disk / "state")!r})
+        for number in range(40):
+            manager._set(f"task{{number}}", "result:", "x" * 2000)
+        close_saying_why(manager)
+        stats = os.statvfs({str(disk)!r})
+        with open({str(disk / "filler")!r}, "wb") as filler:
+            filler.write(b"\\0" * (stats.f_bfree * stats.f_frsize - {LEFT_FREE}))
+        try:
+            manager.close()
+        except InvalidTask as error:
+            print("ERROR:", error)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ERROR: the disk holding"), done.stdout
+    assert not any(text in done.stderr for text in DOITS_TRACEBACK_TEXT), done.stderr
