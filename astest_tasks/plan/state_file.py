@@ -5,6 +5,9 @@ task, and its sqlite backend lets ``sqlite3.DatabaseError`` escape as a tracebac
 import is the last moment our code runs before that, so the check runs there. Only the
 dependency file doit is about to open is read, and nothing is written: deleting it is the
 user's call, and it costs one rebuild and re-run of every spec, never a result or a snapshot.
+A state file doit would have to create on a full disk is named there too: doit's sqlite backend
+fails to create it and calls it corrupted, with a traceback. (A save that fails when the run
+ends is tasks/doit_state.py's.)
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
 
+from astest_tasks.core.disk_space import disk_named, is_full
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.plan.doit_argv import dodo_config
@@ -41,19 +45,38 @@ _READABLE: set[str] = set()
 
 
 def check_state_file(path: Path) -> None:
-    """Raise UserError when ``path`` exists but no doit backend can read it."""
+    """Raise UserError when ``path`` exists but no doit backend can read it, or when doit would
+    have to create it on a full disk."""
     key = os.path.abspath(path)
     if key in _READABLE:
         return
     problem = state_file_problem(path)
-    if not problem:
-        _READABLE.add(key)
-    else:
+    if problem:
         raise UserError(
             f"{path} (doit's record of which tasks are up to date) is corrupt: {problem}; fix: "
             f"delete it (rm {path}) and run again; every spec is then built and run once more, "
             "and no result, snapshot or config is lost"
         )
+    if _to_be_created(path) and is_full(path.parent):
+        # doit's sqlite backend would fail to create it and call it "corrupted", with a
+        # traceback; and a run with no state to go on builds everything, which cannot fit.
+        raise UserError(
+            f"{disk_named(path.parent)} is full, and doit cannot create its record of which "
+            f"tasks are up to date ({path}) there; fix: free space on it (or raise your quota) "
+            "and run again"
+        )
+    _READABLE.add(key)
+
+
+def _to_be_created(path: Path) -> bool:
+    """Whether doit finds no state at ``path``: no file, an empty one, and no dbm files under
+    that name (doit's dbm backend keeps ``path.dat`` and ``path.dir``, or ``path.db``)."""
+    try:
+        if path.stat().st_size > 0:
+            return False
+    except OSError:
+        pass
+    return not dbm.whichdb(str(path))
 
 
 def state_file_problem(path: Path) -> str | None:

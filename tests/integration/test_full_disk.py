@@ -236,24 +236,25 @@ def test_a_fuzz_campaign_on_a_full_disk_keeps_its_earlier_result_and_runs_again_
 def test_doits_own_state_on_a_full_disk_is_one_error_line_and_the_next_run_passes(
     tmp_path: Path, toolchain: Toolchain
 ) -> None:
-    """doit saves its state file once, when the run ends; ours are all written by then."""
+    """doit saves its state file once, when the run ends, after ours are all written; and it
+    creates the file when the run starts."""
     project = copy_project("passing", tmp_path / "machine", toolchain)
     with mounted_tmpfs(tmp_path / "state", 256 * 1024) as state_disk:
         state = state_disk / "doit.db"
-        filler = fill(state_disk, leave_bytes=16 * 1024)  # opens, but 40-odd tasks do not fit
+        disk = f"the disk holding {state_disk} (the filesystem mounted at {state_disk}) is full"
+        assert project.doit("--db-file", str(state)).exit_code == 0
+
+        change_the_module(project)
+        filler = fill(state_disk, leave_bytes=16 * 1024)  # the file is there; the save fails
         full = project.doit("--db-file", str(state))
-        errors = [line for line in full.stderr.splitlines() if line.startswith("ERROR:")]
-        assert errors == [
-            f"ERROR: the disk holding {state_disk} (the filesystem mounted at {state_disk}) is "
-            "full (no space left while doit saved which tasks are up to date, in doit.db); the "
-            "results and reports this run wrote are whole; fix: free space on it (or raise your "
-            "quota) and run again: the tasks this run ran run again"
-        ], full.stderr[-3000:]
-        assert "Traceback" not in full.stdout + full.stderr, full.stderr[-3000:]
+        assert one_error_line(full) == (
+            f"ERROR: {disk} (no space left while doit saved which tasks are up to date, in "
+            "doit.db); the results and reports this run wrote are whole; fix: free space on it "
+            "(or raise your quota) and run again: the tasks this run ran run again"
+        )
         assert full.exit_code == 3
         assert passing_tests_line(toolchain) in full.stdout, "the run itself was whole"
-        ran = set(full.executed)
-        assert {"astest:build:wasi:geometry", "astest:run:wasi:geometry"} <= ran
+        assert {"astest:build:wasi:geometry", "astest:run:wasi:geometry"} <= set(full.executed)
 
         filler.unlink()
         again = project.doit("--db-file", str(state))
@@ -263,3 +264,19 @@ def test_doits_own_state_on_a_full_disk_is_one_error_line_and_the_next_run_passe
         settled = project.doit("--db-file", str(state))
         assert settled.exit_code == 0, settled.stderr[-3000:]
         assert set(settled.executed) <= {"astest:summary"}, settled.executed
+
+        state.unlink()
+        fill(state_disk, leave_bytes=16 * 1024)  # too little to create it and save a whole run
+        start = project.doit("--db-file", str(state))
+        assert one_error_line(start) == (
+            f"ERROR: {disk}, and doit cannot create its record of which tasks are up to date "
+            f"({state}) there; fix: free space on it (or raise your quota) and run again"
+        )
+        assert start.exit_code == 3 and not start.executed
+
+
+def one_error_line(run: DoitRun) -> str:
+    errors = [line for line in run.stderr.splitlines() if line.startswith("ERROR:")]
+    assert len(errors) == 1, run.stderr[-3000:]
+    assert "Traceback" not in run.stdout + run.stderr, run.stderr[-3000:]
+    return errors[0]

@@ -1,15 +1,18 @@
-"""The doit state file check: which files a doit backend can open, told from hand-made bytes."""
+"""The doit state file check: which files a doit backend can open, told from hand-made bytes;
+and a state file doit would have to create on a full disk (a real tmpfs)."""
 
 from __future__ import annotations
 
 import dbm.dumb
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from astest_tasks.core.errors import UserError
 from astest_tasks.plan.state_file import check_state_file, state_file_from_argv, state_file_problem
+from tests.tmpfs import fill, mounted_tmpfs
 
 
 def _sqlite_db(path: Path) -> Path:
@@ -72,6 +75,42 @@ def test_the_error_names_the_file_and_the_fix(tmp_path: Path) -> None:
         check_state_file(path)
     message = str(raised.value)
     assert str(path) in message and f"rm {path}" in message and "fix:" in message
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A tmpfs with 16 KiB left, the working folder beside it."""
+    monkeypatch.chdir(tmp_path)
+    with mounted_tmpfs(tmp_path / "disk", 256 * 1024) as folder:
+        yield folder
+
+
+def test_a_state_file_doit_would_create_on_a_full_disk_is_named_with_the_fix(
+    full_disk: Path,
+) -> None:
+    for name, empty in [("missing.db", False), ("empty.db", True)]:
+        if empty:
+            (full_disk / name).write_bytes(b"")
+        filler = fill(full_disk, leave_bytes=16 * 1024)
+        with pytest.raises(UserError) as raised:
+            check_state_file(full_disk / name)
+        assert str(raised.value) == (
+            f"the disk holding disk (the filesystem mounted at {full_disk.resolve()}) is full, "
+            "and doit cannot create its record of which tasks are up to date "
+            f"({full_disk / name}) there; fix: free space on it (or raise your quota) and run "
+            "again"
+        )
+        filler.unlink()
+        check_state_file(full_disk / name)  # with room again, doit creates it itself
+
+
+def test_a_state_file_that_exists_is_not_stopped_by_a_full_disk(full_disk: Path) -> None:
+    sqlite_state = _sqlite_db(full_disk / "sqlite.db")
+    with dbm.dumb.open(str(full_disk / "dbm.db"), "c") as database:
+        database[b"astest:run:wasi:a"] = b"{}"
+    fill(full_disk, leave_bytes=16 * 1024)
+    check_state_file(sqlite_state)
+    check_state_file(full_disk / "dbm.db")  # kept as dbm.db.dat and dbm.db.dir
 
 
 @pytest.mark.parametrize(
