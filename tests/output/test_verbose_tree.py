@@ -26,3 +26,11 @@ def test_each_block_is_a_line_under_its_parent_with_its_verdict_and_logs() -> No
     verbose = render_summary(shown, Palette(enabled=False), verbose=True)
     assert "PASS  adds" not in plain and "       PASS  adds" in verbose
     assert verbose.rstrip().splitlines()[-1].startswith("tests: ")
+
+
+def test_a_huge_name_or_log_line_is_cut_at_the_other_reports_sizes() -> None:
+    huge_log = "L" * 1_000_000
+    suites = (make_suite("N" * 4_000_000, make_expectation(), logs=(huge_log,)),)
+    block, log = list(tree_lines(suites, Palette(enabled=False)))
+    assert block == f"     PASS  {'N' * 1_000}… (3999000 more characters)"
+    assert log == f"      LOG {'L' * 2_000}… (998000 more characters)"
