@@ -66,7 +66,10 @@ class AstestLoader(TaskLoader2):  # type: ignore[misc]  # doit is untyped
                 "project, or start one with `astest init`"
             )
         try:
-            check_state_file(Path(str(opt_values.get("dep_file") or DEFAULT_STATE_FILE)))
+            check_state_file(
+                Path(str(opt_values.get("dep_file") or DEFAULT_STATE_FILE)),
+                str(opt_values.get("backend") or ""),
+            )
         except UserError as exc:
             raise InvalidDodoFile(str(exc)) from None
 

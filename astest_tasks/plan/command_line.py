@@ -25,7 +25,7 @@ from astest_tasks.plan.doit_argv import (
     forks_worker_processes,
     names_tasks_under,
 )
-from astest_tasks.plan.state_file import state_file_from_argv
+from astest_tasks.plan.state_file import backend_from_argv, state_file_from_argv
 
 
 @frozen
@@ -62,6 +62,10 @@ class CommandLine:
     @property
     def state_file(self) -> str:
         return state_file_from_argv(self.arguments)
+
+    @property
+    def state_backend(self) -> str:
+        return backend_from_argv(self.arguments)
 
     @property
     def run_by_doit(self) -> bool:

@@ -26,17 +26,30 @@ from astest_tasks.plan.doit_argv import dodo_config
 
 DEFAULT_STATE_FILE = ".doit.db"  # doit's own default for --db-file
 _SQLITE_HEADER = b"SQLite format 3\x00"
+_SQLITE_IN_MEMORY = ":memory:"  # a --db-file sqlite keeps in memory: nothing on disk
 
 
 def state_file_from_argv(arguments: Sequence[str]) -> str:
     """The state file doit will open: its ``--db-file`` option, else the dodo's ``dep_file``
     (when DOIT_CONFIG is defined before the task creator is made), else doit's default."""
+    given = _option_value(arguments, "--db-file")
+    return given or str(dodo_config(arguments).get("dep_file") or DEFAULT_STATE_FILE)
+
+
+def backend_from_argv(arguments: Sequence[str]) -> str:
+    """The backend doit will open it with: ``--backend``, else the dodo's (when known), else
+    doit's default, ``dbm``."""
+    given = _option_value(arguments, "--backend")
+    return given or str(dodo_config(arguments).get("backend") or "dbm")
+
+
+def _option_value(arguments: Sequence[str], option: str) -> str | None:
     for index, word in enumerate(arguments):
-        if word == "--db-file" and index + 1 < len(arguments):
+        if word == option and index + 1 < len(arguments):
             return arguments[index + 1]
-        if word.startswith("--db-file="):
-            return word.removeprefix("--db-file=")
-    return str(dodo_config(arguments).get("dep_file") or DEFAULT_STATE_FILE)
+        if word.startswith(f"{option}="):
+            return word.removeprefix(f"{option}=")
+    return None
 
 
 # Files found readable in this process. Every task creator a dodo makes checks when it is made
@@ -44,13 +57,13 @@ def state_file_from_argv(arguments: Sequence[str]) -> str:
 _READABLE: set[str] = set()
 
 
-def check_state_file(path: Path) -> None:
-    """Raise UserError when ``path`` exists but no doit backend can read it, or when doit would
-    have to create it on a full disk."""
+def check_state_file(path: Path, backend: str = "") -> None:
+    """Raise UserError when ``path`` exists but no doit backend (or not ``backend``, when
+    known) can read it, or when doit would have to create it on a full disk."""
     key = os.path.abspath(path)
-    if key in _READABLE:
+    if key in _READABLE or str(path) == _SQLITE_IN_MEMORY:
         return
-    problem = state_file_problem(path)
+    problem = state_file_problem(path, backend)
     if problem:
         raise UserError(
             f"{path} (doit's record of which tasks are up to date) is corrupt: {problem}; fix: "
@@ -79,8 +92,9 @@ def _to_be_created(path: Path) -> bool:
     return not dbm.whichdb(str(path))
 
 
-def state_file_problem(path: Path) -> str | None:
-    """Why no doit backend (sqlite3, dbm, json) can open ``path``, or None when one can."""
+def state_file_problem(path: Path, backend: str = "") -> str | None:
+    """Why no doit backend (sqlite3, dbm, json) can open ``path``, or None when one can; with
+    ``backend`` given, an empty file is judged by that backend."""
     try:
         with path.open("rb") as handle:
             head = handle.read(len(_SQLITE_HEADER))
@@ -89,7 +103,9 @@ def state_file_problem(path: Path) -> str | None:
     except OSError as exc:
         return f"cannot be read ({exc.strerror})"
     if not head:
-        return None  # an empty file is a fresh sqlite database to doit
+        # A fresh database to sqlite; doit's json backend cannot read it (a save of its that
+        # found the disk full leaves it so: tasks/doit_state.py).
+        return "empty, where doit's json backend needs a JSON object" if backend == "json" else None
     if head == _SQLITE_HEADER:
         return _sqlite_problem(path)
     if dbm.whichdb(str(path)):

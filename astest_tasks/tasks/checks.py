@@ -21,7 +21,6 @@ from astest_tasks.core.call_signature import CallSignature
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.model.results import Status, read_result_head
 from astest_tasks.schedule.scheduler import scheduler
-from astest_tasks.tasks.doit_state import close_saying_why
 
 _SAVED_INPUTS = "_astest_inputs"  # beside config_changed's digest: what the digest was of
 
@@ -204,9 +203,6 @@ class BuildUpToDate(UptodateCalculator):  # type: ignore[misc]  # doit is untype
     def setup(self, dep_manager: Any, tasks_dict: Mapping[str, Any]) -> None:
         super().setup(dep_manager, tasks_dict)
         self.dep_manager = dep_manager
-        # The one place doit hands us its dependency manager: its save at the end of the run
-        # then fails as one error line, not a traceback (doit_state.py).
-        close_saying_why(dep_manager)
 
     def __call__(self) -> bool:
         self.reason = ""

@@ -8,14 +8,17 @@ dbm's ``OSError``) and exited 3. No result is wrong by then: each build record, 
 of the run was written atomically, whole or not at all. doit's file is another matter: sqlite
 rolls the save back and keeps the file as it was, and Python's dumb dbm may lose what it held
 (more tasks run again), so the next run finds the tasks this one ran out of date and runs them
-again; doit's json backend writes the file in place and leaves it cut short, which the next run
-would name as corrupt (plan/state_file.py), so the line asks for it to be deleted first.
+again; doit's json backend opens the file for writing first, which empties it, and leaves it
+empty or cut short, which the next run would stop on, so the line asks for it to be deleted.
 
-doit hands its dependency manager only to ``uptodate`` checks that are ``UptodateCalculator``s
-(``BuildUpToDate``, on every run task), so that check puts ``close_saying_why`` in front of the
-manager's ``close`` the first time it is set up. The error is doit's own ``InvalidTask``, which
-doit prints as one ``ERROR:`` line and exits 3 for, as it did, now with no traceback. A call that
-checks none of our run tasks (one that names only build tasks) keeps doit's own report.
+doit registers its dependency manager as ``Globals.dep_manager`` before it loads the tasks, so
+the task creator puts ``close_saying_why`` in front of its ``close`` in a call that runs tasks
+(``doit``, ``doit run``, ``astest``, each cycle of watch mode), whatever then runs or fails. The
+error is doit's own ``InvalidTask``, which doit prints as one ``ERROR:`` line and exits 3 for, as
+it did, now with no traceback. As with the traceback, doit then skips what its ``finish`` does
+after the save: tasks' teardowns and its reporter's end of run (a json reporter's whole output).
+doit's other commands that save the file (``forget``, ``ignore``, ``clean``, ``reset-dep``) keep
+doit's own report: the words here are about a run.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from doit.dependency import JsonDB
 from doit.exceptions import InvalidTask
 
 from astest_tasks.core.disk_space import disk_named, is_full
@@ -38,33 +42,36 @@ _OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT}
 
 def close_saying_why(dep_manager: Any) -> None:
     """Make ``dep_manager.close`` raise a one-line ``InvalidTask`` when the save fails."""
-    if getattr(dep_manager, _WRAPPED, False):
+    if dep_manager is None or getattr(dep_manager, _WRAPPED, False):
         return
     close: Callable[[], None] = dep_manager.close
     state_file = Path(str(getattr(dep_manager, "name", ".doit.db")))
+    rewritten_in_place = isinstance(getattr(dep_manager, "backend", None), JsonDB)
 
     def close_or_say_why() -> None:
         try:
             close()
         except Exception as exc:  # any backend's error: sqlite3, dbm, json, an OSError
             _let_go(dep_manager)
-            raise InvalidTask(state_not_saved(state_file, exc)) from None
+            left_unreadable = rewritten_in_place or bool(state_file_problem(state_file))
+            raise InvalidTask(state_not_saved(state_file, exc, left_unreadable)) from None
 
     dep_manager.close = close_or_say_why
     setattr(dep_manager, _WRAPPED, True)
 
 
-def state_not_saved(state_file: Path, error: BaseException) -> str:
-    """The one line for a save of ``state_file`` that failed with ``error``."""
+def state_not_saved(state_file: Path, error: BaseException, left_unreadable: bool) -> str:
+    """The one line for a save of ``state_file`` that failed with ``error``; ``left_unreadable``:
+    the save emptied the file or cut it short."""
     done = "the results and reports this run wrote are whole"
-    if state_file_problem(state_file):  # written in place and cut short (doit's json backend)
+    if left_unreadable:
         again = (
-            f", then delete {state_file}, which doit left cut short (rm {state_file}), and run "
-            "again: every spec is built and run once more"
+            f", then delete {state_file}, which doit left empty or cut short (rm {state_file}), "
+            "and run again: every spec is built and run once more"
         )
     else:
         again = " and run again: the tasks this run ran run again"
-    if _out_of_space(error) or is_full(state_file.parent):
+    if _out_of_space(error) or (is_full(state_file.parent) and not _refused(error)):
         return (
             f"{disk_named(state_file.parent)} is full (no space left while doit saved which "
             f"tasks are up to date, in {state_file.name}); {done}; fix: free space on it (or "
@@ -79,8 +86,16 @@ def state_not_saved(state_file: Path, error: BaseException) -> str:
 def _out_of_space(error: BaseException) -> bool:
     if isinstance(error, OSError):
         return error.errno in _OUT_OF_SPACE
-    # sqlite reports a full disk as its own error code, not as an OSError
-    return isinstance(error, sqlite3.Error) and error.sqlite_errorcode == sqlite3.SQLITE_FULL
+    # sqlite reports a full disk (or a quota) as its own error code, not as an OSError
+    return isinstance(error, sqlite3.Error) and error.sqlite_errorcode & 0xFF == sqlite3.SQLITE_FULL
+
+
+def _refused(error: BaseException) -> bool:
+    """A permission refused is that, also on a disk that happens to be nearly full."""
+    if isinstance(error, PermissionError):
+        return True
+    codes = (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN)
+    return isinstance(error, sqlite3.Error) and (error.sqlite_errorcode & 0xFF) in codes
 
 
 def _let_go(dep_manager: Any) -> None:

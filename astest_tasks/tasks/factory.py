@@ -15,6 +15,7 @@ from typing import Any
 
 from doit import task_params
 from doit.exceptions import InvalidDodoFile, InvalidTask
+from doit.globals import Globals
 
 from astest_tasks.config.pipeline import BASENAME, Pipeline
 from astest_tasks.core.errors import UserError
@@ -28,6 +29,7 @@ from astest_tasks.plan.plan_listing import PlanRequest, load_plan_input, plan_ta
 from astest_tasks.plan.state_file import check_state_file
 from astest_tasks.schedule.scheduler import scheduler
 from astest_tasks.tasks.creator import create_tasks
+from astest_tasks.tasks.doit_state import close_saying_why
 
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
@@ -73,7 +75,7 @@ def make_astest_tasks(
     try:
         # Runs while doit imports the dodo file, just before doit opens its state file.
         command_line = current_command_line()
-        check_state_file(Path(command_line.state_file))
+        check_state_file(Path(command_line.state_file), command_line.state_backend)
         _check_bare_changed(command_line)
     except UserError as exc:
         raise InvalidDodoFile(str(exc)) from None
@@ -132,6 +134,9 @@ def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, 
     pipeline = instance.pipeline
     root = (Path.cwd() / instance.project_dir).resolve()
     command_line = current_command_line()
+    if command_line.runs_tasks:
+        # doit saves its state when this run ends: a save that fails is one line (doit_state.py)
+        close_saying_why(Globals.dep_manager)
     with_doctor = doctor_task_wanted(command_line.arguments, pipeline.basename)
     if with_doctor:
         # Only a listing or a call naming the doctor loads it (a plain run never does: issue 40).

@@ -280,3 +280,27 @@ def one_error_line(run: DoitRun) -> str:
     assert len(errors) == 1, run.stderr[-3000:]
     assert "Traceback" not in run.stdout + run.stderr, run.stderr[-3000:]
     return errors[0]
+
+
+def test_a_build_that_stops_doit_on_a_full_disk_and_doits_state_save_are_two_lines(
+    project: Project, tmp_path: Path
+) -> None:
+    """doit stops at the failed build, before any run task is checked, and still saves its
+    state file: the tasks that ran before the build (the runner script's) are in it."""
+    with mounted_tmpfs(tmp_path / "state", 256 * 1024) as state_disk:
+        state = state_disk / "doit.db"
+        assert project.doit("--db-file", str(state)).exit_code == 0
+        runner = next((project.root / ".as-test" / "runners").glob("*.py"))
+        runner.unlink()  # its task runs first again, and succeeds
+        change_the_module(project)
+        fill(project.root / ".as-test", leave_bytes=LEFT_FOR_SMALL_FILES)
+        fill(state_disk, leave_bytes=0)
+        full = project.doit("--db-file", str(state))
+        errors = [line for line in full.stderr.splitlines() if line.startswith("ERROR:")]
+        assert "Traceback" not in full.stdout + full.stderr, full.stderr[-3000:]
+        assert [line.split(" (no space left while ")[1].split(")")[0] for line in errors] == [
+            f"compiling {SPEC}",
+            "doit saved which tasks are up to date, in doit.db",
+        ], full.stderr[-3000:]
+        assert "astest:run:wasi:geometry" not in full.executed, "doit stopped at the build"
+        assert full.exit_code == 3

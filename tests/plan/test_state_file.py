@@ -10,8 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from astest_tasks.core.disk_space import is_full
 from astest_tasks.core.errors import UserError
-from astest_tasks.plan.state_file import check_state_file, state_file_from_argv, state_file_problem
+from astest_tasks.plan.state_file import (
+    backend_from_argv,
+    check_state_file,
+    state_file_from_argv,
+    state_file_problem,
+)
 from tests.tmpfs import fill, mounted_tmpfs
 
 
@@ -79,7 +85,7 @@ def test_the_error_names_the_file_and_the_fix(tmp_path: Path) -> None:
 
 @pytest.fixture
 def full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A tmpfs with 16 KiB left, the working folder beside it."""
+    """A tmpfs of 256 KiB for a test to fill, the working folder beside it."""
     monkeypatch.chdir(tmp_path)
     with mounted_tmpfs(tmp_path / "disk", 256 * 1024) as folder:
         yield folder
@@ -109,6 +115,7 @@ def test_a_state_file_that_exists_is_not_stopped_by_a_full_disk(full_disk: Path)
     with dbm.dumb.open(str(full_disk / "dbm.db"), "c") as database:
         database[b"astest:run:wasi:a"] = b"{}"
     fill(full_disk, leave_bytes=16 * 1024)
+    assert is_full(full_disk), "the check must meet a full disk"
     check_state_file(sqlite_state)
     check_state_file(full_disk / "dbm.db")  # kept as dbm.db.dat and dbm.db.dir
 
@@ -125,3 +132,37 @@ def test_a_state_file_that_exists_is_not_stopped_by_a_full_disk(full_disk: Path)
 )
 def test_the_state_file_comes_from_doits_option(argv: list[str], expected: str) -> None:
     assert state_file_from_argv(argv) == expected
+
+
+def test_an_empty_file_is_corrupt_only_to_doits_json_backend(tmp_path: Path) -> None:
+    path = tmp_path / ".doit.db"
+    path.write_bytes(b"")
+    assert state_file_problem(path) is None
+    assert state_file_problem(path, "sqlite3") is None
+    assert state_file_problem(path, "json") == (
+        "empty, where doit's json backend needs a JSON object"
+    )
+    with pytest.raises(UserError, match=r"is corrupt: empty, where doit's json backend"):
+        check_state_file(path, "json")
+
+
+def test_sqlites_in_memory_state_is_never_stopped_by_a_full_disk(
+    full_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(full_disk)
+    fill(full_disk, leave_bytes=16 * 1024)
+    with pytest.raises(UserError, match=r"is full, and doit cannot create"):
+        check_state_file(Path(".doit.db"), "sqlite3")
+    check_state_file(Path(":memory:"), "sqlite3")
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], "dbm"),
+        (["--backend", "json"], "json"),
+        (["run", "--backend=sqlite3", "astest"], "sqlite3"),
+    ],
+)
+def test_the_backend_comes_from_doits_option(argv: list[str], expected: str) -> None:
+    assert backend_from_argv(argv) == expected

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -57,13 +58,14 @@ def test_a_save_on_a_full_disk_is_one_line_naming_the_disk_and_the_fix(
         "left while doit saved which tasks are up to date, in state); the results and reports "
         "this run wrote are whole; fix: free space on it (or raise your quota)"
     ), message
-    if state_file_problem(state):  # doit's json backend writes in place, and left it cut short
-        assert backend == "json"
+    if backend == "json":  # doit's json backend writes in place, and left it cut short
+        assert state_file_problem(state) is not None
         assert message.endswith(
-            f", then delete {state}, which doit left cut short (rm {state}), and run again: "
-            "every spec is built and run once more"
+            f", then delete {state}, which doit left empty or cut short (rm {state}), and run "
+            "again: every spec is built and run once more"
         ), message
     else:
+        assert state_file_problem(state) is None
         assert message.endswith(" and run again: the tasks this run ran run again"), message
 
 
@@ -102,9 +104,39 @@ def test_a_save_that_fails_for_another_reason_names_the_file_and_the_error(
         "file and its folder writable (or name another with --db-file) and run again: the "
         "tasks this run ran run again"
     )
-    assert state_not_saved(state, OSError(errno.ENOSPC, "No space left on device")).startswith(
-        f"the disk holding {state.parent}"
+    no_space = OSError(errno.ENOSPC, "No space left on device")
+    assert state_not_saved(state, no_space, False).startswith(f"the disk holding {state.parent}")
+
+
+def test_a_quota_sqlite_reports_as_full_is_told_as_a_full_disk(tmp_path: Path) -> None:
+    # Past a quota the disk still shows room, and sqlite says SQLITE_FULL, not an OSError.
+    quota = sqlite3.OperationalError("database or disk is full")
+    quota.sqlite_errorcode = sqlite3.SQLITE_FULL
+    assert state_not_saved(tmp_path / "state", quota, False).startswith(
+        f"the disk holding {tmp_path}"
     )
+    assert state_not_saved(tmp_path / "state", OSError(errno.EDQUOT, "quota"), False).startswith(
+        f"the disk holding {tmp_path}"
+    )
+
+
+def test_a_permission_refused_on_a_nearly_full_disk_is_told_as_refused(disk: Path) -> None:
+    fill(disk, leave_bytes=LEFT_FREE)
+    refused = PermissionError(errno.EACCES, "Permission denied")
+    assert state_not_saved(disk / "state", refused, False).startswith(
+        "doit could not save which tasks are up to date"
+    )
+
+
+def test_a_json_save_that_found_no_byte_free_asks_for_the_emptied_file_to_go(disk: Path) -> None:
+    state = disk / "state"
+    manager = with_unsaved_tasks(state, "json")
+    close_saying_why(manager)
+    fill(disk, leave_bytes=0)
+    with pytest.raises(InvalidTask) as raised:
+        manager.close()
+    assert state.stat().st_size == 0, "doit's json backend opens the file for writing first"
+    assert f"which doit left empty or cut short (rm {state})" in str(raised.value)
 
 
 def test_a_manager_is_wrapped_once_and_a_save_that_works_is_left_alone(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from doit.exceptions import InvalidDodoFile, InvalidTask
+from doit.globals import Globals
 from doit.loader import _get_task_creators
 
 from astest_tasks.config.pipeline import Pipeline
@@ -141,3 +142,24 @@ def test_a_bad_option_is_one_error_line_for_doit(monkeypatch: pytest.MonkeyPatch
     defaults = {option["name"]: option["default"] for option in creator.options}
     with pytest.raises(InvalidTask, match=r"^--coverage / ASTEST_COVERAGE: 'sometimes' is not"):
         list(creator(**{**defaults, "coverage": "sometimes"}))
+
+
+@pytest.mark.parametrize(("argv", "wrapped"), [(["doit"], True), (["doit", "list"], False)])
+def test_a_call_that_runs_tasks_has_doits_state_save_fail_as_one_line(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str], wrapped: bool
+) -> None:
+    class Manager:  # doit's Dependency, as registered before it loads the tasks
+        name = ".doit.db"
+
+        def close(self) -> None:
+            raise OSError(28, "No space left on device")
+
+    manager = Manager()
+    monkeypatch.setattr(Globals, "dep_manager", manager)
+    monkeypatch.setattr(factory, "create_tasks", lambda *_: iter([{"name": "summary"}]))
+    monkeypatch.setattr(sys, "argv", argv)
+    creator = make_astest_tasks()
+    defaults = {option["name"]: option["default"] for option in creator.options}
+    assert list(creator(**defaults))
+    with pytest.raises(InvalidTask if wrapped else OSError, match=r"is full|No space"):
+        manager.close()
