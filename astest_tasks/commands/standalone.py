@@ -66,9 +66,11 @@ class AstestLoader(TaskLoader2):  # type: ignore[misc]  # doit is untyped
                 "project, or start one with `astest init`"
             )
         try:
+            # doit has parsed these options, config files included: the file doit opens.
             check_state_file(
                 Path(str(opt_values.get("dep_file") or DEFAULT_STATE_FILE)),
                 str(opt_values.get("backend") or ""),
+                certain=True,
             )
         except UserError as exc:
             raise InvalidDodoFile(str(exc)) from None

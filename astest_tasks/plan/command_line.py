@@ -25,7 +25,11 @@ from astest_tasks.plan.doit_argv import (
     forks_worker_processes,
     names_tasks_under,
 )
-from astest_tasks.plan.state_file import backend_from_argv, state_file_from_argv
+from astest_tasks.plan.state_file import (
+    backend_from_argv,
+    state_file_from_argv,
+    state_file_named,
+)
 
 
 @frozen
@@ -66,6 +70,10 @@ class CommandLine:
     @property
     def state_backend(self) -> str:
         return backend_from_argv(self.arguments)
+
+    @property
+    def state_file_named(self) -> bool:
+        return state_file_named(self.arguments)
 
     @property
     def run_by_doit(self) -> bool:

@@ -27,12 +27,38 @@ def doit_command(arguments: Sequence[str]) -> str:
     return "run" if at is None else arguments[at]
 
 
+# doit's loader options, which it reads before the command word (DoitMain.run's parse_only).
+_LOADER_OPTIONS_WITH_VALUE = ("-f", "--file", "-d", "--dir")
+_LOADER_FLAGS = ("-k", "--seek-file")
+
+
 def _command_index(arguments: Sequence[str]) -> int | None:
     """Where the command word is; None when doit runs tasks without one being named."""
-    for index, word in enumerate(arguments):
+    for index in range(_after_loader_options(arguments), len(arguments)):
+        word = arguments[index]
         if word.startswith("-") or "=" not in word:  # not one of doit's name=value variables
             return index if word in DOIT_COMMANDS else None
     return None
+
+
+def _after_loader_options(arguments: Sequence[str]) -> int:
+    """How many words doit's loader options take at the start (``doit -f other_dodo clean``):
+    none when another option comes first, as doit's parse of them then fails and it reads the
+    command from the first word (``doit -n 2 list`` runs a task named list)."""
+    index = 0
+    while index < len(arguments):
+        word = arguments[index]
+        if word in _LOADER_FLAGS:
+            index += 1
+        elif word in _LOADER_OPTIONS_WITH_VALUE:
+            index += 2
+        elif word.startswith(("--file=", "--dir=")) or word[:2] in ("-f", "-d"):
+            index += 1  # --file=x, or -fx: the value in the same word
+        elif word.startswith("-"):
+            return 0
+        else:
+            return index
+    return min(index, len(arguments))
 
 
 def names_tasks_under(arguments: Sequence[str], group: str, example: str) -> bool:

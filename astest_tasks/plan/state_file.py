@@ -57,20 +57,31 @@ def _option_value(arguments: Sequence[str], option: str) -> str | None:
 _READABLE: set[str] = set()
 
 
-def check_state_file(path: Path, backend: str = "") -> None:
+def state_file_named(arguments: Sequence[str]) -> bool:
+    """Whether doit's command line names the state file (``--db-file``). Otherwise the file may
+    be another than the one ``state_file_from_argv`` guesses: a DOIT_CONFIG defined after the
+    task creator is made, or a ``dep_file`` in doit.cfg or pyproject.toml."""
+    return _option_value(arguments, "--db-file") is not None
+
+
+def check_state_file(path: Path, backend: str = "", *, certain: bool = False) -> None:
     """Raise UserError when ``path`` exists but no doit backend (or not ``backend``, when
-    known) can read it, or when doit would have to create it on a full disk."""
-    key = os.path.abspath(path)
-    if key in _READABLE or str(path) == _SQLITE_IN_MEMORY:
+    known) can read it; and, when ``path`` is ``certain`` to be the file doit opens, when doit
+    would have to create it on a full disk (a guessed name must not stop a call whose real
+    state file is elsewhere, with room)."""
+    if str(path) == _SQLITE_IN_MEMORY:
         return
-    problem = state_file_problem(path, backend)
-    if problem:
-        raise UserError(
-            f"{path} (doit's record of which tasks are up to date) is corrupt: {problem}; fix: "
-            f"delete it (rm {path}) and run again; every spec is then built and run once more, "
-            "and no result, snapshot or config is lost"
-        )
-    if _to_be_created(path) and is_full(path.parent):
+    key = os.path.abspath(path)
+    if key not in _READABLE:
+        problem = state_file_problem(path, backend)
+        if problem:
+            raise UserError(
+                f"{path} (doit's record of which tasks are up to date) is corrupt: {problem}; "
+                f"fix: delete it (rm {path}) and run again; every spec is then built and run "
+                "once more, and no result, snapshot or config is lost"
+            )
+        _READABLE.add(key)
+    if certain and _to_be_created(path) and is_full(path.parent):
         # doit's sqlite backend would fail to create it and call it "corrupted", with a
         # traceback; and a run with no state to go on builds everything, which cannot fit.
         raise UserError(
@@ -78,7 +89,6 @@ def check_state_file(path: Path, backend: str = "") -> None:
             f"tasks are up to date ({path}) there; fix: free space on it (or raise your quota) "
             "and run again"
         )
-    _READABLE.add(key)
 
 
 def _to_be_created(path: Path) -> bool:

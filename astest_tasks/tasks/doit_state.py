@@ -53,8 +53,9 @@ def close_saying_why(dep_manager: Any) -> None:
             close()
         except Exception as exc:  # any backend's error: sqlite3, dbm, json, an OSError
             _let_go(dep_manager)
-            left_unreadable = rewritten_in_place or bool(state_file_problem(state_file))
-            raise InvalidTask(state_not_saved(state_file, exc, left_unreadable)) from None
+            problem = state_file_problem(state_file, "json" if rewritten_in_place else "")
+            error = _underlying(exc)
+            raise InvalidTask(state_not_saved(state_file, error, bool(problem))) from None
 
     dep_manager.close = close_or_say_why
     setattr(dep_manager, _WRAPPED, True)
@@ -77,17 +78,30 @@ def state_not_saved(state_file: Path, error: BaseException, left_unreadable: boo
             f"tasks are up to date, in {state_file.name}); {done}; fix: free space on it (or "
             f"raise your quota){again}"
         )
+    if _refused(error):
+        fix = "make that file and its folder writable (or name another with --db-file)"
+    else:  # sqlite's lock, an I/O error: the error in brackets says what
+        fix = "mend what stopped the write (or name another file with --db-file)"
     return (
         f"doit could not save which tasks are up to date in {state_file} ({error}); {done}; "
-        f"fix: make that file and its folder writable (or name another with --db-file){again}"
+        f"fix: {fix}{again}"
     )
+
+
+def _underlying(error: Exception) -> BaseException:
+    """The error that stopped the save: doit's json backend opens its file inside a
+    ``try``/``finally`` that closes it, so a failed open surfaces as an ``UnboundLocalError``
+    with the real error as its context."""
+    if isinstance(error, UnboundLocalError) and error.__context__ is not None:
+        return error.__context__
+    return error
 
 
 def _out_of_space(error: BaseException) -> bool:
     if isinstance(error, OSError):
         return error.errno in _OUT_OF_SPACE
     # sqlite reports a full disk (or a quota) as its own error code, not as an OSError
-    return isinstance(error, sqlite3.Error) and error.sqlite_errorcode & 0xFF == sqlite3.SQLITE_FULL
+    return _sqlite_code(error) == sqlite3.SQLITE_FULL
 
 
 def _refused(error: BaseException) -> bool:
@@ -95,7 +109,13 @@ def _refused(error: BaseException) -> bool:
     if isinstance(error, PermissionError):
         return True
     codes = (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN)
-    return isinstance(error, sqlite3.Error) and (error.sqlite_errorcode & 0xFF) in codes
+    return _sqlite_code(error) in codes
+
+
+def _sqlite_code(error: BaseException) -> int | None:
+    """sqlite's primary result code for an error sqlite raised (an extended code's low byte)."""
+    code = getattr(error, "sqlite_errorcode", None) if isinstance(error, sqlite3.Error) else None
+    return code & 0xFF if isinstance(code, int) else None
 
 
 def _let_go(dep_manager: Any) -> None:

@@ -75,7 +75,11 @@ def make_astest_tasks(
     try:
         # Runs while doit imports the dodo file, just before doit opens its state file.
         command_line = current_command_line()
-        check_state_file(Path(command_line.state_file), command_line.state_backend)
+        check_state_file(
+            Path(command_line.state_file),
+            command_line.state_backend,
+            certain=command_line.state_file_named,
+        )
         _check_bare_changed(command_line)
     except UserError as exc:
         raise InvalidDodoFile(str(exc)) from None

@@ -27,6 +27,14 @@ from astest_tasks.plan.doit_argv import (
         (["--db-file", "x", "clean"], "run"),  # doit itself reads the command first
         (["astest", "--spec", "info"], "run"),  # a spec named "info" is not the command
         (["verbose=1", "list"], "list"),  # doit drops its variables first
+        # doit reads its loader options (-f, -d, -k) before the command word
+        (["-f", "build.py", "clean"], "clean"),
+        (["--file=build.py", "-k", "forget", "astest"], "forget"),
+        (["-d", ".", "-fbuild.py", "verbose=1", "list"], "list"),
+        (["-f", "build.py", "astest"], "run"),
+        (["-f", "build.py"], "run"),
+        (["-f"], "run"),
+        (["-n", "2", "-f", "build.py", "list"], "run"),  # doit's parse of them fails there
     ],
 )
 def test_the_command(argv: list[str], command: str) -> None:

@@ -183,3 +183,41 @@ def test_a_dbm_save_that_failed_prints_nothing_more_when_python_exits(disk: Path
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ERROR: the disk holding"), done.stdout
     assert not any(text in done.stderr for text in DOITS_TRACEBACK_TEXT), done.stderr
+
+
+def test_a_json_state_that_could_not_even_be_opened_names_the_real_error(disk: Path) -> None:
+    # doit's json backend opens its file inside a try/finally that closes it: a failed open
+    # surfaces as an UnboundLocalError, with the real error as its context.
+    state = disk / "state.json"
+    earlier = Dependency(JsonDB, str(state))
+    earlier._set("astest:run:wasi:kept", "result:", "earlier")
+    earlier.close()
+    kept = state.read_bytes()
+    manager = with_unsaved_tasks(state, "json")
+    close_saying_why(manager)
+    remount = ["mount", "-o", "remount,ro", str(disk)]
+    subprocess.run(remount, check=True, stdin=subprocess.DEVNULL)
+    try:
+        with pytest.raises(InvalidTask) as raised:
+            manager.close()
+    finally:
+        writable = ["mount", "-o", "remount,rw", str(disk)]
+        subprocess.run(writable, check=True, stdin=subprocess.DEVNULL)
+    assert str(raised.value) == (
+        f"doit could not save which tasks are up to date in {state} ([Errno 30] Read-only file "
+        f"system: '{state}'); the results and reports this run wrote are whole; fix: mend what "
+        "stopped the write (or name another file with --db-file) and run again: the tasks "
+        "this run ran run again"
+    )
+    assert state.read_bytes() == kept, "the file doit could not open is as it was"
+
+
+def test_an_error_that_is_neither_space_nor_permission_asks_to_mend_what_stopped_it(
+    tmp_path: Path,
+) -> None:
+    locked = sqlite3.OperationalError("database is locked")
+    assert state_not_saved(tmp_path / "state", locked, False).endswith(
+        "(database is locked); the results and reports this run wrote are whole; fix: mend what "
+        "stopped the write (or name another file with --db-file) and run again: the tasks this "
+        "run ran run again"
+    )

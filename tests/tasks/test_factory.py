@@ -155,10 +155,12 @@ def test_a_call_that_runs_tasks_has_doits_state_save_fail_as_one_line(
             raise OSError(28, "No space left on device")
 
     manager = Manager()
-    monkeypatch.setattr(Globals, "dep_manager", manager)
     monkeypatch.setattr(factory, "create_tasks", lambda *_: iter([{"name": "summary"}]))
     monkeypatch.setattr(sys, "argv", argv)
+    monkeypatch.setattr(Globals, "dep_manager", Manager())  # an earlier call's, in-process
     creator = make_astest_tasks()
+    # doit registers this call's manager after importing the dodo, before it loads the tasks
+    monkeypatch.setattr(Globals, "dep_manager", manager)
     defaults = {option["name"]: option["default"] for option in creator.options}
     assert list(creator(**defaults))
     with pytest.raises(InvalidTask if wrapped else OSError, match=r"is full|No space"):
