@@ -5,9 +5,10 @@ task, and its sqlite backend lets ``sqlite3.DatabaseError`` escape as a tracebac
 import is the last moment our code runs before that, so the check runs there. Only the
 dependency file doit is about to open is read, and nothing is written: deleting it is the
 user's call, and it costs one rebuild and re-run of every spec, never a result or a snapshot.
-A state file doit would have to create on a full disk is named there too: doit's sqlite backend
-fails to create it and calls it corrupted, with a traceback. (A save that fails when the run
-ends is tasks/doit_state.py's.)
+A state file doit would have to create on a full disk is named there too, when its name is
+certain (``--db-file``, or the ``astest`` command): doit's sqlite backend fails to create it and
+calls it corrupted, with a traceback. (A save that fails when the run ends is
+tasks/doit_state.py's.)
 """
 
 from __future__ import annotations
