@@ -47,7 +47,8 @@
   doit of 20 specs 3.9-4.4 s instead of 4.5-5.2 s; the server's peak RSS rose from 270-290 MiB
   to 346 MiB (as-test's own compiling process peaks near 390 MiB). 128 MiB gained little more
   for 450 MiB. V8 sizes its heap before any script runs, so this is an option on Node's command
-  line (Node documents it); a ``NODE_OPTIONS`` that sets it is the user's choice and wins.
+  line (a V8 option Node passes on); a ``NODE_OPTIONS`` that sets it is the user's choice and
+  wins.
 - **Fallback.** Set ``ASTEST_COMPILE_SERVER=0`` to spawn ``node asc.js`` per spec. If a server
   cannot start (Node or asc too old, a broken install) builds spawn asc, with one warning.
 """
