@@ -51,9 +51,14 @@ def out_of_space_is_disk_full(folder: Path, writing: str) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        if exc.errno in _OUT_OF_SPACE:
+        if is_out_of_space(exc):
             raise disk_full(folder, writing) from None
         raise
+
+
+def is_out_of_space(error: OSError) -> bool:
+    """Whether a write failed for want of space: ENOSPC, or EDQUOT past a quota."""
+    return error.errno in _OUT_OF_SPACE
 
 
 def disk_full(folder: Path, writing: str) -> DiskFull:

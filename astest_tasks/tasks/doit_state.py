@@ -24,7 +24,6 @@ doit's own report: the words here are about a run.
 from __future__ import annotations
 
 import contextlib
-import errno
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -33,11 +32,10 @@ from typing import Any
 from doit.dependency import JsonDB
 from doit.exceptions import InvalidTask
 
-from astest_tasks.core.disk_space import disk_named, is_full
+from astest_tasks.core.disk_space import disk_named, is_full, is_out_of_space
 from astest_tasks.plan.state_file import state_file_problem
 
 _WRAPPED = "_astest_close_says_why"  # set on a manager whose close is already ours
-_OUT_OF_SPACE = {errno.ENOSPC, errno.EDQUOT}
 
 
 def close_saying_why(dep_manager: Any) -> None:
@@ -99,7 +97,7 @@ def _underlying(error: Exception) -> BaseException:
 
 def _out_of_space(error: BaseException) -> bool:
     if isinstance(error, OSError):
-        return error.errno in _OUT_OF_SPACE
+        return is_out_of_space(error)
     # sqlite reports a full disk (or a quota) as its own error code, not as an OSError
     return _sqlite_code(error) == sqlite3.SQLITE_FULL
 
