@@ -75,16 +75,34 @@ def names_tasks_under(arguments: Sequence[str], group: str, example: str) -> boo
 def dodo_config(arguments: Sequence[str]) -> Mapping[str, Any]:
     """The ``DOIT_CONFIG`` of the dodo file doit imported (``-f``/``--file``, else dodo.py), as
     far as it is defined yet; {} when none is known (the ``astest`` command has no dodo)."""
-    dodo = "dodo.py"
-    for index, word in enumerate(arguments):
-        if word in ("-f", "--file") and index + 1 < len(arguments):
-            dodo = arguments[index + 1]
-        elif word.startswith("--file="):
-            dodo = word.removeprefix("--file=")
+    dodo = option_value(arguments, "--file", "-f") or "dodo.py"
     # doit imports the dodo file as a module named after it (doit.loader.get_module).
     module = sys.modules.get(os.path.splitext(os.path.basename(dodo))[0])
     config = getattr(module, "DOIT_CONFIG", None)
     return config if isinstance(config, dict) else {}
+
+
+def option_value(arguments: Sequence[str], long: str, short: str = "") -> str | None:
+    """The value doit's parser gives an option that takes one (``--long v``, ``--long=v``,
+    ``-s v`` or ``-sv``), or None when it is not given. The last one wins, as in doit, whose
+    parse keeps the last (``--db-file a --db-file b`` opens b); a word taken as a value is not
+    read as an option (``--db-file --backend`` names a file called --backend, as for doit)."""
+    found = None
+    index = 0
+    while index < len(arguments):
+        word = arguments[index]
+        if word == long or (short and word == short):
+            if index + 1 == len(arguments):
+                break  # doit refuses an option without its value
+            found = arguments[index + 1]
+            index += 2
+            continue
+        if word.startswith(f"{long}="):
+            found = word.removeprefix(f"{long}=")
+        elif short and word.startswith(short) and not word.startswith("--"):
+            found = word.removeprefix(short)
+        index += 1
+    return found
 
 
 def forks_worker_processes(arguments: Sequence[str]) -> bool:

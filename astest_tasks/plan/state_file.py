@@ -23,7 +23,7 @@ from pathlib import Path
 from astest_tasks.core.disk_space import disk_named, is_full
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.json_text import parse_json
-from astest_tasks.plan.doit_argv import dodo_config
+from astest_tasks.plan.doit_argv import dodo_config, option_value
 
 DEFAULT_STATE_FILE = ".doit.db"  # doit's own default for --db-file
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -33,24 +33,15 @@ _SQLITE_IN_MEMORY = ":memory:"  # a --db-file sqlite keeps in memory: nothing on
 def state_file_from_argv(arguments: Sequence[str]) -> str:
     """The state file doit will open: its ``--db-file`` option, else the dodo's ``dep_file``
     (when DOIT_CONFIG is defined before the task creator is made), else doit's default."""
-    given = _option_value(arguments, "--db-file")
+    given = option_value(arguments, "--db-file")
     return given or str(dodo_config(arguments).get("dep_file") or DEFAULT_STATE_FILE)
 
 
 def backend_from_argv(arguments: Sequence[str]) -> str:
     """The backend doit will open it with: ``--backend``, else the dodo's (when known), else
     doit's default, ``dbm``."""
-    given = _option_value(arguments, "--backend")
+    given = option_value(arguments, "--backend")
     return given or str(dodo_config(arguments).get("backend") or "dbm")
-
-
-def _option_value(arguments: Sequence[str], option: str) -> str | None:
-    for index, word in enumerate(arguments):
-        if word == option and index + 1 < len(arguments):
-            return arguments[index + 1]
-        if word.startswith(f"{option}="):
-            return word.removeprefix(f"{option}=")
-    return None
 
 
 # Files found readable in this process. Every task creator a dodo makes checks when it is made
@@ -62,7 +53,7 @@ def state_file_named(arguments: Sequence[str]) -> bool:
     """Whether doit's command line names the state file (``--db-file``). Otherwise the file may
     be another than the one ``state_file_from_argv`` guesses: a DOIT_CONFIG defined after the
     task creator is made, or a ``dep_file`` in doit.cfg or pyproject.toml."""
-    return _option_value(arguments, "--db-file") is not None
+    return option_value(arguments, "--db-file") is not None
 
 
 def check_state_file(path: Path, backend: str = "", *, certain: bool = False) -> None:

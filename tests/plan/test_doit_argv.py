@@ -8,9 +8,11 @@ import types
 import pytest
 
 from astest_tasks.plan.doit_argv import (
+    dodo_config,
     doit_command,
     forks_worker_processes,
     names_tasks_under,
+    option_value,
     runs_in_worker_processes,
     task_options_first,
 )
@@ -170,3 +172,44 @@ def test_whether_doit_forks_worker_processes_reads_the_dodos_config_too(
     dodo.DOIT_CONFIG = config  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "dodo", dodo)
     assert forks_worker_processes(arguments) is forks
+
+
+# Each expected value is what doit's own parser (doit.cmdparse.CmdParse) gives the same words.
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ([], None),
+        (["--db-file", "a.db"], "a.db"),
+        (["--db-file=a.db"], "a.db"),
+        (["--db-file", "a.db", "--db-file", "b.db"], "b.db"),  # the last wins, as in doit
+        (["--db-file=a.db", "--db-file", "b.db"], "b.db"),
+        (["--db-file", "b.db", "--db-file=a.db"], "a.db"),
+        (["--db-file", "--backend"], "--backend"),  # a value, not an option
+        (["-n", "2", "--db-file", "x.db"], "x.db"),
+        (["run", "--db-file"], None),  # doit refuses the option without its value
+    ],
+)
+def test_an_options_value_is_the_one_doits_parser_keeps(
+    arguments: list[str], expected: str | None
+) -> None:
+    assert option_value(arguments, "--db-file") == expected
+
+
+@pytest.mark.parametrize(
+    ("arguments", "module"),
+    [
+        ([], "dodo"),
+        (["-f", "first.py", "-f", "second.py", "list"], "second"),
+        (["-fsecond.py", "list"], "second"),
+        (["--file=first.py", "-f", "second.py"], "second"),
+        (["-k", "--file", "second.py"], "second"),
+    ],
+)
+def test_the_dodos_config_is_read_from_the_dodo_doit_imports(
+    arguments: list[str], module: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("dodo", "first", "second"):
+        imported = types.ModuleType(name)
+        imported.DOIT_CONFIG = {"dep_file": f"{name}.db"}  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, name, imported)
+    assert dodo_config(arguments) == {"dep_file": f"{module}.db"}

@@ -130,6 +130,9 @@ def test_a_state_file_that_exists_is_not_stopped_by_a_full_disk(full_disk: Path)
         (["--db-file", "x.db", "list"], "x.db"),
         (["--db-file=y.db"], "y.db"),
         (["run", "--db-file"], ".doit.db"),
+        # doit's parse keeps the last, and so opens b.db
+        (["--db-file", "a.db", "--db-file", "b.db"], "b.db"),
+        (["--db-file=a.db", "--db-file", "b.db"], "b.db"),
     ],
 )
 def test_the_state_file_comes_from_doits_option(argv: list[str], expected: str) -> None:
@@ -164,6 +167,7 @@ def test_sqlites_in_memory_state_is_never_stopped_by_a_full_disk(
         ([], "dbm"),
         (["--backend", "json"], "json"),
         (["run", "--backend=sqlite3", "astest"], "sqlite3"),
+        (["--backend", "json", "--backend=sqlite3"], "sqlite3"),
     ],
 )
 def test_the_backend_comes_from_doits_option(argv: list[str], expected: str) -> None:
