@@ -56,7 +56,17 @@ import reprlib
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, Final, TypeVar, dataclass_transform
+
+from astest_tasks.core.frozen_init import (
+    DocOnceCompiled,
+    SignatureOnceCompiled,
+    drop_signature_stand_in,
+    may_wait_to_compile,
+    plan_for,
+    uncompiled_init,
+)
 
 _T = TypeVar("_T")
 _Key = Callable[[object], tuple[object, ...]]
@@ -246,6 +256,12 @@ def _wait_for_first_use(cls: type, namespace: dict[str, Any]) -> None:
     )
     for name in deferred:
         setattr(cls, name, _MadeOnFirstUse(cls, name))
+    if (
+        "__init__" in deferred
+        and "__signature__" not in namespace
+        and may_wait_to_compile(namespace)
+    ):
+        cls.__signature__ = SignatureOnceCompiled(cls, _make)  # type: ignore[attr-defined]
     setattr(cls, _PENDING, _Pending(namespace, deferred))
 
 
@@ -284,16 +300,14 @@ def _make(cls: type) -> None:
         if pending is None:
             return  # made already, by this thread's caller or another thread
         if sys.modules.get(cls.__module__) is None:
-            # dataclasses reads string annotations ("ClassVar[int]") through the module
-            raise TypeError(
-                f"the record {cls.__qualname__} cannot be made: its module {cls.__module__} is "
-                "no longer imported (a script run by runpy?); define it in an imported module"
-            )
+            raise _module_gone(cls)
         body = {k: v for k, v in pending.namespace.items() if k not in _OWN_TO_EACH_CLASS}
         scratch = type(cls.__name__, cls.__bases__, {**body, "__qualname__": cls.__qualname__})
-        made = _make_dataclass(scratch, owner=cls)
+        made = _make_dataclass(scratch, owner=cls, body=body)
         for name in pending.deferred:  # in _MADE_BY_DATACLASSES' order: __init__ last
             setattr(cls, name, made[name])
+        if not hasattr(cls.__dict__["__init__"], "compile_now"):  # compiled already
+            drop_signature_stand_in(cls)
         delattr(cls, _PENDING)
 
 
@@ -301,13 +315,45 @@ def _make(cls: type) -> None:
 _OWN_TO_EACH_CLASS: Final = frozenset({"__dict__", "__weakref__"})
 
 
-def _make_dataclass(target: type, owner: type) -> dict[str, object]:
+def _make_dataclass(
+    target: type, owner: type, body: dict[str, Any] | None = None
+) -> dict[str, object]:
     """Let dataclasses make ``target`` (the record class, or a scratch copy of it) and set its
-    shape for ``owner`` (the record class); what dataclasses added, by name."""
-    dataclasses.dataclass(target, repr=False, eq=False)
+    shape for ``owner`` (the record class); what dataclasses added, by name. Given the class
+    ``body`` as written (a record made on first use), its ``__init__`` is compiled only once it
+    has been called a few times (frozen_init.py)."""
+    waits = body is not None and may_wait_to_compile(body)
+    dataclasses.dataclass(target, init=not waits, repr=False, eq=False)
     # Say what the record is, so that dataclasses (a subclass's @dataclass(frozen=True), say)
     # sees a frozen dataclass with a repr and an equality, as it would have made it.
     params = getattr(target, "__dataclass_params__")  # noqa: B009 (not typed)
-    params.repr = params.eq = params.frozen = True
-    setattr(target, _SHAPE, _RecordShape(owner, dataclasses.fields(target)))
+    params.init = params.repr = params.eq = params.frozen = True
+    fields = dataclasses.fields(target)
+    setattr(target, _SHAPE, _RecordShape(owner, fields))
+    if waits and body is not None:
+        plan = plan_for(body, target, fields)
+        compile_init = partial(_compiled_init, owner, body)
+        init = compile_init() if plan is None else uncompiled_init(owner, plan, compile_init)
+        target.__init__ = init  # type: ignore[misc]
+        if not body.get("__doc__"):  # dataclasses wrote object's signature there
+            target.__doc__ = DocOnceCompiled(owner, _make)  # type: ignore[assignment]
     return {name: vars(target)[name] for name in _MADE_BY_DATACLASSES if name in vars(target)}
+
+
+def _compiled_init(owner: type, body: dict[str, Any]) -> Callable[..., None]:
+    """The ``__init__`` dataclasses writes for the record ``owner``, made on a scratch copy of
+    its class ``body``; dataclasses' TypeError for one it refuses."""
+    if sys.modules.get(owner.__module__) is None:
+        raise _module_gone(owner)
+    scratch = type(owner.__name__, owner.__bases__, {**body, "__qualname__": owner.__qualname__})
+    dataclasses.dataclass(scratch, repr=False, eq=False)
+    init: Callable[..., None] = vars(scratch)["__init__"]
+    return init
+
+
+def _module_gone(cls: type) -> TypeError:
+    # dataclasses reads string annotations ("ClassVar[int]") through the module
+    return TypeError(
+        f"the record {cls.__qualname__} cannot be made: its module {cls.__module__} is "
+        "no longer imported (a script run by runpy?); define it in an imported module"
+    )

@@ -1,0 +1,212 @@
+"""A record's ``__init__`` before it is compiled: the first calls assign the fields without one.
+
+Why: dataclasses writes each record's ``__init__`` as source text and compiles it, about 0.1 ms
+a record, and a ``doit`` call with nothing to do makes some 90 records, most of which it calls
+a few dozen times at most: those compiles were about 8 ms of the call (docs/performance.md).
+So a record made by ``@frozen`` (frozen.py) starts with a plain ``__init__`` that reads its
+arguments by the fields' order and names, and after ``UNCOMPILED_CALLS`` calls it puts the
+compiled one in its place, which a record called in a loop (a big suite's results) then runs.
+
+The plain one does what the compiled one does, for a call that fits the signature: it assigns
+every field ``__init__`` sets, in the fields' order (an argument, else the default, else the
+``default_factory``'s new value; an ``init=False`` field with a ``default_factory`` gets its
+value), each through the record's ``__setattr__`` as the compiled one does, then calls
+``__post_init__`` when the record has one. Any other call (a missing or unknown argument, one
+given twice, too many) is handed to the compiled ``__init__``, so its error is dataclasses' own.
+A record whose ``__init__`` dataclasses would refuse, or that has keyword-only or ``InitVar``
+fields or a field called ``self``, is compiled at once. What dataclasses derives from the
+compiled ``__init__`` is derived from it when first read: reading the record's signature
+(``inspect.signature``) or, for a record without a docstring, its ``__doc__`` (where dataclasses
+writes the signature) compiles it first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+# After this many calls a record's __init__ is compiled. A plain call costs about 1.3 us more than
+# a compiled one (3.3 against 2.0 us, six fields), so 32 of them cost less than the compile they
+# put off (about 0.1 ms in a fresh process).
+UNCOMPILED_CALLS: Final = 32
+
+_Init = Callable[..., None]
+
+
+class InitPlan:
+    """What a plain ``__init__`` assigns: per field, its name, its place among the arguments
+    (None for an ``init=False`` field), its default and its factory."""
+
+    __slots__ = ("positions", "post_init", "required", "steps")
+
+    def __init__(self, fields: Sequence[dataclasses.Field[Any]], post_init: bool) -> None:
+        arguments = [field for field in fields if field.init]
+        self.positions = {field.name: place for place, field in enumerate(arguments)}
+        self.required = tuple(field.name for field in arguments if _needs_argument(field))
+        self.steps = tuple(
+            (field.name, self.positions.get(field.name), field.default, _factory(field))
+            for field in fields
+            if field.init or field.default_factory is not dataclasses.MISSING
+        )
+        self.post_init = post_init
+
+    def fits(self, args: tuple[object, ...], kwargs: Mapping[str, object]) -> bool:
+        """Whether the compiled ``__init__`` would take these arguments without an error."""
+        given = len(args)
+        if given > len(self.positions):
+            return False
+        for name in kwargs:
+            place = self.positions.get(name)
+            if place is None or place < given:  # unknown, or given by place too
+                return False
+        return all(self.positions[name] < given or name in kwargs for name in self.required)
+
+
+def may_wait_to_compile(body: Mapping[str, Any]) -> bool:
+    """Whether a record with this class body may start with a plain ``__init__`` (the rest of
+    the rule needs its fields: ``plan_for``)."""
+    return "__init__" not in body
+
+
+def plan_for(
+    body: Mapping[str, Any], made: type, fields: Sequence[dataclasses.Field[Any]]
+) -> InitPlan | None:
+    """The plan for a record dataclasses made without ``__init__`` (``made``, from the class
+    ``body``); None when it must be compiled at once (see above)."""
+    declared = vars(made)["__dataclass_fields__"]
+    pseudo = set(declared) - {field.name for field in fields}
+    if (
+        not may_wait_to_compile(body)
+        or any(field.kw_only is True for field in fields)
+        or any(field.name == "self" for field in fields)
+        or not all("ClassVar" in str(declared[name].type) for name in pseudo)  # an InitVar
+        or not _defaults_in_order([field for field in fields if field.init])
+    ):
+        return None
+    return InitPlan(fields, post_init=hasattr(made, "__post_init__"))
+
+
+def uncompiled_init(owner: type, plan: InitPlan, compile_init: Callable[[], _Init]) -> _Init:
+    """``owner``'s first ``__init__``. ``compile_init`` makes the compiled one, which is then
+    put on ``owner`` in its place, once for every thread (unless something else has replaced
+    it there since)."""
+    calls_left = UNCOMPILED_CALLS
+    compiled: _Init | None = None
+    lock = threading.Lock()
+    steps, post_init, fits = plan.steps, plan.post_init, plan.fits
+
+    def installed() -> _Init:
+        nonlocal compiled
+        with lock:
+            if compiled is None:
+                compiled = compile_init()
+                if owner.__dict__.get("__init__") is __init__:
+                    owner.__init__ = compiled  # type: ignore[misc]
+                drop_signature_stand_in(owner)
+        return compiled
+
+    def __init__(self: Any, *args: object, **kwargs: object) -> None:
+        nonlocal calls_left
+        calls_left -= 1  # a count lost between threads only moves the compile by a call
+        if calls_left < 0 or not fits(args, kwargs):
+            installed()(self, *args, **kwargs)
+            return
+        given = len(args)
+        for name, place, default, factory in steps:
+            if place is None:  # an init=False field: it has a default_factory (InitPlan)
+                value = factory()  # type: ignore[misc]
+            elif place < given:
+                value = args[place]
+            elif name in kwargs:
+                value = kwargs[name]
+            elif factory is not None:
+                value = factory()
+            else:
+                value = default
+            setattr(self, name, value)
+        if post_init:
+            self.__post_init__()
+
+    __init__.__qualname__ = f"{owner.__qualname__}.__init__"
+    __init__.__module__ = owner.__module__
+    __init__.compile_now = installed  # type: ignore[attr-defined]
+    return __init__
+
+
+class SignatureOnceCompiled:
+    """A record's ``__signature__`` until its ``__init__`` is compiled: reading the record's
+    signature (``inspect.signature(Record)``, which reads this first) makes the record with
+    ``make`` and compiles its ``__init__``, and this stand-in leaves, so that inspect goes on
+    to dataclasses' signature, as for any dataclass. An instance has no ``__signature__``, as
+    an instance of a dataclass has none."""
+
+    __slots__ = ("make", "owner")
+
+    def __init__(self, owner: type, make: Callable[[type], None]) -> None:
+        self.owner = owner
+        self.make = make
+
+    def __get__(self, instance: object, owner_type: type | None = None) -> None:
+        if instance is not None:
+            raise AttributeError("__signature__")
+        compiled_now(self.owner, self.make)
+
+
+class DocOnceCompiled:
+    """The ``__doc__`` of a record whose class has no docstring: dataclasses writes the
+    signature of ``__init__`` there, so it is written when first read, from the compiled one
+    (Python reads a class's ``__doc__`` through ``__get__``, for the class and its
+    instances)."""
+
+    __slots__ = ("make", "owner")
+
+    def __init__(self, owner: type, make: Callable[[type], None]) -> None:
+        self.owner = owner
+        self.make = make
+
+    def __get__(self, instance: object, owner_type: type | None = None) -> str:
+        compiled_now(self.owner, self.make)
+        # dataclasses' own text for a class without a docstring
+        text = self.owner.__name__ + str(inspect.signature(self.owner)).replace(" -> None", "")
+        if self.owner.__dict__.get("__doc__") is self:
+            self.owner.__doc__ = text
+        return text
+
+
+def compiled_now(owner: type, make: Callable[[type], None]) -> None:
+    """Make the record ``owner`` (``make``) and compile its ``__init__``, if not done yet."""
+    make(owner)
+    compile_now = getattr(owner.__dict__.get("__init__"), "compile_now", None)
+    if compile_now is not None:
+        compile_now()
+    drop_signature_stand_in(owner)
+
+
+def drop_signature_stand_in(owner: type) -> None:
+    """Take the ``SignatureOnceCompiled`` off ``owner``, once its ``__init__`` is compiled."""
+    if isinstance(owner.__dict__.get("__signature__"), SignatureOnceCompiled):
+        delattr(owner, "__signature__")
+
+
+def _needs_argument(field: dataclasses.Field[Any]) -> bool:
+    return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+
+
+def _factory(field: dataclasses.Field[Any]) -> Callable[[], object] | None:
+    factory = field.default_factory
+    return None if factory is dataclasses.MISSING else factory
+
+
+def _defaults_in_order(arguments: Sequence[dataclasses.Field[Any]]) -> bool:
+    """Whether no argument without a default follows one with a default (else dataclasses'
+    compile raises TypeError, which the record must raise as before)."""
+    seen_default = False
+    for field in arguments:
+        if not _needs_argument(field):
+            seen_default = True
+        elif seen_default:
+            return False
+    return True

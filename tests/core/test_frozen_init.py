@@ -1,0 +1,199 @@
+"""A record's first ``__init__`` calls run without a compiled ``__init__``, and do what the
+compiled one does; then the compiled one takes over (core/frozen_init.py).
+
+Each check builds the same class body with ``@frozen`` and with ``@dataclass(frozen=True)``
+and holds the two to the same answers, as tests/core/test_frozen.py does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import threading
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import pytest
+
+from astest_tasks.core.frozen import frozen
+from astest_tasks.core.frozen_init import UNCOMPILED_CALLS
+
+ORDER: list[str] = []  # what the default factories and __post_init__ were called for, in order
+
+
+def _made_tags() -> tuple[str, ...]:
+    ORDER.append("tags")
+    return ("made",)
+
+
+def _made_seen() -> list[str]:
+    ORDER.append("seen")
+    return []
+
+
+def sample(decorate: Any, with_docstring: bool = True) -> type[Any]:
+    class Sample:
+        kind: ClassVar[str] = "not a field"
+        name: str
+        size: float = 1.0
+        tags: tuple[str, ...] = field(default_factory=_made_tags)
+        note: str = field(default="", compare=False)
+        seen: list[str] = field(default_factory=_made_seen, init=False, compare=False)
+        fixed: str = field(default="fixed", init=False)
+        derived: str = field(default="", init=False)
+
+        def __post_init__(self) -> None:
+            ORDER.append("post_init")
+            object.__setattr__(self, "derived", f"{self.name}/{self.size}")
+
+    if with_docstring:
+        Sample.__doc__ = "Fields of every kind an __init__ sets."
+    return decorate(Sample)  # type: ignore[no-any-return]
+
+
+def twins(with_docstring: bool = True) -> tuple[type[Any], type[Any]]:
+    return sample(frozen, with_docstring), sample(dataclass(frozen=True), with_docstring)
+
+
+def is_compiled(record: type[Any]) -> bool:
+    # dataclasses compiles the __init__ it writes from source text: "<string>"
+    code = record.__dict__["__init__"].__code__
+    return bool(code.co_filename == "<string>")
+
+
+def state(record: object) -> dict[str, Any]:
+    return dict(vars(record))
+
+
+CALLS: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+    (("a",), {}),
+    (("a", 2.5), {}),
+    (("a", 2.5, ("x",), "n"), {}),
+    (("a",), {"note": "n", "tags": ("y",)}),
+    ((), {"name": "a", "size": 0.5}),
+]
+
+
+@pytest.mark.parametrize(("args", "kwargs"), CALLS)
+def test_a_first_call_sets_what_the_compiled_init_sets_in_the_same_order(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    ours, theirs = twins()
+    ORDER.clear()
+    mine = ours(*args, **kwargs)
+    my_order = list(ORDER)
+    ORDER.clear()
+    twin = theirs(*args, **kwargs)
+    assert not is_compiled(ours), "the first call must not compile an __init__"
+    assert state(mine) == state(twin)
+    assert list(vars(mine)) == list(vars(twin))  # assigned in the same order
+    assert my_order == ORDER
+    assert repr(mine) == repr(twin)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [
+        ((), {}),  # a missing argument
+        (("a",), {"name": "b"}),  # given twice
+        (("a",), {"unknown": 1}),
+        (("a", 1.0, (), "n", "too many"), {}),
+        (("a",), {"fixed": "init=False"}),
+    ],
+)
+def test_a_call_that_does_not_fit_gets_dataclasses_own_error(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    ours, theirs = twins()
+    with pytest.raises(TypeError) as expected:
+        theirs(*args, **kwargs)
+    with pytest.raises(TypeError) as got:
+        ours(*args, **kwargs)
+    assert str(got.value) == str(expected.value)
+    assert is_compiled(ours)
+
+
+def test_the_compiled_init_takes_over_after_the_first_calls() -> None:
+    ours, theirs = twins()
+    for number in range(UNCOMPILED_CALLS):
+        ours(f"n{number}")
+    assert not is_compiled(ours)
+    made = ours("last", 3.0)
+    assert is_compiled(ours)
+    assert state(made) == state(theirs("last", 3.0))
+    assert state(ours("after")) == state(theirs("after"))
+
+
+def test_a_plain_subclass_calls_the_records_first_init_through_super() -> None:
+    ours, theirs = twins()
+
+    def with_extra(base: type[Any]) -> Any:
+        class Extra(base):  # type: ignore[misc]
+            def __init__(self, name: str) -> None:
+                super().__init__(name, 9.0)
+                self.extra = "own attribute"
+
+        return Extra("a")
+
+    mine, twin = with_extra(ours), with_extra(theirs)
+    assert not is_compiled(ours)
+    assert state(mine) == state(twin)
+
+
+@pytest.mark.parametrize("with_docstring", [True, False], ids=["docstring", "no docstring"])
+def test_the_signature_and_docstring_are_dataclasses_before_the_init_is_compiled(
+    with_docstring: bool,
+) -> None:
+    ours, theirs = twins(with_docstring)
+    ours("made, not compiled")
+    assert not is_compiled(ours)
+    assert ours.__doc__ == theirs.__doc__
+    assert ours("b").__doc__ == theirs("b").__doc__
+    assert str(inspect.signature(ours)) == str(inspect.signature(theirs))
+    assert is_compiled(ours), "reading the signature compiles the __init__ it describes"
+    assert "__signature__" not in vars(ours)
+    assert not hasattr(ours("c"), "__signature__")  # nor has an instance of a dataclass
+
+
+def test_a_record_that_dataclasses_would_refuse_raises_its_error_at_first_use() -> None:
+    def body() -> dict[str, Any]:
+        return {"__annotations__": {"a": "int", "b": "int"}, "a": 0, "__doc__": "Bad."}
+
+    with pytest.raises(TypeError) as theirs:
+        dataclass(frozen=True)(type("Bad", (), body()))
+    bad: type[Any] = frozen(type("Bad", (), body()))
+    with pytest.raises(TypeError) as ours:
+        bad(1, 2)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_threads_past_the_first_calls_compile_the_init_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ours, theirs = twins()
+    compiles: list[str] = []
+    real_dataclass = dataclasses.dataclass
+
+    def counted(cls: type[Any], **options: Any) -> Any:
+        if options.get("init", True):
+            compiles.append(cls.__name__)
+        return real_dataclass(cls, **options)
+
+    monkeypatch.setattr(dataclasses, "dataclass", counted)
+    start = threading.Barrier(8)
+    made: list[Any] = []
+
+    def use() -> None:
+        start.wait(60)
+        made.extend(ours(f"t{number}") for number in range(UNCOMPILED_CALLS))
+
+    threads = [threading.Thread(target=use) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert compiles == ["Sample"]
+    assert is_compiled(ours)
+    assert sorted(state(record)["name"] for record in made) == sorted(
+        state(theirs(f"t{number}"))["name"] for _ in range(8) for number in range(UNCOMPILED_CALLS)
+    )
