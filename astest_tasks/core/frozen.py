@@ -23,7 +23,8 @@ below, which behave as the generated ones do:
   a derived field with ``object.__setattr__``.
 
 A record is made when first used, not when its module is imported (a ``doit`` call with nothing
-to do imports about 120 records and uses about 80). ``@frozen`` sets the shared methods at once,
+to do imports about 120 records and uses about 80), and its ``__init__`` is compiled only after
+its first calls (frozen_init.py). ``@frozen`` sets the shared methods at once,
 turns each ``field(...)`` class attribute into its default as dataclasses would, and leaves a
 stand-in for each name dataclasses adds (``__init__``, ``__dataclass_fields__``, ``__doc__``...).
 Reading any stand-in makes the record: dataclasses makes a scratch copy of the class body, and
@@ -323,6 +324,11 @@ def _make_dataclass(
     ``body`` as written (a record made on first use), its ``__init__`` is compiled only once it
     has been called a few times (frozen_init.py)."""
     waits = body is not None and may_wait_to_compile(body)
+    undocumented = waits and body is not None and not body.get("__doc__")
+    if undocumented:
+        # Else dataclasses writes object's signature there, read off its text signature with
+        # tokenize: DocOnceCompiled (below) writes the record's own when first read.
+        target.__doc__ = "written when first read"
     dataclasses.dataclass(target, init=not waits, repr=False, eq=False)
     # Say what the record is, so that dataclasses (a subclass's @dataclass(frozen=True), say)
     # sees a frozen dataclass with a repr and an equality, as it would have made it.
@@ -333,9 +339,13 @@ def _make_dataclass(
     if waits and body is not None:
         plan = plan_for(body, target, fields)
         compile_init = partial(_compiled_init, owner, body)
-        init = compile_init() if plan is None else uncompiled_init(owner, plan, compile_init)
+        init = (
+            compile_init()
+            if plan is None
+            else uncompiled_init(owner, plan, compile_init, guard=_assign_once)
+        )
         target.__init__ = init  # type: ignore[misc]
-        if not body.get("__doc__"):  # dataclasses wrote object's signature there
+        if undocumented:
             target.__doc__ = DocOnceCompiled(owner, _make)  # type: ignore[assignment]
     return {name: vars(target)[name] for name in _MADE_BY_DATACLASSES if name in vars(target)}
 

@@ -1,23 +1,26 @@
 """A record's ``__init__`` before it is compiled: the first calls assign the fields without one.
 
 Why: dataclasses writes each record's ``__init__`` as source text and compiles it, about 0.1 ms
-a record, and a ``doit`` call with nothing to do makes some 90 records, most of which it calls
-a few dozen times at most: those compiles were about 8 ms of the call (docs/performance.md).
-So a record made by ``@frozen`` (frozen.py) starts with a plain ``__init__`` that reads its
-arguments by the fields' order and names, and after ``UNCOMPILED_CALLS`` calls it puts the
-compiled one in its place, which a record called in a loop (a big suite's results) then runs.
+a record in a fresh process, and a ``doit`` call with nothing to do makes some 90 records, most
+of which it calls a few dozen times at most. So a record made by ``@frozen`` (frozen.py) starts
+with a plain ``__init__`` that reads its arguments by the fields' order and names, and after
+``UNCOMPILED_CALLS`` calls puts the compiled one in its place, for a record called in a loop (a
+big suite's results). Together with setting the fields at once (below), about 6 ms of a
+no-change call of about 95 ms in-process (docs/performance.md).
 
-The plain one does what the compiled one does, for a call that fits the signature: it assigns
+The plain one does what the compiled one does, for a call that fits the signature: it sets
 every field ``__init__`` sets, in the fields' order (an argument, else the default, else the
 ``default_factory``'s new value; an ``init=False`` field with a ``default_factory`` gets its
-value), each through the record's ``__setattr__`` as the compiled one does, then calls
-``__post_init__`` when the record has one. Any other call (a missing or unknown argument, one
-given twice, too many) is handed to the compiled ``__init__``, so its error is dataclasses' own.
-A record whose ``__init__`` dataclasses would refuse, or that has keyword-only or ``InitVar``
-fields or a field called ``self``, is compiled at once. What dataclasses derives from the
-compiled ``__init__`` is derived from it when first read: reading the record's signature
-(``inspect.signature``) or, for a record without a docstring, its ``__doc__`` (where dataclasses
-writes the signature) compiles it first.
+value), then calls ``__post_init__`` when the record has one. The compiled one sets each through
+the record's ``__setattr__``, which lets a field be set once (frozen.py's guard); on an instance
+with nothing set yet that lets every field be set, so the plain one puts them in its
+``__dict__`` at once. Any other call (a missing or unknown argument, one given twice, too many)
+is handed to the compiled ``__init__``, so its error is dataclasses' own. A record whose
+``__init__`` dataclasses would refuse, or that has keyword-only or ``InitVar`` fields or a field
+called ``self``, is compiled at once. What dataclasses derives from the compiled ``__init__`` is
+derived from it when first read: reading the record's signature (``inspect.signature``) or, for
+a record without a docstring, its ``__doc__`` (where dataclasses writes the signature) compiles
+it first.
 """
 
 from __future__ import annotations
@@ -89,10 +92,15 @@ def plan_for(
     return InitPlan(fields, post_init=hasattr(made, "__post_init__"))
 
 
-def uncompiled_init(owner: type, plan: InitPlan, compile_init: Callable[[], _Init]) -> _Init:
+def uncompiled_init(
+    owner: type, plan: InitPlan, compile_init: Callable[[], _Init], guard: Callable[..., None]
+) -> _Init:
     """``owner``'s first ``__init__``. ``compile_init`` makes the compiled one, which is then
     put on ``owner`` in its place, once for every thread (unless something else has replaced
-    it there since)."""
+    it there since). ``guard`` is the record's ``__setattr__``, which lets each field be set
+    once: on an instance with nothing set yet, it would let each be set, so the fields go into
+    its ``__dict__`` at once (a subclass with a ``__setattr__`` of its own gets each field
+    through it, as from the compiled ``__init__``)."""
     calls_left = UNCOMPILED_CALLS
     compiled: _Init | None = None
     lock = threading.Lock()
@@ -115,6 +123,7 @@ def uncompiled_init(owner: type, plan: InitPlan, compile_init: Callable[[], _Ini
             installed()(self, *args, **kwargs)
             return
         given = len(args)
+        values = {}
         for name, place, default, factory in steps:
             if place is None:  # an init=False field: it has a default_factory (InitPlan)
                 value = factory()  # type: ignore[misc]
@@ -126,7 +135,12 @@ def uncompiled_init(owner: type, plan: InitPlan, compile_init: Callable[[], _Ini
                 value = factory()
             else:
                 value = default
-            setattr(self, name, value)
+            values[name] = value
+        if type(self).__setattr__ is guard and not self.__dict__:
+            self.__dict__.update(values)
+        else:
+            for name, value in values.items():
+                setattr(self, name, value)
         if post_init:
             self.__post_init__()
 

@@ -140,6 +140,50 @@ def test_a_plain_subclass_calls_the_records_first_init_through_super() -> None:
     assert state(mine) == state(twin)
 
 
+def test_a_subclass_with_its_own_setattr_gets_each_field_through_it() -> None:
+    # As from @frozen's compiled __init__ (@dataclass(frozen=True)'s sets them past it).
+    ours, compiled = sample(frozen), sample(frozen)
+    inspect.signature(compiled)
+    assert is_compiled(compiled)
+
+    def recorded(base: type[Any]) -> list[str]:
+        seen: list[str] = []
+
+        class Watched(base):  # type: ignore[misc]
+            def __setattr__(self, name: str, value: Any) -> None:
+                seen.append(name)
+                object.__setattr__(self, name, value)
+
+        Watched("a", note="n")
+        return seen
+
+    assert recorded(ours) == recorded(compiled) == ["name", "size", "tags", "note", "seen"]
+    assert not is_compiled(ours)
+
+
+@pytest.mark.parametrize("early", ["extra", "name"])
+def test_an_attribute_set_before_init_meets_the_guard_as_from_the_compiled_init(
+    early: str,
+) -> None:
+    # A field set before __init__ may not be set again; any other attribute stays.
+    ours, compiled = sample(frozen), sample(frozen)
+    inspect.signature(compiled)
+
+    def made(base: type[Any]) -> Any:
+        class Early(base):  # type: ignore[misc]
+            def __init__(self, name: str) -> None:
+                object.__setattr__(self, early, "early")
+                super().__init__(name)
+
+        try:
+            return vars(Early("a"))
+        except dataclasses.FrozenInstanceError as refused:
+            return str(refused)
+
+    assert made(ours) == made(compiled)
+    assert not is_compiled(ours)
+
+
 @pytest.mark.parametrize("with_docstring", [True, False], ids=["docstring", "no docstring"])
 def test_the_signature_and_docstring_are_dataclasses_before_the_init_is_compiled(
     with_docstring: bool,
