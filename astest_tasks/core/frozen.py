@@ -35,8 +35,8 @@ test makes every record of the package, and mypy reports such mistakes too. An i
 pickle, ``copy`` or ``quick_expectation`` brings in without ``__init__`` makes its class when it is
 first compared, hashed or shown. A record whose base keeps a registry of subclasses (an
 ``__init_subclass__``) or has a metaclass is made at once, in place; one whose module has left
-``sys.modules`` by its first use cannot be made (dataclasses reads string annotations through the
-module) and says so.
+``sys.modules`` by its first use, or by the time its ``__init__`` is compiled (frozen_init.py),
+cannot be made (dataclasses reads string annotations through the module) and says so.
 
 Type checkers read ``@frozen`` as ``@dataclass(frozen=True)`` (``dataclass_transform``), so an
 assignment to a record's field is a mypy error as well. ``dataclasses.fields``, ``replace`` and
@@ -339,11 +339,7 @@ def _make_dataclass(
     if waits and body is not None:
         plan = plan_for(body, target, fields)
         compile_init = partial(_compiled_init, owner, body)
-        init = (
-            compile_init()
-            if plan is None
-            else uncompiled_init(owner, plan, compile_init, guard=_assign_once)
-        )
+        init = compile_init() if plan is None else uncompiled_init(owner, plan, compile_init)
         target.__init__ = init  # type: ignore[misc]
         if undocumented:
             target.__doc__ = DocOnceCompiled(owner, _make)  # type: ignore[assignment]

@@ -13,14 +13,18 @@ every field ``__init__`` sets, in the fields' order (an argument, else the defau
 ``default_factory``'s new value; an ``init=False`` field with a ``default_factory`` gets its
 value), then calls ``__post_init__`` when the record has one. The compiled one sets each through
 the record's ``__setattr__``, which lets a field be set once (frozen.py's guard); on an instance
-with nothing set yet that lets every field be set, so the plain one puts them in its
-``__dict__`` at once. Any other call (a missing or unknown argument, one given twice, too many)
-is handed to the compiled ``__init__``, so its error is dataclasses' own. A record whose
-``__init__`` dataclasses would refuse, or that has keyword-only or ``InitVar`` fields or a field
-called ``self``, is compiled at once. What dataclasses derives from the compiled ``__init__`` is
-derived from it when first read: reading the record's signature (``inspect.signature``) or, for
-a record without a docstring, its ``__doc__`` (where dataclasses writes the signature) compiles
-it first.
+of the record itself with nothing set yet, and no descriptor of a field's name, that lets every
+field be set, so the plain one puts them in its ``__dict__`` at once. Any other call (a missing
+or unknown argument, one given twice, too many) is handed to the compiled ``__init__``, so its
+error is dataclasses' own. A record whose ``__init__`` dataclasses would refuse, or that has
+keyword-only or ``InitVar`` fields, is compiled at once.
+
+What dataclasses derives from the compiled ``__init__`` is derived from it when first read:
+reading the record's signature (``inspect.signature(Record)``) or, for a record without a
+docstring, its ``__doc__`` (where dataclasses writes the signature) compiles it first. Until
+then ``Record.__init__`` itself is the plain one, whose own signature is ``(record, /, *args,
+**kwargs)``. Compiling reads the record's module as making it does (frozen.py), so a record whose
+module has left ``sys.modules`` by then cannot be compiled, and says so.
 """
 
 from __future__ import annotations
@@ -43,9 +47,11 @@ class InitPlan:
     """What a plain ``__init__`` assigns: per field, its name, its place among the arguments
     (None for an ``init=False`` field), its default and its factory."""
 
-    __slots__ = ("positions", "post_init", "required", "steps")
+    __slots__ = ("at_once", "positions", "post_init", "required", "steps")
 
-    def __init__(self, fields: Sequence[dataclasses.Field[Any]], post_init: bool) -> None:
+    def __init__(
+        self, fields: Sequence[dataclasses.Field[Any]], post_init: bool, at_once: bool
+    ) -> None:
         arguments = [field for field in fields if field.init]
         self.positions = {field.name: place for place, field in enumerate(arguments)}
         self.required = tuple(field.name for field in arguments if _needs_argument(field))
@@ -55,6 +61,7 @@ class InitPlan:
             if field.init or field.default_factory is not dataclasses.MISSING
         )
         self.post_init = post_init
+        self.at_once = at_once  # the fields may go into a fresh instance's __dict__ at once
 
     def fits(self, args: tuple[object, ...], kwargs: Mapping[str, object]) -> bool:
         """Whether the compiled ``__init__`` would take these arguments without an error."""
@@ -84,27 +91,48 @@ def plan_for(
     if (
         not may_wait_to_compile(body)
         or any(field.kw_only is True for field in fields)
-        or any(field.name == "self" for field in fields)
-        or not all("ClassVar" in str(declared[name].type) for name in pseudo)  # an InitVar
+        or not all(_is_class_variable(declared[name]) for name in pseudo)  # not an InitVar
         or not _defaults_in_order([field for field in fields if field.init])
     ):
         return None
-    return InitPlan(fields, post_init=hasattr(made, "__post_init__"))
+    names = [field.name for field in fields]
+    return InitPlan(
+        fields,
+        post_init=hasattr(made, "__post_init__"),
+        at_once=not any(_data_descriptor(made, name) for name in names),
+    )
 
 
-def uncompiled_init(
-    owner: type, plan: InitPlan, compile_init: Callable[[], _Init], guard: Callable[..., None]
-) -> _Init:
+# dataclasses' mark of a ClassVar pseudo-field (3.11 and 3.12, where @frozen shares methods); a
+# dataclasses without it has every pseudo-field taken for an InitVar, so compiled at once.
+_CLASS_VARIABLE: Final = getattr(dataclasses, "_FIELD_CLASSVAR", object())
+
+
+def _is_class_variable(pseudo_field: dataclasses.Field[Any]) -> bool:
+    return getattr(pseudo_field, "_field_type", None) is _CLASS_VARIABLE
+
+
+def _data_descriptor(cls: type, name: str) -> bool:
+    """Whether setting ``name`` on an instance of ``cls`` goes through a descriptor (a slot, a
+    property, a descriptor-typed field's default), which the compiled ``__init__`` would call."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            kind = type(vars(klass)[name])
+            return hasattr(kind, "__set__") or hasattr(kind, "__delete__")
+    return False
+
+
+def uncompiled_init(owner: type, plan: InitPlan, compile_init: Callable[[], _Init]) -> _Init:
     """``owner``'s first ``__init__``. ``compile_init`` makes the compiled one, which is then
     put on ``owner`` in its place, once for every thread (unless something else has replaced
-    it there since). ``guard`` is the record's ``__setattr__``, which lets each field be set
-    once: on an instance with nothing set yet, it would let each be set, so the fields go into
-    its ``__dict__`` at once (a subclass with a ``__setattr__`` of its own gets each field
-    through it, as from the compiled ``__init__``)."""
+    it there since). The fields go into the ``__dict__`` at once only for an instance of
+    ``owner`` itself with nothing set yet and no descriptor of a field's name (``InitPlan``):
+    a subclass may have a ``__setattr__``, a property or a slot of its own, which the compiled
+    ``__init__`` sets each field through."""
     calls_left = UNCOMPILED_CALLS
     compiled: _Init | None = None
     lock = threading.Lock()
-    steps, post_init, fits = plan.steps, plan.post_init, plan.fits
+    steps, post_init, fits, at_once = plan.steps, plan.post_init, plan.fits, plan.at_once
 
     def installed() -> _Init:
         nonlocal compiled
@@ -116,11 +144,13 @@ def uncompiled_init(
                 drop_signature_stand_in(owner)
         return compiled
 
-    def __init__(self: Any, *args: object, **kwargs: object) -> None:
+    # The record comes first and by place only, so that a field called "self" (or "record")
+    # is an argument like any other, as in the compiled __init__.
+    def __init__(record: Any, /, *args: object, **kwargs: object) -> None:
         nonlocal calls_left
         calls_left -= 1  # a count lost between threads only moves the compile by a call
         if calls_left < 0 or not fits(args, kwargs):
-            installed()(self, *args, **kwargs)
+            installed()(record, *args, **kwargs)
             return
         given = len(args)
         values = {}
@@ -136,13 +166,14 @@ def uncompiled_init(
             else:
                 value = default
             values[name] = value
-        if type(self).__setattr__ is guard and not self.__dict__:
-            self.__dict__.update(values)
+        if at_once and type(record) is owner and not record.__dict__:
+            # Its __setattr__ (frozen.py's guard) lets each field be set once; none is yet.
+            record.__dict__.update(values)
         else:
             for name, value in values.items():
-                setattr(self, name, value)
+                setattr(record, name, value)
         if post_init:
-            self.__post_init__()
+            record.__post_init__()
 
     __init__.__qualname__ = f"{owner.__qualname__}.__init__"
     __init__.__module__ = owner.__module__
@@ -164,9 +195,10 @@ class SignatureOnceCompiled:
         self.make = make
 
     def __get__(self, instance: object, owner_type: type | None = None) -> None:
-        if instance is not None:
-            raise AttributeError("__signature__")
-        compiled_now(self.owner, self.make)
+        if instance is None:
+            compiled_now(self.owner, self.make)
+        # Then as for any dataclass, which has no __signature__: inspect reads __init__'s.
+        raise AttributeError("__signature__")
 
 
 class DocOnceCompiled:
@@ -184,7 +216,11 @@ class DocOnceCompiled:
     def __get__(self, instance: object, owner_type: type | None = None) -> str:
         compiled_now(self.owner, self.make)
         # dataclasses' own text for a class without a docstring
-        text = self.owner.__name__ + str(inspect.signature(self.owner)).replace(" -> None", "")
+        try:
+            signature = str(inspect.signature(self.owner)).replace(" -> None", "")
+        except (TypeError, ValueError):  # as dataclasses: some signatures cannot be read
+            signature = ""
+        text = self.owner.__name__ + signature
         if self.owner.__dict__.get("__doc__") is self:
             self.owner.__doc__ = text
         return text

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import threading
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any, ClassVar
 
 import pytest
@@ -241,3 +241,111 @@ def test_threads_past_the_first_calls_compile_the_init_once(
     assert sorted(state(record)["name"] for record in made) == sorted(
         state(theirs(f"t{number}"))["name"] for _ in range(8) for number in range(UNCOMPILED_CALLS)
     )
+
+
+class Converted:
+    """A descriptor-typed field's default (dataclasses' docs): it converts what is set."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, instance: object, owner: type | None = None) -> int:
+        return 100 if instance is None else int(getattr(instance, self.slot))
+
+    def __set__(self, instance: object, value: object) -> None:
+        object.__setattr__(instance, self.slot, int(str(value)))
+
+
+def _with_descriptor(decorate: Any) -> type[Any]:
+    class Described:
+        """A field whose default is a data descriptor."""
+
+        name: str
+        count: Converted = Converted()
+
+    return decorate(Described)  # type: ignore[no-any-return]
+
+
+def test_a_field_set_through_a_descriptor_goes_through_it_from_the_first_call() -> None:
+    ours, theirs = _with_descriptor(frozen), _with_descriptor(dataclass(frozen=True))
+    mine, twin = ours("a", "5"), theirs("a", "5")
+    assert not is_compiled(ours)
+    assert (mine.count, state(mine)) == (twin.count, state(twin)) == (5, {"name": "a", "_count": 5})
+
+
+def _shadowed(base: type[Any], how: str) -> Any:
+    if how == "slot":
+        sub: type[Any] = type("Slotted", (base,), {"__slots__": ("size",)})
+    else:
+        sub = type("Fixed", (base,), {"size": property(lambda self: 42.0)})
+    try:
+        made = sub("a", 7.0)
+    except AttributeError as refused:
+        return ("refused", str(refused))
+    return (made.size, {key: value for key, value in vars(made).items() if key != "size"})
+
+
+@pytest.mark.parametrize("how", ["slot", "property"])
+def test_a_subclass_slot_or_property_of_a_fields_name_is_set_as_by_the_compiled_init(
+    how: str,
+) -> None:
+    ours, compiled = sample(frozen), sample(frozen)
+    inspect.signature(compiled)
+    assert _shadowed(ours, how) == _shadowed(compiled, how)
+    assert not is_compiled(ours)
+
+
+class ClassVariant:
+    """A type whose name holds "ClassVar": an InitVar of it is still an InitVar."""
+
+
+def _with_init_variable(decorate: Any) -> type[Any]:
+    class Seeded:
+        """A record with an InitVar, which __post_init__ takes."""
+
+        size: int = 0
+        seed: InitVar[ClassVariant | None] = None  # type: ignore[assignment]
+
+        def __post_init__(self, seed: ClassVariant | None) -> None:
+            object.__setattr__(self, "size", 1 if seed is None else 2)
+
+    return decorate(Seeded)  # type: ignore[no-any-return]
+
+
+def test_an_initvar_is_passed_to_post_init_whatever_its_types_name() -> None:
+    ours, theirs = _with_init_variable(frozen), _with_init_variable(dataclass(frozen=True))
+    assert state(ours()) == state(theirs()) == {"size": 1}
+    assert state(ours(3, ClassVariant())) == state(theirs(3, ClassVariant())) == {"size": 2}
+
+
+def test_a_field_called_self_is_an_argument_like_any_other() -> None:
+    def body() -> dict[str, Any]:
+        return {"__annotations__": {"self": "int", "other": "int"}, "other": 0, "__doc__": "S."}
+
+    ours: type[Any] = frozen(type("Selfish", (), body()))
+    theirs: type[Any] = dataclass(frozen=True)(type("Selfish", (), body()))
+    assert state(ours(1, other=2)) == state(theirs(1, other=2))
+    assert state(ours(self=3)) == state(theirs(self=3))
+    assert not is_compiled(ours)
+    with pytest.raises(TypeError) as expected:
+        theirs(zz=1, self=2)
+    with pytest.raises(TypeError) as got:
+        ours(zz=1, self=2)
+    assert str(got.value) == str(expected.value)
+
+
+def test_a_record_has_no_signature_attribute_before_or_after_it_is_compiled() -> None:
+    ours, theirs = twins()
+    assert hasattr(ours, "__signature__") is hasattr(theirs, "__signature__") is False
+    assert is_compiled(ours), "asking for it compiles the __init__ inspect would read instead"
+    assert "__signature__" not in vars(ours)
+    assert hasattr(ours, "__signature__") is False
+
+
+def test_an_undocumented_record_whose_signature_cannot_be_read_is_documented_by_its_name() -> None:
+    def body() -> dict[str, Any]:
+        return {"__annotations__": {"a": "int"}, "__signature__": "not a Signature"}
+
+    ours: type[Any] = frozen(type("Odd", (), body()))
+    theirs: type[Any] = dataclass(frozen=True)(type("Odd", (), body()))
+    assert ours.__doc__ == theirs.__doc__ == "Odd"
