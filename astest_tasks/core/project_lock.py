@@ -15,6 +15,7 @@ not load.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -104,7 +105,17 @@ def wait_for_refused_lock(announce: Callable[[str], None]) -> bool:
 
 def _open(lock_path: Path) -> int:
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    return os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        # Never through a link: taking the lock empties the file and writes our pid into it,
+        # and a link committed into the project could point at any file of the user's.
+        return os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            raise
+        raise UserError(
+            f"{lock_path} is a symbolic link, where astest-tasks keeps the lock it writes its "
+            f"pid into; fix: delete the link (rm {lock_path}): a run makes the file again"
+        ) from None
 
 
 def _holder(fd: int) -> str:

@@ -6,7 +6,11 @@ the user's own ``html/``, ``cache/`` or ``reports/`` may be. Its files are named
 
 Before any task runs, every folder we write into is checked: otherwise the first write fails
 deep inside a task with a traceback, possibly half-way through the run; one line up front says
-which folder, from which config field, and what to do.
+which folder, from which config field, and what to do. Inside the project, neither such a
+folder, nor a folder on its way, nor one inside it, may be a symbolic link: a run writes there
+and ``doit clean`` deletes there, and a link committed into the project (by a pull request, say)
+would send both outside it, onto files that are not ours. A folder the config names outside the
+project is the config's choice, and is only checked for being writable.
 
 0.1.0 put the reports and caches in the folder that holds ``outDir``: a project that builds into
 ``./build`` got them at its root. They stay where they are (they may be the user's), and the
@@ -35,7 +39,16 @@ REMOTE_STATE = "cache/remote"  # what one call's processes tell each other (remo
 def check_output_folders(
     project_root: Path, config_path: str, output_root: str, modes: Iterable[ModeSettings]
 ) -> None:
+    walked: list[str] = []  # folders searched for links already (outDir is inside .as-test)
     for field, folder in _folders(output_root, modes):
+        link = _linked_folder(project_root, Path(folder), walked)
+        if link is not None:
+            raise UserError(
+                f"{config_path}: {field}: will not write into {folder}: {link} is a symbolic "
+                "link, and a run writes there and `doit clean` deletes there, which would reach "
+                f"wherever it points; fix: delete the link (rm {link}): a run writes that "
+                "folder's files again"
+            )
         problem = _problem(project_root, Path(folder))
         if problem is not None:
             raise UserError(
@@ -46,6 +59,49 @@ def check_output_folders(
 _FIX = (
     "move the file out of the way or make the folder writable, or point the field at another folder"
 )
+
+
+def _linked_folder(project_root: Path, folder: Path, walked: list[str]) -> str | None:
+    """The first symbolic link (relative to the project) on the way to ``folder`` or inside it,
+    when ``folder`` is inside the project; else None. ``walked`` holds the folders searched
+    already, which this adds to."""
+    root = os.path.normpath(project_root)
+    path = os.path.normpath(os.path.join(root, folder))
+    if os.path.commonpath([root, path]) != root:
+        return None  # the config names a folder outside the project: its choice
+    here = root
+    for part in Path(os.path.relpath(path, root)).parts:
+        if part == os.curdir:
+            continue
+        here = os.path.join(here, part)
+        if os.path.islink(here):
+            return os.path.relpath(here, root)
+        if not os.path.isdir(here):
+            return None  # not made yet (or a file: _problem says so)
+    if any(os.path.commonpath([done, here]) == done for done in walked):
+        return None
+    walked.append(here)
+    inner = _link_inside(here)
+    return None if inner is None else os.path.relpath(inner, root)
+
+
+def _link_inside(folder: str) -> str | None:
+    """The first symbolic link to a folder inside ``folder``, at any depth (a link to a file is
+    replaced, not written through, by our atomic writes, and removed, not followed, by doit's
+    clean)."""
+    pending = [folder]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue  # unreadable: _problem says so when it matters (not writable)
+        for entry in entries:
+            if entry.is_symlink():
+                if entry.is_dir():
+                    return entry.path
+            elif entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+    return None
 
 
 def _folders(output_root: str, modes: Iterable[ModeSettings]) -> Iterator[tuple[str, str]]:

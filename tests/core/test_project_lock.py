@@ -53,6 +53,24 @@ def test_a_second_run_is_refused_naming_the_first(tmp_path: Path) -> None:
     assert "is running in this project" in message and "fix: wait for it" in message
 
 
+def test_a_lock_file_that_is_a_symbolic_link_is_refused_and_its_target_left_alone(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "the users own file.txt"
+    target.write_text("precious")
+    lock = tmp_path / ".as-test/cache/project.lock"
+    lock.parent.mkdir(parents=True)
+    lock.symlink_to(target)
+    with pytest.raises(UserError) as error:
+        lock_project(lock)
+    assert str(error.value) == (
+        f"{lock} is a symbolic link, where astest-tasks keeps the lock it writes its pid into; "
+        f"fix: delete the link (rm {lock}): a run makes the file again"
+    )
+    assert target.read_text() == "precious"
+    assert project_lock._held == {}
+
+
 def test_the_lock_is_free_again_once_its_holder_is_gone(tmp_path: Path) -> None:
     lock = tmp_path / "project.lock"
     assert other_process_tries(lock) == "locked"  # that process has ended: its lock went with it

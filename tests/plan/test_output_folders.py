@@ -55,6 +55,54 @@ def test_a_folder_without_write_permission_says_so(
         check_output_folders(tmp_path, "as-test.config.json", ".as-test", modes_of(tmp_path))
 
 
+def _outside(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside"
+    (outside / "wasi").mkdir(parents=True)
+    (outside / "index.html").write_text("the user's own page")
+    return outside
+
+
+def _check(root: Path) -> None:
+    check_output_folders(root, "as-test.config.json", ".as-test", modes_of(root))
+
+
+@pytest.mark.parametrize(
+    "link", [".as-test", ".as-test/build", ".as-test/build/wasi", ".as-test/snapshots/deep"]
+)
+def test_a_symbolic_link_to_a_folder_on_the_way_or_inside_is_refused_with_the_fix(
+    tmp_path: Path, link: str
+) -> None:
+    root = tmp_path / "project"
+    (root / link).parent.mkdir(parents=True)
+    (root / link).symlink_to(_outside(tmp_path), target_is_directory=True)
+    with pytest.raises(UserError) as error:
+        _check(root)
+    message = str(error.value)
+    assert f"{link} is a symbolic link" in message
+    assert message.startswith("as-test.config.json: output: will not write into .as-test:")
+    assert f"fix: delete the link (rm {link})" in message
+    assert (tmp_path / "outside/index.html").read_text() == "the user's own page"
+
+
+def test_links_to_files_and_a_linked_way_to_the_project_itself_are_fine(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    (real / ".as-test/build").mkdir(parents=True)
+    (tmp_path / "theirs.json").write_text("{}")
+    # replaced by our atomic writes, and removed by doit clean, never written through
+    (real / ".as-test/report.json").symlink_to(tmp_path / "theirs.json")
+    (tmp_path / "via").symlink_to(real, target_is_directory=True)
+    _check(tmp_path / "via")
+    _check(real)
+
+
+def test_a_folder_the_config_names_outside_the_project_is_its_choice(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (tmp_path / "elsewhere").symlink_to(_outside(tmp_path), target_is_directory=True)
+    (root / "as-test.config.json").write_text('{"outDir": "../elsewhere"}')
+    _check(root)
+
+
 def _config_building_into_build(root: Path) -> ProjectConfig:
     (root / "as-test.config.json").write_text('{"outDir": "./build"}')
     return load_config(root / "as-test.config.json", root)
