@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from pathlib import Path
 
 from astest_tasks.config import as_test_rules
@@ -21,6 +22,7 @@ from astest_tasks.config.config_reader import (
     read_json_object,
 )
 from astest_tasks.config.layers import Layer, read_layer
+from astest_tasks.core.guest_text import terminal_text
 
 DEFAULT_MODE_NAME = "default"
 
@@ -32,13 +34,63 @@ def read_modes(source: Source, value: object) -> dict[str, Layer]:
     declared = expect_object(source, value, "$.modes", '{ "wasmtime": { "default": false } }')
     modes: dict[str, Layer] = {}
     for name, mode_raw in declared.items():
-        field = f"$.modes.{name}"
+        field = _mode_field(name)
         _check_mode_name(source, name, field)
         modes[name] = _read_mode_layer(source, name, mode_raw, field)
     return modes
 
 
+# A mode name is printed as it is, by doit too: in every task's title (``.  astest:run:<mode>:``),
+# in ``doit list`` and in doit's own errors, where nothing of ours can make it inert. So a name
+# that would act there is refused when the config is read. No Unicode character of these
+# categories: controls (C0, DEL, C1: ESC starts terminal sequences, a line break lets the next
+# line be a runner's ``::command::``), invisible format characters (bidirectional overrides,
+# zero-width spaces: a name that shows as another), lone surrogates (no file name on disk), line
+# and paragraph separators. Every printable name is kept, but for these parts:
+_NOT_PRINTABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+# Each part as an error names it (never writing ``##[`` itself), and why it is refused.
+_REFUSED_PARTS = {
+    "=": ('"="', "doit refuses a task name with it"),
+    "##[": (
+        '"[" after "##"',
+        "a GitHub Actions runner reads it, anywhere in a printed line, as a workflow command",
+    ),
+}
+_NAME_FIX = (
+    "rename the mode to printable text: letters, digits, spaces and punctuation such as "
+    '":", "-", "_", "." (as in "node:wasi"), without "=" or a "[" after "##"'
+)
+
+
+def _mode_field(name: str) -> str:
+    """The field of mode ``name`` as an error names it: a name refused here ``_shown``, so that
+    the error line (which doit prints as it is) shows the name rather than acting on it."""
+    return f"$.modes[{_shown(name)}]" if _refusal(name) else f"$.modes.{name}"
+
+
+def _shown(name: str) -> str:
+    """``name`` in JSON's quotes, every character beyond ASCII escaped (``\\n``, ``\\u202e``), and
+    a ``##[`` broken as every line we print breaks it (``##\\[``)."""
+    return terminal_text(json.dumps(name), colour=False, github_actions=True)
+
+
+def _refusal(name: str) -> str:
+    """Why ``name`` would act where it is printed; empty when it would not."""
+    if any(unicodedata.category(character) in _NOT_PRINTABLE for character in name):
+        return (
+            "holds a control, format or line-separator character, which task names and reports "
+            "would carry to terminals and CI logs"
+        )
+    for part, (label, why) in _REFUSED_PARTS.items():
+        if part in name:
+            return f"holds {label}: {why}"
+    return ""
+
+
 def _check_mode_name(source: Source, name: str, field: str) -> None:
+    refusal = _refusal(name)
+    if refusal:
+        raise source.error(field, f"mode name {_shown(name)} {refusal}", _NAME_FIX)
     if name == DEFAULT_MODE_NAME:
         raise source.error(
             field,
