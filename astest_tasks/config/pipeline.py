@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import posixpath
 import shlex
+import sys
 from dataclasses import replace
 from typing import Any
 
@@ -14,6 +15,7 @@ from astest_tasks.config.layout import output_root
 from astest_tasks.config.project_config import ProjectConfig
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.frozen import frozen
+from astest_tasks.core.guest_text import for_stream, inert_field
 
 BASENAME = "astest"
 
@@ -24,6 +26,13 @@ def task_command(command: str, task: str) -> str:
     line copied into a shell runs that task and nothing else. Ordinary names need no quotes and
     print as they are."""
     return f"{command} {shlex.quote(task)}"
+
+
+def task_doc(text: str) -> str:
+    """A task's ``doc`` as doit prints it, as it is, in ``doit list`` and ``doit info``: it names
+    a spec's path and a runtime's command, which a pull request chooses, so it is kept to its
+    line and made inert as every line we print is (doit keeps only a doc's first line anyway)."""
+    return for_stream(inert_field(text), sys.stdout)
 
 
 @frozen

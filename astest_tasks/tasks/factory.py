@@ -9,6 +9,7 @@ holds it: two instances (two configs, or two mode sets) live in one dodo.py side
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from doit.globals import Globals
 from astest_tasks.config.pipeline import BASENAME, Pipeline
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
+from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.option_declarations import OptionSpec
 from astest_tasks.core.version import __version__
 from astest_tasks.plan.command_line import CommandLine, current_command_line
@@ -161,8 +163,11 @@ def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, 
     except UserError as exc:
         if with_doctor and command_line.runs_tasks:
             return  # the doctor, which was asked for, names the problem with its fix
-        # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback.
-        raise InvalidTask(str(exc)) from None
+        # doit prints InvalidTask as one "ERROR: ..." line and exits 3, with no traceback, but
+        # prints it as it is: the message may quote the config (a mode's file path, a value),
+        # which a pull request writes, so it is kept to its line and made inert as every line
+        # we print is.
+        raise InvalidTask(for_stream(inert_field(str(exc)), sys.stderr)) from None
     yield from tasks
 
 

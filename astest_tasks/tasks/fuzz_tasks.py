@@ -27,7 +27,7 @@ from astest_tasks.actions.fuzz_actions import FuzzRunRequest
 from astest_tasks.build.imports import ImportScanCache
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.layout import doit_paths
-from astest_tasks.config.pipeline import Pipeline
+from astest_tasks.config.pipeline import Pipeline, task_doc
 from astest_tasks.config.project_config import ModeSettings
 from astest_tasks.config.toolchain import Toolchain, warn_once
 from astest_tasks.core.records import encode
@@ -159,7 +159,9 @@ def _build_task(
     return {
         "basename": fuzz_group(pipeline.basename),
         "name": f"build:{mode.name}:{target.spec_id}",
-        "doc": f"compile fuzz target {target.path} for mode {mode.name} (bindings, AS_TEST_FUZZ)",
+        "doc": task_doc(
+            f"compile fuzz target {target.path} for mode {mode.name} (bindings, AS_TEST_FUZZ)"
+        ),
         **fields,
         "task_dep": list(pipeline.task_dep),
         "meta": pipeline.meta(
@@ -176,7 +178,7 @@ def _run_task(
     return {
         "basename": request.group,
         "name": f"{fuzz_file.mode}:{fuzz_file.spec_id}",
-        "doc": f"fuzz {fuzz_file.path} in mode {fuzz_file.mode} ({seed_text})",
+        "doc": task_doc(f"fuzz {fuzz_file.path} in mode {fuzz_file.mode} ({seed_text})"),
         "actions": [(run_fuzz_file, [request, session])],
         "file_dep": doit_paths(root, [request.build_record_path]),
         "targets": doit_paths(root, [request.result_path]),

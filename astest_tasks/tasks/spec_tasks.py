@@ -16,7 +16,7 @@ from astest_tasks.actions.cleaning import remove_run_leftovers
 from astest_tasks.actions.doors import run_spec
 from astest_tasks.build.imports import ImportScanCache
 from astest_tasks.config.layout import doit_paths, spec_identity
-from astest_tasks.config.pipeline import Pipeline
+from astest_tasks.config.pipeline import Pipeline, task_doc
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.model.snapshot_paths import snapshot_candidates
 from astest_tasks.model.snapshot_update import SnapshotUpdate
@@ -60,7 +60,7 @@ def build_task(
     return {
         "basename": pipeline.basename,
         "name": f"build:{mode.name}:{spec.spec_id}",
-        "doc": f"compile {spec.path} for mode {mode.name} ({mode.target})",
+        "doc": task_doc(f"compile {spec.path} for mode {mode.name} ({mode.target})"),
         **fields,
         "task_dep": list(pipeline.task_dep),
         "meta": pipeline.meta(
@@ -122,7 +122,7 @@ def run_task(
     return {
         "basename": pipeline.basename,
         "name": f"run:{mode.name}:{spec.spec_id}",
-        "doc": f"run {spec.path} in mode {mode.name} ({runtime.description})",
+        "doc": task_doc(f"run {spec.path} in mode {mode.name} ({runtime.description})"),
         # The request itself, runtime and all: a frozen dataclass that pickles to doit's workers.
         "actions": [(run_spec, [request, settings.session, *extra])],
         "file_dep": doit_paths(root, file_dep),

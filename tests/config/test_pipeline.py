@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 from doit.exceptions import InvalidTask
 
-from astest_tasks.config.pipeline import BASENAME, DEFAULT_PIPELINE, Pipeline, task_command
+from astest_tasks.config.pipeline import (
+    BASENAME,
+    DEFAULT_PIPELINE,
+    Pipeline,
+    task_command,
+    task_doc,
+)
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.errors import UserError
 from astest_tasks.tasks.factory import make_astest_tasks
@@ -111,3 +117,11 @@ def test_a_task_command_quotes_a_name_a_shell_would_split_and_leaves_plain_ones_
     line = task_command("doit", hostile)
     assert shlex.split(line) == ["doit", hostile]
     assert task_command("doit forget", hostile).startswith("doit forget '")
+
+
+def test_a_task_doc_is_one_line_a_terminal_and_a_runner_only_show(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    doc = task_doc("run a\n::error::x\x1b]0;t\x07 ##[error]y.spec.ts in mode wasi")
+    assert doc == "run a\\n::error::x\\x1b]0;t\\x07 ##\\[error]y.spec.ts in mode wasi"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,11 @@ from tests.conftest import (
     make_spec_result,
     write_project,
 )
+from tests.output.github_commands import runner_commands
 
 SPEC = "assembly/__tests__/math.spec.ts"
+# What a terminal acts on (guest_text.py): C0 but tab, DEL and C1; and Unicode's line breaks.
+TERMINAL_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 @pytest.fixture(autouse=True)
@@ -436,3 +440,19 @@ def test_a_run_whose_build_never_ran_records_why_and_the_summary_fails(
     lines = capsys.readouterr().out.splitlines()
     assert any(line.startswith(" FAIL  wasi  geometry  build failed") for line in lines)
     assert lines[-1] == "tests: 0 passed, 1 failed, 0 skipped"
+
+
+def test_no_task_doc_carries_what_a_terminal_or_a_runner_acts_on(
+    tmp_project: ProjectBuilder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """doit prints a doc as it is (``doit list --all``, ``doit info``), and a doc names the
+    spec's path, which the spec's author chose."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    odd = "osc\x1b]0;pwn\x07\x9b2J##[error]y"
+    spec = 'import { expect } from "as-test";\nexpect(1).toBe(1);\n'
+    files = {f"assembly/__tests__/{odd}.spec.ts": spec, f"assembly/__fuzz__/{odd}.fuzz.ts": spec}
+    docs = [str(t["doc"]) for t in created(tmp_project(files=files), fuzz="true")]
+    shown = [doc for doc in docs if "osc\\x1b]0;pwn\\x07\\x9b2J##\\[error]y" in doc]
+
+    assert len(shown) == 8, "build and run, spec and fuzz target, in both modes"
+    assert not [doc for doc in docs if TERMINAL_CONTROL.search(doc) or runner_commands(doc)]

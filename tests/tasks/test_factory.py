@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,11 @@ from astest_tasks.plan.command_line import CommandLine
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.tasks import factory
 from astest_tasks.tasks.factory import make_astest_tasks
+from tests.conftest import ProjectBuilder
+from tests.output.github_commands import runner_commands
+
+# What a terminal acts on (guest_text.py): C0 but tab and line feed, DEL and C1; and line breaks.
+TERMINAL_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def test_doit_finds_the_creator_under_its_basename_whatever_the_variable() -> None:
@@ -165,3 +171,22 @@ def test_a_call_that_runs_tasks_has_doits_state_save_fail_as_one_line(
     assert list(creator(**defaults))
     with pytest.raises(InvalidTask if wrapped else OSError, match=r"is full|No space"):
         manager.close()
+
+
+def test_a_config_error_doit_prints_is_inert_for_the_terminal_and_the_runner(
+    tmp_project: ProjectBuilder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """doit prints the message as it is; the config, which a pull request writes, is in it."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    tmp_project({"modes": {"m": "./x\n::error::pwn\x1b]0;t\x07\u2028##[error]y.json"}})
+    creator = make_astest_tasks()
+    defaults = {option["name"]: option["default"] for option in creator.options}
+
+    with pytest.raises(InvalidTask) as caught:
+        list(creator(**defaults))
+    message = str(caught.value)
+
+    assert message.startswith("as-test.config.json: $.modes.m: mode config file not found: x")
+    assert runner_commands(message) == []
+    assert not TERMINAL_CONTROL.search(message)
+    assert "\\x1b]0;t\\x07" in message, "shown, not acted on"
