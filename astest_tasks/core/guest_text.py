@@ -43,8 +43,12 @@ from astest_tasks.core.terminal_env import in_github_actions, use_colour
 # Codec error handler names are process-wide; this one is ours.
 _WTF8_ERRORS: Final = "astest-tasks-wtf8"
 
-# XML 1.0's Char production: everything else cannot appear in a document, not even escaped.
-_NOT_XML_CHAR: Final = LazyPattern("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# XML 1.0's Char production, less DEL and the C1 controls: what is outside the production cannot
+# appear in a document, not even escaped; those two it allows but discourages (XML 1.0 section
+# 2.2), and a terminal acts on them (0x9b is CSI) when someone reads the file in one.
+_NOT_XML_CHAR: Final = LazyPattern(
+    "[^\t\n\r\u0020-\u007e\u00a0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
 # Outside YAML 1.1's printable set (what PyYAML's reader accepts), or one of its line breaks
 # (NEL, LS, PS), which a quoted scalar would fold into a space: these must be escaped.
 _NOT_YAML_PRINTABLE: Final = LazyPattern(
@@ -211,8 +215,9 @@ def _escaped_code(character: str) -> str:
 
 def xml_text(text: str) -> str:
     """Text for an XML 1.0 document: characters XML cannot hold at all (NUL and other C0 controls,
-    lone surrogates, U+FFFE/U+FFFF) as backslash escapes (``\\x00``, ``\\ud800``), the rest as it is
-    (the XML writer escapes markup)."""
+    lone surrogates, U+FFFE/U+FFFF) and the controls it discourages (DEL, C1) as backslash
+    escapes (``\\x00``, ``\\x9b``, ``\\ud800``), the rest as it is (the XML writer escapes
+    markup)."""
     return _NOT_XML_CHAR.sub(lambda match: _escaped_code(match.group()), text)
 
 

@@ -205,6 +205,11 @@ def test_sink_escapes_spell_the_character() -> None:
     assert yaml_double_quoted('a"\\\n\x85\u2028\ud800') == '"a\\"\\\\\\n\\x85\\u2028\\ud800"'
 
 
+def test_xml_text_escapes_the_controls_xml_discourages_and_a_terminal_acts_on() -> None:
+    """DEL and C1 are XML 1.0 characters, but "discouraged" (section 2.2), and 0x9b is CSI."""
+    assert xml_text("a\x7fb\x85c\x9b2J\xa0~") == "a\\x7fb\\x85c\\x9b2J\xa0~"
+
+
 # -- every writer, through its real parser ---------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ from astest_tasks.output.report_input import ReportInput
 from astest_tasks.output.text_caps import cut_name, first_part, last_part
 
 if TYPE_CHECKING:
-    pass
+    from xml.etree.ElementTree import Element
 
 
 def junit_xml(
@@ -34,7 +34,7 @@ def junit_xml(
         spec_points = points(result) if known_points is None else known_points[position]
         failed = sum(1 for p in spec_points if p.verdict is Verdict.FAIL)
         skipped = sum(1 for p in spec_points if point_status(p) is Status.SKIPPED)
-        suite = ElementTree.SubElement(
+        suite = _element(
             root,
             "testsuite",
             name=f"{result.mode}:{result.spec_id}",
@@ -45,36 +45,18 @@ def junit_xml(
             time=f"{result.duration_s:.6f}",
             file=result.spec,
         )
-        properties = ElementTree.SubElement(suite, "properties")
+        properties = _element(suite, "properties")
         for key, value in _expectation_totals(result).items():
-            ElementTree.SubElement(properties, "property", name=key, value=str(value))
+            _element(properties, "property", name=key, value=str(value))
         totals["tests"] += len(spec_points)
         totals["failures"] += failed
         totals["skipped"] += skipped
         total_time += result.duration_s
         for point in spec_points:
-            case = ElementTree.SubElement(
-                suite,
-                "testcase",
-                classname=f"{result.mode}.{result.spec_id}",
-                name=xml_text(cut_name(point.name)),
-                file=result.spec,
-                time="0",
-            )
-            if point.verdict is Verdict.FAIL:
-                failure = ElementTree.SubElement(
-                    case,
-                    "failure",
-                    message=xml_text(first_part(point.message)),
-                    type=cut_name(point.matcher or "error"),
-                )
-                where = f"{result.spec}:{cut_name(point.location)}\n" if point.location else ""
-                failure.text = xml_text(where + first_part(point.details))
-            elif point_status(point) is Status.SKIPPED:
-                ElementTree.SubElement(case, "skipped")
+            _add_case(suite, result, point)
         if result.output:
             # Its end, where a failure shows: all of it (a spec may print 64 MiB) is report.json's.
-            ElementTree.SubElement(suite, "system-out").text = xml_text(last_part(result.output))
+            _element(suite, "system-out").text = xml_text(last_part(result.output))
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("errors", "0")
@@ -84,6 +66,37 @@ def junit_xml(
     # A parser reads a raw CR in text as LF; ElementTree escapes it in attributes only, and markup
     # has none, so every CR left is text that must stay a CR.
     return document.replace("\r", "&#13;") + "\n"
+
+
+def _add_case(suite: Element, result: SpecResult, point: Point) -> None:
+    case = _element(
+        suite,
+        "testcase",
+        classname=f"{result.mode}.{result.spec_id}",
+        name=cut_name(point.name),
+        file=result.spec,
+        time="0",
+    )
+    if point.verdict is Verdict.FAIL:
+        failure = _element(
+            case,
+            "failure",
+            message=first_part(point.message),
+            type=cut_name(point.matcher or "error"),
+        )
+        where = f"{result.spec}:{cut_name(point.location)}\n" if point.location else ""
+        failure.text = xml_text(where + first_part(point.details))
+    elif point_status(point) is Status.SKIPPED:
+        _element(case, "skipped")
+
+
+def _element(parent: Element, tag: str, **attributes: str) -> Element:
+    """A child of ``parent`` whose every attribute is ``xml_text``: a spec's file name, its
+    tests' names and matchers, a mode's name may hold what XML cannot (ElementTree writes a
+    control character as it is, and the document no parser reads)."""
+    from xml.etree.ElementTree import SubElement
+
+    return SubElement(parent, tag, {key: xml_text(value) for key, value in attributes.items()})
 
 
 def _expectation_totals(result: SpecResult) -> dict[str, int]:
