@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from astest_tasks.core.guest_text import one_line_text, yaml_double_quoted
+from astest_tasks.core.guest_text import inert_field, one_line_text, yaml_double_quoted
 from astest_tasks.model.guest_report import Verdict
 from astest_tasks.model.results import SpecResult, Status
 from astest_tasks.model.test_cases import TestCase as Point
@@ -56,8 +56,14 @@ def tap_document(
 
 
 def _tap_name(text: str) -> str:
-    # One line: line breaks (and other whitespace) become single spaces.
-    return one_line_text(" ".join(text.split()).replace("#", "\\#"))
+    """A test line's description: one line (line breaks and other whitespace become single
+    spaces), its control characters and lone surrogates shown as escapes (``\\x1b``, ``\\ud800``),
+    then escaped as TAP reads a description, where ``\\\\`` is a backslash and ``\\#`` a hash and
+    an unescaped ``#`` starts a directive. Both must be escaped: a name with a backslash before
+    a ``#`` (``adds \\# TODO``) would otherwise be written ``adds \\\\# TODO``, a backslash and a
+    TODO directive, and a TAP consumer does not count a failing TODO as a failure."""
+    shown = one_line_text(inert_field(" ".join(text.split())))
+    return shown.replace("\\", "\\\\").replace("#", "\\#")
 
 
 def _yaml_block(result: SpecResult, point: Point) -> list[str]:
