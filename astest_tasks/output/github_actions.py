@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from astest_tasks.core.frozen import frozen
-from astest_tasks.core.guest_text import own_commands_for_stream
+from astest_tasks.core.guest_text import inert_field, own_commands_for_stream
 from astest_tasks.core.terminal_env import in_github_actions as in_github_actions
 from astest_tasks.model.guest_report import FailureDetail
 from astest_tasks.model.locations import parse_location
@@ -45,8 +45,11 @@ def escape_property(text: str) -> str:
 
 
 def workflow_command(name: str, properties: Sequence[tuple[str, str]], message: str) -> str:
+    """One line. GitHub's escapes cover only ``%``, CR and LF (and ``:`` and ``,`` in a property),
+    so any other control character (ESC, BEL, a colour, C1) left in it is a spec's: shown as its
+    escape (``\\x1b``), as in every field we print, the command's text as the spec wrote it."""
     listed = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
-    return f"::{name}{' ' + listed if listed else ''}::{escape_data(message)}"
+    return inert_field(f"::{name}{' ' + listed if listed else ''}::{escape_data(message)}")
 
 
 @frozen

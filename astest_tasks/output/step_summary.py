@@ -6,7 +6,8 @@ Markdown, once the step ends; other steps append their own. So we only ever appe
 the whole text, the file opened in append mode: never truncated, never replaced), and every
 table cell is made plain text: the characters Markdown or HTML would read as markup (``<``,
 ``|``, ``*``, a backtick, ...) become numeric character references, so a test named ``<script>``
-or ``a|b`` shows as written and cannot break the table. GitHub caps a step's summary at 1 MiB;
+or ``a|b`` shows as written and cannot break the table, and a control character shows as its
+escape (``\\x1b``). GitHub caps a step's summary at 1 MiB;
 the failures table stops at ``ROW_CAP`` rows and says how many more there are.
 """
 
@@ -16,7 +17,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from astest_tasks.core.guest_text import utf8_file_bytes
+from astest_tasks.core.guest_text import inert_field, utf8_file_bytes
 from astest_tasks.core.js_values import fixed2
 from astest_tasks.model.guest_report import Counts
 from astest_tasks.model.results import Status
@@ -32,8 +33,10 @@ _MARKUP = re.compile(r"[&<>|*_`\\\[\]~#!]")
 
 
 def cell(text: str) -> str:
-    """``text`` as one table cell that Markdown shows as written."""
-    flat = " ".join(text.split())
+    """``text`` as one table cell that Markdown shows as written: whitespace runs as one space,
+    and any control character left (ESC, BEL, C1: the page would carry them raw, and so would a
+    terminal that shows the file) as its visible escape, ``\\x1b``, as the console shows it."""
+    flat = inert_field(" ".join(text.split()))
     if len(flat) > CELL_LIMIT:
         flat = flat[: CELL_LIMIT - 1] + "…"
     return _MARKUP.sub(lambda match: f"&#{ord(match.group())};", flat)

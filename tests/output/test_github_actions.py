@@ -144,3 +144,26 @@ def test_printed_before_anything_else_and_nothing_without_failures(
     assert out.getvalue() == ""
     print_annotations([failing("m", failure("t#1"))], tmp_path)
     assert [c.name for c in commands_in(out.getvalue())] == ["error"]
+
+
+def test_nothing_a_spec_controls_reaches_the_log_raw_even_on_a_colour_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A colour is a spec's here (our commands have none): conceal (8) would hide the text."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stdout", out)
+    hostile = "\x1b[8mhidden\x1b[0m \x1b]0;pwn\x07 \x9b2J \x01"
+    detail = FailureDetail(f"t{hostile}#1", "3:5", f"to{hostile}", "1", f"2{hostile}", hostile)
+    result = make_spec_result(
+        "m", Status.FAILED, spec=f"assembly/__tests__/m{hostile}.spec.ts", failure_list=(detail,)
+    )
+    print_annotations([Shown(result, False)], tmp_path)
+    printed = out.getvalue()
+
+    assert not any(control in printed for control in "\x1b\x07\x9b\x01")
+    [command] = commands_in(printed)
+    shown = "\\x1b[8mhidden\\x1b[0m \\x1b]0;pwn\\x07 \\x9b2J \\x01"
+    assert command.properties["title"] == f"t{shown}#1 [wasi]"
+    assert command.properties["file"] == f"assembly/__tests__/m{shown}.spec.ts"
+    assert command.data.endswith(shown)

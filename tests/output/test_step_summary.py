@@ -4,6 +4,7 @@ cell: what a person sees on the run's page."""
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -129,3 +130,27 @@ def test_a_file_that_cannot_be_written_is_a_line_not_a_crash(tmp_path: Path) -> 
     problem = append_step_summary(tmp_path / "missing" / "summary.md", "x")
     assert problem.startswith(f"astest: could not append the step summary to {tmp_path}")
     assert problem.endswith("fix: leave GITHUB_STEP_SUMMARY as the runner sets it")
+
+
+def test_no_control_character_a_spec_controls_reaches_the_page_raw() -> None:
+    """Its file's name, its test's name, the matcher, the values, the message, the mode."""
+    hostile = "\x1b]0;pwn\x07\x01\x7f\x9b2J"
+    detail = FailureDetail(f"t{hostile}#1", "3:5", f"to{hostile}", "1", f"2{hostile}", hostile)
+    result = make_spec_result(
+        "m",
+        Status.FAILED,
+        spec=f"assembly/__tests__/osc{hostile}.spec.ts",
+        mode=f"wasi{hostile}",
+        failure_list=(detail,),
+    )
+    text = step_summary([Shown(result, False)], None)
+
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f]", text)  # C0 but line feed, DEL, C1
+    failures = rendered(text).tables[1]
+    shown = "\\x1b]0;pwn\\x07\\x01\\x7f\\x9b2J"
+    assert failures[1][:3] == [
+        f"assembly/__tests__/osc{shown}.spec.ts",
+        f"wasi{shown}",
+        f"t{shown}#1",
+    ]
+    assert failures[1][4].endswith(shown)
