@@ -19,6 +19,7 @@ import json
 import math
 from collections.abc import Iterator
 
+from astest_tasks.core.guest_text import inert_field
 from astest_tasks.core.records import encode
 from astest_tasks.coverage.model import CoveragePoint, CoverageSummary, FileCoverage
 from astest_tasks.coverage.points import SourceLines, describe_point
@@ -66,7 +67,9 @@ def lcov_document(
     lines: list[str] = []
     for file in summary.files:
         lines.append(f"TN:{_lcov_text(test_name)}")
-        lines.append(f"SF:{file.file}")
+        # The spec's report names the file: a line break in it would end the record and start
+        # forged ones, and no tool finds a file with a control character in its name anyway.
+        lines.append(f"SF:{inert_field(file.file)}")
         functions = list(function_marks(file, sources, typed_points))
         for line, name, _ in functions:
             lines.append(f"FN:{line},{name}")
@@ -120,4 +123,4 @@ def _function_name(point: CoveragePoint, name: str, used: set[str]) -> str:
 
 def _lcov_text(text: str) -> str:
     # A record ends at the newline, and FN/FNDA split on the first comma after the number.
-    return " ".join(text.split())
+    return inert_field(" ".join(text.split()))

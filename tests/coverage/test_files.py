@@ -93,3 +93,17 @@ def test_lcov_function_names_are_unique_within_a_file(tmp_path: Path) -> None:
 
 def test_no_files_is_an_empty_tracefile(tmp_path: Path) -> None:
     assert lcov_document(merge_points([], lambda p: True), SourceLines(tmp_path)) == ""
+
+
+def test_a_file_name_from_the_report_cannot_end_its_record_or_forge_another(
+    tmp_path: Path,
+) -> None:
+    forged = "src/a.ts\nend_of_record\nSF:src/forged.ts\nDA:1,1\x1b]0;t\x07"
+    points = [CoveragePoint("a", forged, 1, 1, "Function", False)]
+
+    text = lcov_document(merge_points([points], lambda p: True), SourceLines(tmp_path))
+
+    assert text.endswith("end_of_record\n") and len(text.split("end_of_record\n")) == 2
+    sf = [line for line in text.splitlines() if line.startswith("SF:")]
+    assert sf == ["SF:src/a.ts\\nend_of_record\\nSF:src/forged.ts\\nDA:1,1\\x1b]0;t\\x07"]
+    assert "\x1b" not in text and "\x07" not in text
