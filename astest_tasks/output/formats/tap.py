@@ -57,13 +57,14 @@ def tap_document(
 
 def _tap_name(text: str) -> str:
     """A test line's description: one line (line breaks and other whitespace become single
-    spaces), its control characters and lone surrogates shown as escapes (``\\x1b``, ``\\ud800``),
-    then escaped as TAP reads a description, where ``\\\\`` is a backslash and ``\\#`` a hash and
-    an unescaped ``#`` starts a directive. Both must be escaped: a name with a backslash before
-    a ``#`` (``adds \\# TODO``) would otherwise be written ``adds \\\\# TODO``, a backslash and a
-    TODO directive, and a TAP consumer does not count a failing TODO as a failure."""
-    shown = one_line_text(inert_field(" ".join(text.split())))
-    return shown.replace("\\", "\\\\").replace("#", "\\#")
+    spaces), escaped as TAP reads a description, where ``\\\\`` is a backslash and ``\\#`` a hash
+    and an unescaped ``#`` starts a directive. Both must be escaped: a name with a backslash
+    before a ``#`` (``adds \\# TODO``) would otherwise be written ``adds \\\\# TODO``, a backslash
+    and a TODO directive, and a TAP consumer does not count a failing TODO as a failure. Then
+    control characters and lone surrogates show as their escapes (``\\x1b``, ``\\ud800``): a
+    backslash and a letter, no TAP escape, so a reader shows them as written."""
+    escaped = " ".join(text.split()).replace("\\", "\\\\").replace("#", "\\#")
+    return one_line_text(inert_field(escaped))
 
 
 def _yaml_block(result: SpecResult, point: Point) -> list[str]:
