@@ -93,6 +93,7 @@ def test_links_to_files_and_a_linked_way_to_the_project_itself_are_fine(tmp_path
     (tmp_path / "via").symlink_to(real, target_is_directory=True)
     _check(tmp_path / "via")
     _check(real)
+    assert (real / ".as-test/report.json").is_symlink(), "a check only: nothing is changed"
 
 
 def test_a_folder_the_config_names_outside_the_project_is_its_choice(tmp_path: Path) -> None:
@@ -101,6 +102,10 @@ def test_a_folder_the_config_names_outside_the_project_is_its_choice(tmp_path: P
     (tmp_path / "elsewhere").symlink_to(_outside(tmp_path), target_is_directory=True)
     (root / "as-test.config.json").write_text('{"outDir": "../elsewhere"}')
     _check(root)
+    (root / "inside").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (root / "as-test.config.json").write_text('{"outDir": "./inside"}')
+    with pytest.raises(UserError, match=r"outDir: will not write into inside/default: inside is"):
+        _check(root)
 
 
 def _config_building_into_build(root: Path) -> ProjectConfig:
