@@ -20,6 +20,7 @@ from astest_tasks.build.compiler import BuildRecord, compile_spec, write_build_r
 from astest_tasks.config.toolchain import check_node_version, load_toolchain
 from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.state_files import read_state_file
 from astest_tasks.remote.task_keys import RemoteTask
 from astest_tasks.schedule.scheduler import scheduler
 
@@ -64,9 +65,11 @@ def _compile(build: BuildRequest) -> BuildRecord:
 
 
 def _text_or_none(path: Path) -> str | None:
+    """The record as it was before this build; None when there was none of ours to read."""
+    data = read_state_file(path)
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, ValueError):
+        return None if data is None else data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
 
 

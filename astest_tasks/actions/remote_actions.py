@@ -253,9 +253,8 @@ def _store_run(remote: RemoteTask, lookup: Lookup, run: RunRequest, result: Spec
         return
     if remote.portable_key(Path(run.project_root)) != lookup.key:
         return  # an input changed while it ran: the result is not this key's
-    try:
-        data = read_result_bytes(Path(run.project_root) / run.files.result)
-    except OSError:
+    data = read_result_bytes(Path(run.project_root) / run.files.result)
+    if data is None:
         return
     cache.store(lookup.key, {_RESULT: data}, {"kind": "run", "spec": run.spec.path})
 

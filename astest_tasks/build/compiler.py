@@ -36,6 +36,7 @@ from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.process_env import base_environ
 from astest_tasks.core.records import REJECT, decode, encode
+from astest_tasks.core.state_files import read_state_file
 
 BUILD_RECORD_FORMAT = 1
 COMPILE_TIME_LIMIT_S = 600.0
@@ -169,9 +170,14 @@ def write_build_record(request: BuildRequest, record: BuildRecord) -> None:
 
 
 def read_build_record(project_root: Path, record_path: str) -> BuildRecord | None:
+    """The stored record; None when it is missing, not ours to read (core/state_files.py) or
+    not a record of this version: the spec builds again."""
+    data = read_state_file(project_root / record_path)
+    if data is None:
+        return None
     try:
-        return BuildRecord.from_json((project_root / record_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return BuildRecord.from_json(data.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError and RecordError are ValueErrors
         return None
 
 

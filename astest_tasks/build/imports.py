@@ -19,6 +19,7 @@ from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.project_source import NotReadable, read_regular_file
+from astest_tasks.core.state_files import read_state_file
 
 SCAN_CACHE_FORMAT = 1
 RACY_MARGIN_NS = 2_000_000_000  # coarse filesystem timestamps (FAT: 2 s)
@@ -54,16 +55,17 @@ class ImportScanCache:
         self._entries: dict[str, dict[str, object]] = {}
         self._dirty = False
         self._saved_ns = 0
+        text = read_state_file(path)  # core/state_files.py: a symlink or a FIFO is no cache
         try:
-            data = parse_json(path.read_text(encoding="utf-8"))
-            if isinstance(data, dict) and data.get("format") == SCAN_CACHE_FORMAT:
-                entries = data.get("files")
-                saved = data.get("saved_ns")
-                if isinstance(entries, dict) and isinstance(saved, int):
-                    self._entries = entries
-                    self._saved_ns = saved
-        except (OSError, ValueError):
-            pass  # no cache yet, or a broken one: scan everything, write a new one
+            data = None if text is None else parse_json(text)
+        except ValueError:
+            return  # a broken cache: scan everything, write a new one
+        if isinstance(data, dict) and data.get("format") == SCAN_CACHE_FORMAT:
+            entries = data.get("files")
+            saved = data.get("saved_ns")
+            if isinstance(entries, dict) and isinstance(saved, int):
+                self._entries = entries
+                self._saved_ns = saved
 
     def specifiers(self, file: Path, key: str) -> list[str] | None:
         """The file's import specifiers, or None when it cannot be read."""

@@ -42,6 +42,7 @@ from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.interrupts import unwind_on_sigterm
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.project_lock import wait_for_refused_lock
+from astest_tasks.core.state_files import read_state_file
 from astest_tasks.model.results import SpecResult
 from astest_tasks.output.console import Shown, render_changed
 from astest_tasks.output.terminal import Palette, use_colour
@@ -315,11 +316,17 @@ def _end_cycle(stream: TextIO, cycle: Cycle, watched: int) -> None:
 
 
 def _read_report(report: Path) -> list[Shown]:
-    data = parse_json(report.read_text(encoding="utf-8"))
-    return [
-        Shown(result=SpecResult.from_json(json.dumps(entry["result"])), cached=entry["cached"])
-        for entry in data.get("specs", [])
-    ]
+    """The report's specs; none when it is not ours to read (core/state_files.py) or not a
+    report.json of this version."""
+    text = read_state_file(report)
+    try:
+        data = parse_json(text) if text is not None else {}
+        return [
+            Shown(result=SpecResult.from_json(json.dumps(entry["result"])), cached=entry["cached"])
+            for entry in data.get("specs", [])
+        ]
+    except (ValueError, KeyError, TypeError, AttributeError):  # RecordError is a ValueError
+        return []
 
 
 def _report_path(tasks: list[Any]) -> Path | None:

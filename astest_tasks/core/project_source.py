@@ -13,7 +13,8 @@ root, outside ``node_modules`` and outside hidden folders and files (``.env``, `
 Snapshot files (model/snapshots.py) and the sources an import scan reads (build/imports.py) are
 named by a committed file or a spec too, so they are read by the same mechanism:
 ``read_project_file`` (the project's own files, our hidden folders allowed) and
-``read_regular_file`` (any regular file, bounded, never a FIFO or a device).
+``read_regular_file`` (any regular file, bounded, never a FIFO or a device). Our own state files
+are read by it too, through core/state_files.py, which also refuses them as symlinks.
 """
 
 from __future__ import annotations
@@ -96,6 +97,21 @@ def read_regular_file(path: Path, max_bytes: int) -> bytes:
     a folder) or a bigger file. The descriptor is opened without following a last symlink (callers
     pass a resolved path: one appearing now is a swap) and without blocking (a FIFO would wait for
     a writer), then checked before a byte is read."""
+    return read_regular_file_with_status(path, max_bytes)[0]
+
+
+def read_regular_file_with_status(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
+    """``read_regular_file``, with the status of the very file read (taken before reading)."""
+    descriptor, status = open_regular_file(path, max_bytes)
+    try:
+        return _read_at_most(descriptor, max_bytes), status
+    finally:
+        os.close(descriptor)
+
+
+def open_regular_file(path: Path, max_bytes: int) -> tuple[int, os.stat_result]:
+    """The descriptor ``read_regular_file`` reads (the caller closes it) and its status, for a
+    caller that reads only part of the file; the same errors."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     try:
         descriptor = os.open(path, flags)
@@ -111,9 +127,10 @@ def read_regular_file(path: Path, max_bytes: int) -> bytes:
             raise NotReadable("is not a regular file (a FIFO, a device or a folder)")
         if status.st_size > max_bytes:
             raise NotReadable(f"is larger than {_mib(max_bytes)}")
-        return _read_at_most(descriptor, max_bytes)
-    finally:
+    except BaseException:
         os.close(descriptor)
+        raise
+    return descriptor, status
 
 
 def _read_at_most(descriptor: int, max_bytes: int) -> bytes:

@@ -12,6 +12,7 @@ from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import decode, encode
+from astest_tasks.core.state_files import read_state_file
 from astest_tasks.fuzz.fuzzer_report import FuzzerOutcome
 
 FUZZ_RESULT_FORMAT = 1
@@ -97,7 +98,10 @@ def write_fuzz_result(path: Path, result: FuzzResult) -> None:
 
 def read_fuzz_result(path: Path) -> FuzzResult | None:
     """None when missing or unreadable: the fuzz task then runs again."""
+    data = read_state_file(path)
+    if data is None:
+        return None
     try:
-        return FuzzResult.from_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return FuzzResult.from_json(data.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError and RecordError are ValueErrors
         return None

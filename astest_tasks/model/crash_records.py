@@ -23,6 +23,7 @@ from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import REJECT, decode, encode, stored_as
+from astest_tasks.core.state_files import read_state_file
 from astest_tasks.model.results import SpecResult, Stage
 
 
@@ -102,16 +103,27 @@ def orphaned_crash_records(project_root: Path, crash_dir: str) -> Iterator[str]:
             continue
         yield path.relative_to(project_root).as_posix()
         log = path.with_suffix(".log")
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            if log.read_text("utf-8").startswith(_readable(record).split("\n[error]", 1)[0]):
-                yield log.relative_to(project_root).as_posix()
+        if _is_log_of(log, record):
+            yield log.relative_to(project_root).as_posix()
+
+
+def _is_log_of(log: Path, record: CrashRecord) -> bool:
+    text = read_state_file(log)
+    try:
+        readable = None if text is None else text.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return readable is not None and readable.startswith(_readable(record).split("\n[error]", 1)[0])
 
 
 def _test_record(path: Path) -> CrashRecord | None:
+    text = read_state_file(path)
+    if text is None:
+        return None
     try:
         # Exactly our fields, each a string: anything more or less is not ours.
-        record = decode(CrashRecord, parse_json(path.read_text("utf-8")), unknown=REJECT)
-    except (OSError, ValueError):  # UnicodeDecodeError and RecordError are ValueErrors
+        record = decode(CrashRecord, parse_json(text.decode("utf-8")), unknown=REJECT)
+    except ValueError:  # UnicodeDecodeError and RecordError are ValueErrors
         return None
     if record.kind != "test":
         return None

@@ -20,6 +20,11 @@ from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import decode, encode
+from astest_tasks.core.state_files import (
+    read_state_file,
+    read_state_file_with_status,
+    read_state_line,
+)
 from astest_tasks.coverage.model import ReportCoverage
 from astest_tasks.model.counting import count, failures
 from astest_tasks.model.guest_report import (
@@ -250,17 +255,16 @@ def stored_result_path(path: Path) -> Path:
     return Path(previous)
 
 
-def read_result_bytes(path: Path) -> bytes:
-    """The result file's bytes, from its previous name when only that exists; raises OSError."""
-    return stored_result_path(path).read_bytes()
+def read_result_bytes(path: Path) -> bytes | None:
+    """The result file's bytes, from its previous name when only that exists; None when it is
+    missing or not ours to read (core/state_files.py: a symlink, a FIFO, too big)."""
+    return read_state_file(stored_result_path(path))
 
 
-def read_result_file(path: Path) -> tuple[bytes, os.stat_result]:
+def read_result_file(path: Path) -> tuple[bytes, os.stat_result] | None:
     """``read_result_bytes``, with the status of the very file read (taken before reading, so
     that a write during the read shows as a newer file next time, never as this one)."""
-    with stored_result_path(path).open("rb") as file:
-        status = os.fstat(file.fileno())
-        return file.read(), status
+    return read_state_file_with_status(stored_result_path(path))
 
 
 _READ_ERRORS = (OSError, ValueError, KeyError, TypeError, AttributeError, AssertionError)
@@ -279,10 +283,8 @@ def read_result(path: Path) -> SpecResult | None:
 
 def read_stored(path: Path) -> StoredResult | None:
     """The result's head parsed and its suites as text, or None when missing or unreadable."""
-    try:
-        return parse_stored(read_result_bytes(path))
-    except OSError:
-        return None
+    data = read_result_bytes(path)
+    return None if data is None else parse_stored(data)
 
 
 def parse_stored(data: bytes) -> StoredResult | None:
@@ -313,9 +315,11 @@ _OPEN, _CLOSE, _NEWLINE = ord("["), ord("]"), ord("\n")
 
 def read_result_head(path: Path) -> SpecResult | None:
     """The stored result without its suites (read from the file's first line only), or None."""
+    line = read_state_line(stored_result_path(path))
+    if line is None:
+        return None
     try:
-        with stored_result_path(path).open(encoding="utf-8") as file:
-            return _parse_head(file.readline())
+        return _parse_head(line.decode("utf-8"))
     except _READ_ERRORS:
         return None
 

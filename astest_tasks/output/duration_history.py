@@ -19,6 +19,7 @@ from types import MappingProxyType
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.state_files import read_state_file
 from astest_tasks.model.results import SpecResult, Stage
 
 HISTORY_FILE = "cache/duration-history.json"  # relative to report.json's folder
@@ -45,15 +46,16 @@ def key_of(result: SpecResult) -> Key:
 
 def load_history(path: Path) -> dict[Key, tuple[PastRun, ...]]:
     """The stored history; empty when the file is missing, unreadable or of another format."""
+    text = read_state_file(path)  # core/state_files.py: a symlink or a FIFO is no history
     try:
-        data = parse_json(path.read_text(encoding="utf-8"))
+        data = None if text is None else parse_json(text)
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             return {}
         return {
             (str(mode), str(spec)): tuple(PastRun(str(s), float(t)) for s, t in runs)
             for mode, spec, runs in data["pairs"]
         }
-    except (OSError, ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError):
         return {}
 
 

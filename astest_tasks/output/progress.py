@@ -8,7 +8,6 @@ session id so that a new ``doit`` starts from zero whatever an earlier (perhaps 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -17,6 +16,9 @@ from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.state_files import read_state_file
+
+_MAX_COUNTER_BYTES = 4096  # {"session": ..., "finished": N} is some 60 bytes
 
 try:
     import fcntl
@@ -47,7 +49,10 @@ def _open_lock(counter_path: Path) -> int | None:
         return None
     try:
         counter_path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(counter_path.with_name(counter_path.name + ".lock"), os.O_RDWR | os.O_CREAT)
+        # Never through a symlink: one committed in its place must not create or open a file
+        # elsewhere (the open fails, and no count is kept).
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        return os.open(counter_path.with_name(counter_path.name + ".lock"), flags, 0o666)
     except OSError:
         return None
 
@@ -63,10 +68,15 @@ def _increment(counter_path: Path, session: str, lock_fd: int) -> int | None:
 
 
 def _finished_so_far(counter_path: Path, session: str) -> int:
-    with contextlib.suppress(OSError, ValueError):
-        state = parse_json(counter_path.read_text())
-        if isinstance(state, dict) and state.get("session") == session:
-            finished = state.get("finished")
-            if isinstance(finished, int) and finished >= 0:
-                return finished
-    return 0  # another invocation's count, or none yet, or unreadable: this session starts at 0
+    # Another invocation's count, none yet, or a file not ours to read (core/state_files.py):
+    # this session starts at 0.
+    text = read_state_file(counter_path, _MAX_COUNTER_BYTES)
+    try:
+        state = None if text is None else parse_json(text)
+    except ValueError:
+        return 0
+    if isinstance(state, dict) and state.get("session") == session:
+        finished = state.get("finished")
+        if isinstance(finished, int) and finished >= 0:
+            return finished
+    return 0

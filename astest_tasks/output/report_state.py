@@ -29,6 +29,7 @@ from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import decode, encode
+from astest_tasks.core.state_files import read_state_file
 
 STATE_FILE = "report-state.json"
 _FORMAT = 1
@@ -74,13 +75,17 @@ def reports_digest(options: Mapping[str, object], result_digests: Sequence[str])
 
 
 def load_state(path: Path) -> ReportState | None:
-    """The state the last report writer left, or None (missing, unreadable, another format)."""
+    """The state the last report writer left, or None (missing, not ours to read as
+    core/state_files.py says, another format): the reports are then written again."""
+    text = read_state_file(path)
+    if text is None:
+        return None
     try:
-        data = parse_json(path.read_text(encoding="utf-8"))
+        data = parse_json(text)
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             return None
         return decode(ReportState, data)
-    except (OSError, ValueError):
+    except ValueError:  # UnicodeDecodeError and RecordError are ValueErrors
         return None
 
 

@@ -414,10 +414,8 @@ def _with_suites(item: LoadedSpec) -> LoadedSpec:
 def _load_stored(
     root: Path, entry: SummaryEntry, session: str, known: Mapping[str, tuple[str, str]]
 ) -> LoadedSpec:
-    try:
-        data, status = read_result_file(root / entry.result)
-    except OSError:
-        data, status = b"", None
+    read = read_result_file(root / entry.result)
+    data, status = read if read is not None else (b"", None)
     stored = parse_stored(data) if data else None
     if stored is None or status is None:
         missing = Shown(result=_missing_result(entry, session), cached=False)

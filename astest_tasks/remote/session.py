@@ -32,6 +32,7 @@ from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.records import decode, encode
+from astest_tasks.core.state_files import read_state_file
 from astest_tasks.remote.counters import RemoteCounts
 from astest_tasks.remote.remote_use import RemoteUse
 
@@ -139,9 +140,12 @@ def read_call_counts(state_dir: Path, session: str) -> CallCounts:
             continue
         if not name.endswith(".json"):
             continue
+        text = read_state_file(path)
+        if text is None:
+            continue  # gone, or not ours to read (core/state_files.py)
         try:
-            own = decode(ProcessCounts, parse_json(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError):  # RecordError is a ValueError: a damaged file counts none
+            own = decode(ProcessCounts, parse_json(text))
+        except ValueError:  # RecordError is a ValueError: a damaged file counts none
             continue
         counts = own.counts
         if own.session != session or min(dataclasses.astuple(counts)) < 0:

@@ -25,6 +25,7 @@ from astest_tasks.build.compiler import (
 from astest_tasks.config.toolchain import Package, Toolchain
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import SpecIdentity
+from tests.fifo_guard import fifo_symlink, without_waiting
 
 SPEC = "assembly/__tests__/math.spec.ts"
 WASM = ".as-test/build/wasi/math.wasm"
@@ -438,3 +439,15 @@ def test_a_compile_that_fails_keeps_the_compilers_message_as_it_was(tmp_path: Pa
     )
     assert (built.status, built.exit_code) == ("failed", 1)
     assert built.diagnostics == "ERROR TS2304: Cannot find name x"
+
+
+def test_a_build_record_linked_to_a_fifo_or_elsewhere_is_none_and_never_waited_on(
+    tmp_path: Path,
+) -> None:
+    req = request(tmp_path)
+    write_build_record(req, record())
+    elsewhere = tmp_path / req.record_path
+    fifo = fifo_symlink(tmp_path / "fifo.build.json")
+    assert without_waiting(lambda: read_build_record(tmp_path, "fifo.build.json"), fifo) is None
+    (tmp_path / "linked.build.json").symlink_to(elsewhere)
+    assert read_build_record(tmp_path, "linked.build.json") is None

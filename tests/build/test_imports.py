@@ -16,6 +16,7 @@ from astest_tasks.build.imports import (
     package_name,
     scan_imports,
 )
+from tests.fifo_guard import fifo_symlink, without_waiting
 
 SPEC = "assembly/__tests__/math.spec.ts"
 
@@ -285,3 +286,29 @@ def test_a_source_over_the_cap_is_not_scanned(tmp_path: Path) -> None:
     assert scan_imports(tmp_path, "big.spec.ts").packages == ()
     (tmp_path / "big.spec.ts").write_text('import "json-as";\n')
     assert scan_imports(tmp_path, "big.spec.ts").packages == ("json-as",)
+
+
+def test_a_scan_cache_linked_to_a_fifo_is_no_cache_and_never_waited_on(tmp_path: Path) -> None:
+    write(tmp_path, {SPEC: 'import { a } from "as-test";\n'})
+    cache_file = tmp_path / ".as-test/cache/import-scan.json"
+    fifo = fifo_symlink(cache_file)
+    cache = without_waiting(lambda: ImportScanCache(cache_file), fifo)
+    assert scan_imports(tmp_path, SPEC, cache).packages == ("as-test",)
+    cache.save()
+    assert not cache_file.is_symlink(), "the symlink is replaced by our own cache"
+
+
+def test_a_scan_cache_linked_to_a_file_elsewhere_is_not_read(tmp_path: Path) -> None:
+    """A lying cache outside the project (its entry matching the spec's state) is never used."""
+    write(tmp_path, {SPEC: 'import { a } from "as-test";\n'})
+    age(tmp_path, SPEC)
+    status = (tmp_path / SPEC).stat()
+    entry = f'{{"state": [{status.st_mtime_ns}, {status.st_size}], "specifiers": ["evil"]}}'
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(
+        f'{{"format": 1, "saved_ns": {time.time_ns()}, "files": {{"{SPEC}": {entry}}}}}'
+    )
+    assert scan_imports(tmp_path, SPEC, ImportScanCache(elsewhere)).packages == ("evil",)
+    link = tmp_path / "scan.json"
+    link.symlink_to(elsewhere)
+    assert scan_imports(tmp_path, SPEC, ImportScanCache(link)).packages == ("as-test",)

@@ -27,6 +27,7 @@ from astest_tasks.model.results import SpecIdentity, SpecResult, Stage, Status, 
 from astest_tasks.output.console import Shown
 from astest_tasks.output.summary import write_reports
 from astest_tasks.schedule import scheduler
+from tests.fifo_guard import fifo_symlink, without_waiting
 
 
 def test_watch_is_a_flag_anywhere_on_a_run_line() -> None:
@@ -176,3 +177,14 @@ def test_at_the_end_the_servers_close_before_the_warm_up_is_waited_for(
     monkeypatch.setattr(ahead, "_warmup", RecordingWarmup())
     ahead.close()
     assert calls == ["stop(wait=False)", "servers closed", "stop(wait=True)"]
+
+
+def test_a_report_linked_to_a_fifo_or_of_another_shape_shows_nothing(tmp_path: Path) -> None:
+    """A cycle with nothing to run reads the report left from before, which may be committed."""
+    report = tmp_path / "report.json"
+    fifo = fifo_symlink(report)
+    assert without_waiting(lambda: _read_report(report), fifo) == []
+    report.unlink()
+    for text in ("[1]", '{"specs": [{"result": 5}]}', "{not json"):
+        report.write_text(text)
+        assert _read_report(report) == []

@@ -9,6 +9,7 @@ import pytest
 
 from astest_tasks.fuzz.fuzzer_report import FuzzAssertion, FuzzFailure, parse_fuzz_report
 from astest_tasks.fuzz.results import FuzzResult, read_fuzz_result, write_fuzz_result
+from tests.fifo_guard import fifo_symlink, without_waiting
 from tests.fuzz.test_fuzzer_report import REPORT
 
 
@@ -105,3 +106,14 @@ def test_a_fuzz_result_with_a_field_of_the_wrong_type_reads_as_none(tmp_path: Pa
     assert read_fuzz_result(tmp_path / "r.json") is None
     with pytest.raises(ValueError, match=r"^seed: should be an integer, not a string$"):
         FuzzResult.from_json(json.dumps(wrong))
+
+
+def test_a_result_linked_to_a_fifo_or_elsewhere_is_none_and_never_waited_on(
+    tmp_path: Path,
+) -> None:
+    """None: the campaign runs again, and replaces what was there."""
+    write_fuzz_result(tmp_path / "elsewhere.json", result())
+    fifo = fifo_symlink(tmp_path / "fifo.json")
+    assert without_waiting(lambda: read_fuzz_result(tmp_path / "fifo.json"), fifo) is None
+    (tmp_path / "linked.json").symlink_to(tmp_path / "elsewhere.json")
+    assert read_fuzz_result(tmp_path / "linked.json") is None

@@ -16,6 +16,7 @@ from astest_tasks.model.crash_records import (
 from astest_tasks.model.guest_report import Counts, FailureDetail
 from astest_tasks.model.results import SpecResult, Stage, Status
 from tests.conftest import make_spec_result
+from tests.fifo_guard import fifo_symlink, without_waiting
 
 COMMANDS = CrashCommands(cwd="/p", build="node asc.js x", run="doit astest:run:wasi:x", repro="r")
 
@@ -123,3 +124,22 @@ def test_orphaned_records_are_ours_whose_spec_file_is_gone(tmp_path: Path) -> No
         ".as-test/crashes/nested/gone.spec.wasi.log",
     ]
     assert list(orphaned_crash_records(tmp_path, ".as-test/no-such-folder")) == []
+
+
+def test_a_record_or_log_linked_to_a_fifo_or_elsewhere_is_not_ours_and_never_waited_on(
+    tmp_path: Path,
+) -> None:
+    """The clean-up reads every record in the crash folder: a symlink there is left alone."""
+    gone = replace(crashed(Stage.RUN), spec="assembly/__tests__/gone.spec.ts")
+    write_crash_record(tmp_path, "elsewhere", gone, COMMANDS)
+    crashes = tmp_path / "crashes"
+    crashes.mkdir()
+    (crashes / "x.spec.wasi.json").symlink_to(tmp_path / "elsewhere/x.spec.wasi.json")
+    fifo = fifo_symlink(crashes / "y.spec.wasi.json")
+    assert without_waiting(lambda: list(orphaned_crash_records(tmp_path, "crashes")), fifo) == []
+    write_crash_record(tmp_path, "ours", replace(gone, spec_id="z"), COMMANDS)
+    log = tmp_path / "ours/z.spec.wasi.log"
+    log.unlink()
+    fifo = fifo_symlink(log)
+    found = without_waiting(lambda: list(orphaned_crash_records(tmp_path, "ours")), fifo)
+    assert found == ["ours/z.spec.wasi.json"], "the record alone: its log is not ours"

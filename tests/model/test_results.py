@@ -22,12 +22,15 @@ from astest_tasks.model.results import (
     previous_result_path,
     read_result,
     read_result_bytes,
+    read_result_file,
     read_result_head,
+    read_stored,
     result_file_text,
     status_of,
     write_result,
 )
 from tests.conftest import make_spec_result
+from tests.fifo_guard import fifo_symlink, without_waiting
 
 
 def sample_result() -> SpecResult:
@@ -351,3 +354,34 @@ def test_the_stored_lines_are_cut_from_the_bytes_as_from_the_decoded_text(data: 
         assert stored is None and (expected is None or expected[0] != _HEAD.decode())
         return
     assert (stored.head_json, stored.suites_json, stored.cases_json) == expected
+
+
+READERS = {
+    "read_result": read_result,
+    "read_result_head": read_result_head,
+    "read_result_bytes": read_result_bytes,
+    "read_result_file": read_result_file,
+    "read_stored": read_stored,
+}
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("name", ["a.result.jsonl", "a.result.json"])
+def test_a_result_linked_to_a_fifo_is_missing_and_never_waited_on(
+    tmp_path: Path, reader: str, name: str
+) -> None:
+    """Under either name: a plain read of a FIFO (or of /proc/self/fd/1, stdout piped in CI)
+    waited for ever, in the planning, the up-to-date check or the summary."""
+    fifo = fifo_symlink(tmp_path / name)
+    assert without_waiting(lambda: READERS[reader](tmp_path / "a.result.jsonl"), fifo) is None
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_result_linked_to_a_file_elsewhere_is_not_read(tmp_path: Path, reader: str) -> None:
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    elsewhere.write_text(PREVIOUS_VERSION_FILE, encoding="utf-8")
+    assert READERS[reader](elsewhere) is not None
+    link = tmp_path / "project" / "a.result.jsonl"
+    link.parent.mkdir()
+    link.symlink_to(elsewhere)
+    assert READERS[reader](link) is None

@@ -18,6 +18,7 @@ from astest_tasks.output.duration_history import (
     update_history,
 )
 from tests.conftest import make_spec_result
+from tests.fifo_guard import fifo_symlink, without_waiting
 
 KEY = ("wasi", "assembly/__tests__/math.spec.ts")
 
@@ -75,3 +76,22 @@ def test_a_read_only_state_folder_costs_the_history_not_the_run(tmp_path: Path) 
     (tmp_path / "cache").write_text("a file where the folder would be")
     history = update_history(tmp_path, [make_spec_result("math", session="s1")])
     assert history[KEY] == (PastRun("s1", 0.25),)
+
+
+def test_a_history_linked_to_a_fifo_is_an_empty_one_and_never_waited_on(tmp_path: Path) -> None:
+    fifo = fifo_symlink(tmp_path / HISTORY_FILE)
+    history = without_waiting(
+        lambda: update_history(tmp_path, [make_spec_result("math", session="s1")]), fifo
+    )
+    assert history == {KEY: (PastRun("s1", 0.25),)}
+    assert not (tmp_path / HISTORY_FILE).is_symlink(), "replaced by our own file"
+
+
+def test_a_history_linked_to_a_file_elsewhere_is_not_read(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(f'{{"format": 1, "pairs": [["wasi", "{KEY[1]}", [["s1", 0.5]]]]}}')
+    link = tmp_path / "state" / HISTORY_FILE
+    link.parent.mkdir(parents=True)
+    link.symlink_to(elsewhere)
+    assert load_history(elsewhere) != {}
+    assert load_history(link) == {}

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.output.progress import finished_count
+from tests.fifo_guard import fifo_symlink, without_waiting
 
 SESSION = "a" * 32
 
@@ -90,3 +91,24 @@ def test_an_unusable_folder_gives_no_count_instead_of_failing(tmp_path: Path) ->
     blocker.write_text("a file where the cache folder should be")
     with finished_count(blocker / "cache" / "progress.json", SESSION) as finished:
         assert finished is None
+
+
+def test_a_counter_linked_to_a_fifo_is_a_fresh_start_never_waited_on(tmp_path: Path) -> None:
+    counter = tmp_path / "cache" / "progress.json"
+    fifo = fifo_symlink(counter)
+    seen: list[int] = []
+    without_waiting(lambda: count_once(counter, SESSION, seen), fifo)
+    count_once(counter, SESSION, seen)
+    assert seen == [1, 2]
+    assert not counter.is_symlink(), "replaced by our own counter"
+
+
+def test_a_lock_linked_elsewhere_is_neither_created_nor_opened_there(tmp_path: Path) -> None:
+    """A committed symlink in the lock's place gives no count, never a file outside."""
+    counter = tmp_path / "project" / "cache" / "progress.json"
+    counter.parent.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere.lock"
+    counter.with_name("progress.json.lock").symlink_to(elsewhere)
+    with finished_count(counter, SESSION) as finished:
+        assert finished is None
+    assert not elsewhere.exists()

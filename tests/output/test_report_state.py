@@ -20,6 +20,7 @@ from astest_tasks.output.report_state import (
     reports_digest,
     save_state,
 )
+from tests.fifo_guard import fifo_symlink, without_waiting
 
 
 def test_the_digest_follows_options_and_every_result() -> None:
@@ -100,3 +101,20 @@ def test_a_signature_is_of_the_file_as_it_is_now(tmp_path: Path) -> None:
     replacement.write_text("[2]")
     os.replace(replacement, path)  # how results are written: the same size, another file
     assert file_signature(path.stat()) != first
+
+
+def test_a_state_linked_to_a_fifo_is_none_and_never_waited_on(tmp_path: Path) -> None:
+    path = tmp_path / "report-state.json"
+    fifo = fifo_symlink(path)
+    assert without_waiting(lambda: load_state(path), fifo) is None
+
+
+def test_a_state_linked_to_a_file_elsewhere_is_not_read(tmp_path: Path) -> None:
+    """Only our own file: a committed one pointing elsewhere would decide what is rewritten."""
+    elsewhere = tmp_path / "elsewhere.json"
+    save_state(elsewhere, ReportState("d1", {"report.json": 5}))
+    assert load_state(elsewhere) is not None
+    link = tmp_path / "project" / "report-state.json"
+    link.parent.mkdir()
+    link.symlink_to(elsewhere)
+    assert load_state(link) is None

@@ -16,6 +16,7 @@ from astest_tasks.remote.entries import Entry, encode_entry
 from astest_tasks.remote.remote_use import RemoteUse
 from astest_tasks.remote.session import ProcessCounts, RemoteSession, read_call_counts
 from astest_tasks.remote.settings import parse_settings
+from tests.fifo_guard import fifo_symlink, without_waiting
 from tests.nginx_cache import CacheServer, free_port
 
 
@@ -107,3 +108,17 @@ def test_each_processs_counts_file_goes_through_the_record_codec(tmp_path: Path)
     assert counts.counts == RemoteCounts(hits=4, misses=1, uploaded=2, uploaded_bytes=900)
     assert counts.served == frozenset({("wasi", "math"), ("web", "dom")})
     assert decode(ProcessCounts, encode(first)) == first
+
+
+def test_a_counts_file_linked_to_a_fifo_or_elsewhere_counts_nothing(tmp_path: Path) -> None:
+    """The state folder is under the output folder, where a pull request can commit anything."""
+    state = tmp_path / "state"
+    state.mkdir()
+    own = ProcessCounts("call-1", RemoteCounts(1, 0, 0, 0), (("wasi", "math"),))
+    (state / "call-1-10.json").write_text(json.dumps(encode(own)))
+    planted = tmp_path / "planted.json"
+    planted.write_text(json.dumps(encode(ProcessCounts("call-1", RemoteCounts(50, 0, 0, 0)))))
+    (state / "call-1-11.json").symlink_to(planted)
+    fifo = fifo_symlink(state / "call-1-12.json")
+    counts = without_waiting(lambda: read_call_counts(state, "call-1"), fifo)
+    assert counts.counts == RemoteCounts(hits=1, misses=0, uploaded=0, uploaded_bytes=0)
