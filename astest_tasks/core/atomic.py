@@ -6,6 +6,7 @@ import contextlib
 import glob
 import os
 import secrets
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -170,11 +171,14 @@ def _sweep_stale_temporaries(path: Path) -> None:
 
 
 def _existing_mode(path: Path) -> int:
-    """Keep the permissions of the file being replaced (an executable runner stays executable)."""
+    """Keep the permissions of the file being replaced (an executable runner stays executable).
+    Only a regular file's: what a symlink there points at (a world-writable file elsewhere, a
+    pipe) says nothing of ours, and the symlink itself is replaced."""
     try:
-        return path.stat().st_mode & 0o7777
+        status = os.lstat(path)
     except FileNotFoundError:
         return _NEW_FILE_MODE
+    return status.st_mode & 0o7777 if stat.S_ISREG(status.st_mode) else _NEW_FILE_MODE
 
 
 # -- files written piece by piece (a download), put in place only once judged whole --------------

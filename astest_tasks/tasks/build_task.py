@@ -20,7 +20,7 @@ from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.plan.cache_keys import build_file_deps, build_key
 from astest_tasks.remote.remote_use import RemoteUse
 from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
-from astest_tasks.tasks.checks import InputsChanged
+from astest_tasks.tasks.checks import InputsChanged, TargetsAreFiles
 
 
 def build_request(
@@ -55,6 +55,7 @@ def compile_task_fields(
     if mode.target == "bindings":
         stem = request.wasm_path.removesuffix(".wasm")
         outputs += [f"{stem}.js", f"{stem}.d.ts"]
+    targets = [request.record_path, *outputs]
     inputs = build_file_deps(root, mode, scan, toolchain)
     key = build_key(mode, source, toolchain)
     shared = None
@@ -64,9 +65,10 @@ def compile_task_fields(
         # Without a remote cache, the action's arguments are the request alone, as before.
         "actions": [(build_spec, [request] if shared is None else [request, shared])],
         "file_dep": doit_paths(root, inputs),
-        "targets": doit_paths(root, [request.record_path, *outputs]),
+        "targets": doit_paths(root, targets),
         "uptodate": [
             InputsChanged("build", key),
+            TargetsAreFiles(str(root), targets),
             PendingImports([doit_paths(root, candidates) for candidates in scan.missing]),
         ],
         "clean": True,

@@ -9,6 +9,8 @@ Module-level classes with plain attributes, so ``doit -n N`` can pickle them.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -128,6 +130,40 @@ class NotHandedOver:
 
     def __str__(self) -> str:
         return "this run was handed to the run ahead's helper"
+
+
+class TargetsAreFiles:
+    """A target that is there but is not a regular file (a symlink, a FIFO, a folder) was not
+    made by the task, whose writes leave regular files: it runs again, and replaces it.
+
+    doit calls a task up to date when its targets exist and its inputs are unchanged, so one a
+    pull request commits in a target's place (with a doit state to match) would stay, and doit
+    itself then reads it, whole, as another task's ``file_dep``: a symlink to a FIFO, or to
+    ``/proc/self/fd/1`` with stdout piped, would hang the call. A missing target is doit's own
+    case."""
+
+    __signature__ = CallSignature()  # doit reads it on every call
+
+    def __init__(self, project_root: str, targets: list[str]) -> None:
+        self.project_root = project_root
+        self.targets = targets
+        self.reason = ""
+
+    def __call__(self) -> bool:
+        for target in self.targets:
+            try:
+                mode = os.lstat(Path(self.project_root) / target).st_mode
+            except FileNotFoundError:
+                continue
+            except OSError:
+                mode = 0
+            if not stat.S_ISREG(mode):
+                self.reason = f"{target} is not a regular file (a symlink?), so not the task's"
+                return False
+        return True
+
+    def __str__(self) -> str:
+        return self.reason or f"the targets ({', '.join(self.targets)}) are regular files"
 
 
 class SnapshotsUnchanged:

@@ -300,3 +300,17 @@ def test_a_write_replaces_a_symlink_and_never_writes_through_it(tmp_path: Path) 
     write_text_atomic(link, "ours\n")
     assert not link.is_symlink() and link.read_text() == "ours\n"
     assert target.read_bytes() == b"not ours"
+
+
+def test_a_write_over_a_symlink_takes_a_new_files_mode_not_its_targets(tmp_path: Path) -> None:
+    """The mode kept is our own file's: a symlink committed in its place, to a world-writable
+    file (or a pipe), must not make our record or result writable by anyone."""
+    target = tmp_path / "outside.txt"
+    target.write_bytes(b"not ours")
+    target.chmod(0o777)
+    link = tmp_path / "project" / "record.json"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    write_text_atomic(link, "ours\n")
+    assert stat.S_IMODE(link.stat().st_mode) == atomic._NEW_FILE_MODE
+    assert stat.S_IMODE(target.stat().st_mode) == 0o777 and target.read_bytes() == b"not ours"

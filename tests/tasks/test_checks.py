@@ -23,7 +23,9 @@ from astest_tasks.tasks.checks import (
     LastResultPassed,
     NotHandedOver,
     SnapshotsUnchanged,
+    TargetsAreFiles,
 )
+from tests.fifo_guard import fifo_symlink
 
 
 class FakeTask:
@@ -86,6 +88,7 @@ def test_checks_survive_pickling_for_doit_workers(tmp_path: Path) -> None:
         InputsChanged("run", {"a": 1}),
         LastResultPassed(str(tmp_path), "r.json"),
         Always(False, "the seed is random"),
+        TargetsAreFiles(str(tmp_path), ["r.json"]),
     ):
         assert str(pickle.loads(pickle.dumps(check))) == str(check)
     assert Always(True, "x")() is True
@@ -162,6 +165,7 @@ def test_doit_reads_each_checks_signature_ready_made(tmp_path: Path) -> None:
         LastFuzzPassed(str(tmp_path), "f.json"),
         BuildUpToDate("astest:build:default:s0"),
         PendingImports([["gen/table.ts"]]),
+        TargetsAreFiles(str(tmp_path), ["out.wasm"]),
     ]
     for check in checks:
         signature = inspect.signature(check)
@@ -170,3 +174,40 @@ def test_doit_reads_each_checks_signature_ready_made(tmp_path: Path) -> None:
         assert list(signature.parameters) == list(call.parameters)[1:]  # without self
     magic = [list(inspect.signature(check).parameters)[:2] for check in checks]
     assert magic.count(["task", "values"]) == 3  # InputsChanged, SnapshotsUnchanged, PendingImports
+
+
+def test_targets_that_are_not_regular_files_are_not_the_tasks(tmp_path: Path) -> None:
+    (tmp_path / "out.wasm").write_text("module")
+    (tmp_path / "out.json").write_text("record")
+    check = TargetsAreFiles(str(tmp_path), ["out.json", "out.wasm", "missing.js"])
+    assert check() is True, "a missing target is doit's own case"
+    (tmp_path / "elsewhere.json").write_text("record")
+    (tmp_path / "out.json").unlink()
+    (tmp_path / "out.json").symlink_to(tmp_path / "elsewhere.json")
+    assert check() is False
+    assert str(check) == "out.json is not a regular file (a symlink?), so not the task's"
+    (tmp_path / "out.json").unlink()
+    (tmp_path / "out.json").mkdir()
+    assert check() is False
+
+
+def test_a_build_whose_target_was_swapped_for_a_symlink_to_a_fifo_runs_again(
+    tmp_path: Path,
+) -> None:
+    """doit alone calls it up to date (the target exists, the inputs are as saved), and its run
+    then waits for ever in doit's own digest of the record, a file_dep of the run."""
+    (tmp_path / "spec.ts").write_text("spec")
+    (tmp_path / "out.json").write_text("record")
+    build = Task(
+        "t:build:m:spec",
+        None,
+        file_dep=[str(tmp_path / "spec.ts")],
+        targets=[str(tmp_path / "out.json")],
+        uptodate=[TargetsAreFiles(str(tmp_path), ["out.json"])],
+    )
+    state = doit_state(tmp_path)
+    state.save_success(build)
+    assert state.get_status(build, {build.name: build}).status == "up-to-date"
+    (tmp_path / "out.json").unlink()
+    fifo_symlink(tmp_path / "out.json")
+    assert state.get_status(build, {build.name: build}).status == "run"
