@@ -48,6 +48,10 @@ class ImportScanCache:
     included; with the cache, an unchanged file is not read again. Only the specifiers are kept:
     resolving them checks which files exist now, so a module that appears or disappears is
     still seen.
+
+    The cache file is ours but sits where a pull request can commit anything: it is read through
+    core/state_files.py (a symlink or a FIFO there is no cache), and an entry of any other shape
+    than ours is dropped, so its file is scanned again.
     """
 
     def __init__(self, path: Path) -> None:
@@ -55,7 +59,7 @@ class ImportScanCache:
         self._entries: dict[str, dict[str, object]] = {}
         self._dirty = False
         self._saved_ns = 0
-        text = read_state_file(path)  # core/state_files.py: a symlink or a FIFO is no cache
+        text = read_state_file(path)
         try:
             data = None if text is None else parse_json(text)
         except ValueError:
@@ -63,8 +67,10 @@ class ImportScanCache:
         if isinstance(data, dict) and data.get("format") == SCAN_CACHE_FORMAT:
             entries = data.get("files")
             saved = data.get("saved_ns")
-            if isinstance(entries, dict) and isinstance(saved, int):
-                self._entries = entries
+            if isinstance(entries, dict) and type(saved) is int:
+                self._entries = {
+                    key: entry for key, entry in entries.items() if _well_formed(entry)
+                }
                 self._saved_ns = saved
 
     def specifiers(self, file: Path, key: str) -> list[str] | None:
@@ -78,9 +84,9 @@ class ImportScanCache:
         # git's "racy" rule: a file modified around the time the cache was written may have
         # changed again within the same mtime tick and size; only older entries are trusted.
         trusted = state.st_mtime_ns < self._saved_ns - RACY_MARGIN_NS
-        if entry is not None and entry.get("state") == stamp and trusted:
-            cached = entry.get("specifiers")
-            if isinstance(cached, list) and all(isinstance(s, str) for s in cached):
+        if entry is not None and entry["state"] == stamp and trusted:
+            cached = entry["specifiers"]
+            if isinstance(cached, list):  # of strings, as _well_formed checked
                 return cached
         source = read_scanned_source(file)
         if source is None:
@@ -103,6 +109,21 @@ class ImportScanCache:
         except OSError:
             return  # a cache we cannot write only costs a rescan next time
         self._dirty = False
+
+
+def _well_formed(entry: object) -> bool:
+    """Whether a cache entry has the shape ``specifiers`` writes: ``{"state": [mtime_ns, size],
+    "specifiers": [str, ...]}``."""
+    if not isinstance(entry, dict):
+        return False
+    state, found = entry.get("state"), entry.get("specifiers")
+    return (
+        isinstance(state, list)
+        and len(state) == 2
+        and all(type(number) is int for number in state)
+        and isinstance(found, list)
+        and all(isinstance(specifier, str) for specifier in found)
+    )
 
 
 def scan_imports(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -286,6 +287,25 @@ def test_a_source_over_the_cap_is_not_scanned(tmp_path: Path) -> None:
     assert scan_imports(tmp_path, "big.spec.ts").packages == ()
     (tmp_path / "big.spec.ts").write_text('import "json-as";\n')
     assert scan_imports(tmp_path, "big.spec.ts").packages == ("json-as",)
+
+
+@pytest.mark.parametrize("entry", ["x", [], 5, True])
+def test_a_cache_entry_that_is_no_object_is_not_cached_and_the_file_is_scanned(
+    tmp_path: Path, entry: object
+) -> None:
+    """The audit's ``"x"``: ``entry.get`` of a string stopped the planning (AttributeError)."""
+    write(tmp_path, {SPEC: 'import { a } from "as-test";\n', "other.spec.ts": ""})
+    age(tmp_path, SPEC, "other.spec.ts")
+    other = (tmp_path / "other.spec.ts").stat()
+    good = {"state": [other.st_mtime_ns, other.st_size], "specifiers": ["cached-pkg"]}
+    files = {SPEC: entry, "other.spec.ts": good}
+    cache_file = tmp_path / "scan.json"
+    cache_file.write_text(json.dumps({"format": 1, "saved_ns": time.time_ns(), "files": files}))
+    cache = ImportScanCache(cache_file)
+    assert scan_imports(tmp_path, SPEC, cache).packages == ("as-test",)
+    assert scan_imports(tmp_path, "other.spec.ts", cache).packages == ("cached-pkg",), "kept"
+    cache.save()
+    assert scan_imports(tmp_path, SPEC, ImportScanCache(cache_file)).packages == ("as-test",)
 
 
 def test_a_scan_cache_linked_to_a_fifo_is_no_cache_and_never_waited_on(tmp_path: Path) -> None:
