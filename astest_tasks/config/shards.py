@@ -17,13 +17,18 @@ Each shard's report names its split (``split_name``: every pair's shard, digeste
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.project_source import NotReadable, read_regular_file
+from astest_tasks.core.state_files import MAX_STATE_BYTES
 
+_SHOWN_KEY = 200  # characters of a pair's name an error quotes
 _FORMAT_HINT = "write it as k/N with 1 <= k <= N, e.g. --shard=2/4"
 
 
@@ -117,19 +122,53 @@ def assign_shards(
 
 def load_durations(path: Path) -> dict[str, float]:
     """``mode:spec-id`` to seconds, from a report.json of ours (a shard's or a merged one)."""
+    report = _read_report(path)
     try:
-        report = parse_json(path.read_text(encoding="utf-8"))
-        return {
-            pair_key(str(spec["mode"]), str(spec["spec_id"])): float(spec["duration_s"])
+        pairs = [
+            (pair_key(str(spec["mode"]), str(spec["spec_id"])), spec["duration_s"])
             for spec in report["specs"]
-        }
+        ]
+    except (KeyError, TypeError) as exc:
+        raise _not_a_report(path, str(exc)) from None
+    durations: dict[str, float] = {}
+    for index, (key, seconds) in enumerate(pairs):
+        duration = _duration(seconds)
+        if duration is None:
+            # The entry by its place and its name, cut short: the file may come from anywhere.
+            entry = f"specs[{index}] {key[:_SHOWN_KEY]!r}"
+            raise _not_a_report(path, f"{entry}: duration_s is not a finite number of seconds")
+        durations[key] = duration
+    return durations
+
+
+def _read_report(path: Path) -> Any:  # Any, as parse_json: load_durations checks the shape
+    """The file the user named, followed to wherever it is but read only when it is a regular
+    file (a FIFO would wait for ever) within the cap."""
+    try:
+        return parse_json(read_regular_file(path.resolve(strict=True), MAX_STATE_BYTES))
     except FileNotFoundError:
         raise UserError(
             f"--shard-durations {path}: no such file; fix: give the report.json of an earlier "
             "run (the same file on every shard), or leave the option out to shard by hash"
         ) from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise UserError(
-            f"--shard-durations {path}: not a report.json of astest-tasks ({exc}); fix: give "
-            "the .as-test/report.json of an earlier run"
-        ) from None
+    except (OSError, RuntimeError, NotReadable, ValueError) as exc:  # RuntimeError: a loop
+        raise _not_a_report(path, str(exc)) from None
+
+
+def _duration(seconds: object) -> float | None:
+    """A report's time as a float: None for anything but a finite number (NaN, Infinity, or an
+    integer too large for a float, which ``float`` refuses with OverflowError)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        return None
+    try:
+        duration = float(seconds)
+    except OverflowError:
+        return None
+    return duration if math.isfinite(duration) else None
+
+
+def _not_a_report(path: Path, why: str) -> UserError:
+    return UserError(
+        f"--shard-durations {path}: not a report.json of astest-tasks ({why}); fix: give "
+        "the .as-test/report.json of an earlier run"
+    )

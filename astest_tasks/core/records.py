@@ -250,7 +250,10 @@ def _read_float(value: object, where: str) -> object:
     if type(value) is float:
         return value
     if type(value) is int:
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # JSON's integers have no bound, a float's do
+            raise RecordError(f"{_at(where)}is a number too large to read") from None
     raise _wrong(where, "a number", value)
 
 

@@ -124,7 +124,10 @@ def _stored_float(d: Mapping[str, object], key: str) -> float:
     value = d.get(key)
     if not isinstance(value, int | float) or isinstance(value, bool):
         raise _stored_error(d, key, "a number")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an integer too large for a float: JSON's have no bound
+        raise _stored_error(d, key, "a number a float can hold") from None
 
 
 def _stored_verdict(d: Mapping[str, object], key: str) -> Verdict:

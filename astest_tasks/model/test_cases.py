@@ -17,6 +17,7 @@ before reads the same, and is written the same.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Iterator, Sequence
 
@@ -84,9 +85,12 @@ def _time_of(ms: object, row: Sequence[object]) -> float | None:
     """A stored row's time: None, or a finite number (a row is read from a cache entry too)."""
     if ms is None:
         return None
-    if not (isinstance(ms, int | float) and not isinstance(ms, bool) and math.isfinite(ms)):
-        raise ValueError(f"a test case's time should be a finite number or null: {row!r}")
-    return float(ms)
+    if isinstance(ms, int | float) and not isinstance(ms, bool):
+        # float() first: math.isfinite of an integer too large for a float raises OverflowError.
+        with contextlib.suppress(OverflowError):
+            if math.isfinite(time := float(ms)):
+                return time
+    raise ValueError(f"a test case's time should be a finite number or null: {row!r}")
 
 
 def test_cases(suites: Sequence[Suite]) -> list[TestCase]:

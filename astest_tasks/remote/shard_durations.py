@@ -20,7 +20,6 @@ whose splits differ.
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -109,9 +108,14 @@ def encode_durations(durations: Mapping[str, float]) -> bytes:
 def _readable(name: object, seconds: object) -> bool:
     if not (isinstance(name, str) and 0 < len(name) <= MAX_PAIR_NAME and ":" in name):
         return False
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-        return False
-    return math.isfinite(seconds) and 0 <= seconds <= MAX_SECONDS
+    return not isinstance(seconds, bool) and isinstance(seconds, int | float) and _in_range(seconds)
+
+
+def _in_range(seconds: float) -> bool:
+    """From 0 to ``MAX_SECONDS``: false for NaN (every comparison with it is) and Infinity. Not
+    ``math.isfinite``, which raises OverflowError for an integer too large for a float; the
+    comparisons take any integer."""
+    return 0 <= seconds <= MAX_SECONDS
 
 
 def decode_durations(data: bytes) -> dict[str, float]:
@@ -128,7 +132,7 @@ def decode_durations(data: bytes) -> dict[str, float]:
             raise ValueError("a pair's name is not mode:spec-id")
         if isinstance(seconds, bool) or not isinstance(seconds, int | float):
             raise ValueError("a duration is not a number")
-        if not (math.isfinite(seconds) and 0 <= seconds <= MAX_SECONDS):
+        if not _in_range(seconds):
             raise ValueError("a duration is not a number of seconds")
         decoded[name] = float(seconds)
     return decoded

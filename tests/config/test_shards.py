@@ -21,6 +21,7 @@ from astest_tasks.config.shards import (
     split_name,
 )
 from astest_tasks.core.errors import UserError
+from tests.fifo_guard import fifo_symlink, without_waiting
 
 
 def test_parse() -> None:
@@ -122,3 +123,26 @@ def test_a_split_is_named_by_how_it_was_made_and_every_pairs_shard() -> None:
     assert split_name({"m:b": 2, "m:a": 1}, by_durations=True) == one, "order-independent"
     assert split_name({"m:a": 2, "m:b": 1}, by_durations=True) != one
     assert split_name({"m:a": 1, "m:b": 2}, by_durations=False).startswith("hash:")
+
+
+@pytest.mark.parametrize("seconds", ["1" + "0" * 400, "NaN", "Infinity", "1e400", '"1.5"', "null"])
+def test_a_duration_that_is_no_finite_number_names_the_file_and_the_entry(
+    tmp_path: Path, seconds: str
+) -> None:
+    """A huge integer was an OverflowError; NaN would have made the split differ by machine."""
+    report = tmp_path / "durs.json"
+    report.write_text(
+        '{"specs": [{"mode": "wasi", "spec_id": "a", "duration_s": 1.5}, '
+        f'{{"mode": "wasi", "spec_id": "math", "duration_s": {seconds}}}]}}'
+    )
+    with pytest.raises(UserError) as raised:
+        load_durations(report)
+    assert str(report) in str(raised.value)
+    assert "specs[1] 'wasi:math': duration_s is not a finite number of seconds" in str(raised.value)
+
+
+def test_durations_named_as_a_fifo_are_an_error_not_a_wait(tmp_path: Path) -> None:
+    report = tmp_path / "durs.json"
+    fifo = fifo_symlink(report)
+    with pytest.raises(UserError, match=r"not a report\.json .*not a regular file"):
+        without_waiting(lambda: load_durations(report), fifo)

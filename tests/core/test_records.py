@@ -140,6 +140,9 @@ def test_a_missing_field_takes_its_default_and_one_without_a_default_is_named() 
         ("pair", [1], "pair: should be a list of 2, not a list"),
         ("sizes", {"s": "1"}, "sizes.s: should be an integer, not a string"),
         ("parent", "p", "parent: should be an object, not a string"),
+        # JSON's integers have no bound: one past a float's is invalid, not an OverflowError.
+        ("ratio", 10**400, "ratio: is a number too large to read"),
+        ("times", {"t": -(10**400)}, "times.t: is a number too large to read"),
     ],
 )
 def test_a_wrong_type_names_the_field(key: str, value: object, message: str) -> None:

@@ -52,6 +52,7 @@ def test_suite_round_trips_through_json_text() -> None:
         ({"depth": "0"}, "'depth' should be an integer"),
         ({"depth": True}, "'depth' should be an integer"),
         ({"start_ms": None}, "'start_ms' should be a number"),
+        ({"end_ms": 10**400}, "'end_ms' should be a number a float can hold"),  # no Overflow
         ({"suites": {}}, "'suites' should be a list"),
         ({"tests": [1]}, "'tests' should hold only lists"),
         ({"tests": [[0, "ok", "toBe", "", "", 5, None, ""]]}, "'left' should be a string or null"),

@@ -356,6 +356,24 @@ def test_the_stored_lines_are_cut_from_the_bytes_as_from_the_decoded_text(data: 
     assert (stored.head_json, stored.suites_json, stored.cases_json) == expected
 
 
+HUGE = "1" + "0" * 400  # an integer JSON allows and no float holds
+
+
+@pytest.mark.parametrize(
+    "field", ['"duration_s":0.125', '"time_ms":0.75', '"start_ms":1.5', '"end_ms":2.25']
+)
+def test_a_number_too_large_for_a_float_makes_the_result_unreadable(
+    tmp_path: Path, field: str
+) -> None:
+    """Read in doit's up-to-date check, whose OverflowError stopped the whole run."""
+    key = field.split(":")[0]
+    path = tmp_path / "math.result.jsonl"
+    path.write_text(PREVIOUS_VERSION_FILE.replace(field, f"{key}:{HUGE}"), encoding="utf-8")
+    assert read_result(path) is None
+    if field.startswith(('"duration_s"', '"time_ms"')):  # the head's
+        assert read_result_head(path) is None
+
+
 READERS = {
     "read_result": read_result,
     "read_result_head": read_result_head,

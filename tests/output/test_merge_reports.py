@@ -14,6 +14,7 @@ from astest_tasks.output.console import Shown
 from astest_tasks.output.formats import report_file_names
 from astest_tasks.output.merge_reports import merge_reports
 from astest_tasks.output.summary import write_reports
+from tests.fifo_guard import fifo_symlink, without_waiting
 
 KEY = "ab" * 32  # a remote key as remote/shard_durations.durations_key makes it
 
@@ -174,3 +175,22 @@ def test_a_reports_durations_key_that_no_remote_key_looks_like_is_none(
     published: list[str] = []
     merge_reports(reports, tmp_path / "m", lambda found, _: published.append(found))
     assert published == [""]
+
+
+def test_a_report_whose_result_holds_a_number_too_large_for_a_float_is_named(
+    tmp_path: Path,
+) -> None:
+    """A shard's report comes from a CI job; a huge integer was an OverflowError traceback."""
+    report = shard_report(tmp_path / "s1", ["a"], (1, 1, 1))
+    document = json.loads(report.read_text())
+    document["specs"][0]["result"]["duration_s"] = 10**400
+    report.write_text(json.dumps(document))
+    with pytest.raises(UserError, match="without its whole result"):
+        merge_reports([report], tmp_path / "m")
+
+
+def test_a_report_named_as_a_fifo_is_an_error_not_a_wait(tmp_path: Path) -> None:
+    report = tmp_path / "s1" / "report.json"
+    fifo = fifo_symlink(report)
+    with pytest.raises(UserError, match=r"not a readable report\.json .*not a regular file"):
+        without_waiting(lambda: merge_reports([report], tmp_path / "m"), fifo)

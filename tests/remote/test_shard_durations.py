@@ -94,6 +94,8 @@ def test_durations_signed_with_another_key_are_ignored_with_one_warning(
         (b'{"format": 1, "durations": {"wasi:math": -1}}', "not a number of seconds"),
         (b'{"format": 1, "durations": {"wasi:math": "1"}}', "not a number"),
         (b'{"format": 1, "durations": {"wasi:math": 1e400}}', "not a number of seconds"),
+        # An integer too large for a float: math.isfinite raised OverflowError on it.
+        (b'{"format": 1, "durations": {"wasi:math": 1' + b"0" * 400 + b"}}", "number of seconds"),
         (b'{"format": 1, "durations": {"no-mode": 1}}', "not mode:spec-id"),
         (b'{"format": 2, "durations": {}}', "not in format 1"),
     ],
@@ -154,6 +156,7 @@ def test_a_pair_a_shard_would_refuse_is_left_out_of_the_blob_not_spoiling_it() -
         "wasi:a": 1.5,
         "wasi:" + "b" * 2000: 1.0,  # a name longer than a shard reads
         "wasi:c": float("inf"),
+        "wasi:e": 10**400,  # as a merge could read one, too large for a float
         "no-colon": 2.0,
         "wasi:d": 2.5,
     }
