@@ -6,12 +6,19 @@ recorded once however often its result is shown cached. The history is bounded (
 folder beside the other caches (``<report folder>/cache/``), written atomically: a reader, or a
 run stopped half-way, sees the old file or the new one. An unreadable file is an empty history,
 never an error: it is a convenience, and the next run starts it again.
+
+The file sits where a pull request can commit anything, so it is read through
+core/state_files.py (a symlink, a FIFO or a huge file is no history), and each entry is checked:
+a pair or a run of another shape, or a time that is not a finite number of seconds from 0 (NaN,
+Infinity, negative, too large for a float) is dropped, and the rest kept. No such time is ever
+recorded or written either (a result's own time included), so the file stays standard JSON.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -45,18 +52,48 @@ def key_of(result: SpecResult) -> Key:
 
 
 def load_history(path: Path) -> dict[Key, tuple[PastRun, ...]]:
-    """The stored history; empty when the file is missing, unreadable or of another format."""
-    text = read_state_file(path)  # core/state_files.py: a symlink or a FIFO is no history
+    """The stored history; empty when the file is missing, unreadable or of another format, and
+    without the entries that are not a pair's runs or a run's time in seconds."""
+    text = read_state_file(path)
     try:
+        # NaN and Infinity parse (as Python's json reads them), to be dropped with their run
+        # alone below, as a negative time is, rather than costing every pair its history.
         data = None if text is None else parse_json(text)
-        if not isinstance(data, dict) or data.get("format") != _FORMAT:
-            return {}
-        return {
-            (str(mode), str(spec)): tuple(PastRun(str(s), float(t)) for s, t in runs)
-            for mode, spec, runs in data["pairs"]
-        }
-    except (ValueError, TypeError, KeyError):
+    except ValueError:
         return {}
+    if not isinstance(data, dict) or data.get("format") != _FORMAT:
+        return {}
+    pairs = data.get("pairs")
+    history: dict[Key, tuple[PastRun, ...]] = {}
+    for pair in pairs if isinstance(pairs, list) else ():
+        if len(history) >= MAX_PAIRS:
+            break
+        if isinstance(pair, list) and len(pair) == 3 and isinstance(pair[2], list):
+            mode, spec, runs = pair
+            if isinstance(mode, str) and isinstance(spec, str):
+                kept = (run for run in map(_past_run, runs) if run is not None)
+                history[(mode, spec)] = tuple(kept)[-MAX_RUNS:]
+    return history
+
+
+def _past_run(stored: object) -> PastRun | None:
+    """A stored ``[session, seconds]``; None for anything else."""
+    if not (isinstance(stored, list) and len(stored) == 2 and isinstance(stored[0], str)):
+        return None
+    seconds = _seconds(stored[1])
+    return None if seconds is None else PastRun(stored[0], seconds)
+
+
+def _seconds(value: object) -> float | None:
+    """``value`` as a duration: a finite number from 0, else None. (``float`` of an integer too
+    large for one raises OverflowError, and the comparisons alone tell NaN and Infinity.)"""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return None
+    return seconds if 0 <= seconds < math.inf else None
 
 
 def record_runs(
@@ -68,8 +105,10 @@ def record_runs(
     for result in results:
         key = key_of(result)
         runs = history.get(key, ())
-        if result.stage is Stage.RUN and (not runs or runs[-1].session != result.session):
-            runs = (*runs, PastRun(result.session, result.duration_s))[-MAX_RUNS:]
+        seconds = _seconds(result.duration_s)
+        new_run = not runs or runs[-1].session != result.session
+        if result.stage is Stage.RUN and new_run and seconds is not None:
+            runs = (*runs, PastRun(result.session, seconds))[-MAX_RUNS:]
         updated[key] = runs
     # Pairs this run did not select (another --mode, a spec filter) keep theirs, newest first,
     # as long as there is room.
@@ -81,12 +120,17 @@ def record_runs(
 
 
 def save_history(path: Path, history: Mapping[Key, Sequence[PastRun]]) -> None:
-    pairs = [
-        [mode, spec, [[run.session, round(run.seconds, 6)] for run in runs]]
-        for (mode, spec), runs in history.items()
-    ]
+    """Write ``history``, leaving out any run whose time is not a duration (no NaN or Infinity,
+    which JSON cannot hold, reaches the file)."""
+    pairs = [[mode, spec, _stored_runs(runs)] for (mode, spec), runs in history.items()]
     text = json.dumps({"format": _FORMAT, "pairs": pairs}, ensure_ascii=False)
     write_text_atomic(path, text + "\n")
+
+
+def _stored_runs(runs: Sequence[PastRun]) -> list[list[object]]:
+    return [
+        [run.session, round(run.seconds, 6)] for run in runs if _seconds(run.seconds) is not None
+    ]
 
 
 def update_history(folder: Path, results: Sequence[SpecResult]) -> History:

@@ -78,6 +78,64 @@ def test_a_read_only_state_folder_costs_the_history_not_the_run(tmp_path: Path) 
     assert history[KEY] == (PastRun("s1", 0.25),)
 
 
+HUGE = "1" + "0" * 400  # an integer JSON allows and no float holds
+
+
+def _stored(path: Path, runs: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    other = '["wasi", "assembly/__tests__/other.spec.ts", [["s0", 2.0]]]'
+    path.write_text(f'{{"format": 1, "pairs": [["wasi", "{KEY[1]}", [{runs}]], {other}]}}')
+    return path
+
+
+@pytest.mark.parametrize("seconds", [HUGE, "NaN", "Infinity", "-Infinity", "-1", "1e400", "true"])
+def test_a_time_that_is_no_duration_is_dropped_with_its_run_alone(
+    tmp_path: Path, seconds: str
+) -> None:
+    """A committed history reaches the HTML page's charts: NaN, Infinity or a negative time
+    would show as ``nan``, and a huge integer stopped the summary with an OverflowError."""
+    path = _stored(tmp_path / HISTORY_FILE, f'["s1", {seconds}], ["s2", 0.5], ["s3", 0]')
+    history = load_history(path)
+    assert history[KEY] == (PastRun("s2", 0.5), PastRun("s3", 0.0))
+    assert history[("wasi", "assembly/__tests__/other.spec.ts")] == (PastRun("s0", 2.0),)
+
+
+@pytest.mark.parametrize(
+    "runs", ['"s1"', '["s1"]', "[1, 0.5]", '["s1", 0.5, 3]', '{"s1": 0.5}', "null"]
+)
+def test_a_run_of_another_shape_is_dropped_and_the_others_kept(tmp_path: Path, runs: str) -> None:
+    path = _stored(tmp_path / HISTORY_FILE, f'{runs}, ["s2", 0.5]')
+    assert load_history(path)[KEY] == (PastRun("s2", 0.5),)
+
+
+def test_a_committed_history_with_bad_times_is_rewritten_as_standard_json(
+    tmp_path: Path,
+) -> None:
+    path = _stored(tmp_path / HISTORY_FILE, f'["s1", NaN], ["s2", Infinity], ["s3", {HUGE}]')
+    update_history(tmp_path, [make_spec_result("math", session="s4", duration_s=0.5)])
+    text = path.read_text()
+    assert "NaN" not in text and "Infinity" not in text and HUGE not in text
+    assert load_history(path)[KEY] == (PastRun("s4", 0.5),)
+
+
+@pytest.mark.parametrize("seconds", [float("nan"), float("inf"), -1.0])
+def test_a_result_whose_time_is_no_duration_adds_no_run(tmp_path: Path, seconds: float) -> None:
+    """A result file is a committed file too: its time is never recorded nor written."""
+    result = make_spec_result("math", session="s1", duration_s=seconds)
+    history = update_history(tmp_path, [result])
+    assert history[KEY] == ()
+    assert "NaN" not in (tmp_path / HISTORY_FILE).read_text()
+
+
+def test_a_history_of_runs_that_are_no_durations_is_written_without_them(tmp_path: Path) -> None:
+    path = tmp_path / HISTORY_FILE
+    path.parent.mkdir()
+    runs = (PastRun("s1", float("nan")), PastRun("s2", float("inf")), PastRun("s3", 1.0))
+    duration_history.save_history(path, {KEY: runs})
+    assert load_history(path) == {KEY: (PastRun("s3", 1.0),)}
+    assert "NaN" not in path.read_text() and "Infinity" not in path.read_text()
+
+
 def test_a_history_linked_to_a_fifo_is_an_empty_one_and_never_waited_on(tmp_path: Path) -> None:
     fifo = fifo_symlink(tmp_path / HISTORY_FILE)
     history = without_waiting(
@@ -88,8 +146,7 @@ def test_a_history_linked_to_a_fifo_is_an_empty_one_and_never_waited_on(tmp_path
 
 
 def test_a_history_linked_to_a_file_elsewhere_is_not_read(tmp_path: Path) -> None:
-    elsewhere = tmp_path / "elsewhere.json"
-    elsewhere.write_text(f'{{"format": 1, "pairs": [["wasi", "{KEY[1]}", [["s1", 0.5]]]]}}')
+    elsewhere = _stored(tmp_path / "elsewhere.json", '["s1", 0.5]')
     link = tmp_path / "state" / HISTORY_FILE
     link.parent.mkdir(parents=True)
     link.symlink_to(elsewhere)
