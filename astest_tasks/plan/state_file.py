@@ -16,6 +16,7 @@ from __future__ import annotations
 import dbm
 import os
 import sqlite3
+import stat
 from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
@@ -98,12 +99,15 @@ def state_file_problem(path: Path, backend: str = "") -> str | None:
     """Why no doit backend (sqlite3, dbm, json) can open ``path``, or None when one can; with
     ``backend`` given, an empty file is judged by that backend."""
     try:
-        with path.open("rb") as handle:
-            head = handle.read(len(_SQLITE_HEADER))
+        head = _head(path)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None  # doit creates a missing file; a folder is doit's own error to report
     except OSError as exc:
         return f"cannot be read ({exc.strerror})"
+    if head is None:
+        # A FIFO there (or a link to one, or to /proc/self/fd/1 with stdout piped, as in CI):
+        # doit's backends would wait on it for ever.
+        return "it is not a regular file (a FIFO or a device, or a link to one)"
     if not head:
         # A fresh database to sqlite; doit's json backend cannot read it (a save of its that
         # found the disk full leaves it so: tasks/doit_state.py).
@@ -115,6 +119,19 @@ def state_file_problem(path: Path, backend: str = "") -> str | None:
     if head.lstrip()[:1] == b"{":
         return _json_problem(path)
     return "file is not a database"
+
+
+def _head(path: Path) -> bytes | None:
+    """The file's first bytes, opened without waiting (a link to a file is followed, as doit
+    follows it); None when it is not a regular file."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(descriptor, "rb") as handle:
+        kind = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(kind):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(kind):
+            return None
+        return handle.read(len(_SQLITE_HEADER))
 
 
 def _sqlite_problem(path: Path) -> str | None:

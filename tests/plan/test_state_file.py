@@ -19,6 +19,7 @@ from astest_tasks.plan.state_file import (
     state_file_named,
     state_file_problem,
 )
+from tests.fifo_guard import fifo_symlink, without_waiting
 from tests.tmpfs import fill, mounted_tmpfs
 
 
@@ -182,3 +183,28 @@ def test_the_state_file_is_certain_only_when_doits_command_line_names_it(
     argv: list[str], named: bool
 ) -> None:
     assert state_file_named(argv) is named
+
+
+def test_a_state_file_that_is_a_fifo_is_named_instead_of_waited_on(tmp_path: Path) -> None:
+    # A link committed in its place, to a FIFO (or to /proc/self/fd/1 with stdout piped, as in
+    # CI), on which doit's backends would wait for ever.
+    state = tmp_path / ".doit.db"
+    fifo = fifo_symlink(state)
+
+    def check() -> str:
+        with pytest.raises(UserError) as error:
+            check_state_file(state, "sqlite3")
+        return str(error.value)
+
+    message = without_waiting(check, fifo)
+    assert "is corrupt: it is not a regular file (a FIFO or a device, or a link to one)" in message
+    assert f"fix: delete it (rm {state})" in message
+
+
+def test_a_state_file_reached_through_a_link_is_read_as_doit_reads_it(tmp_path: Path) -> None:
+    (tmp_path / "kept").mkdir()
+    real = _sqlite_db(tmp_path / "kept/state.db")
+    (tmp_path / ".doit.db").symlink_to(real)
+    assert state_file_problem(tmp_path / ".doit.db", "sqlite3") is None
+    (tmp_path / "folder.db").mkdir()
+    assert state_file_problem(tmp_path / "folder.db") is None  # doit's own error to report
