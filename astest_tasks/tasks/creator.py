@@ -20,6 +20,7 @@ from astest_tasks.plan.fuzz_plan import FuzzPlan
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.plan.planning import Plan, make_plan
 from astest_tasks.schedule.scheduler import Scheduler, scheduler
+from astest_tasks.tasks.input_files import InputFiles
 from astest_tasks.tasks.spec_tasks import build_task, run_task, runner_tasks
 from astest_tasks.tasks.summary_task import summary_entries, summary_task
 
@@ -40,8 +41,17 @@ def create_tasks(
 
 
 def emit(plan: Plan) -> Iterator[dict[str, Any]]:
-    """doit's task dicts for ``plan``, in the order a serial doit should meet them; the
-    process's scheduler learns the order of the builds and runs as they are made."""
+    """doit's task dicts for ``plan``, in the order a serial doit should meet them, each with
+    the files it depends on checked (input_files.py)."""
+    inputs = InputFiles()
+    for task in _tasks(plan):
+        inputs.check(task)
+        yield task
+
+
+def _tasks(plan: Plan) -> Iterator[dict[str, Any]]:
+    """The task dicts; the process's scheduler learns the order of the builds and runs as they
+    are made."""
     planner = scheduler()
     yield from runner_tasks(plan.root, plan.runtimes.values(), plan.pipeline, planner)
     yield from _spec_tasks(plan, planner)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -456,3 +457,15 @@ def test_no_task_doc_carries_what_a_terminal_or_a_runner_acts_on(
 
     assert len(shown) == 8, "build and run, spec and fuzz target, in both modes"
     assert not [doc for doc in docs if TERMINAL_CONTROL.search(doc) or runner_commands(doc)]
+
+
+def test_a_runner_script_committed_as_a_link_to_a_fifo_stops_the_call_before_doit_reads_it(
+    tmp_project: ProjectBuilder,
+) -> None:
+    root = tmp_project()
+    runner = root / ".as-test/runners/default.wasi.py"
+    runner.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(root / "elsewhere")
+    runner.symlink_to(root / "elsewhere")
+    with pytest.raises(InvalidTask, match=r"^\.as-test/runners/default\.wasi\.py is not a regular"):
+        created(root)
