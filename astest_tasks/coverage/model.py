@@ -126,7 +126,10 @@ def _float(value: object) -> float:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past any float, from the spec's own report
+            return 0.0
         return number if math.isfinite(number) else 0.0
     if isinstance(value, str):
         try:

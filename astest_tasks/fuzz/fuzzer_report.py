@@ -113,7 +113,10 @@ def _int(value: object) -> int:
 
 def _float(value: object) -> float:
     if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past any float, from the spec's own report
+            return 0.0
         return number if number == number and abs(number) != float("inf") else 0.0
     return 0.0
 

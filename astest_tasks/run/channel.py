@@ -319,7 +319,7 @@ def _entry_text(entry: list[object], index: int) -> str:
 def _number(value: object) -> float:
     try:
         return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer past any float
         return float("nan")
 
 

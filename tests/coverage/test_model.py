@@ -145,3 +145,13 @@ def test_points_are_sorted_by_line_column_type_hash_and_filtered() -> None:
 def test_nothing_counted_is_one_hundred_percent_like_as_test() -> None:
     assert merge_points([], lambda p: True).percent == 100.0
     assert percent_of(1, 3) == 100 / 3
+
+
+def test_numbers_past_any_float_are_read_as_zero() -> None:
+    huge = 10**400
+    coverage = coverage_from_dict(
+        {"total": huge, "uncovered": 1, "percent": huge, "points": [{"file": "x.ts", "line": huge}]}
+    )
+    assert coverage is not None
+    assert (coverage.total, coverage.percent) == (0, 0.0)
+    assert coverage.points[0].line == 0

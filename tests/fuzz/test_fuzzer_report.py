@@ -67,3 +67,13 @@ def test_odd_fields_fall_back_to_defaults() -> None:
     assert outcome.name == "3" and outcome.runs == 0 and outcome.failed == 1
     assert outcome.time_ms == 0.0 and outcome.assertion.message == ""
     assert len(outcome.failures) == 1 and outcome.failures[0].run == 0
+
+
+def test_numbers_past_any_float_fall_back_to_defaults() -> None:
+    (outcome,) = parse_fuzz_report(
+        json.dumps(
+            {"fuzzers": [{"name": "f", "runs": 10**400, "time": {"start": 1, "end": 10**400}}]}
+        ).encode()
+    )
+    assert outcome.time_ms == 0.0  # a count stays an integer, of any size
+    assert outcome.runs == 10**400

@@ -535,3 +535,18 @@ def test_chunk_totals_the_guest_leaves_out_are_not_checked() -> None:
     channel = fed(call("report:start"), data(b"ab"), data(b"cd"), call("report:end"))
     assert channel.report_problem is None
     assert channel.report_payload == b"abcd"
+
+
+def test_coverage_numbers_past_any_float_are_read_as_no_number() -> None:
+    # JSON holds integers of any size, and a spec's own messages are untrusted.
+    huge = 10**400
+    channel = fed(
+        call("coverage:summary", total=huge, covered=1, uncovered=0, percent=huge, detail=huge),
+        call("coverage:batch", file="a.ts", points=[[huge, 2, "Block", huge]]),
+    )
+    assert all_replies(channel) == []
+    coverage = coverage_from_dict(channel.streamed_coverage)
+    assert coverage is not None
+    assert (coverage.total, coverage.percent) == (0, 0.0)
+    (point,) = coverage.points
+    assert (point.line, point.executed, point.hash) == (0, False, f"{huge}:2:Block")
