@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 import types
 import typing
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -248,6 +249,10 @@ def _read_int(value: object, where: str) -> object:
 
 def _read_float(value: object, where: str) -> object:
     if type(value) is float:
+        # Python's json reads NaN and Infinity, which JSON has not and we never write: a file
+        # that holds one was written by something else (a time of nan would reach the reports).
+        if not math.isfinite(value):
+            raise RecordError(f"{_at(where)}is not a finite number")
         return value
     if type(value) is int:
         try:

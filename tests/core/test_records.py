@@ -143,6 +143,9 @@ def test_a_missing_field_takes_its_default_and_one_without_a_default_is_named() 
         # JSON's integers have no bound: one past a float's is invalid, not an OverflowError.
         ("ratio", 10**400, "ratio: is a number too large to read"),
         ("times", {"t": -(10**400)}, "times.t: is a number too large to read"),
+        # Python's json reads NaN and Infinity; we never write them.
+        ("ratio", float("nan"), "ratio: is not a finite number"),
+        ("times", {"t": float("-inf")}, "times.t: is not a finite number"),
     ],
 )
 def test_a_wrong_type_names_the_field(key: str, value: object, message: str) -> None:
