@@ -76,7 +76,8 @@ def to_double(value: int | float) -> float:
     try:
         return float(value)
     except OverflowError:
-        return math.copysign(math.inf, value)
+        # not copysign(inf, value): it converts value to a float first, and overflows again
+        return math.inf if value > 0 else -math.inf
 
 
 _EXACT_INTEGERS = float(2**53)

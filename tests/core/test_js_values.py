@@ -107,6 +107,12 @@ def test_string_and_number_follow_javascript_for_json_values() -> None:
     assert js_trim("\ufeff\u00a0 key \u3000") == "key"
 
 
+def test_an_integer_past_any_double_is_infinity_as_in_javascript() -> None:
+    # JSON holds integers of any size, and a spec's report is untrusted.
+    assert js_string(10**400) == "Infinity" and js_string(-(10**400)) == "-Infinity"
+    assert js_json([10**400, -(10**400)]) == "[null,null]"  # JSON.stringify's answer
+
+
 def test_two_decimals_round_exact_halves_up_like_to_fixed() -> None:
     assert fixed2(12.125) == "12.13"
     assert fixed2(100 / 3) == "33.33"

@@ -89,6 +89,12 @@ def test_missing_suite_fields_take_the_javascript_defaults() -> None:
     )
 
 
+def test_a_number_past_any_double_is_read_as_javascript_reads_it() -> None:
+    # JSON holds integers of any size: JavaScript reads this one as Infinity, no depth.
+    (suite,) = parse_report(b'[{"depth": ' + b"9" * 400 + b', "time": {"start": 1}}]')
+    assert (suite.depth, suite.start_ms) == (0, 1.0)
+
+
 def test_missing_expectation_fields_take_the_javascript_defaults() -> None:
     (suite,) = parse_report(b'{"suites":[{"tests":[{}]}]}')
     assert suite.tests == (
