@@ -7,10 +7,14 @@ the user's own ``html/``, ``cache/`` or ``reports/`` may be. Its files are named
 Before any task runs, every folder we write into is checked: otherwise the first write fails
 deep inside a task with a traceback, possibly half-way through the run; one line up front says
 which folder, from which config field, and what to do. Inside the project, neither such a
-folder, nor a folder on its way, nor one inside it, may be a symbolic link: a run writes there
-and ``doit clean`` deletes there, and a link committed into the project (by a pull request, say)
-would send both outside it, onto files that are not ours. A folder the config names outside the
-project is the config's choice, and is only checked for being writable.
+folder, nor a folder on its way, nor one inside it, may be a symbolic link that leads out of the
+project: a run writes there and ``doit clean`` deletes there, and a link committed into the
+project (by a pull request, say) would send both onto files that are not ours, as
+model/snapshots.py refuses for a snapshot folder. A link that stays inside the project (a shared
+snapshot folder, pnpm's ``node_modules``) is followed, and a folder the config names outside the
+project, the way to put our files on another disk, is the config's choice, only checked for
+being writable. (A pull request's dodo.py, runner scripts and runtime commands run as code:
+this is a guard against a link slipping by, not a sandbox.)
 
 0.1.0 put the reports and caches in the folder that holds ``outDir``: a project that builds into
 ``./build`` got them at its root. They stay where they are (they may be the user's), and the
@@ -20,6 +24,7 @@ first run at the new place says so once.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -45,9 +50,10 @@ def check_output_folders(
         if link is not None:
             raise UserError(
                 f"{config_path}: {field}: will not write into {folder}: {link} is a symbolic "
-                "link, and a run writes there and `doit clean` deletes there, which would reach "
-                f"wherever it points; fix: delete the link (rm {link}): a run writes that "
-                "folder's files again"
+                "link out of the project, and a run writes there and `doit clean` deletes there; "
+                f"fix: delete the link (rm {shlex.quote(link)}): a run writes that folder's files "
+                f"again; or, to keep our files on another disk, point {field.split(' ')[0]} at "
+                "a folder there"
             )
         problem = _problem(project_root, Path(folder))
         if problem is not None:
@@ -62,33 +68,38 @@ _FIX = (
 
 
 def _linked_folder(project_root: Path, folder: Path, walked: list[str]) -> str | None:
-    """The first symbolic link (relative to the project) on the way to ``folder`` or inside it,
-    when ``folder`` is inside the project; else None. ``walked`` holds the folders searched
-    already, which this adds to."""
+    """The first symbolic link (relative to the project) out of the project, on the way to
+    ``folder`` or inside it, when ``folder`` is inside the project; else None. ``walked`` holds
+    the folders searched already, which this adds to."""
     root = os.path.normpath(project_root)
     path = os.path.normpath(os.path.join(root, folder))
     if os.path.commonpath([root, path]) != root:
         return None  # the config names a folder outside the project: its choice
+    real_root = os.path.realpath(root)
     here = root
     for part in Path(os.path.relpath(path, root)).parts:
         if part == os.curdir:
             continue
         here = os.path.join(here, part)
-        if os.path.islink(here):
+        if os.path.islink(here) and _leads_out(here, real_root):
             return os.path.relpath(here, root)
         if not os.path.isdir(here):
             return None  # not made yet (or a file: _problem says so)
     if any(os.path.commonpath([done, here]) == done for done in walked):
         return None
     walked.append(here)
-    inner = _link_inside(here)
+    inner = _link_out_inside(here, real_root)
     return None if inner is None else os.path.relpath(inner, root)
 
 
-def _link_inside(folder: str) -> str | None:
-    """The first symbolic link to a folder inside ``folder``, at any depth (a link to a file is
-    replaced, not written through, by our atomic writes, and removed, not followed, by doit's
-    clean)."""
+# Not ours to write into, and large: a snapshotDir of "." would otherwise walk them every call.
+_NOT_SEARCHED = frozenset({"node_modules", ".git"})
+
+
+def _link_out_inside(folder: str, real_root: str) -> str | None:
+    """The first symbolic link to a folder out of the project inside ``folder``, at any depth
+    (a link to a file is replaced, not written through, by our atomic writes, and removed, not
+    followed, by doit's clean)."""
     pending = [folder]
     while pending:
         try:
@@ -96,12 +107,20 @@ def _link_inside(folder: str) -> str | None:
         except OSError:
             continue  # unreadable: _problem says so when it matters (not writable)
         for entry in entries:
+            if entry.name in _NOT_SEARCHED:
+                continue
             if entry.is_symlink():
-                if entry.is_dir():
+                if entry.is_dir() and _leads_out(entry.path, real_root):
                     return entry.path
             elif entry.is_dir(follow_symlinks=False):
                 pending.append(entry.path)
     return None
+
+
+def _leads_out(link: str, real_root: str) -> bool:
+    """Whether the link ``link`` ends outside the project (whose real path is ``real_root``)."""
+    target = os.path.realpath(link)
+    return os.path.commonpath([real_root, target]) != real_root
 
 
 def _folders(output_root: str, modes: Iterable[ModeSettings]) -> Iterator[tuple[str, str]]:

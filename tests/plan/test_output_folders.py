@@ -78,9 +78,10 @@ def test_a_symbolic_link_to_a_folder_on_the_way_or_inside_is_refused_with_the_fi
     with pytest.raises(UserError) as error:
         _check(root)
     message = str(error.value)
-    assert f"{link} is a symbolic link" in message
+    assert f"{link} is a symbolic link out of the project" in message
     assert message.startswith("as-test.config.json: output: will not write into .as-test:")
     assert f"fix: delete the link (rm {link})" in message
+    assert message.endswith("or, to keep our files on another disk, point output at a folder there")
     assert (tmp_path / "outside/index.html").read_text() == "the user's own page"
 
 
@@ -94,6 +95,31 @@ def test_links_to_files_and_a_linked_way_to_the_project_itself_are_fine(tmp_path
     _check(tmp_path / "via")
     _check(real)
     assert (real / ".as-test/report.json").is_symlink(), "a check only: nothing is changed"
+
+
+def test_a_link_that_stays_inside_the_project_is_followed(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / "assembly/shared-snapshots").mkdir(parents=True)
+    (root / ".as-test").mkdir()
+    (root / ".as-test/snapshots").symlink_to(
+        root / "assembly/shared-snapshots", target_is_directory=True
+    )
+    _check(root)
+    assert (root / ".as-test/snapshots").is_symlink()
+
+
+def test_node_modules_and_git_are_not_searched_even_under_a_folder_we_write(
+    tmp_path: Path,
+) -> None:
+    # pnpm and workspaces link packages in; a snapshotDir of "." holds the whole project.
+    root = tmp_path / "project"
+    (root / "node_modules").mkdir(parents=True)
+    (root / "node_modules/as-test").symlink_to(_outside(tmp_path), target_is_directory=True)
+    (root / "as-test.config.json").write_text('{"snapshotDir": "."}')
+    _check(root)
+    (root / "elsewhere").symlink_to(tmp_path / "outside", target_is_directory=True)
+    with pytest.raises(UserError, match=r"snapshotDir: will not write into \.: elsewhere is a"):
+        _check(root)
 
 
 def test_a_folder_the_config_names_outside_the_project_is_its_choice(tmp_path: Path) -> None:
