@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -114,7 +115,8 @@ def _open(lock_path: Path) -> int:
             raise
         raise UserError(
             f"{lock_path} is a symbolic link, where astest-tasks keeps the lock it writes its "
-            f"pid into; fix: delete the link (rm {lock_path}): a run makes the file again"
+            f"pid into; fix: delete the link (rm {shlex.quote(str(lock_path))}): a run makes "
+            "the file again"
         ) from None
 
 

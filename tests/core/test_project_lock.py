@@ -58,14 +58,14 @@ def test_a_lock_file_that_is_a_symbolic_link_is_refused_and_its_target_left_alon
 ) -> None:
     target = tmp_path / "the users own file.txt"
     target.write_text("precious")
-    lock = tmp_path / ".as-test/cache/project.lock"
+    lock = tmp_path / "my project/.as-test/cache/project.lock"
     lock.parent.mkdir(parents=True)
     lock.symlink_to(target)
     with pytest.raises(UserError) as error:
         lock_project(lock)
     assert str(error.value) == (
         f"{lock} is a symbolic link, where astest-tasks keeps the lock it writes its pid into; "
-        f"fix: delete the link (rm {lock}): a run makes the file again"
+        f"fix: delete the link (rm '{lock}'): a run makes the file again"
     )
     assert target.read_text() == "precious"
     assert project_lock._held == {}
