@@ -150,9 +150,11 @@ class TargetsAreFiles:
         self.reason = ""
 
     def __call__(self) -> bool:
+        self.reason = ""  # doit may ask again in one call (BuildUpToDate does)
         for target in self.targets:
             try:
-                mode = os.lstat(Path(self.project_root) / target).st_mode
+                # os.path, not Path: this runs for every build of every call
+                mode = os.lstat(os.path.join(self.project_root, target)).st_mode
             except FileNotFoundError:
                 continue
             except OSError:

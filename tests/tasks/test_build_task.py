@@ -40,8 +40,14 @@ def test_a_build_runs_again_when_a_target_is_not_a_regular_file(tmp_path: Path) 
             (root / target).write_text("built")
         assert check() is True
         (root / check.targets[0]).unlink()
-        fifo_symlink(root / check.targets[0])
+        fifo = fifo_symlink(root / check.targets[0])
         assert check() is False
+        assert str(check).startswith(f"{check.targets[0]} is not a regular file")
+        (root / check.targets[0]).unlink()
+        fifo.unlink()
+        (root / check.targets[0]).write_text("built again")
+        assert check() is True
+        assert str(check).startswith("the targets ("), "the last answer's reason, not a stale one"
 
 
 def _targets_checks(build: dict[str, object]) -> list[TargetsAreFiles]:
