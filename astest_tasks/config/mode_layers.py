@@ -47,7 +47,14 @@ def read_modes(source: Source, value: object) -> dict[str, Layer]:
 # line be a runner's ``::command::``), invisible format characters (bidirectional overrides,
 # zero-width spaces: a name that shows as another), lone surrogates (no file name on disk), line
 # and paragraph separators. Every printable name is kept, but for these parts:
-_NOT_PRINTABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_KINDS = {
+    "Cc": "a control character",
+    "Cf": "an invisible format character",
+    "Cs": "half of a surrogate pair, alone",
+    "Zl": "a line separator",
+    "Zp": "a paragraph separator",
+}
+_NOT_PRINTABLE = frozenset(_KINDS)
 # Each part as an error names it (never writing ``##[`` itself), and why it is refused.
 _REFUSED_PARTS = {
     "=": ('"="', "doit refuses a task name with it"),
@@ -57,8 +64,9 @@ _REFUSED_PARTS = {
     ),
 }
 _NAME_FIX = (
-    "rename the mode to printable text: letters, digits, spaces and punctuation such as "
-    '":", "-", "_", "." (as in "node:wasi"), without "=" or a "[" after "##"'
+    "rename the mode without the character or part named, in printable text: letters (of any "
+    'script), digits, spaces and punctuation such as ":", "-", "_", "." (as in "node:wasi"), '
+    'without "=" or a "[" after "##"'
 )
 
 
@@ -69,18 +77,34 @@ def _mode_field(name: str) -> str:
 
 
 def _shown(name: str) -> str:
-    """``name`` in JSON's quotes, every character beyond ASCII escaped (``\\n``, ``\\u202e``), and
-    a ``##[`` broken as every line we print breaks it (``##\\[``)."""
-    return terminal_text(json.dumps(name), colour=False, github_actions=True)
+    """``name`` in JSON's quotes, as readable as it is: printable text of any script as it is,
+    each character refused above escaped (``\\n``, ``\\u200c``), and a ``##[`` broken as every
+    line we print breaks it (``##\\[``)."""
+    quoted = json.dumps(name, ensure_ascii=False)  # escapes C0 controls, keeps the rest
+    visible = "".join(
+        _escape(character) if unicodedata.category(character) in _NOT_PRINTABLE else character
+        for character in quoted
+    )
+    return terminal_text(visible, colour=False, github_actions=True)
+
+
+def _escape(character: str) -> str:
+    code = ord(character)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _refusal(name: str) -> str:
-    """Why ``name`` would act where it is printed; empty when it would not."""
-    if any(unicodedata.category(character) in _NOT_PRINTABLE for character in name):
-        return (
-            "holds a control, format or line-separator character, which task names and reports "
-            "would carry to terminals and CI logs"
-        )
+    """Why ``name`` would act where it is printed, naming the first such character or part;
+    empty when it would not."""
+    for position, character in enumerate(name, start=1):
+        category = unicodedata.category(character)
+        if category in _NOT_PRINTABLE:
+            named = unicodedata.name(character, "")
+            what = f"{_KINDS[category]} ({named})" if named else _KINDS[category]
+            return (
+                f"holds U+{ord(character):04X}, {what}, as its character {position}, which task "
+                "names and reports would carry to terminals and CI logs"
+            )
     for part, (label, why) in _REFUSED_PARTS.items():
         if part in name:
             return f"holds {label}: {why}"

@@ -13,6 +13,7 @@ from astest_tasks.core.errors import ConfigError
 from astest_tasks.core.guest_text import inert_field, terminal_text
 
 CONFIG_NAME = "as-test.config.json"
+UNPRINTABLE = ("Cc", "Cf", "Cs", "Zl", "Zp")
 WASI_MODE = {"buildOptions": {"target": "wasi"}}
 
 
@@ -51,13 +52,27 @@ def test_a_mode_name_that_would_act_when_printed_is_refused_naming_file_field_an
 
     assert error.config_path == CONFIG_NAME
     assert error.field.startswith("$.modes")
-    # The name shown, escaped: as JSON writes it, a "##[" broken as in every line we print.
-    assert json.dumps(name).replace("##[", "##\\[") in error.problem
+    # What is refused is named: the first such character by its code point, or the part.
+    refused = next((c for c in name if unicodedata.category(c) in UNPRINTABLE), None)
+    if refused is not None:
+        assert f"holds U+{ord(refused):04X}, " in error.problem
+    else:
+        assert 'holds "="' in error.problem or 'holds "[" after "##"' in error.problem
     assert error.fix.startswith("rename the mode")
     # The line doit prints as it is: nothing in it a terminal or runner would act on.
     assert message == inert_field(message) == terminal_text(message, False, github_actions=True)
-    assert not any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") for c in message)
-    assert message.isascii()
+    assert not any(unicodedata.category(c) in UNPRINTABLE for c in message)
+
+
+def test_a_refused_name_is_shown_as_written_but_for_what_is_refused(tmp_path: Path) -> None:
+    name = "模式\u200c测试"  # with a zero-width non-joiner, which Persian writes between words
+    with pytest.raises(ConfigError) as caught:
+        load_modes(tmp_path, [name])
+    assert caught.value.problem == (
+        'mode name "模式\\u200c测试" holds U+200C, an invisible format character (ZERO WIDTH '
+        "NON-JOINER), as its character 3, which task names and reports would carry to terminals "
+        "and CI logs"
+    )
 
 
 @pytest.mark.parametrize(
