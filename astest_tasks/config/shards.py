@@ -17,14 +17,13 @@ Each shard's report names its split (``split_name``: every pair's shard, digeste
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
-from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.json_text import finite_number, parse_json
 from astest_tasks.core.project_source import NotReadable, read_regular_file
 from astest_tasks.core.state_files import MAX_STATE_BYTES
 
@@ -132,7 +131,7 @@ def load_durations(path: Path) -> dict[str, float]:
         raise _not_a_report(path, str(exc)) from None
     durations: dict[str, float] = {}
     for index, (key, seconds) in enumerate(pairs):
-        duration = _duration(seconds)
+        duration = finite_number(seconds)
         if duration is None:
             # The entry by its place and its name, cut short: the file may come from anywhere.
             entry = f"specs[{index}] {key[:_SHOWN_KEY]!r}"
@@ -153,18 +152,6 @@ def _read_report(path: Path) -> Any:  # Any, as parse_json: load_durations check
         ) from None
     except (OSError, RuntimeError, NotReadable, ValueError) as exc:  # RuntimeError: a loop
         raise _not_a_report(path, str(exc)) from None
-
-
-def _duration(seconds: object) -> float | None:
-    """A report's time as a float: None for anything but a finite number (NaN, Infinity, or an
-    integer too large for a float, which ``float`` refuses with OverflowError)."""
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-        return None
-    try:
-        duration = float(seconds)
-    except OverflowError:
-        return None
-    return duration if math.isfinite(duration) else None
 
 
 def _not_a_report(path: Path, why: str) -> UserError:

@@ -11,6 +11,7 @@ invalid JSON (a clear error, a cache miss, an unreadable record) covers it too.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -45,3 +46,16 @@ def parse_json(
         return json.loads(text, parse_constant=parse_constant)
     except RecursionError:
         raise JsonNestingError() from None
+
+
+def finite_number(value: object) -> float | None:
+    """A JSON number read as a finite float; None for anything else: another type (``true`` is
+    not 1), NaN or Infinity (which Python's json reads), or an integer too large for a float
+    (JSON's integers have no bound, and ``float`` refuses one with OverflowError)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None

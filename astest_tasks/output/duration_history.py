@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
-from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.json_text import finite_number, parse_json
 from astest_tasks.core.state_files import read_state_file
 from astest_tasks.model.results import SpecResult, Stage
 
@@ -85,15 +84,9 @@ def _past_run(stored: object) -> PastRun | None:
 
 
 def _seconds(value: object) -> float | None:
-    """``value`` as a duration: a finite number from 0, else None. (``float`` of an integer too
-    large for one raises OverflowError, and the comparisons alone tell NaN and Infinity.)"""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        seconds = float(value)
-    except OverflowError:
-        return None
-    return seconds if 0 <= seconds < math.inf else None
+    """``value`` as a duration: a finite number from 0, else None."""
+    seconds = finite_number(value)
+    return seconds if seconds is not None and seconds >= 0 else None
 
 
 def record_runs(

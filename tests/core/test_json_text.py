@@ -15,7 +15,12 @@ from astest_tasks.build.compiler import BuildRecord
 from astest_tasks.config.shards import load_durations
 from astest_tasks.config.toolchain import find_package
 from astest_tasks.core.errors import UserError
-from astest_tasks.core.json_text import JsonNestingError, parse_json, reject_constant
+from astest_tasks.core.json_text import (
+    JsonNestingError,
+    finite_number,
+    parse_json,
+    reject_constant,
+)
 from astest_tasks.fuzz.fuzzer_report import FuzzReportError, parse_fuzz_report
 from astest_tasks.fuzz.results import FuzzResult
 from astest_tasks.model.guest_report import ReportError
@@ -140,3 +145,24 @@ def test_a_config_nested_200000_deep_is_one_error_line_with_exit_3(tmp_path: Pat
         "a JSON reader follows); fix: no setting nests more than a few levels: rewrite the file "
         "from the documented keys"
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [
+        (1, 1.0),
+        (-2.5, -2.5),
+        (0, 0.0),
+        (True, None),  # JSON's true is not 1
+        ("1", None),
+        (None, None),
+        (float("nan"), None),  # Python's json reads NaN and Infinity
+        (float("inf"), None),
+        (10**400, None),  # past any float: float() raises OverflowError
+        (-(10**400), None),
+    ],
+)
+def test_a_finite_number_is_a_json_number_a_float_can_hold(
+    value: object, number: float | None
+) -> None:
+    assert finite_number(value) == number
