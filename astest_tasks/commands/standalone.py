@@ -12,6 +12,7 @@ A dodo.py in the folder is not read: ``doit`` runs that.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from doit.exceptions import InvalidDodoFile
 
 from astest_tasks.config.pipeline import BASENAME
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.guest_text import doit_line
 from astest_tasks.plan.command_line import command_line_given
 from astest_tasks.plan.doit_argv import task_options_first
 from astest_tasks.plan.options import (
@@ -73,7 +75,7 @@ class AstestLoader(TaskLoader2):  # type: ignore[misc]  # doit is untyped
                 certain=True,
             )
         except UserError as exc:
-            raise InvalidDodoFile(str(exc)) from None
+            raise InvalidDodoFile(doit_line(str(exc), sys.stderr)) from None
 
     @property
     def config_path(self) -> str:

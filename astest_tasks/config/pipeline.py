@@ -15,7 +15,7 @@ from astest_tasks.config.layout import output_root
 from astest_tasks.config.project_config import ProjectConfig
 from astest_tasks.config.shards import Shard
 from astest_tasks.core.frozen import frozen
-from astest_tasks.core.guest_text import for_stream, inert_field
+from astest_tasks.core.guest_text import doit_line
 
 BASENAME = "astest"
 
@@ -32,7 +32,7 @@ def task_doc(text: str) -> str:
     """A task's ``doc`` as doit prints it, as it is, in ``doit list`` and ``doit info``: it names
     a spec's path and a runtime's command, which a pull request chooses, so it is kept to its
     line and made inert as every line we print is (doit keeps only a doc's first line anyway)."""
-    return for_stream(inert_field(text), sys.stdout)
+    return doit_line(text, sys.stdout)
 
 
 @frozen

@@ -128,6 +128,13 @@ def for_stream(text: str, stream: TextIO) -> str:
     return encodable(terminal_text(text, use_colour(stream), in_github_actions(os.environ)), stream)
 
 
+def doit_line(text: str, stream: TextIO) -> str:
+    """A line doit prints as it is on ``stream`` (its ``ERROR:`` line for an error we raise, a
+    task's doc in ``doit list``): kept to its line (``inert_field``) and made inert as every line
+    we print is (``for_stream``), since it may quote a path or a config value."""
+    return for_stream(inert_field(text), stream)
+
+
 def own_commands_for_stream(text: str, stream: TextIO) -> str:
     """Our own workflow commands (their properties and message already escaped as GitHub's toolkit
     escapes them), made inert for a terminal but left readable as commands by the runner."""

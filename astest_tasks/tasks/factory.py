@@ -21,7 +21,7 @@ from doit.globals import Globals
 from astest_tasks.config.pipeline import BASENAME, Pipeline
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
-from astest_tasks.core.guest_text import for_stream, inert_field
+from astest_tasks.core.guest_text import doit_line
 from astest_tasks.core.option_declarations import OptionSpec
 from astest_tasks.core.version import __version__
 from astest_tasks.plan.command_line import CommandLine, current_command_line
@@ -84,7 +84,7 @@ def make_astest_tasks(
         )
         _check_bare_changed(command_line)
     except UserError as exc:
-        raise InvalidDodoFile(str(exc)) from None
+        raise InvalidDodoFile(doit_line(str(exc), sys.stderr)) from None
     pinned = {
         name: value
         for name, value in (
@@ -167,7 +167,7 @@ def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, 
         # prints it as it is: the message may quote the config (a mode's file path, a value),
         # which a pull request writes, so it is kept to its line and made inert as every line
         # we print is.
-        raise InvalidTask(for_stream(inert_field(str(exc)), sys.stderr)) from None
+        raise InvalidTask(doit_line(str(exc), sys.stderr)) from None
     yield from tasks
 
 

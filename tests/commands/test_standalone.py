@@ -94,3 +94,16 @@ def test_a_selection_of_nothing_stops_before_any_task_with_one_line(
     assert run_doit(["list", *arguments]) == 3
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("ERROR: ") and message in line and "fix: " in line
+
+
+def test_a_state_file_error_is_one_inert_line(
+    tmp_project: ProjectBuilder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # doit prints the loader's error as it is: the file's name comes from the command line.
+    root = tmp_project()
+    name = "state\n::error::x\x1b]0;t\x07.db"
+    (root / name).write_bytes(b"not a database, not JSON")
+    assert run_doit(["list", "--db-file", name]) == 3
+    printed = capsys.readouterr().err
+    assert "ERROR: state\\n::error::x\\x1b]0;t\\x07.db (doit's record of which tasks" in printed
+    assert "\x1b" not in printed and "\x07" not in printed and "\n::error::" not in printed

@@ -190,3 +190,17 @@ def test_a_config_error_doit_prints_is_inert_for_the_terminal_and_the_runner(
     assert runner_commands(message) == []
     assert not TERMINAL_CONTROL.search(message)
     assert "\\x1b]0;t\\x07" in message, "shown, not acted on"
+
+
+def test_a_state_file_error_names_the_file_inert_as_every_line_doit_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The dodo-import route of a UserError, as the task-making route: doit prints it as it is.
+    monkeypatch.chdir(tmp_path)
+    Path("state\n::error::x\x1b]0;t\x07.db").write_bytes(b"not a database, not JSON")
+    monkeypatch.setattr(sys, "argv", ["doit", "--db-file", "state\n::error::x\x1b]0;t\x07.db"])
+    with pytest.raises(InvalidDodoFile) as error:
+        make_astest_tasks()
+    message = str(error.value)
+    assert message.startswith("state\\n::error::x\\x1b]0;t\\x07.db (doit's record of which tasks")
+    assert "\n" not in message and "\x1b" not in message and "\x07" not in message
