@@ -6,8 +6,13 @@ the project by a pull request, would have the call wait for ever: a spec's sourc
 of it, a runner script, a package's manifest. Such a file stops the call before any task, with
 one line naming it and the task that reads it. A missing file is left to doit's own check (and
 to the import scan's, which builds again once it appears); a link to a regular file is read as
-doit reads it, through the link. Each file is looked at once per call (``os.stat``, which never
-opens it), relative to the cwd, as doit reads ``file_dep`` (config/layout.py's ``doit_paths``).
+doit reads it, through the link. A file that a task checked before makes again when it is not
+a regular file (a run's build record: the build's ``TargetsAreFiles``, checks.py) is that
+task's to replace before doit reads it, so a call mends it rather than stopping (tasks come
+before the tasks that read their targets: creator.py). A runner script is not one of those: it
+is the user's, made only when missing, so it is checked as any other input. Each file is
+looked at once per call (``os.stat``, which never opens it), relative to the cwd, as doit reads
+``file_dep`` (config/layout.py's ``doit_paths``).
 """
 
 from __future__ import annotations
@@ -19,16 +24,20 @@ from typing import Any
 
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.guest_text import inert_field
+from astest_tasks.tasks.checks import TargetsAreFiles
 
 
 class InputFiles:
     """The ``file_dep`` of the tasks of one call, each checked once."""
 
     def __init__(self) -> None:
-        self._seen: set[str] = set()
+        self._seen: set[str] = set()  # looked at, or made again by a task checked before
 
     def check(self, task: Mapping[str, Any]) -> None:
-        """Raise UserError when a file ``task`` depends on is there but is not a regular file."""
+        """Raise UserError when a file ``task`` depends on is there but is not a regular file,
+        unless a task checked before makes it again then."""
+        if any(isinstance(check, TargetsAreFiles) for check in task.get("uptodate", ())):
+            self._seen.update(task.get("targets", ()))
         for name in task.get("file_dep", ()):
             if name in self._seen:
                 continue

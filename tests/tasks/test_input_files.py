@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.tasks.checks import TargetsAreFiles
 from astest_tasks.tasks.input_files import InputFiles
 
 
@@ -56,3 +57,28 @@ def test_a_name_with_control_characters_is_shown_escaped(
     with pytest.raises(UserError) as error:
         InputFiles().check(task("x\x1b]0;title\x07.ts"))
     assert str(error.value).startswith("x\\x1b]0;title\\x07.ts is not a regular file")
+
+
+def test_a_file_an_earlier_task_makes_is_left_to_that_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A run's build record: the build's TargetsAreFiles has it made again before doit reads it.
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("math.build.json")
+    build = {
+        "basename": "astest",
+        "name": "build:wasi:math",
+        "targets": ["math.build.json"],
+        "uptodate": [TargetsAreFiles(str(tmp_path), ["math.build.json"])],
+    }
+    inputs = InputFiles()
+    inputs.check(build)
+    inputs.check(task("math.build.json"))
+    # A task that makes it only when it is missing (a runner script) mends nothing.
+    runner = {**build, "uptodate": [True]}
+    for before in ([], [runner]):
+        checked = InputFiles()
+        for earlier in before:
+            checked.check(earlier)
+        with pytest.raises(UserError, match=r"^math\.build\.json is not a regular file"):
+            checked.check(task("math.build.json"))
