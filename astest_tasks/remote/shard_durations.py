@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from astest_tasks.core.frozen import frozen
-from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.json_text import finite_number, parse_json
 from astest_tasks.remote.entries import canonical_json
 from astest_tasks.remote.portable_keys import remote_key
 from astest_tasks.remote.settings import RemoteSettings
@@ -106,16 +106,18 @@ def encode_durations(durations: Mapping[str, float]) -> bytes:
 
 
 def _readable(name: object, seconds: object) -> bool:
-    if not (isinstance(name, str) and 0 < len(name) <= MAX_PAIR_NAME and ":" in name):
-        return False
-    return not isinstance(seconds, bool) and isinstance(seconds, int | float) and _in_range(seconds)
+    return _pair_name(name) and _seconds(seconds) is not None
 
 
-def _in_range(seconds: float) -> bool:
-    """From 0 to ``MAX_SECONDS``: false for NaN (every comparison with it is) and Infinity. Not
-    ``math.isfinite``, which raises OverflowError for an integer too large for a float; the
-    comparisons take any integer."""
-    return 0 <= seconds <= MAX_SECONDS
+def _pair_name(name: object) -> bool:
+    return isinstance(name, str) and 0 < len(name) <= MAX_PAIR_NAME and ":" in name
+
+
+def _seconds(value: object) -> float | None:
+    """A duration from 0 to ``MAX_SECONDS`` (a JSON number as ``finite_number`` reads one), or
+    None."""
+    seconds = finite_number(value)
+    return seconds if seconds is not None and 0 <= seconds <= MAX_SECONDS else None
 
 
 def decode_durations(data: bytes) -> dict[str, float]:
@@ -127,14 +129,15 @@ def decode_durations(data: bytes) -> dict[str, float]:
     if not isinstance(durations, dict):
         raise ValueError("no durations in it")
     decoded: dict[str, float] = {}
-    for name, seconds in durations.items():
-        if not (isinstance(name, str) and 0 < len(name) <= MAX_PAIR_NAME and ":" in name):
+    for name, value in durations.items():
+        if not _pair_name(name):
             raise ValueError("a pair's name is not mode:spec-id")
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError("a duration is not a number")
-        if not _in_range(seconds):
+        seconds = _seconds(value)
+        if seconds is None:
             raise ValueError("a duration is not a number of seconds")
-        decoded[name] = float(seconds)
+        decoded[name] = seconds
     return decoded
 
 
