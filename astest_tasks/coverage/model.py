@@ -17,7 +17,7 @@ from dataclasses import field, replace
 
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import decode_guest_utf8
-from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.json_text import finite_number, parse_json
 from astest_tasks.core.records import stored_as
 
 
@@ -126,11 +126,8 @@ def _float(value: object) -> float:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, int | float):
-        try:
-            number = float(value)
-        except OverflowError:  # an integer past any float, from the spec's own report
-            return 0.0
-        return number if math.isfinite(number) else 0.0
+        number = finite_number(value)  # an integer past any float, NaN: none
+        return 0.0 if number is None else number
     if isinstance(value, str):
         try:
             number = float(value.strip() or "0")

@@ -15,7 +15,7 @@ from typing import Any
 
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import decode_guest_utf8
-from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.json_text import finite_number, parse_json
 from astest_tasks.core.records import stored_as
 
 
@@ -112,13 +112,8 @@ def _int(value: object) -> int:
 
 
 def _float(value: object) -> float:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            number = float(value)
-        except OverflowError:  # an integer past any float, from the spec's own report
-            return 0.0
-        return number if number == number and abs(number) != float("inf") else 0.0
-    return 0.0
+    number = finite_number(value)  # an integer past any float, NaN, a bool: none
+    return 0.0 if number is None else number
 
 
 def _text(value: object) -> str:
