@@ -18,7 +18,7 @@ from pathlib import Path
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
-from astest_tasks.core.project_source import NotReadable, read_regular_file
+from astest_tasks.core.project_source import NotReadable, read_named_file
 from astest_tasks.core.state_files import read_state_file
 
 SCAN_CACHE_FORMAT = 1
@@ -173,8 +173,8 @@ def read_scanned_source(file: Path) -> str | None:
     outside the project (a monorepo's shared folder). A FIFO (which a plain read would wait on
     for ever, hanging every doit call's planning), a device or a huge file is not scanned."""
     try:
-        data = read_regular_file(file.resolve(strict=True), MAX_SCANNED_SOURCE_BYTES)
-    except (OSError, RuntimeError, ValueError, NotReadable):
+        data = read_named_file(file, MAX_SCANNED_SOURCE_BYTES)
+    except (OSError, ValueError, NotReadable):
         return None
     return data.decode("utf-8", errors="replace")
 

@@ -24,7 +24,7 @@ from typing import Any
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import finite_number, parse_json
-from astest_tasks.core.project_source import NotReadable, read_regular_file
+from astest_tasks.core.project_source import NotReadable, read_named_file
 from astest_tasks.core.state_files import MAX_STATE_BYTES
 
 _SHOWN_KEY = 200  # characters of a pair's name an error quotes
@@ -144,13 +144,13 @@ def _read_report(path: Path) -> Any:  # Any, as parse_json: load_durations check
     """The file the user named, followed to wherever it is but read only when it is a regular
     file (a FIFO would wait for ever) within the cap."""
     try:
-        return parse_json(read_regular_file(path.resolve(strict=True), MAX_STATE_BYTES))
+        return parse_json(read_named_file(path, MAX_STATE_BYTES))
     except FileNotFoundError:
         raise UserError(
             f"--shard-durations {path}: no such file; fix: give the report.json of an earlier "
             "run (the same file on every shard), or leave the option out to shard by hash"
         ) from None
-    except (OSError, RuntimeError, NotReadable, ValueError) as exc:  # RuntimeError: a loop
+    except (OSError, NotReadable, ValueError) as exc:
         raise _not_a_report(path, str(exc)) from None
 
 

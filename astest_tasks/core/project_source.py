@@ -100,6 +100,17 @@ def read_regular_file(path: Path, max_bytes: int) -> bytes:
     return read_regular_file_with_status(path, max_bytes)[0]
 
 
+def read_named_file(path: Path, max_bytes: int) -> bytes:
+    """The file ``path`` names, followed through any symlinks to wherever it leads (a file the
+    user named, an import's source), read as ``read_regular_file`` reads it: a link loop is
+    NotReadable too, and a missing file FileNotFoundError."""
+    try:
+        resolved = path.resolve(strict=True)
+    except RuntimeError as error:  # a symlink loop, before Python 3.13
+        raise NotReadable("is a loop of symlinks") from error
+    return read_regular_file(resolved, max_bytes)
+
+
 def read_regular_file_with_status(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
     """``read_regular_file``, with the status of the very file read (taken before reading)."""
     descriptor, status = open_regular_file(path, max_bytes)

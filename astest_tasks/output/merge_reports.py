@@ -22,7 +22,7 @@ from astest_tasks.config.shards import HASH_SPLIT, ShardPart, pair_key
 from astest_tasks.core.digests import is_sha256
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.json_text import parse_json
-from astest_tasks.core.project_source import NotReadable, read_regular_file
+from astest_tasks.core.project_source import NotReadable, read_named_file
 from astest_tasks.core.state_files import MAX_STATE_BYTES
 from astest_tasks.model.results import SpecResult
 from astest_tasks.output.console import Shown
@@ -103,10 +103,10 @@ def _load(path: Path) -> dict[str, Any]:
     try:
         # Followed to wherever the user's name leads, but only a regular file within the cap is
         # read: a FIFO among a CI job's downloads would wait for ever.
-        document = parse_json(read_regular_file(path.resolve(strict=True), MAX_STATE_BYTES))
+        document = parse_json(read_named_file(path, MAX_STATE_BYTES))
     except FileNotFoundError:
         raise UserError(f"{path}: no such report; fix: give each shard's report.json") from None
-    except (OSError, RuntimeError, NotReadable, ValueError) as exc:  # RuntimeError: a loop
+    except (OSError, NotReadable, ValueError) as exc:
         raise UserError(f"{path}: not a readable report.json ({exc})") from None
     if not isinstance(document, dict) or not isinstance(document.get("specs"), list):
         raise UserError(f'{path}: not a report.json of astest-tasks (it has no "specs" list)')

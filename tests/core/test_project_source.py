@@ -12,6 +12,7 @@ from astest_tasks.core.project_source import (
     MAX_SOURCE_BYTES,
     NotReadable,
     project_source_path,
+    read_named_file,
     read_project_file,
     read_project_source,
     read_regular_file,
@@ -147,3 +148,21 @@ def test_a_regular_file_anywhere_is_read_but_never_a_fifo_or_device(
     for path in (layout / "pipe", Path("/dev/zero"), layout):
         with pytest.raises(NotReadable, match="not a regular file"):
             read_regular_file(path, 1_000)
+
+
+def test_a_named_file_is_followed_through_links_and_read_only_when_regular(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "report.json").write_text("{}")
+    (tmp_path / "via.json").symlink_to(tmp_path / "report.json")
+    assert read_named_file(tmp_path / "via.json", 100) == b"{}"
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "to-fifo.json").symlink_to(tmp_path / "fifo")
+    with pytest.raises(NotReadable, match="is not a regular file"):
+        read_named_file(tmp_path / "to-fifo.json", 100)  # never opened to wait on
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    with pytest.raises(NotReadable, match="is a loop of symlinks"):
+        read_named_file(tmp_path / "a", 100)
+    with pytest.raises(FileNotFoundError):
+        read_named_file(tmp_path / "missing.json", 100)
