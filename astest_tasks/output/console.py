@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from colorama import Back, Fore, Style
-
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import inert_field
 from astest_tasks.coverage.model import CoverageSummary
 from astest_tasks.model.guest_report import Counts
 from astest_tasks.model.results import SpecResult, Stage, Status
+from astest_tasks.output.ansi import Back, Fore, Style
 from astest_tasks.output.coverage_console import coverage_lines
 from astest_tasks.output.terminal import Palette, strip_colour
 from astest_tasks.output.text_caps import MAX_LINE, cut, cut_name, first_part

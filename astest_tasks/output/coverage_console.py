@@ -7,10 +7,9 @@ from 75, red below, and only on a terminal (the palette decides).
 
 from __future__ import annotations
 
-from colorama import Fore, Style
-
 from astest_tasks.core.js_values import fixed2
 from astest_tasks.coverage.model import CoverageSummary, FileCoverage
+from astest_tasks.output.ansi import Fore, Style
 from astest_tasks.output.terminal import Palette
 
 BAR_SLOTS = 12

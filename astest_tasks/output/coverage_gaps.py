@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from colorama import Style
-
 from astest_tasks.core.frozen import frozen
 from astest_tasks.coverage.model import CoveragePoint, CoverageSummary
 from astest_tasks.coverage.points import SourceLines, describe_point
+from astest_tasks.output.ansi import Style
 from astest_tasks.output.terminal import Palette
 
 SNIPPET_WIDTH = 72

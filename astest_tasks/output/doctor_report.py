@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from colorama import Fore, Style
-
 from astest_tasks.config.as_test_version import AsTestVersion
 from astest_tasks.config.config_checks import check_config, input_check, selected_modes
 from astest_tasks.config.dodo_backend import doit_backend_check
@@ -30,6 +28,7 @@ from astest_tasks.config.toolchain import AS_TEST, find_package
 from astest_tasks.config.toolchain_checks import node_checks, package_checks
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.setup_checks import Check, Level
+from astest_tasks.output.ansi import Fore, Style
 from astest_tasks.output.terminal import Palette, use_colour
 from astest_tasks.run.runtime_command import runtime_checks
 

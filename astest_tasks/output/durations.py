@@ -15,13 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from colorama import Style
-
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import inert_field
 from astest_tasks.model.guest_report import Suite
 from astest_tasks.model.test_cases import block_ms
+from astest_tasks.output.ansi import Style
 from astest_tasks.output.console import Shown, format_seconds
 from astest_tasks.output.terminal import Palette
 

@@ -12,13 +12,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from colorama import Fore, Style
-
 from astest_tasks.config.pipeline import task_command
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream, inert_field
 from astest_tasks.core.records import decode
 from astest_tasks.model.results import Status
+from astest_tasks.output.ansi import Fore, Style
 from astest_tasks.output.console import format_seconds
 from astest_tasks.output.terminal import (
     Palette,

@@ -10,8 +10,6 @@ from dataclasses import field, fields, replace
 from pathlib import Path
 from typing import Final
 
-from colorama import Fore
-
 from astest_tasks.config.pipeline import task_command
 from astest_tasks.config.shards import ShardPart
 from astest_tasks.core.frozen import frozen
@@ -33,6 +31,7 @@ from astest_tasks.model.results import (
     read_result_file,
 )
 from astest_tasks.model.test_cases import TestCase as Point
+from astest_tasks.output.ansi import Fore
 from astest_tasks.output.ci_reports import points
 from astest_tasks.output.console import Shown, render_summary
 from astest_tasks.output.coverage_gaps import GapListing, coverage_gap_lines

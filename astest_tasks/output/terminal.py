@@ -13,11 +13,10 @@ import sys
 import threading
 from typing import TextIO
 
-from colorama import Back, Fore, Style, just_fix_windows_console
-
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.terminal_env import use_colour as use_colour  # its home moved below
 from astest_tasks.model.results import Status
+from astest_tasks.output.ansi import Back, Fore, Style, fix_windows_console
 
 _ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
@@ -51,7 +50,7 @@ class Palette:
 
     def __post_init__(self) -> None:
         if self.enabled:
-            just_fix_windows_console()
+            fix_windows_console()
 
     def paint(self, text: str, *codes: str) -> str:
         if not self.enabled or not codes:

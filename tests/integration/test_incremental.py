@@ -95,6 +95,10 @@ NOT_FOR_A_NO_CHANGE_RUN = (
     "astest_tasks.tasks.doctor",
     "astest_tasks.remote.session",
     "astest_tasks.remote.counters",
+    # colorama's Windows console support (ctypes among it) for a few constant colour codes:
+    # output/ansi.py holds the codes, and colorama is imported on Windows alone.
+    "colorama",
+    "ctypes",
 )
 
 
