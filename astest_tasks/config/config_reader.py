@@ -27,7 +27,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar, cast
 
@@ -115,7 +115,7 @@ class Format:
     aliases: Mapping[str, str]
 
 
-@dataclass
+@frozen
 class Source:
     """One JSON file being read: where messages point, and where its relative files live."""
 
@@ -160,7 +160,7 @@ class Source:
 _T = TypeVar("_T")
 
 
-@dataclass
+@frozen
 class ConfigObject:
     """One config object being read (the base config, or a mode): its JSON and where it is.
 

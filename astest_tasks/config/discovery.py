@@ -18,10 +18,10 @@ import glob
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from astest_tasks.config.input_exclusions import expand_braces, glob_ignores
+from astest_tasks.core.frozen import frozen
 
 SPEC_SUFFIX = ".spec.ts"
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
@@ -30,7 +30,7 @@ _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
 _NOT_IN_TASK_NAME = re.compile("[%=\x00-\x1f\x7f-\x9f\u2028\u2029]|(?<=##)\\[")
 
 
-@dataclass(frozen=True, order=True)
+@frozen
 class Spec:
     path: str  # posix, relative to the project root (absolute only if outside it)
     spec_id: str

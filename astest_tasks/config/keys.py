@@ -23,7 +23,7 @@ forgotten fails tests/config/test_keys.py.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, Generic, TypeVar
 
 from astest_tasks.config import config_reader as read
@@ -48,6 +48,12 @@ def mode_replaces(base: T, own: T, rules: AsTestRules) -> T:
     return own
 
 
+def _by_identity(declaration: object, other: object) -> bool:
+    """A declaration's ``__eq__`` (its ``__hash__`` is object's): each is one place in the
+    config, whatever its fields hold (functions, defaults that are not hashable)."""
+    return declaration is other
+
+
 @frozen
 class Doc:
     """A key's row in the table of keys of docs/configuration.md."""
@@ -70,7 +76,7 @@ class Folder:
     switchable: bool = False
 
 
-@dataclass(frozen=True, eq=False)  # eq=False: keys are compared and hashed by identity
+@frozen
 class Key(Generic[T]):
     """A setting a run uses."""
 
@@ -83,8 +89,11 @@ class Key(Generic[T]):
     aliases: tuple[str, ...] = ()  # places read in its stead, in precedence order after ``at``
     parts: tuple[str, ...] = ()  # the keys of its value, when that is an object
 
+    __eq__ = _by_identity
+    __hash__ = object.__hash__
 
-@dataclass(frozen=True, eq=False)
+
+@frozen
 class Check:
     """A key of as-test's format that is validated (typos surface) but sets nothing we use."""
 
@@ -94,8 +103,11 @@ class Check:
     parts: tuple[str, ...] = ()
     aliases: tuple[str, ...] = field(default=(), init=False)
 
+    __eq__ = _by_identity
+    __hash__ = object.__hash__
 
-@dataclass(frozen=True, eq=False)
+
+@frozen
 class Section:
     """An object other keys are written in: checked, and its unknown keys warned about, when the
     first of them is read."""
@@ -104,14 +116,20 @@ class Section:
     example: str  # shown in the error when it is not an object
     doc: Doc | None = None  # its own row, when its keys share something worth a row
 
+    __eq__ = _by_identity
+    __hash__ = object.__hash__
 
-@dataclass(frozen=True, eq=False)
+
+@frozen
 class Place:
     """A key read elsewhere: by the keys that name it among their ``aliases`` (``output``), or
     by ``mode_layers.py`` (``modes``)."""
 
     at: str
     doc: Doc
+
+    __eq__ = _by_identity
+    __hash__ = object.__hash__
 
 
 Declaration = Key[Any] | Check | Section | Place

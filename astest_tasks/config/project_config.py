@@ -227,12 +227,14 @@ def load_config(
     }
     base_folders = folders(base_values, DEFAULT_MODE_NAME, base_values, None)
     base = _settings(DEFAULT_MODE_NAME, base_folders, rules)
-    source.warnings += input_warnings(
-        source.display,
-        rules,
-        base.input_patterns,
-        {name: mode.input_patterns for name, mode in modes.items()},
-        base.fuzz_input,
+    source.warnings.extend(
+        input_warnings(
+            source.display,
+            rules,
+            base.input_patterns,
+            {name: mode.input_patterns for name, mode in modes.items()},
+            base.fuzz_input,
+        )
     )
     return ProjectConfig(
         path,

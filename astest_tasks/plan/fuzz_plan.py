@@ -8,7 +8,7 @@ without doit.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -104,7 +104,7 @@ def fuzz_files(mode: ModeSettings, target: Spec) -> dict[str, str]:
     }
 
 
-@dataclass
+@frozen
 class FuzzPlan:
     """What the fuzz tasks give the rest: the run tasks to wait for and the results to show."""
 
