@@ -46,7 +46,9 @@ dataclasses keeps it.
 Where sharing does not fit, ``frozen`` is ``@dataclass(frozen=True)`` itself: for a record that
 inherits from a dataclass (its methods must be dataclasses' own), and from Python 3.13 on, whose
 dataclasses compiles a class's methods in one ``exec``. ``frozen`` takes no options: a record
-compared by identity, ordered, or with ``__slots__`` uses ``@dataclass`` directly.
+compared by identity writes its own ``__eq__`` and sets ``__hash__ = object.__hash__``, both kept
+(config/keys.py's declarations); an ordered one, or one with ``__slots__``, uses ``@dataclass``
+directly.
 """
 
 from __future__ import annotations
