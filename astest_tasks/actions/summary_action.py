@@ -15,17 +15,15 @@ from typing import TYPE_CHECKING
 
 from doit.exceptions import TaskFailed
 
-from astest_tasks.actions.task_failure import failed_task
 from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.records import decode
+from astest_tasks.core.terminal_env import in_github_actions
 from astest_tasks.output.console import Shown
 from astest_tasks.output.coverage_summary import CoverageOutcome
 from astest_tasks.output.coverage_threshold import threshold_failures
 from astest_tasks.output.fuzz_summary import ShownFuzz
-from astest_tasks.output.github_actions import in_github_actions, print_annotations
 from astest_tasks.output.latest_log import print_logs
-from astest_tasks.output.step_summary import append_step_summary, step_summary
 from astest_tasks.output.summary import (
     LoadedSpec,
     SummaryExtras,
@@ -66,6 +64,8 @@ def summarize(
     try:
         specs_passed = write_report(summary_plan, loaded, coverage, fuzz)
     except DiskFull as exc:  # the reports there are the last ones that were whole
+        from astest_tasks.actions.task_failure import failed_task  # only when the disk is full
+
         return failed_task(exc)
     _append_step_summary(shown, coverage, below)
     if specs_passed and all(item.result.passed for item in fuzz) and not below:
@@ -113,6 +113,8 @@ def _print(
     below: tuple[str, ...],
 ) -> None:
     if in_github_actions(os.environ):
+        from astest_tasks.output.github_actions import print_annotations  # only there (issue 40)
+
         print_annotations(shown, Path(plan.project_root))
     extras = SummaryExtras(durations=plan.report.durations, threshold_failures=below)
     print_with_fuzz(shown, fuzz, coverage, plan.note, plan.gaps, plan.report.verbose, extras)
@@ -125,6 +127,8 @@ def _append_step_summary(
     target = os.environ.get("GITHUB_STEP_SUMMARY", "")
     if not in_github_actions(os.environ) or not target:
         return
+    from astest_tasks.output.step_summary import append_step_summary, step_summary  # (issue 40)
+
     problem = append_step_summary(Path(target), step_summary(shown, coverage, below))
     if problem:
         print(for_stream(problem, sys.stderr), file=sys.stderr)
