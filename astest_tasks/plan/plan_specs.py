@@ -10,25 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from astest_tasks.build.imports import ImportScanCache, scan_imports
 from astest_tasks.config.as_test import AsTest
-from astest_tasks.config.changed_specs import (
-    ChangedSelection,
-    SpecInputs,
-    argument_paths,
-    project_paths,
-    select_changed,
-)
 from astest_tasks.config.discovery import Spec
-from astest_tasks.config.git_changes import DEFAULT_REF, changed_files
-from astest_tasks.config.last_failed import (
-    BuildState,
-    LastFailedSelection,
-    StoredRecords,
-    last_outcome,
-    select_last_failed,
-)
 from astest_tasks.config.layout import SpecFiles, spec_files
 from astest_tasks.config.mode_specs import ModeSpecs, specs_of_mode
 from astest_tasks.config.pipeline import Pipeline
@@ -45,8 +31,12 @@ from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import read_result_head, stored_result_path
 from astest_tasks.model.snapshot_paths import snapshot_candidates
 from astest_tasks.plan.cache_keys import build_file_deps
-from astest_tasks.remote.shard_durations import SharedDurations
 from astest_tasks.run.runtime import Runtime
+
+if TYPE_CHECKING:  # --changed, --last-failed and shards load their modules alone (issue 40)
+    from astest_tasks.config.changed_specs import ChangedSelection, SpecInputs
+    from astest_tasks.config.last_failed import BuildState, LastFailedSelection, StoredRecords
+    from astest_tasks.remote.shard_durations import SharedDurations
 
 
 def specs_of(
@@ -106,6 +96,8 @@ def spec_inputs(
 ) -> list[SpecInputs]:
     """What decides each (mode, spec) pair's result: the files of its build (the spec, its
     imports, the asconfig), its snapshots, its runner, and what its build arguments name."""
+    from astest_tasks.config.changed_specs import SpecInputs, argument_paths, project_paths
+
     rules = as_test.run
     inputs: list[SpecInputs] = []
     for mode in modes:
@@ -125,6 +117,9 @@ def changed_only(
     root: Path, config_path: str, ref: str, inputs: Sequence[SpecInputs]
 ) -> ChangedSelection:
     """``--changed=REF``: the pairs that a file differing from REF in git may affect."""
+    from astest_tasks.config.changed_specs import project_paths, select_changed
+    from astest_tasks.config.git_changes import DEFAULT_REF, changed_files
+
     changed = changed_files(root, ref or DEFAULT_REF)
     config = next(iter(project_paths(root, [config_path])))
     return select_changed(inputs, changed.paths, changed.ref, config)
@@ -167,6 +162,8 @@ def last_failed_only(
 ) -> LastFailedSelection:
     """``--last-failed``: the pairs whose records in their output folders say they did not pass
     (config/last_failed.py), or all of them when none did."""
+    from astest_tasks.config.last_failed import last_outcome, select_last_failed
+
     outcomes = {
         (mode.name, spec.path): last_outcome(
             mode.name, spec, stored_records(root, mode.name, spec, spec_files(mode, spec))
@@ -180,6 +177,8 @@ def last_failed_only(
 def stored_records(root: Path, mode: str, spec: Spec, files: SpecFiles) -> StoredRecords:
     """The pair's result and build records as their readers find them. Only a regular file is
     opened (a FIFO would block the planning); anything else there counts as unreadable."""
+    from astest_tasks.config.last_failed import StoredRecords
+
     result_path = stored_result_path(root / files.result)
     result = read_result_head(result_path) if result_path.is_file() else None
     return StoredRecords(
@@ -193,6 +192,7 @@ def _build_state(root: Path, mode: str, spec: Spec, record_path: str) -> BuildSt
     # Only --last-failed reads build records here: the compiler's module loads with it alone,
     # not with every call's plan (a no-change run never compiles).
     from astest_tasks.build.compiler import read_build_record
+    from astest_tasks.config.last_failed import BuildState
 
     path = root / record_path
     if not _present(path):

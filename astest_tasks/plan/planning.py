@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from astest_tasks.build.imports import ImportScanCache
 from astest_tasks.config.as_test import AsTest
@@ -66,10 +67,11 @@ from astest_tasks.plan.run_settings import RunLimits, RunSettings
 from astest_tasks.remote.cache_options import RemoteCacheOptions
 from astest_tasks.remote.remote_use import RemoteUse
 from astest_tasks.remote.settings import RemoteSettings, settings_with_secrets
-from astest_tasks.remote.shard_durations import SharedDurations, durations_key
-from astest_tasks.remote.task_keys import NotPortable, portable_name
 from astest_tasks.run.runtime import Runtime
 from astest_tasks.run.runtime_command import resolve_runtime
+
+if TYPE_CHECKING:  # only shards with a remote cache read the published durations (issue 40)
+    from astest_tasks.remote.shard_durations import SharedDurations
 
 Warn = Callable[[str], None]
 
@@ -334,6 +336,9 @@ def _shared_durations(
     settings = remote_settings(options)
     if settings is None:
         return None
+    from astest_tasks.remote.shard_durations import SharedDurations, durations_key
+    from astest_tasks.remote.task_keys import NotPortable, portable_name
+
     try:
         config = portable_name(root, config_path)
     except NotPortable:  # a config outside the project: its name is all that travels

@@ -104,6 +104,10 @@ NOT_FOR_A_NO_CHANGE_RUN = (
     "astest_tasks.output.step_summary",
     "astest_tasks.model.locations",
     "astest_tasks.actions.task_failure",
+    # What only --changed, --last-failed or a shard reading published durations plans with.
+    "astest_tasks.config.changed_specs",
+    "astest_tasks.config.last_failed",
+    "astest_tasks.remote.shard_durations",
 )
 
 

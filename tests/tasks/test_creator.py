@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 from doit.exceptions import InvalidTask, TaskFailed
 
-from astest_tasks.config import toolchain
+from astest_tasks.config import git_changes, toolchain
 from astest_tasks.config.git_changes import ChangedFiles
 from astest_tasks.core import project_lock
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import Stage, Status, read_result, write_result
-from astest_tasks.plan import plan_specs
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.tasks.creator import create_tasks
 from astest_tasks.tasks.factory import make_astest_tasks
@@ -115,7 +114,7 @@ def built_with_changes(
         assert project_root == root and ref == "origin/main"
         return ChangedFiles(ref=ref, paths=frozenset(changed))
 
-    monkeypatch.setattr(plan_specs, "changed_files", report)
+    monkeypatch.setattr(git_changes, "changed_files", report)  # read when --changed plans
     made = list(create_tasks(root, TaskOptions.with_values(changed="origin/main")))
     names = [str(task["name"]) for task in made]
     builds = sorted(name.rsplit(":", 1)[-1] for name in names if name.startswith("build:"))
