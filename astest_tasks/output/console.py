@@ -11,10 +11,8 @@ from astest_tasks.coverage.model import CoverageSummary
 from astest_tasks.model.guest_report import Counts
 from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.output.ansi import Back, Fore, Style
-from astest_tasks.output.coverage_console import coverage_lines
 from astest_tasks.output.terminal import Palette, strip_colour
 from astest_tasks.output.text_caps import MAX_LINE, cut, cut_name, first_part
-from astest_tasks.output.verbose_tree import tree_lines
 
 
 @frozen
@@ -44,6 +42,8 @@ def render_summary(
     for item in shown:
         lines.append(_spec_line(item, palette, id_width, mode_width))
         if verbose:
+            from astest_tasks.output.verbose_tree import tree_lines  # --verbose's alone (issue 40)
+
             lines.extend(tree_lines(item.result.suites, palette))
     failure_blocks = [_failure_block(item, palette) for item in shown if _has_details(item)]
     if failure_blocks:
@@ -62,6 +62,8 @@ def render_summary(
         lines.append("")
         lines.extend(warning_lines)
     if coverage is not None:  # before the totals, as as-test prints it: the tests line stays last
+        from astest_tasks.output.coverage_console import coverage_lines
+
         lines.append("")
         lines.extend(coverage_lines(coverage, palette))
         lines.extend(coverage_gaps)  # --show-coverage (coverage_gaps.py)

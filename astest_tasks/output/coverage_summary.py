@@ -22,8 +22,6 @@ from pathlib import Path
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.version import __version__
-from astest_tasks.coverage.cobertura import COBERTURA_FILE, cobertura_document
-from astest_tasks.coverage.files import LCOV_FILE, LOG_FILE, coverage_log_json, lcov_document
 from astest_tasks.coverage.model import CoveragePoint, CoverageSummary, FileCoverage, merge_points
 from astest_tasks.coverage.points import SourceLines
 from astest_tasks.coverage.rules import CoverageRules, is_ignored_file, is_ignored_point
@@ -97,6 +95,10 @@ def _keep_all(point: CoveragePoint) -> bool:
 def write_coverage_files(root: Path, outcome: CoverageOutcome) -> list[str]:
     """Write each mode's files (as-test writes none for a mode without counted points); returns
     the paths written, relative to the project root."""
+    # Only a run with coverage writes these: their modules load with it (issue 40).
+    from astest_tasks.coverage.cobertura import COBERTURA_FILE, cobertura_document
+    from astest_tasks.coverage.files import LCOV_FILE, LOG_FILE, coverage_log_json, lcov_document
+
     written: list[str] = []
     sources = SourceLines(root)
     for mode in outcome.modes:

@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import field, fields, replace
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from astest_tasks.config.pipeline import task_command
 from astest_tasks.config.shards import ShardPart
@@ -34,7 +34,6 @@ from astest_tasks.model.test_cases import TestCase as Point
 from astest_tasks.output.ansi import Fore
 from astest_tasks.output.ci_reports import points
 from astest_tasks.output.console import Shown, render_summary
-from astest_tasks.output.coverage_gaps import GapListing, coverage_gap_lines
 from astest_tasks.output.coverage_summary import (
     CoverageOutcome,
     CoverageTarget,
@@ -71,6 +70,9 @@ from astest_tasks.output.suite_filter import filter_result
 from astest_tasks.output.terminal import Palette, output_stream, use_colour
 from astest_tasks.output.test_name_filter import compile_test_name_pattern, skip_unmatched_tests
 
+if TYPE_CHECKING:  # --show-coverage's listing loads with it alone (issue 40)
+    from astest_tasks.output.coverage_gaps import GapListing
+
 
 @frozen
 class SummaryEntry:
@@ -104,6 +106,8 @@ class SummaryPlan:
         """How the uncovered points are listed, when they are to be."""
         if not self.show_coverage:
             return None
+        from astest_tasks.output.coverage_gaps import GapListing
+
         typed = any(target.rules.typed_points for target in self.coverage)  # one as-test for all
         return GapListing(Path(self.project_root), self.expand_coverage_gaps, typed)
 
@@ -288,6 +292,8 @@ def print_summary(
     total = coverage.total if coverage else None
     gap_lines: list[str] = []
     if total is not None and gaps is not None:
+        from astest_tasks.output.coverage_gaps import coverage_gap_lines
+
         gap_lines = coverage_gap_lines(
             total, SourceLines(gaps.root), palette, gaps.expand_nested, gaps.typed_points
         )
