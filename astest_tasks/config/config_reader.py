@@ -35,7 +35,6 @@ from astest_tasks.config import as_test_rules
 from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.as_test_version import NEWEST_TESTED as NEWEST_AS_TEST
 from astest_tasks.config.asc_flags import TRY_AS
-from astest_tasks.config.envfile import DotenvError, parse_dotenv
 from astest_tasks.core.errors import ConfigError
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import JsonNestingError, parse_json, reject_constant
@@ -679,6 +678,8 @@ def _read_env(source: Source, value: object, field: str) -> dict[str, str] | Non
 
 
 def _read_env_file(source: Source, value: str, field: str) -> dict[str, str]:
+    from astest_tasks.config.envfile import DotenvError, parse_dotenv  # a config naming one
+
     if not value:
         raise source.error(field, "must not be empty", 'name a .env file, e.g. "./.env.test"')
     env_path = Path(os.path.abspath(source.directory / value))
