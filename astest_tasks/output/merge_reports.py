@@ -26,7 +26,7 @@ from astest_tasks.core.project_source import NotReadable, read_named_file
 from astest_tasks.core.state_files import MAX_STATE_BYTES
 from astest_tasks.model.results import SpecResult
 from astest_tasks.output.console import Shown
-from astest_tasks.output.formats.report_json import REPORT_FILE
+from astest_tasks.output.formats import REPORT_FILE
 from astest_tasks.output.summary import print_summary, write_reports
 
 Publish = Callable[[str, Mapping[str, float]], None]

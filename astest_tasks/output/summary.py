@@ -32,7 +32,6 @@ from astest_tasks.model.results import (
 )
 from astest_tasks.model.test_cases import TestCase as Point
 from astest_tasks.output.ansi import Fore
-from astest_tasks.output.ci_reports import points
 from astest_tasks.output.console import Shown, render_summary
 from astest_tasks.output.coverage_summary import (
     CoverageOutcome,
@@ -42,8 +41,12 @@ from astest_tasks.output.coverage_summary import (
 )
 from astest_tasks.output.duration_history import update_history
 from astest_tasks.output.durations import duration_lines
-from astest_tasks.output.formats import report_file_names, write_report_files
-from astest_tasks.output.formats.report_json import REPORT_FILE, REPORT_FORMAT
+from astest_tasks.output.formats import (
+    REPORT_FILE,
+    REPORT_FORMAT,
+    report_file_names,
+    write_report_files,
+)
 from astest_tasks.output.fuzz_summary import FuzzEntry, ShownFuzz, load_fuzz_results, print_fuzz
 from astest_tasks.output.latest_log import (
     CollectedLogs,
@@ -52,7 +55,6 @@ from astest_tasks.output.latest_log import (
     lines_of_whole_json,
     write_latest_log,
 )
-from astest_tasks.output.report_input import NO_CONTEXT, ReportContext, ReportInput
 from astest_tasks.output.report_options import ReportOptions
 from astest_tasks.output.report_state import (
     STATE_FILE,
@@ -70,8 +72,9 @@ from astest_tasks.output.suite_filter import filter_result
 from astest_tasks.output.terminal import Palette, output_stream, use_colour
 from astest_tasks.output.test_name_filter import compile_test_name_pattern, skip_unmatched_tests
 
-if TYPE_CHECKING:  # --show-coverage's listing loads with it alone (issue 40)
+if TYPE_CHECKING:  # these load with what uses them: --show-coverage, a rewrite (issue 40)
     from astest_tasks.output.coverage_gaps import GapListing
+    from astest_tasks.output.report_input import ReportContext
 
 
 @frozen
@@ -176,6 +179,8 @@ def write_report(
             with contextlib.suppress(OSError):
                 save_state(state_path, replace(state, results=hashed))
         return passed  # the reports on disk are the ones these results make
+    from astest_tasks.output.report_input import ReportInput  # the reports are rewritten
+
     reports = ReportInput(
         shown=[item.shown for item in loaded],
         whole_results=[item.whole_json() for item in loaded],
@@ -199,6 +204,8 @@ def _state_path(plan: SummaryPlan) -> Path:
 def _report_context(
     plan: SummaryPlan, loaded: Sequence[LoadedSpec], fuzz: Sequence[ShownFuzz]
 ) -> ReportContext:
+    from astest_tasks.output.report_input import ReportContext
+
     """What the HTML report shows beyond the results; the runs shown join the durations'
     history in the state folder here, as the reports are rewritten only when a result changed."""
     root = Path(plan.project_root)
@@ -228,6 +235,8 @@ def _report_folder(report: Path) -> Path:
 
 
 def _points_of(item: LoadedSpec) -> list[Point]:
+    from astest_tasks.output.ci_reports import points
+
     if item.stored is None:  # a result made up here (missing file): it has its suites
         return points(item.shown.result)
     try:
@@ -250,17 +259,21 @@ def write_reports(
     shown: list[Shown],
     coverage: CoverageOutcome | None = None,
     shard: ShardPart | None = None,
-    context: ReportContext = NO_CONTEXT,
+    context: ReportContext | None = None,
 ) -> bool:
     """Every registered format's file in ``report``'s folder (``report`` names report.json),
-    for programs and CI; True when nothing failed. The results must have their suites."""
+    for programs and CI; True when nothing failed. The results must have their suites;
+    ``context`` is what the HTML report shows beyond them (none: nothing more)."""
+    from astest_tasks.output.ci_reports import points
+    from astest_tasks.output.report_input import NO_CONTEXT, ReportInput
+
     reports = ReportInput(
         shown=shown,
         whole_results=[item.result.to_json() for item in shown],
         spec_points=[points(item.result) for item in shown],
         coverage=coverage,
         shard=shard,
-        context=context,
+        context=NO_CONTEXT if context is None else context,
     )
     write_report_files(_report_folder(report), reports)
     return all(item.result.status != Status.FAILED for item in shown)

@@ -8,11 +8,9 @@ import json
 from astest_tasks.core.records import encode
 from astest_tasks.model.results import Status
 from astest_tasks.output.coverage_summary import coverage_report_json
+from astest_tasks.output.formats import REPORT_FILE, REPORT_FORMAT
 from astest_tasks.output.formats.base import TextFormat
 from astest_tasks.output.report_input import ReportInput
-
-REPORT_FORMAT = 1  # the document's "format"; raise it when a reader must tell old from new
-REPORT_FILE = "report.json"
 
 
 def report_json(reports: ReportInput) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
@@ -20,8 +22,7 @@ from astest_tasks.model.results import write_result
 from astest_tasks.output import formats
 from astest_tasks.output.ci_reports import points
 from astest_tasks.output.console import Shown
-from astest_tasks.output.formats import REPORT_FORMATS, report_file_names, write_report_files
-from astest_tasks.output.formats.base import TextFormat
+from astest_tasks.output.formats import report_file_names, report_formats, write_report_files
 from astest_tasks.output.report_input import ReportInput
 from astest_tasks.output.summary import load_specs, write_report
 from tests.output.formats.test_ctrf import validated_ctrf
@@ -97,14 +98,14 @@ READERS: dict[str, Callable[[Path], int]] = {
 
 
 def test_every_registered_format_has_a_reader_here() -> None:
-    assert sorted(READERS) == sorted(REPORT_FORMATS)
+    assert sorted(READERS) == sorted(report_formats()) == sorted(report_file_names())
 
 
-@pytest.mark.parametrize("name", sorted(REPORT_FORMATS))
+@pytest.mark.parametrize("name", sorted(READERS))
 def test_each_format_writes_its_file_atomically_and_its_reader_accepts_it(
     tmp_path: Path, name: str
 ) -> None:
-    report_format = REPORT_FORMATS[name]
+    report_format = report_formats()[name]
     path = report_format.write(tmp_path, reports_of(SHOWN))
     assert path == tmp_path / report_format.file_name
     assert READERS[name](path) == len(SHOWN)
@@ -125,11 +126,7 @@ def test_write_report_files_writes_every_format_in_registry_order(tmp_path: Path
     }
 
 
-def spec_count(reports: ReportInput) -> str:
-    return f"{len(reports.shown)} specs\n"
-
-
-COUNT = TextFormat(name="count", file_name="reports/count.txt", render=spec_count)
+COUNT_ROW = ("count", "tests.output.formats.count_format", "reports/count.txt")
 
 
 def test_a_format_added_to_the_registry_is_written_kept_and_cleaned(
@@ -138,10 +135,10 @@ def test_a_format_added_to_the_registry_is_written_kept_and_cleaned(
     write_result(tmp_path / "r.json", table_result(10))
     summary_plan = plan(tmp_path)
     write_report(summary_plan, load_specs(summary_plan, "s1"))
-    counted = tmp_path / ".as-test" / COUNT.file_name
+    counted = tmp_path / ".as-test" / COUNT_ROW[2]
     assert not counted.exists()
 
-    monkeypatch.setattr(formats, "REPORT_FORMATS", {**REPORT_FORMATS, COUNT.name: COUNT})
+    monkeypatch.setattr(formats, "FORMATS", (*formats.FORMATS, COUNT_ROW))
     # No result changed, but the reports on disk lack the new format's file: it is written.
     write_report(summary_plan, load_specs(summary_plan, "s2"))
     assert counted.read_text() == "1 specs\n"
@@ -151,24 +148,48 @@ def test_a_format_added_to_the_registry_is_written_kept_and_cleaned(
     assert ".as-test/reports/count.txt" in summary_leftovers(REPORT, [])
 
 
-def test_two_formats_cannot_share_a_name_or_a_file() -> None:
-    other = TextFormat(name="count", file_name="other.txt", render=spec_count)
+@pytest.mark.parametrize(
+    "clash",
+    [("count", "tests.output.formats.count_format", "other.txt"), ("other", "x", COUNT_ROW[2])],
+    ids=["name", "file"],
+)
+def test_two_formats_cannot_share_a_name_or_a_file(
+    monkeypatch: pytest.MonkeyPatch, clash: tuple[str, str, str]
+) -> None:
+    monkeypatch.setattr(formats, "FORMATS", (*formats.FORMATS, COUNT_ROW, clash))
     with pytest.raises(ValueError, match="share a name or a file"):
-        formats._registry(COUNT, other)
-    same_file = TextFormat(name="other", file_name=COUNT.file_name, render=spec_count)
+        report_file_names()
     with pytest.raises(ValueError, match="share a name or a file"):
-        formats._registry(COUNT, same_file)
+        report_formats()
+
+
+def test_a_row_that_disagrees_with_its_module_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    wrong = ("count", "tests.output.formats.count_format", "reports/number.txt")
+    monkeypatch.setattr(formats, "FORMATS", (*formats.FORMATS, wrong))
+    with pytest.raises(ValueError, match=r"count_format\.FORMAT is 'count' writing"):
+        report_formats()
+
+
+def test_the_names_and_files_load_no_format_module() -> None:
+    """What says whether the reports are up to date reads the rows alone (issue 40)."""
+    probe = (
+        "import sys; from astest_tasks.output.formats import report_file_names; "
+        "report_file_names(); "
+        "print(sorted(m for m in sys.modules if m.startswith('astest_tasks.output')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['astest_tasks.output', 'astest_tasks.output.formats']"
 
 
 def test_every_format_module_is_registered() -> None:
-    """A module written in output/formats/ but left out of REPORT_FORMATS would never be
+    """A module written in output/formats/ but left out of FORMATS would never be
     written, kept or cleaned: the one place ARCHITECTURE.md names besides the module."""
     package = Path(formats.__file__).parent
     modules = sorted(p.stem for p in package.glob("*.py") if p.stem not in {"__init__", "base"})
     declared = {
         name: importlib.import_module(f"{formats.__name__}.{name}").FORMAT for name in modules
     }
-    registered = set(REPORT_FORMATS.values())
+    registered = set(report_formats().values())
     missing = sorted(name for name, fmt in declared.items() if fmt not in registered)
     assert modules, "the scan found no format module"
-    assert not missing, f"add these modules' FORMAT to REPORT_FORMATS: {missing}"
+    assert not missing, f"add a row for each of these modules to FORMATS: {missing}"
