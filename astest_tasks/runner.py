@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from astest_tasks.run.inprocess_runtime import ACTIVE_RUN
+from astest_tasks.run.runner_script import ACTIVE_RUN
 from astest_tasks.run.wasm_host import (
     WITH_MEMORY_ATTRIBUTE,
     GuestMemory,

@@ -50,7 +50,7 @@ RUN_CACHES = {
     ("run/browser_session.py", "_failed_launches"): "a browser that would not start is not retried",
     ("run/browser_session.py", "_sessions_pid"): "the process that opened them (fork safety)",
     ("run/browser_session.py", "_closers_registered"): "the exit hook, registered once",
-    ("run/inprocess_runtime.py", "_CODE_CACHE"): "compiled runner scripts, per process",
+    ("run/runner_script.py", "_CODE_CACHE"): "compiled runner scripts, per process",
 }
 # What a signal handler or exit hook must find whatever else is live: process-wide by nature.
 PROCESS_GUARDS = {

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.setup_checks import Check, Level
-from astest_tasks.run.inprocess_runtime import run_python_runner
 from astest_tasks.run.runner_files import default_runner_path
 from astest_tasks.run.runtime import RuntimeDefaults
 
@@ -70,4 +69,6 @@ class DefaultRuntime(RuntimeDefaults):
         return [Check(Level.OK, scope, f"runtime: in-process runner {self.runner}{made}")]
 
     def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
+        from astest_tasks.run.runner_script import run_python_runner  # a spec runs (issue 40)
+
         return run_python_runner(self.runner, spec, channel, limits)

@@ -33,15 +33,13 @@ from typing import TYPE_CHECKING
 
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.parent_bond import killed_with_this_thread
-from astest_tasks.core.process_env import base_environ
 from astest_tasks.core.setup_checks import Check, Level
-from astest_tasks.run.guest_run import GuestRun, StderrBuffer
 from astest_tasks.run.runtime import RuntimeDefaults
-from astest_tasks.run.runtime_env import runtime_variables
 from astest_tasks.run.runtime_request import RuntimeRequest, normalise_path
 
 if TYPE_CHECKING:
     from astest_tasks.run.channel import ProtocolChannel
+    from astest_tasks.run.guest_run import GuestRun, StderrBuffer
     from astest_tasks.run.runtime import RunnableSpec, SpecLimits
 
 READ_CHUNK = 64 * 1024
@@ -131,6 +129,10 @@ class ExternalRuntime(RuntimeDefaults):
     def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
         # The command sees the artifact as as-test gives it: relative to the project root, which
         # is its working directory. The memory limit is wasmtime's: it does not reach a command.
+        # What running needs loads when a spec runs, not with every call's runtimes (issue 40).
+        from astest_tasks.core.process_env import base_environ
+        from astest_tasks.run.runtime_env import runtime_variables
+
         env = {
             **base_environ(),
             **spec.run_env,
@@ -190,6 +192,8 @@ def run_external(
     channel: ProtocolChannel,
     timeout_s: float,
 ) -> GuestRun:
+    from astest_tasks.run.guest_run import GuestRun, StderrBuffer
+
     started = time.perf_counter()
     executable = resolve_executable(argv[0], cwd, env)
     if executable is None:

@@ -25,12 +25,12 @@ from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.run.browser_choice import BrowserChoice, find_chromium, first_line, has_display
-from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.runtime import RuntimeDefaults
 from astest_tasks.run.runtime_request import RuntimeRequest
 
 if TYPE_CHECKING:
     from astest_tasks.run.channel import ProtocolChannel
+    from astest_tasks.run.guest_run import GuestRun
     from astest_tasks.run.runtime import RunnableSpec, SpecLimits
     from astest_tasks.run.web_server import HarnessServer, WebRun
 
@@ -118,6 +118,9 @@ class BrowserRuntime(RuntimeDefaults):
         return checks
 
     def run(self, spec: RunnableSpec, channel: ProtocolChannel, limits: SpecLimits) -> GuestRun:
+        # What running needs loads when a spec runs, not with every call's runtimes (issue 40).
+        from astest_tasks.run.guest_run import GuestRun
+
         started = time.perf_counter()
         try:
             # The executable found when the tasks were made, which is the one in the run key; the
@@ -145,6 +148,7 @@ def run_in_browser(
     # The session and its server are the run's, loaded when a web spec runs, not when one is
     # planned.
     from astest_tasks.run.browser_session import shared_session
+    from astest_tasks.run.guest_run import GuestRun
     from astest_tasks.run.web_server import WebExit, WebRun
 
     started = time.perf_counter()
@@ -263,6 +267,7 @@ def _stop_worker(session: Any, host: _SpecHost, page: Any, base: str) -> None:
 
 
 def _guest_run(run: WebRun, finished: bool, elapsed: float) -> GuestRun:
+    from astest_tasks.run.guest_run import GuestRun
     from astest_tasks.run.web_server import WebExit
 
     stderr = run.stderr.text

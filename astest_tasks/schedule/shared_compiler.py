@@ -51,7 +51,7 @@ def share_with_workers(
 
 
 # The run path beyond what making the tasks imported: wasmtime (about 20 ms) and the runners.
-_WHAT_WORKERS_RUN = ("astest_tasks.run.wasm_host", "astest_tasks.run.inprocess_runtime")
+_WHAT_WORKERS_RUN = ("astest_tasks.run.wasm_host", "astest_tasks.run.runner_script")
 
 
 def _import_what_workers_run() -> None:

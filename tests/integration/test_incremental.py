@@ -123,6 +123,12 @@ NOT_FOR_A_NO_CHANGE_RUN = (
     "astest_tasks.coverage.cobertura",
     "astest_tasks.coverage.files",
     "astest_tasks.config.envfile",
+    # What running a spec needs beyond choosing its runtime: nothing runs.
+    "astest_tasks.run.runner_script",
+    "astest_tasks.run.guest_run",
+    "astest_tasks.run.wasm_compiler",
+    "astest_tasks.run.runtime_env",
+    "astest_tasks.core.process_env",
 )
 
 

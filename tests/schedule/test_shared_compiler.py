@@ -138,5 +138,5 @@ def test_the_imports_for_the_workers_bring_in_wasmtime_and_the_runners() -> None
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
     )
     assert done.stdout.strip() == str(
-        ["astest_tasks.run.inprocess_runtime", "astest_tasks.run.wasm_host", "wasmtime"]
+        ["astest_tasks.run.runner_script", "astest_tasks.run.wasm_host", "wasmtime"]
     )

@@ -12,7 +12,8 @@ import wasmtime
 from astest_tasks.run import wasm_compiler
 from astest_tasks.run.channel import ProtocolChannel
 from astest_tasks.run.guest_run import GuestRun
-from astest_tasks.run.inprocess_runtime import InProcessRuntime, RunnerContext, run_runner_script
+from astest_tasks.run.inprocess_runtime import InProcessRuntime
+from astest_tasks.run.runner_script import RunnerContext, run_runner_script
 from astest_tasks.run.runtime import RunnableSpec, SpecLimits
 from astest_tasks.run.wasm_compiler import SWITCH_VARIABLE
 from astest_tasks.run.wasm_host import HostLimits
