@@ -6,7 +6,6 @@ totals (1.8.0 counts blocks differently from 1.0.x: ``every_block_is_suite``), a
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from astest_tasks.model.guest_report import (
     Counts,
@@ -23,17 +22,26 @@ from astest_tasks.model.guest_report import (
 TEST_CASE_KINDS = frozenset({"test", "it", "only", "xtest", "xit", "xonly", "todo"})
 
 
-@dataclass
 class _Tally:
-    """Running totals while walking suites, in the order ``readSuite`` updates them."""
+    """Running totals while walking suites, in the order ``readSuite`` updates them.
 
-    suites_passed: int = 0
-    suites_failed: int = 0
-    suites_skipped: int = 0
-    tests_passed: int = 0
-    tests_failed: int = 0
-    tests_skipped: int = 0
-    time_ms: float = 0.0
+    A plain class: as a dataclass its methods were compiled each time the module loads, which
+    every call does (issue 40), for an accumulator only this module makes."""
+
+    __slots__ = (
+        "suites_failed",
+        "suites_passed",
+        "suites_skipped",
+        "tests_failed",
+        "tests_passed",
+        "tests_skipped",
+        "time_ms",
+    )
+
+    def __init__(self) -> None:
+        self.suites_passed = self.suites_failed = self.suites_skipped = 0
+        self.tests_passed = self.tests_failed = self.tests_skipped = 0
+        self.time_ms = 0.0
 
     def add_test(self, verdict: Verdict) -> None:
         if verdict is Verdict.FAIL:

@@ -28,7 +28,6 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,17 +69,22 @@ class PlannedBuild:
         return Path(self.request.project_root) / self.request.record_path
 
 
-@dataclass
 class _Prefetch:
-    build: PlannedBuild
-    stamps: Stamps
-    scratch: Path
-    # The environment the compile saw: an in-process runner script may change ours meanwhile.
-    environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
-    thread: threading.Thread | None = None
-    output: CompileOutput | None = None
-    done: threading.Event = field(default_factory=threading.Event)
-    dropped: bool = False  # nobody will take it: its folder goes, also what is written later
+    """One build compiled ahead. A plain class: as a dataclass its methods were compiled each
+    time the module loads, which every call does (issue 40)."""
+
+    __slots__ = ("build", "done", "dropped", "environ", "output", "scratch", "stamps", "thread")
+
+    def __init__(self, build: PlannedBuild, stamps: Stamps, scratch: Path) -> None:
+        self.build = build
+        self.stamps = stamps
+        self.scratch = scratch
+        # The environment the compile saw: an in-process runner script may change ours meanwhile.
+        self.environ = dict(os.environ)
+        self.thread: threading.Thread | None = None
+        self.output: CompileOutput | None = None
+        self.done = threading.Event()
+        self.dropped = False  # nobody will take it: its folder goes, also what is written later
 
 
 def input_stamps(paths: Sequence[str]) -> Stamps:

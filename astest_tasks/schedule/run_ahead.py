@@ -38,7 +38,6 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -81,16 +80,27 @@ ANSWER_MARGIN_S = 120.0
 KEPT_SESSIONS = 8  # plans of earlier sessions (watch mode's cycles) are dropped beyond this
 
 
-@dataclass
 class HandedOver:
-    """A run the helper has been given, and, once it is done, what it did."""
+    """A run the helper has been given, and, once it is done, what it did.
 
-    request: RunRequest
-    session: str
-    stamps: Stamps
-    give_up: Callable[[], None]  # ends a helper that never answers
-    answer: Answer | None = None
-    done: threading.Event = field(default_factory=threading.Event)
+    This and ``_Plan`` are plain classes: as dataclasses their methods were compiled each time
+    the module loads, which every call does (issue 40)."""
+
+    __slots__ = ("answer", "done", "give_up", "request", "session", "stamps")
+
+    def __init__(
+        self,
+        request: RunRequest,
+        session: str,
+        stamps: Stamps,
+        give_up: Callable[[], None],  # ends a helper that never answers
+    ) -> None:
+        self.request = request
+        self.session = session
+        self.stamps = stamps
+        self.give_up = give_up
+        self.answer: Answer | None = None
+        self.done = threading.Event()
 
     def receive(self, answer: Answer | None) -> None:
         self.answer = answer
@@ -115,18 +125,20 @@ class HandedOver:
         return result, state
 
 
-@dataclass
 class _Plan:
     """One session's run tasks (one pipeline of one doit invocation, or one watch cycle)."""
 
-    planned: list[RunRequest] = field(default_factory=list)
-    place: dict[tuple[str, str, str], int] = field(default_factory=dict)
-    # What the run task's action takes after the request and session (its remote cache key).
-    extra: dict[tuple[str, str, str], tuple[object, ...]] = field(default_factory=dict)
-    # Build records this session's builds wrote (absolute paths), and whether each changed.
-    built: dict[str, bool] = field(default_factory=dict)
-    handed: set[tuple[str, str, str]] = field(default_factory=set)  # ever handed over
-    long_runs: bool = False
+    __slots__ = ("built", "extra", "handed", "long_runs", "place", "planned")
+
+    def __init__(self) -> None:
+        self.planned: list[RunRequest] = []
+        self.place: dict[tuple[str, str, str], int] = {}
+        # What the run task's action takes after the request and session (its remote cache key).
+        self.extra: dict[tuple[str, str, str], tuple[object, ...]] = {}
+        # Build records this session's builds wrote (absolute paths), and whether each changed.
+        self.built: dict[str, bool] = {}
+        self.handed: set[tuple[str, str, str]] = set()  # ever handed over
+        self.long_runs = False
 
 
 class RunAhead:
