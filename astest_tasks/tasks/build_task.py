@@ -7,7 +7,7 @@ up-to-date checks. The callers add the name, doc, meta and the pipeline's extra 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from astest_tasks.actions.doors import build_spec
 from astest_tasks.build.build_request import BuildRequest
@@ -19,8 +19,10 @@ from astest_tasks.config.project_config import ModeSettings
 from astest_tasks.config.toolchain import Toolchain
 from astest_tasks.plan.cache_keys import build_file_deps, build_key
 from astest_tasks.remote.remote_use import RemoteUse
-from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
 from astest_tasks.tasks.checks import InputsChanged, TargetsAreFiles
+
+if TYPE_CHECKING:  # only a call with a remote cache keys its tasks (issue 40)
+    from astest_tasks.remote.task_keys import RemoteTask
 
 
 def build_request(
@@ -60,6 +62,8 @@ def compile_task_fields(
     key = build_key(mode, source, toolchain)
     shared = None
     if remote is not None:
+        from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
+
         shared = RemoteTask(remote, RemoteKeyInputs("build", key, tuple(inputs)), tuple(outputs))
     fields = {
         # Without a remote cache, the action's arguments are the request alone, as before.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doit.task import clean_targets
 
@@ -24,7 +24,6 @@ from astest_tasks.plan.cache_keys import run_key
 from astest_tasks.plan.planning import PlannedSpec
 from astest_tasks.plan.run_settings import RunSettings
 from astest_tasks.remote.remote_use import RemoteUse
-from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
 from astest_tasks.run.run_request import Progress, RunRequest, SnapshotChoice
 from astest_tasks.run.runner_files import default_runner_path, ensure_default_runner
 from astest_tasks.run.runtime import Runtime
@@ -38,6 +37,9 @@ from astest_tasks.tasks.checks import (
     NotHandedOver,
     SnapshotsUnchanged,
 )
+
+if TYPE_CHECKING:  # only a call with a remote cache keys its tasks (issue 40)
+    from astest_tasks.remote.task_keys import RemoteTask
 
 
 def build_task(
@@ -102,6 +104,8 @@ def remote_run(
     """The run's remote key: what its local check tracks, files and inputs alike."""
     if settings.remote is None:
         return None
+    from astest_tasks.remote.task_keys import RemoteKeyInputs, RemoteTask
+
     snapshots = request.snapshots.files
     files = (planned.files.build_record, *planned.runtime.input_files(root), *snapshots)
     return RemoteTask(settings.remote, RemoteKeyInputs("run", run_inputs(planned, settings), files))

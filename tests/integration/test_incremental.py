@@ -129,6 +129,10 @@ NOT_FOR_A_NO_CHANGE_RUN = (
     "astest_tasks.run.wasm_compiler",
     "astest_tasks.run.runtime_env",
     "astest_tasks.core.process_env",
+    # How a task is keyed in the remote cache: there is none.
+    "astest_tasks.remote.task_keys",
+    "astest_tasks.remote.portable_keys",
+    "astest_tasks.remote.entries",
 )
 
 
