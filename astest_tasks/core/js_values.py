@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping
+
+from astest_tasks.core.lazy_pattern import LazyPattern
 
 # StrWhiteSpaceChar: what String.prototype.trim and Number(string) strip.
 JS_WHITESPACE = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
-_JS_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_JS_DECIMAL = LazyPattern(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _JS_RADIX_PREFIXES = {"0x": 16, "0o": 8, "0b": 2}
 _JS_RADIX_DIGITS = {16: "0123456789abcdef", 8: "01234567", 2: "01"}
-_JS_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_JS_ARRAY_INDEX = LazyPattern(r"0|[1-9][0-9]*")
+_LONE_SURROGATE = LazyPattern("[\ud800-\udfff]")
 
 
 def js_string(value: object) -> str:

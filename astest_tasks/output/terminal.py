@@ -8,17 +8,17 @@ Colour follows the usual conventions: ``NO_COLOR`` turns it off, ``FORCE_COLOR``
 from __future__ import annotations
 
 import multiprocessing
-import re
 import sys
 import threading
 from typing import TextIO
 
 from astest_tasks.core.frozen import frozen
+from astest_tasks.core.lazy_pattern import LazyPattern
 from astest_tasks.core.terminal_env import use_colour as use_colour  # its home moved below
 from astest_tasks.model.results import Status
 from astest_tasks.output.ansi import Back, Fore, Style, fix_windows_console
 
-_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_ANSI_ESCAPE = LazyPattern(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
 def strip_colour(text: str) -> str:
