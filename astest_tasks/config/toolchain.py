@@ -50,11 +50,19 @@ class Toolchain:
 
 
 def find_package(project_root: Path, name: str) -> Package | None:
+    manifest = package_manifest(project_root, name)
+    if manifest is None:
+        return None
+    return Package(name=name, root=manifest.parent, version=_read_version(manifest))
+
+
+def package_manifest(project_root: Path, name: str) -> Path | None:
+    """The ``package.json`` of the package Node would load for the project, unread (a build's
+    input stands for the package's contents: its version is inside)."""
     for directory in (project_root, *project_root.parents):
-        root = directory / "node_modules" / name
-        manifest = root / "package.json"
+        manifest = directory / "node_modules" / name / "package.json"
         if manifest.is_file():
-            return Package(name=name, root=root, version=_read_version(manifest))
+            return manifest
     return None
 
 
