@@ -189,7 +189,9 @@ def _keyword_true(call: ast.Call, name: str) -> bool:
 
 def frozen_dataclasses_with_generated_methods(folder: Path) -> list[str]:
     """``@dataclass(frozen=True)`` records that could be ``@frozen`` (core/frozen.py): those with
-    no other option (one compared by identity, ordered or slotted keeps ``@dataclass``)."""
+    no other option but ``eq=False`` (one compared by identity writes ``__eq__ = object.__eq__``
+    and ``__hash__ = object.__hash__``, which ``@frozen`` keeps; an ordered or slotted one keeps
+    ``@dataclass``)."""
     found = []
     for path in sorted(folder.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -199,7 +201,7 @@ def frozen_dataclasses_with_generated_methods(folder: Path) -> list[str]:
                 if (
                     isinstance(decorator, ast.Call)
                     and _keyword_true(decorator, "frozen")
-                    and len(decorator.keywords) == 1
+                    and {keyword.arg for keyword in decorator.keywords} <= {"frozen", "eq"}
                 ):
                     found.append(f"{path.relative_to(folder)}:{node.lineno} {node.name}")
     return found
@@ -223,4 +225,7 @@ def test_a_frozen_dataclass_with_generated_methods_is_found(tmp_path: Path) -> N
         "@dataclass(frozen=True, order=True)\nclass Ordered:\n    x: int\n\n"
         "@dataclass(frozen=True, slots=True)\nclass Slotted:\n    x: int\n"
     )
-    assert frozen_dataclasses_with_generated_methods(tmp_path) == ["module.py:4 Plain"]
+    assert frozen_dataclasses_with_generated_methods(tmp_path) == [
+        "module.py:4 Plain",
+        "module.py:8 ByIdentity",
+    ]

@@ -48,12 +48,6 @@ def mode_replaces(base: T, own: T, rules: AsTestRules) -> T:
     return own
 
 
-def _by_identity(declaration: object, other: object) -> bool:
-    """A declaration's ``__eq__`` (its ``__hash__`` is object's): each is one place in the
-    config, whatever its fields hold (functions, defaults that are not hashable)."""
-    return declaration is other
-
-
 @frozen
 class Doc:
     """A key's row in the table of keys of docs/configuration.md."""
@@ -89,7 +83,7 @@ class Key(Generic[T]):
     aliases: tuple[str, ...] = ()  # places read in its stead, in precedence order after ``at``
     parts: tuple[str, ...] = ()  # the keys of its value, when that is an object
 
-    __eq__ = _by_identity
+    __eq__ = object.__eq__  # by identity (see Declaration)
     __hash__ = object.__hash__
 
 
@@ -103,7 +97,7 @@ class Check:
     parts: tuple[str, ...] = ()
     aliases: tuple[str, ...] = field(default=(), init=False)
 
-    __eq__ = _by_identity
+    __eq__ = object.__eq__  # by identity (see Declaration)
     __hash__ = object.__hash__
 
 
@@ -116,7 +110,7 @@ class Section:
     example: str  # shown in the error when it is not an object
     doc: Doc | None = None  # its own row, when its keys share something worth a row
 
-    __eq__ = _by_identity
+    __eq__ = object.__eq__  # by identity (see Declaration)
     __hash__ = object.__hash__
 
 
@@ -128,10 +122,13 @@ class Place:
     at: str
     doc: Doc
 
-    __eq__ = _by_identity
+    __eq__ = object.__eq__  # by identity (see Declaration)
     __hash__ = object.__hash__
 
 
+# Each declaration is one place in the config, compared and hashed by identity (object's own
+# __eq__ and __hash__, which @frozen keeps), whatever its fields hold: functions, and defaults
+# that are not hashable.
 Declaration = Key[Any] | Check | Section | Place
 
 
