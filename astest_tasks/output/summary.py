@@ -204,10 +204,10 @@ def _state_path(plan: SummaryPlan) -> Path:
 def _report_context(
     plan: SummaryPlan, loaded: Sequence[LoadedSpec], fuzz: Sequence[ShownFuzz]
 ) -> ReportContext:
-    from astest_tasks.output.report_input import ReportContext
-
     """What the HTML report shows beyond the results; the runs shown join the durations'
     history in the state folder here, as the reports are rewritten only when a result changed."""
+    from astest_tasks.output.report_input import ReportContext
+
     root = Path(plan.project_root)
     history = update_history(
         _report_folder(root / plan.report_path), [item.shown.result for item in loaded]
