@@ -68,6 +68,7 @@ PROCESS_GUARDS = {
 MEMOS = {
     ("plan/state_file.py", "_READABLE"): "state files already checked in this process",
     ("config/toolchain.py", "_warned"): "each warning printed once per process",
+    ("config/toolchain.py", "_VERSIONS"): "packages' versions, kept while their files are",
     ("core/records.py", "_PLANS"): "how each record class is encoded, worked out once",
 }
 KNOWN_STATE: dict[tuple[str, str], str] = {

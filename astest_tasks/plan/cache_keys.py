@@ -14,7 +14,7 @@ from astest_tasks.build.imports import ImportScan
 from astest_tasks.config.asc_flags import TRY_AS
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.project_config import ModeSettings
-from astest_tasks.config.toolchain import Toolchain, package_manifest
+from astest_tasks.config.toolchain import Toolchain, find_package
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.version import __version__
 from astest_tasks.run.runtime import Runtime
@@ -57,9 +57,9 @@ def build_file_deps(
     if TRY_AS in mode.features:
         packages.add(TRY_AS)  # its transform rewrites the spec
     for name in sorted(packages):
-        manifest = package_manifest(project_root, name)  # each spec's: not read (issue 40)
-        if manifest is not None:
-            manifests.add(manifest)
+        package = find_package(project_root, name)
+        if package is not None:
+            manifests.add(package.manifest)
     deps.extend(sorted(str(m) for m in manifests))
     return deps
 

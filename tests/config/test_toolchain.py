@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -71,6 +72,37 @@ def test_an_unreadable_manifest_is_a_user_error_suggesting_npm_ci(tmp_path: Path
     install(tmp_path / "node_modules", AS_TEST, "{broken")
     with pytest.raises(UserError, match="npm ci"):
         find_package(tmp_path, AS_TEST)
+
+
+def test_a_manifest_is_read_again_only_when_its_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each spec of a call asks for the packages it imports (plan/cache_keys.py)."""
+    manifest = install(tmp_path / "node_modules", AS_TEST, {"version": "1.0.7"}) / "package.json"
+    reads: list[Path] = []
+    read_text = Path.read_text
+
+    def counted(path: Path, *args: object, **kwargs: object) -> str:
+        reads.append(path)
+        return read_text(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", counted)
+    versions = [find_package(tmp_path, AS_TEST).version for _ in range(3)]  # type: ignore[union-attr]
+    assert (versions, reads) == (["1.0.7"] * 3, [manifest])
+    manifest.write_text(json.dumps({"version": "1.0.8"}), encoding="utf-8")  # a reinstall
+    later = manifest.stat().st_mtime_ns + 10**9  # as it would read once the clock moved on
+    os.utime(manifest, ns=(later, later))
+    assert find_package(tmp_path, AS_TEST) == Package(AS_TEST, manifest.parent, "1.0.8")
+    assert reads == [manifest, manifest]
+
+
+def test_a_manifest_broken_after_a_good_read_is_still_an_error(tmp_path: Path) -> None:
+    manifest = install(tmp_path / "node_modules", AS_TEST, {"version": "1.0.7"}) / "package.json"
+    assert find_package(tmp_path, AS_TEST) is not None
+    manifest.write_text("{broken, and longer than before", encoding="utf-8")
+    for _ in range(2):  # never kept: asked again, it fails again
+        with pytest.raises(UserError, match="npm ci"):
+            find_package(tmp_path, AS_TEST)
 
 
 def test_require_package_returns_the_installed_package(tmp_path: Path) -> None:
