@@ -1,6 +1,6 @@
 """A record's ``__init__`` before it is compiled: the first calls assign the fields without one.
 
-Why: dataclasses writes each record's ``__init__`` as source text and compiles it, about 0.1 ms
+Why: dataclasses writes each record's ``__init__`` as source text and compiles it, 0.1-0.2 ms
 a record in a fresh process, and a ``doit`` call with nothing to do makes some 90 records, most
 of which it calls a few dozen times at most. So a record made by ``@frozen`` (frozen.py) starts
 with a plain ``__init__`` that reads its arguments by the fields' order and names, and after
@@ -36,11 +36,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 # After this many calls a record's __init__ is compiled. A plain call costs about 1.3 us more than
-# a compiled one (3.3 against 2.0 us, six fields), and a compile about 0.2 ms in a fresh process:
-# waiting for about as many calls as the compile costs (some 150) is never worse than twice the
-# choice made in hindsight (the ski-rental rule). At 32, a no-change call compiled 13 records it
-# makes 40 to 120 times: about 2.5 ms of compiles, to save at most 0.2 ms of plain calls (issue
-# 40). A record made by the thousand still gets its compiled __init__ early on.
+# a compiled one (3.3 against 2.0 us, six fields), and a compile 0.1-0.2 ms in a fresh process:
+# waiting for about as many calls as the compile costs (100-150) keeps the total within about
+# twice the better choice made in hindsight (the ski-rental rule); 128 lies in that range. At 32,
+# a no-change call compiled 13 records it makes 40 to 120 times: about 2.5 ms of compiles, to
+# save at most 0.2 ms of plain calls (issue 40). A record made by the thousand still gets its
+# compiled __init__ early on.
 UNCOMPILED_CALLS: Final = 128
 
 _Init = Callable[..., None]
