@@ -58,7 +58,8 @@ class Watcher:
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self._stdout_reader = threading.Thread(target=self._read, daemon=True)
+        self._stdout_reader.start()
         self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
         self._stderr_reader.start()
 
@@ -99,6 +100,15 @@ class Watcher:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+        # Each pipe is closed once its reader has read it to the end (else each leaks a file,
+        # which pytest reports as a ResourceWarning).
+        for reader, pipe in (
+            (self._stdout_reader, self.process.stdout),
+            (self._stderr_reader, self.process.stderr),
+        ):
+            reader.join(timeout=60)
+            if pipe is not None and not reader.is_alive():
+                pipe.close()
 
 
 def ran(lines: list[str]) -> list[tuple[str, str, str]]:

@@ -278,6 +278,8 @@ def test_ctrl_c_during_a_web_run_leaves_no_browser_behind(
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
     wait_for(lambda: not chromium_processes() - others)
     assert chromium_processes() - others == set()
     assert proc.returncode != 0
