@@ -17,6 +17,7 @@ from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.project_source import file_signature
 
 ASSEMBLYSCRIPT = "assemblyscript"
 AS_TEST = "as-test"
@@ -141,18 +142,16 @@ def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
-# Each manifest's version, by the state of its file when read (as doit's own file_dep check
-# trusts a file's mtime): a call asks for the manifest of a package every spec imports once per
-# spec (plan/cache_keys.py), and a watch session again each cycle; reading and parsing it each
-# time was about 2 ms of a 20-spec call (issue 40). One that cannot be read is never kept, so it
-# raises each time it is asked for.
-_VERSIONS: dict[Path, tuple[tuple[int, int, int, int], str]] = {}
+# Each manifest's version, by its file's signature when read: a call asks for the manifest of a
+# package every spec imports once per spec (plan/cache_keys.py), and a watch session again each
+# cycle; reading and parsing it each time was about 2 ms of a 20-spec call (issue 40). One that
+# cannot be read is never kept, so it raises each time it is asked for.
+_VERSIONS: dict[Path, tuple[str, str]] = {}
 
 
 def _read_version(manifest: Path) -> str:
     try:
-        state = manifest.stat()
-        seen = (state.st_mtime_ns, state.st_ctime_ns, state.st_size, state.st_ino)
+        seen = file_signature(manifest.stat())
         known = _VERSIONS.get(manifest)
         if known is not None and known[0] == seen:
             return known[1]

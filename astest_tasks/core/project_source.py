@@ -111,6 +111,18 @@ def read_named_file(path: Path, max_bytes: int) -> bytes:
     return read_regular_file(resolved, max_bytes)
 
 
+def file_signature(status: os.stat_result) -> str:
+    """What tells one version of a file from another without reading it: the same inode of the
+    same device, with the same size and modification and change times. A write in place by
+    another program, of the same size and within one tick of the kernel's file clock (a few
+    milliseconds), goes unseen; doit's own test of a file dependency (the same modification
+    time) is looser (output/report_state.py, config/toolchain.py keep what they read by it)."""
+    return (
+        f"{status.st_dev}:{status.st_ino}:{status.st_size}:"
+        f"{status.st_mtime_ns}:{status.st_ctime_ns}"
+    )
+
+
 def read_regular_file_with_status(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
     """``read_regular_file``, with the status of the very file read (taken before reading)."""
     descriptor, status = open_regular_file(path, max_bytes)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
@@ -45,16 +44,6 @@ class ReportState:
 
 def file_digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
-
-
-def file_signature(status: os.stat_result) -> str:
-    """What tells one version of a file from another without reading it: the same inode of the
-    same device, with the same size and modification and change times (see the module's
-    docstring for what it cannot see)."""
-    return (
-        f"{status.st_dev}:{status.st_ino}:{status.st_size}:"
-        f"{status.st_mtime_ns}:{status.st_ctime_ns}"
-    )
 
 
 def known_digest(

@@ -15,6 +15,7 @@ from astest_tasks.config.shards import ShardPart
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.option_declarations import declaration
+from astest_tasks.core.project_source import file_signature
 from astest_tasks.core.records import encode
 from astest_tasks.core.version import __version__
 from astest_tasks.coverage.points import SourceLines
@@ -60,7 +61,6 @@ from astest_tasks.output.report_state import (
     STATE_FILE,
     ReportState,
     file_digest,
-    file_signature,
     known_digest,
     load_state,
     modification_times,

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
 from astest_tasks.core.project_source import (
     MAX_SOURCE_BYTES,
     NotReadable,
+    file_signature,
     project_source_path,
     read_named_file,
     read_project_file,
@@ -166,3 +169,26 @@ def test_a_named_file_is_followed_through_links_and_read_only_when_regular(
         read_named_file(tmp_path / "a", 100)
     with pytest.raises(FileNotFoundError):
         read_named_file(tmp_path / "missing.json", 100)
+
+
+_STATUS = {"st_dev": 1, "st_ino": 2, "st_size": 3, "st_mtime_ns": 4, "st_ctime_ns": 5}
+
+
+def status_with(**changed: int) -> os.stat_result:
+    return cast(os.stat_result, SimpleNamespace(**{**_STATUS, **changed}))
+
+
+@pytest.mark.parametrize("name", sorted(_STATUS))
+def test_a_file_signature_changes_with_each_part_of_the_files_status(name: str) -> None:
+    assert file_signature(status_with(**{name: 99})) != file_signature(status_with())
+
+
+def test_a_signature_is_of_the_file_as_it_is_now(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    path.write_text("[1]")
+    first = file_signature(path.stat())
+    assert file_signature(path.stat()) == first
+    replacement = tmp_path / "r.json.tmp"
+    replacement.write_text("[2]")
+    os.replace(replacement, path)  # how results are written: the same size, another file
+    assert file_signature(path.stat()) != first

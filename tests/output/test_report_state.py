@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from types import SimpleNamespace
-from typing import cast
-
-import pytest
 
 from astest_tasks.output.report_state import (
     ReportState,
     file_digest,
-    file_signature,
     known_digest,
     load_state,
     modification_times,
@@ -73,34 +67,11 @@ def test_outputs_untouched_notices_an_edited_or_deleted_report(tmp_path: Path) -
     assert not outputs_untouched(tmp_path, {}), "no record of outputs is no proof"
 
 
-_STATUS = {"st_dev": 1, "st_ino": 2, "st_size": 3, "st_mtime_ns": 4, "st_ctime_ns": 5}
-
-
-def status_with(**changed: int) -> os.stat_result:
-    return cast(os.stat_result, SimpleNamespace(**{**_STATUS, **changed}))
-
-
-@pytest.mark.parametrize("name", sorted(_STATUS))
-def test_a_file_signature_changes_with_each_part_of_the_files_status(name: str) -> None:
-    assert file_signature(status_with(**{name: 99})) != file_signature(status_with())
-
-
 def test_a_known_digest_is_taken_only_for_the_same_signature() -> None:
     known = {"r.json": ("sig-1", "kept")}
     assert known_digest(known, "r.json", "sig-1", b"bytes") == "kept"
     assert known_digest(known, "r.json", "sig-2", b"bytes") == file_digest(b"bytes")
     assert known_digest(known, "other.json", "sig-1", b"bytes") == file_digest(b"bytes")
-
-
-def test_a_signature_is_of_the_file_as_it_is_now(tmp_path: Path) -> None:
-    path = tmp_path / "r.json"
-    path.write_text("[1]")
-    first = file_signature(path.stat())
-    assert file_signature(path.stat()) == first
-    replacement = tmp_path / "r.json.tmp"
-    replacement.write_text("[2]")
-    os.replace(replacement, path)  # how results are written: the same size, another file
-    assert file_signature(path.stat()) != first
 
 
 def test_a_state_linked_to_a_fifo_is_none_and_never_waited_on(tmp_path: Path) -> None:
