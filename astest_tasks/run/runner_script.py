@@ -28,6 +28,7 @@ from types import CodeType
 from typing import TYPE_CHECKING
 
 from astest_tasks.core.process_env import runner_environment
+from astest_tasks.core.project_source import file_signature
 from astest_tasks.run.guest_run import GuestRun
 from astest_tasks.run.runtime_env import runtime_variables
 from astest_tasks.run.wasm_compiler import (
@@ -96,7 +97,7 @@ class RunnerContext:
 
 
 ACTIVE_RUN: ContextVar[RunnerContext | None] = ContextVar("astest_active_run", default=None)
-_CODE_CACHE: dict[Path, tuple[tuple[int, int], CodeType]] = {}
+_CODE_CACHE: dict[Path, tuple[str, CodeType]] = {}  # by the script's file_signature
 
 
 def run_runner_script(script: Path, context: RunnerContext) -> GuestRun:
@@ -171,8 +172,7 @@ def _start_failure(
 
 
 def _compiled(script: Path) -> CodeType:
-    state = script.stat()
-    key = (state.st_mtime_ns, state.st_size)
+    key = file_signature(script.stat())
     cached = _CODE_CACHE.get(script)
     if cached is not None and cached[0] == key:
         return cached[1]

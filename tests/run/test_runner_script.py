@@ -124,6 +124,28 @@ def test_an_edited_runner_is_recompiled(tmp_path: Path) -> None:
     assert channel.output_text == "6"
 
 
+def test_a_runner_replaced_by_one_of_the_same_size_and_time_is_recompiled(tmp_path: Path) -> None:
+    """As a checkout or an editor's save by rename replaces it: another file, whatever its
+    modification time and size say (core/project_source.py's file_signature)."""
+    first, _ = run_script(tmp_path, ADDING_RUNNER)
+    assert first.exit_code == 0
+    script = tmp_path / "runner.py"
+    before = script.stat()
+    replacement = tmp_path / "runner.py.new"
+    replacement.write_text(ADDING_RUNNER.replace("a + b", "a * b"))  # the same length
+    os.utime(replacement, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(replacement, script)
+    assert (script.stat().st_size, script.stat().st_mtime_ns) == (
+        before.st_size,
+        before.st_mtime_ns,
+    )
+    wasm = tmp_path / "guest.wasm"
+    channel = ProtocolChannel(None)
+    context = RunnerContext("runner.py", wasm, "wasi", channel, HostLimits(timeout_s=5.0), {}, {})
+    assert run_runner_script(script, context).exit_code == 0
+    assert channel.output_text == "6"
+
+
 def test_instantiate_outside_a_run_task_says_what_to_do() -> None:
     with pytest.raises(RunnerUsageError, match="run the specs with `doit`"):
         instantiate({})
