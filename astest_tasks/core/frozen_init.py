@@ -91,11 +91,21 @@ def plan_for(
     """The plan for a record dataclasses made without ``__init__`` (``made``, from the class
     ``body``); None when it must be compiled at once (see above)."""
     declared = vars(made)["__dataclass_fields__"]
-    pseudo = set(declared) - {field.name for field in fields}
+    names = {field.name for field in fields}
+    pseudo = [declared[name] for name in declared if name not in names]
+    if not all(map(_is_class_variable, pseudo)):  # an InitVar
+        return None
+    return plan_of(body, made, fields)
+
+
+def plan_of(
+    body: Mapping[str, Any], made: type, fields: Sequence[dataclasses.Field[Any]]
+) -> InitPlan | None:
+    """``plan_for`` a record with no pseudo-field but ``ClassVar``s (whose fields were read off
+    its ``body`` without dataclasses, frozen.py)."""
     if (
         not may_wait_to_compile(body)
         or any(field.kw_only is True for field in fields)
-        or not all(_is_class_variable(declared[name]) for name in pseudo)  # not an InitVar
         or not _defaults_in_order([field for field in fields if field.init])
     ):
         return None

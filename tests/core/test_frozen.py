@@ -360,14 +360,117 @@ def makings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return made
 
 
-def test_a_record_is_made_when_first_used_and_only_once(makings: list[str]) -> None:
+@pytest.fixture
+def shapes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the records given their shape from now on (made from the body or by
+    dataclasses), in order."""
+    made: list[str] = []
+    real = frozen_module._RecordShape
+
+    def counting(owner: type[Any], fields: Any) -> Any:
+        made.append(owner.__name__)
+        return real(owner, fields)
+
+    monkeypatch.setattr(frozen_module, "_RecordShape", counting)
+    return made
+
+
+def test_a_record_is_made_when_first_used_and_only_once(
+    makings: list[str], shapes: list[str]
+) -> None:
     @frozen
     class Later:
         name: str
 
-    assert makings == [], "defining a record must not make it"
+    assert (makings, shapes) == ([], []), "defining a record must not make it"
     assert Later("a") == Later("a")
-    assert makings == ["Later"]
+    assert (makings, shapes) == ([], ["Later"]), "its instances need no dataclasses"
+    init, shape = Later.__init__, vars(Later)["__frozen_shape__"]
+    assert [f.name for f in dataclasses.fields(Later)] == ["name"]
+    assert [f.name for f in dataclasses.fields(Later)] == ["name"]
+    assert makings == ["Later"], "dataclasses' tools make it, once"
+    assert (Later.__init__, vars(Later)["__frozen_shape__"]) == (init, shape), "and keep these"
+    assert repr(Later("b")).endswith("Later(name='b')")
+
+
+def light_sample(decorate: Decorator) -> type[Any]:
+    class Light:
+        """``sample`` without its ClassVar: made from its body, without dataclasses."""
+
+        name: str
+        size: float = 1.0
+        tags: tuple[str, ...] = ()
+        note: str = field(default="", compare=False)
+        secret: str = field(default="", repr=False)
+        seen: list[str] = field(default_factory=list, hash=False)
+        made: int = field(default=0, init=False)
+
+    return decorate(Light)
+
+
+def test_a_record_made_from_its_body_behaves_as_dataclasses_makes_it(
+    makings: list[str],
+) -> None:
+    ours, theirs = light_sample(frozen), light_sample(dataclass(frozen=True))
+    makings.clear()
+    arguments: dict[str, Any] = {"name": "a", "size": 2.5, "tags": ("x",), "note": "n"}
+    mine, their = ours(**arguments, secret="s"), theirs(**arguments, secret="s")
+    assert repr(mine) == repr(their)
+    assert (hash(mine), mine == ours(**arguments)) == (hash(their), their == theirs(**arguments))
+    assert mine != ours("b") and mine.made == their.made == 0
+    wrong_calls: tuple[tuple[object, ...], ...] = ((), ("a", 1.0, (), "", "", [], 0), ("a",))
+    for wrong in wrong_calls:
+        keywords = {"name": "b"} if wrong == ("a",) else {}
+        with pytest.raises(TypeError) as raised:
+            ours(*wrong, **keywords)
+        with pytest.raises(TypeError) as expected:
+            theirs(*wrong, **keywords)
+        assert str(raised.value) == str(expected.value)
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'made'"):
+        mine.made = 1
+    assert makings == ["Light"], "only the wrong calls compile __init__, with dataclasses"
+    assert list(map(repr, dataclasses.fields(ours))) == list(map(repr, dataclasses.fields(theirs)))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "import typing\nclass R:\n    a: int\n    b: typing.ClassVar[int] = 1\n",
+        "from typing import ClassVar as Fixed\nclass R:\n    a: int\n    b: Fixed[int] = 1\n",
+        "from dataclasses import InitVar\nclass R:\n    a: int\n    b: InitVar[int] = 1\n",
+        "from dataclasses import KW_ONLY\nclass R:\n    a: int\n    _: KW_ONLY\n    b: int = 1\n",
+        "from dataclasses import field\nclass R:\n    a: int\n    b: int = field(kw_only=True)\n",
+        "class R:\n    a: int\n    b: list = []\n",
+        "from dataclasses import field\nclass R:\n    a: int\n    b = field(default=1)\n",
+        "class Base:\n    __slots__ = ('a',)\nclass R(Base):\n    a: int\n",
+    ],
+    ids=["ClassVar", "alias", "InitVar", "KW_ONLY", "kw_only", "mutable", "no-type", "slot"],
+)
+def test_a_record_its_body_may_not_tell_is_made_by_dataclasses(
+    monkeypatch: pytest.MonkeyPatch, makings: list[str], body: str
+) -> None:
+    """What the body alone might read otherwise than dataclasses (a pseudo-field, even one
+    under another name), or what dataclasses refuses: dataclasses makes it, with its answer."""
+    answers = []
+    for decorate in BOTH:
+        module = types.ModuleType("records_of_a_body")
+        monkeypatch.setitem(sys.modules, "records_of_a_body", module)
+        exec("from __future__ import annotations\n" + body, module.__dict__)
+        try:
+            record = decorate(module.R)
+            answers.append(repr(record(1)).rpartition(".")[2])
+        except (TypeError, ValueError) as error:
+            answers.append(f"{type(error).__name__}: {error}")
+    assert answers[0] == answers[1]
+    assert "R" in makings, "the record must be made by dataclasses"
+
+
+def test_a_record_of_another_module_without_future_annotations_is_made_by_dataclasses(
+    makings: list[str],
+) -> None:
+    ours: type[Any] = frozen(type("Typed", (), {"__annotations__": {"a": int}}))
+    assert repr(ours(1)).endswith("Typed(a=1)")
+    assert makings == ["Typed"]
 
 
 def _dataclass_subclass(base: type[Any]) -> Any:
@@ -414,7 +517,9 @@ def test_an_instance_made_before_the_class_compares_hashes_and_shows_as_any_othe
         unmade.name = "b"
 
 
-def test_threads_that_first_use_a_record_together_make_it_once(makings: list[str]) -> None:
+def test_threads_that_first_use_a_record_together_make_it_once(
+    makings: list[str], shapes: list[str]
+) -> None:
     @frozen
     class Shared:
         name: str
@@ -431,7 +536,7 @@ def test_threads_that_first_use_a_record_together_make_it_once(makings: list[str
         thread.start()
     for thread in threads:
         thread.join(60)
-    assert makings == ["Shared"]
+    assert (makings, shapes) == ([], ["Shared"])
     assert made == [Shared("a")] * 8
 
 
@@ -468,17 +573,25 @@ def test_a_making_stopped_halfway_leaves_the_class_to_be_made_again(
     assert list(map(repr, dataclasses.fields(ours))) == list(map(repr, dataclasses.fields(theirs)))
 
 
+@pytest.mark.parametrize("made_by", ["its body", "dataclasses"])
 def test_a_thread_that_uses_a_record_being_made_waits_for_it(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, made_by: str
 ) -> None:
-    """Another thread uses the record while the first is inside dataclasses: it must wait and
-    get the whole record, never a class with part of it (``object.__init__``, no fields)."""
+    """Another thread uses the record while the first is making it: it must wait and get the
+    whole record, never a class with part of it (``object.__init__``, no fields)."""
 
     @frozen
     class Raced:
         name: str
         size: int = 1
 
+    @frozen
+    class RacedWithClassVar:  # a ClassVar: made by dataclasses
+        kind: ClassVar[str] = "not a field"
+        name: str
+        size: int = 1
+
+    record: Any = Raced if made_by == "its body" else RacedWithClassVar
     second_waits, inside = threading.Event(), threading.Event()
     real_lock = frozen_module._MAKING
 
@@ -493,30 +606,30 @@ def test_a_thread_that_uses_a_record_being_made_waits_for_it(
         def __exit__(self, *_exc: object) -> None:
             real_lock.release()
 
-    real = dataclasses.dataclass
+    real = frozen_module._RecordShape
 
-    def slow(cls: type[Any], **options: Any) -> Any:
+    def slow(owner: type[Any], fields: Any) -> Any:  # both makings give the record its shape
         inside.set()
         assert second_waits.wait(60), "the second thread never reached the lock"
-        return real(cls, **options)
+        return real(owner, fields)
 
     monkeypatch.setattr(frozen_module, "_MAKING", WatchedLock())
-    monkeypatch.setattr(dataclasses, "dataclass", slow)
+    monkeypatch.setattr(frozen_module, "_RecordShape", slow)
     seen: list[object] = []
 
     def second() -> None:
         assert inside.wait(60)
         try:
-            seen.extend([repr(Raced("b", 2)), dataclasses.is_dataclass(Raced)])
+            seen.extend([repr(record("b", 2)), dataclasses.is_dataclass(record)])
         except Exception as error:
             seen.append(error)
 
     thread = threading.Thread(target=second)
     thread.start()
-    first = Raced("a")
+    first = record("a")
     thread.join(60)
-    assert seen == [repr(Raced("b", 2)), True]
-    assert first == Raced("a", 1)
+    assert seen == [repr(record("b", 2)), True]
+    assert first == record("a", 1)
 
 
 def test_before_first_use_a_fields_class_attribute_reads_as_once_made() -> None:
@@ -608,6 +721,53 @@ def test_every_record_of_the_package_can_be_made() -> None:
     pending, left = map(int, made.stdout.split())
     assert pending >= 100, "most records are not made when their module is imported"
     assert left == 0
+
+
+def test_every_record_of_the_package_made_from_its_body_agrees_with_dataclasses() -> None:
+    """The fields and the plain ``__init__`` read off each record's body are those dataclasses
+    makes, for every record of the package (in a fresh interpreter, none made yet)."""
+    probe = (
+        "import dataclasses, importlib, pathlib, sys\n"
+        "import astest_tasks\n"
+        "from astest_tasks.core import frozen\n"
+        "from astest_tasks.core.frozen_init import plan_for, plan_of\n"
+        "package = pathlib.Path(astest_tasks.__file__).parent\n"
+        "for path in sorted(package.rglob('*.py')):\n"
+        "    parts = path.relative_to(package.parent).with_suffix('').parts\n"
+        "    if parts[-1] == '__init__':\n"
+        "        parts = parts[:-1]\n"
+        "    if parts[-1] != '__main__':\n"
+        "        importlib.import_module('.'.join(parts))\n"
+        "pending = {value for name, module in list(sys.modules.items())\n"
+        "           if name.startswith('astest_tasks') for value in vars(module).values()\n"
+        "           if isinstance(value, type) and '__frozen_pending__' in value.__dict__}\n"
+        "def fields(found):\n"
+        "    return [(f.name, f.default, f.default_factory, f.init, f.repr, f.hash,\n"
+        "             f.compare, dict(f.metadata)) for f in found]\n"
+        "def plan(made):\n"
+        "    return made and (made.steps, made.required, made.positions, made.post_init,\n"
+        "                     made.at_once)\n"
+        "covered = []\n"
+        "for record in pending:\n"
+        "    body = vars(record)['__frozen_pending__'].namespace\n"
+        "    ours = frozen._fields_of_body(record, body)\n"
+        "    if ours is None:\n"
+        "        continue\n"
+        "    covered.append(record)\n"
+        "    theirs = dataclasses.fields(record)\n"
+        "    if fields(ours) != fields(theirs) or (\n"
+        "        plan(plan_of(body, record, ours)) != plan(plan_for(body, record, theirs))):\n"
+        "        print('differs:', record.__module__, record.__qualname__)\n"
+        "print(len(pending), len(covered))\n"
+    )
+    made = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=600
+    )
+    assert made.returncode == 0, made.stderr
+    *differ, counts = made.stdout.splitlines()
+    assert differ == []
+    pending, covered = map(int, counts.split())
+    assert covered >= pending * 0.9, "most records are made from their body"
 
 
 def test_an_undocumented_record_reads_the_docstring_dataclasses_writes() -> None:
