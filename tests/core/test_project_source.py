@@ -98,6 +98,52 @@ def test_a_symlink_loop_is_not_available(layout: Path) -> None:
     assert read_project_source(layout, "loop.ts") is None
 
 
+def _error_of(read: object) -> str:
+    try:
+        read()  # type: ignore[operator]
+    except (OSError, NotReadable, RuntimeError, ValueError) as error:  # not AssertionError
+        return type(error).__name__
+    return "read"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "missing.ts",
+        "gone/missing.ts",
+        "dangling.ts",
+        "assembly/src/calc.ts/x.ts",
+        "loop.ts",
+        "../missing.ts",
+        "/nowhere/missing.ts",
+        "bad\udc80.ts",
+        "assembly/src/calc.ts",
+    ],
+)
+def test_a_missing_file_is_told_from_one_stat_with_the_answer_resolving_gives(
+    layout: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    (layout / "dangling.ts").symlink_to(layout / "nowhere.ts")
+    (layout / "loop.ts").symlink_to(layout / "loop.ts")
+
+    def read() -> bytes:
+        return read_project_file(layout, name, hidden_folders=False, max_bytes=1000)
+
+    answer = _error_of(read)
+    real_resolve = Path.resolve
+
+    def resolve(path: Path, strict: bool = False) -> Path:
+        if answer == "FileNotFoundError":
+            raise AssertionError("a missing file was resolved part by part")
+        return real_resolve(path, strict=strict)
+
+    monkeypatch.setattr(Path, "resolve", resolve)
+    assert _error_of(read) == answer
+    resolved_alone = _error_of(lambda: real_resolve(layout / name, strict=True))
+    if answer == "FileNotFoundError":
+        assert resolved_alone == "FileNotFoundError"
+
+
 def test_a_file_over_the_cap_is_not_read(layout: Path) -> None:
     big = layout / "assembly" / "big.ts"
     big.write_bytes(b"x" * MAX_SOURCE_BYTES)
