@@ -67,3 +67,13 @@ def test_absolute_paths_in_and_beside_the_cwd_are_what_relpath_gives(
 def test_absolute_paths_from_the_file_systems_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir("/")
     assert_as_relpath(Path("/"), Path("/"), ["/a", "//a", "///a", "/", "//", "/a/../b"])
+
+
+def test_the_answers_kept_follow_the_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same relative root and manifest asked from two working folders: each answer is
+    relpath's from the folder of the moment, never one kept from the other."""
+    paths = ["../outside/package.json", "a/b.ts", str(tmp_path / "x" / "manifest.json")]
+    for folder in ("one", "two/deeper", "one"):
+        (tmp_path / folder / "p").mkdir(parents=True, exist_ok=True)
+        monkeypatch.chdir(tmp_path / folder)
+        assert_as_relpath(Path("p"), tmp_path / folder, paths)
