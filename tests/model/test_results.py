@@ -131,6 +131,25 @@ def test_write_then_read_result(tmp_path: Path) -> None:
     assert read_result(path) == sample_result()
 
 
+def test_a_head_read_twice_is_decoded_once_and_read_again_when_it_changes(
+    tmp_path: Path,
+) -> None:
+    """The up-to-date check reads a result's head line, the summary the whole file: the second
+    read of the same head is the result the first decoded (results hold only immutable values)."""
+    path = tmp_path / "results" / "math.json"
+    path.parent.mkdir()
+    write_result(path, replace(sample_result(), session="kept-head"))
+    first = read_result_head(path)
+    stored = read_stored(path)
+    assert first is not None and stored is not None
+    assert stored.result is first
+    write_result(path, replace(sample_result(), session="another-head"))
+    again = read_result_head(path)
+    assert again is not None and again.session == "another-head"
+    path.write_text('{"format": 99}\n[]\n[]\n', encoding="utf-8")
+    assert (read_result_head(path), read_result_head(path)) == (None, None)
+
+
 @pytest.mark.parametrize(
     "text",
     [
