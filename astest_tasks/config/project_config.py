@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field, fields
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ from astest_tasks.config.layers import (
 from astest_tasks.config.mode_hint import add_mode_fix
 from astest_tasks.config.mode_layers import DEFAULT_MODE_NAME, read_modes
 from astest_tasks.core.errors import ConfigError
-from astest_tasks.core.frozen import frozen
+from astest_tasks.core.frozen import frozen, record_fields
 from astest_tasks.coverage.rules import CoverageRules
 
 __all__ = [
@@ -158,7 +158,7 @@ class ModeSettings:
     def build_key_part(self) -> dict[str, object]:
         """The settings a build depends on, as the build's cache key holds them."""
         part: dict[str, object] = {}
-        for setting in fields(self):
+        for setting in record_fields(type(self)):
             name = setting.metadata.get(_BUILD_KEY)
             if name:
                 part[name] = _plain_json(getattr(self, setting.name))
@@ -297,7 +297,7 @@ def _find_mode(config: ProjectConfig, name: str) -> ModeSettings:
 def _settings(name: str, values: Values, rules: AsTestRules) -> ModeSettings:
     """Mode ``name``'s settings: each field copies its key (``from_key``), the envs combine."""
     copied: dict[str, Any] = {}
-    for setting in fields(ModeSettings):
+    for setting in record_fields(ModeSettings):
         key = setting.metadata.get(_KEY)
         if key is not None:
             shown = setting.metadata[_SHOWN]

@@ -113,10 +113,11 @@ class _RecordShape:
     """A record class's field names, as the shared methods need them (a plain class: this
     module exists to define fewer dataclasses)."""
 
-    __slots__ = ("compared", "fields", "hashed", "owner", "set_by_init", "shown")
+    __slots__ = ("compared", "fields", "hashed", "owner", "record_fields", "set_by_init", "shown")
 
     def __init__(self, owner: type, fields: Sequence[dataclasses.Field[Any]]) -> None:
         self.owner = owner
+        self.record_fields = tuple(fields)  # as dataclasses.fields gives them (record_fields)
         self.fields = frozenset(field.name for field in fields)
         # What __init__ assigns: an init=False field with a plain default is never assigned
         # (it reads the class's default), so nothing may assign it later either.
@@ -143,6 +144,23 @@ def _tuple_of(names: Sequence[str]) -> _Key:
 
 def _hashed(field: dataclasses.Field[Any]) -> bool:
     return bool(field.compare if field.hash is None else field.hash)
+
+
+def record_fields(record_type: type) -> tuple[dataclasses.Field[Any], ...]:
+    """``dataclasses.fields(record_type)``, without having dataclasses make a ``@frozen`` record
+    whose fields its class body tells (``_make_from_body``): the option declarations and the
+    records' codec read the fields of records that a call otherwise only makes instances of.
+    Any other class is dataclasses' to answer (a TypeError for one that is not a dataclass)."""
+    if _SHAPE in record_type.__dict__:  # a @frozen record itself, made or not
+        shape: _RecordShape = getattr(record_type, _SHAPE)
+        return shape.record_fields
+    return dataclasses.fields(record_type)
+
+
+def is_record_type(value: object) -> bool:
+    """``isinstance(value, type) and dataclasses.is_dataclass(value)``, without having
+    dataclasses make a ``@frozen`` record to answer."""
+    return isinstance(value, type) and (_SHAPE in value.__dict__ or dataclasses.is_dataclass(value))
 
 
 def _shape(record: object) -> _RecordShape:
@@ -379,7 +397,7 @@ def _fields_of_body(cls: type, body: dict[str, Any]) -> list[dataclasses.Field[A
     for name, annotation in annotations.items():
         if not isinstance(annotation, str) or _may_be_pseudo_field(annotation, namespace):
             return None
-        field = _field_of(name, _class_default(cls, body, name))
+        field = _field_of(name, annotation, _class_default(cls, body, name))
         if field is None:
             return None
         fields.append(field)
@@ -399,7 +417,7 @@ def _class_default(cls: type, body: dict[str, Any], name: str) -> object:
     return dataclasses.MISSING
 
 
-def _field_of(name: str, default: object) -> dataclasses.Field[Any] | None:
+def _field_of(name: str, annotation: str, default: object) -> dataclasses.Field[Any] | None:
     if isinstance(default, dataclasses.Field):
         if default.kw_only is True:
             return None
@@ -410,8 +428,8 @@ def _field_of(name: str, default: object) -> dataclasses.Field[Any] | None:
             repr=default.repr,
             hash=default.hash,
             compare=default.compare,
-            metadata=default.metadata,
         )
+        field.metadata = default.metadata  # the body's own mapping, as dataclasses keeps it
     elif isinstance(default, types.MemberDescriptorType):  # a base's slot
         return None
     else:
@@ -419,7 +437,14 @@ def _field_of(name: str, default: object) -> dataclasses.Field[Any] | None:
     if field.default.__class__.__hash__ is None:
         return None  # a mutable default, which dataclasses refuses
     field.name = name
+    field.type = annotation
+    field.kw_only = False  # dataclasses' answer for a record that makes none keyword-only
+    field._field_type = _FIELD_MARK  # type: ignore[attr-defined]  # what dataclasses sets
     return field
+
+
+# dataclasses' mark of a real field (3.11 and 3.12, where records are made from their body).
+_FIELD_MARK: Final = getattr(dataclasses, "_FIELD", None)
 
 
 # dataclasses' own reading of a string annotation: an optional module name, then a name. The

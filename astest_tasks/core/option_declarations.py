@@ -22,11 +22,11 @@ holds them makes their joint reading once, when it is made.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import Field, field, fields, replace
+from dataclasses import Field, field, replace
 from typing import Any
 
 from astest_tasks.core.errors import UserError
-from astest_tasks.core.frozen import frozen
+from astest_tasks.core.frozen import frozen, record_fields
 
 _DECLARATION = "astest_option"  # the key of a field's metadata that makes it an option
 
@@ -131,7 +131,7 @@ class OptionSpec:
 def declared_options(record_type: type) -> tuple[OptionSpec, ...]:
     """The options a record declares, in its fields' order."""
     options = []
-    for record_field in fields(record_type):
+    for record_field in record_fields(record_type):
         declared = declaration(record_field)
         if declared is None:
             continue

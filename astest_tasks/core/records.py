@@ -30,7 +30,7 @@ import typing
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Final, Literal, TypeVar
 
-from astest_tasks.core.frozen import frozen
+from astest_tasks.core.frozen import frozen, is_record_type, record_fields
 
 _METADATA_KEY: Final = "astest_tasks.records"
 
@@ -158,11 +158,11 @@ def _plan(record_type: type) -> _Plan:
 
 
 def _make_plan(record_type: type) -> _Plan:
-    if not dataclasses.is_dataclass(record_type):
+    if not is_record_type(record_type):
         raise TypeError(f"{record_type.__name__} is not a dataclass")
     hints = typing.get_type_hints(record_type)
     fields = []
-    for field in dataclasses.fields(record_type):
+    for field in record_fields(record_type):
         if not field.init:
             continue
         stored = field.metadata.get(_METADATA_KEY, _StoredAs(None, False))
@@ -213,8 +213,8 @@ def _reader(hint: object) -> _Reader:
         return lambda value, where: value
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return _enum_reader(hint)
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        record_type = hint
+    if is_record_type(hint):
+        record_type = typing.cast(type, hint)
         return lambda value, where: _plan(record_type).read(value, where, {}, IGNORE)
     origin, arguments = typing.get_origin(hint), typing.get_args(hint)
     if origin in (types.UnionType, typing.Union):

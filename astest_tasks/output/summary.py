@@ -6,13 +6,13 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import field, fields, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from astest_tasks.config.pipeline import task_command
 from astest_tasks.config.shards import ShardPart
-from astest_tasks.core.frozen import frozen
+from astest_tasks.core.frozen import frozen, record_fields
 from astest_tasks.core.guest_text import for_stream
 from astest_tasks.core.option_declarations import declaration
 from astest_tasks.core.project_source import file_signature
@@ -126,7 +126,7 @@ def summary_coverage(plan: SummaryPlan, shown: list[Shown]) -> CoverageOutcome |
 # rewrites them when it changes) unless its declaration says otherwise.
 PRINTOUT_ONLY = frozenset(
     f.name
-    for f in fields(ReportOptions)
+    for f in record_fields(ReportOptions)
     if (declared := declaration(f)) is not None and declared.printout_only
 )
 

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 import pytest
 
 from astest_tasks.core import frozen as frozen_module
-from astest_tasks.core.frozen import frozen
+from astest_tasks.core.frozen import frozen, is_record_type, record_fields
 
 Decorator = Callable[[type[Any]], type[Any]]
 BOTH: tuple[Decorator, ...] = (frozen, dataclass(frozen=True))
@@ -432,6 +432,33 @@ def test_a_record_made_from_its_body_behaves_as_dataclasses_makes_it(
     assert list(map(repr, dataclasses.fields(ours))) == list(map(repr, dataclasses.fields(theirs)))
 
 
+def test_record_fields_are_dataclasses_fields_without_dataclasses_making_the_record(
+    makings: list[str],
+) -> None:
+    ours = light_sample(frozen)
+    assert [repr(f) for f in record_fields(ours)] == [
+        repr(f) for f in dataclasses.fields(light_sample(dataclass(frozen=True)))
+    ]
+    assert makings == [], "the fields of a record made from its body need no dataclasses"
+    with_class_var, theirs = twins()
+    assert list(map(repr, record_fields(with_class_var))) == list(
+        map(repr, dataclasses.fields(theirs))
+    )
+    assert is_record_type(ours) and is_record_type(theirs)
+    assert not is_record_type(ours("a")) and not is_record_type(int)
+    with pytest.raises(TypeError, match="dataclass"):
+        record_fields(int)
+
+
+def test_a_dataclass_subclass_of_a_record_has_its_own_fields() -> None:
+    base = light_sample(frozen)
+    sub: type[Any] = dataclass(frozen=True)(
+        type("Sub", (base,), {"__annotations__": {"extra": "int"}, "extra": 0})
+    )
+    assert [f.name for f in record_fields(sub)][-1] == "extra"
+    assert record_fields(sub) == dataclasses.fields(sub)
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -742,8 +769,9 @@ def test_every_record_of_the_package_made_from_its_body_agrees_with_dataclasses(
         "           if name.startswith('astest_tasks') for value in vars(module).values()\n"
         "           if isinstance(value, type) and '__frozen_pending__' in value.__dict__}\n"
         "def fields(found):\n"
-        "    return [(f.name, f.default, f.default_factory, f.init, f.repr, f.hash,\n"
-        "             f.compare, dict(f.metadata)) for f in found]\n"
+        "    return [(f.name, f.type, f.default, f.default_factory, f.init, f.repr,\n"
+        "             f.hash, f.compare, dict(f.metadata), f.kw_only, f._field_type)\n"
+        "            for f in found]\n"
         "def plan(made):\n"
         "    return made and (made.steps, made.required, made.positions, made.post_init,\n"
         "                     made.at_once)\n"
