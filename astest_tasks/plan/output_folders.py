@@ -24,7 +24,6 @@ first run at the new place says so once.
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -48,6 +47,8 @@ def check_output_folders(
     for field, folder in _folders(output_root, modes):
         link = _linked_folder(project_root, Path(folder), walked)
         if link is not None:
+            import shlex  # only this error needs it (issue 40)
+
             raise UserError(
                 f"{config_path}: {field}: will not write into {folder}: {link} is a symbolic "
                 "link out of the project, and a run writes there and `doit clean` deletes there; "

@@ -9,7 +9,6 @@ plan into doit's task dicts and takes the project's lock first.
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -286,7 +285,8 @@ def _run_settings(
     if pipeline.basename != BASENAME:
         counter = counter.replace(".json", f".{pipeline.basename}.json")
     switches = options.switches
-    session = secrets.token_hex(16)  # as random as a uuid4, from a module already loaded
+    # secrets.token_hex(16) itself (os.urandom, as hex), without loading secrets and hmac
+    session = os.urandom(16).hex()
     return RunSettings(
         limits=RunLimits.parse(options.limits, project.config),
         session=session,
