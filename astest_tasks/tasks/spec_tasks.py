@@ -6,6 +6,7 @@ because doit keys its state by task name: a mode-less name would thrash when the
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,7 +56,11 @@ def build_task(
     request = build_request(root, mode, spec, files.wasm, files.build_record)
     fields, shared = compile_task_fields(root, request, mode, spec, toolchain, scan_cache, remote)
     # The order of the builds, for compiling ahead of a serial doit (build_prefetch.py).
-    inputs = [str(Path.cwd() / dep) for dep in fields["file_dep"]]
+    # os.path, not Path: doit_paths' answers are normalised and relative, so joining them is
+    # Path's answer too (but for ".", which Path drops), without parsing each one again: every
+    # build of every call (issue 40).
+    cwd = os.getcwd()
+    inputs = [os.path.join(cwd, dep) if dep != "." else cwd for dep in fields["file_dep"]]
     planner.plan_build(pipeline.basename, request, inputs)
     if shared is not None:  # a build the remote cache holds is not compiled ahead
         planner.plan_remote_build(request, shared)

@@ -17,6 +17,7 @@ from astest_tasks.core import project_lock
 from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import Stage, Status, read_result, write_result
 from astest_tasks.plan.options import TaskOptions
+from astest_tasks.schedule.scheduler import Scheduler
 from astest_tasks.tasks.creator import create_tasks
 from astest_tasks.tasks.factory import make_astest_tasks
 from tests.conftest import (
@@ -249,6 +250,23 @@ def test_a_build_depends_on_its_spec_and_the_library_it_imports_and_nothing_else
         ".as-test/build/bindings/geometry.spec.wasm",
         ".as-test/build/bindings/geometry.spec.js",
     }
+
+
+def test_the_compile_ahead_gets_each_builds_inputs_as_absolute_paths(
+    tmp_project: ProjectBuilder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    planned: dict[str, list[str]] = {}
+
+    def plan_build(_scheduler: object, basename: str, request: Any, inputs: Any) -> None:
+        planned[f"{request.spec.mode}:{request.spec.spec_id}"] = list(inputs)
+
+    monkeypatch.setattr(Scheduler, "plan_build", plan_build)
+    tasks = created(tmp_project())
+    builds = [t for t in tasks if str(t["name"]).startswith("build:")]
+    assert sorted(planned) == sorted(str(t["name"]).removeprefix("build:") for t in builds)
+    for build in builds:
+        expected = [str(Path.cwd() / dep) for dep in build["file_dep"]]
+        assert planned[str(build["name"]).removeprefix("build:")] == expected
 
 
 def test_an_edit_to_a_spec_or_its_import_reaches_only_that_specs_builds(
