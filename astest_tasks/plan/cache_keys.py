@@ -56,8 +56,12 @@ def build_file_deps(
     packages = set(scan.packages)
     if TRY_AS in mode.features:
         packages.add(TRY_AS)  # its transform rewrites the spec
+    # The toolchain's packages were found from this root when the call was planned: every spec
+    # imports as-test, and looking for it again cost a walk up the folders per build (issue 40).
+    toolchain_packages = (toolchain.assemblyscript, toolchain.as_test, toolchain.wasi_shim)
+    found = {package.name: package for package in toolchain_packages if package is not None}
     for name in sorted(packages):
-        package = find_package(project_root, name)
+        package = found.get(name) or find_package(project_root, name)
         if package is not None:
             manifests.add(package.manifest)
     deps.extend(sorted(str(m) for m in manifests))

@@ -6,10 +6,15 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from astest_tasks.build.imports import ImportScan
 from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.project_config import load_config
 from astest_tasks.config.toolchain import Package, Toolchain
+from astest_tasks.config.toolchain import find_package as find_package_now
+from astest_tasks.plan import cache_keys
 from astest_tasks.plan.cache_keys import asconfig_chain, build_key
 
 
@@ -50,3 +55,31 @@ def test_features_are_part_of_the_build_key(tmp_path: Path) -> None:
 
     assert with_simd["features"] == ["simd"]
     assert with_simd != without
+
+
+def test_a_build_depends_on_the_manifest_of_every_package_its_spec_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The toolchain's packages are taken as the call found them; any other is looked for."""
+    for name in ("as-test", "assemblyscript", "other-lib"):
+        (tmp_path / "node_modules" / name).mkdir(parents=True)
+        (tmp_path / "node_modules" / name / "package.json").write_text('{"version": "1.0.0"}')
+    mode = load_config(Path("as-test.config.json"), tmp_path, AsTestRules.parse("1.8.0")).base
+    assemblyscript, as_test = (find_package_now(tmp_path, n) for n in ("assemblyscript", "as-test"))
+    assert assemblyscript is not None and as_test is not None
+    tools = Toolchain(node="node", assemblyscript=assemblyscript, as_test=as_test, wasi_shim=None)
+    looked_for: list[str] = []
+
+    def find(root: Path, name: str) -> Package | None:
+        looked_for.append(name)
+        return find_package_now(root, name)
+
+    monkeypatch.setattr(cache_keys, "find_package", find)
+    scan = ImportScan(local_files=("a.spec.ts",), packages=("as-test", "other-lib", "absent"))
+    deps = cache_keys.build_file_deps(tmp_path, replace(mode, target="bindings"), scan, tools)
+    manifests = [
+        str(tmp_path / "node_modules" / n / "package.json")
+        for n in ("as-test", "assemblyscript", "other-lib")
+    ]
+    assert deps == ["a.spec.ts", *sorted(manifests)]
+    assert looked_for == ["absent", "other-lib"]
