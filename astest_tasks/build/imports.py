@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import posixpath
-import re
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.lazy_pattern import LazyPattern
 from astest_tasks.core.project_source import NotReadable, read_named_file
 from astest_tasks.core.state_files import read_state_file
 
@@ -28,8 +28,8 @@ RACY_MARGIN_NS = 2_000_000_000  # coarse filesystem timestamps (FAT: 2 s)
 MAX_SCANNED_SOURCE_BYTES = 64 * 1024 * 1024
 
 # `import x from "./a"`, `import { x } from '../b'`, `export * from "./c"`, `import "./d"`.
-_FROM = re.compile(r"""\bfrom\s*["']([^"'\n]+)["']""")
-_BARE_IMPORT = re.compile(r"""\bimport\s*["']([^"'\n]+)["']""")
+_FROM = LazyPattern(r"""\bfrom\s*["']([^"'\n]+)["']""")
+_BARE_IMPORT = LazyPattern(r"""\bimport\s*["']([^"'\n]+)["']""")
 
 
 @frozen

@@ -16,18 +16,18 @@ asc keeps the last one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from astest_tasks.config.as_test_rules import AsTestRules
 from astest_tasks.core.json_text import parse_json
+from astest_tasks.core.lazy_pattern import LazyPattern
 
 AS_TEST_TRANSFORM = ("--transform", "as-test/transform")
 TRY_AS = "try-as"
 TRY_AS_TRANSFORM = ("--transform", "try-as/transform")
 TRY_AS_FLAG = ("--use", "AS_TEST_TRY_AS=1")
-_TRY_AS_SPEC = re.compile(r"(?:^|[\\/])try-as(?:[\\/]|$)")
+_TRY_AS_SPEC = LazyPattern(r"(?:^|[\\/])try-as(?:[\\/]|$)")
 
 
 def default_flags(

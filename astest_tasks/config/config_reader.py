@@ -24,7 +24,6 @@ import json
 import math
 import os
 import posixpath
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field, replace
 from pathlib import Path
@@ -37,6 +36,7 @@ from astest_tasks.config.asc_flags import TRY_AS
 from astest_tasks.core.errors import ConfigError
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import JsonNestingError, parse_json, reject_constant
+from astest_tasks.core.lazy_pattern import LazyPattern
 from astest_tasks.coverage.rules import CoverageRules
 
 Target = Literal["wasi", "bindings", "web"]
@@ -48,7 +48,7 @@ _MAX_SUGGESTION_DISTANCE = 3
 _CACHE_TYPES = ("build", "full", "reachable")
 _COVERAGE_FEATURE = "coverage"
 _COVERAGE_MODES = ("project", "all")
-_DURATION = re.compile(r"^\s*\d+(?:\.\d+)?\s*(?:ms|s|m|h|d)\s*$")
+_DURATION = LazyPattern(r"^\s*\d+(?:\.\d+)?\s*(?:ms|s|m|h|d)\s*$")
 _TARGET_FIX = 'set "target" to "wasi", "bindings" or "web"'
 _SPEC_GLOB = '"./assembly/__tests__/*.spec.ts"'
 _MODE_ONLY = "modes.*."  # the places only a mode has ("modes.*.default")

@@ -26,13 +26,14 @@ holds it against the real ``glob`` and ``minimatch`` as-test 1.8 installs.
 from __future__ import annotations
 
 import posixpath
-import re
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 
+from astest_tasks.core.lazy_pattern import LazyPattern
+
 EXCLUSION_PREFIX = "!"
-_BRACES = re.compile(r"\{([^{}]*)\}")
+_BRACES = LazyPattern(r"\{([^{}]*)\}")
 
 
 def _wc() -> ModuleType:

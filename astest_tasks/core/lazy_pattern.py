@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator
+from typing import Any
 
 
 class LazyPattern:
@@ -40,6 +41,9 @@ class LazyPattern:
         self, string: str, pos: int = 0, endpos: int = sys.maxsize
     ) -> Iterator[re.Match[str]]:
         return self.compiled.finditer(string, pos, endpos)
+
+    def split(self, string: str, maxsplit: int = 0) -> list[str | Any]:
+        return self.compiled.split(string, maxsplit)
 
     def sub(self, replacement: str | Callable[[re.Match[str]], str], string: str) -> str:
         return self.compiled.sub(replacement, string)

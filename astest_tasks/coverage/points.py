@@ -82,7 +82,7 @@ _DECLARATION_TYPES = frozenset(
     {"Expression", "Block", "Function", "Method", "Constructor", "Variable", "Property", "Call"}
 )
 _CALL_TYPES = frozenset({"Expression", "Call"})
-_LINE_BREAK = re.compile(r"\r?\n")
+_LINE_BREAK = LazyPattern(r"\r?\n")
 _NON_SPACE = LazyPattern(f"[^{_JS_SPACE}]")
 _TRAILING_SPACE = LazyPattern(f"[{_JS_SPACE}]+\\Z")
 

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from astest_tasks.core.lazy_pattern import LazyPattern
+
 _TESTS_MARKER: Final = "/__tests__/"
 
 # A snapshot file holds the expected values of one spec, as text: real ones stay far below this.
@@ -54,7 +56,7 @@ def snapshot_path(spec_path: str, snapshot_dir: str) -> str:
     return posixpath.normpath("/".join(segments)) if segments else "."
 
 
-_GLOB_META: Final = re.compile(r"[*?\[\](){}!|+@]")
+_GLOB_META: Final = LazyPattern(r"[*?\[\](){}!|+@]")
 
 
 def _glob_base(pattern: str) -> str:

@@ -21,13 +21,14 @@ from pathlib import Path
 
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
+from astest_tasks.core.lazy_pattern import LazyPattern
 from astest_tasks.core.version import __version__
 from astest_tasks.coverage.model import CoveragePoint, CoverageSummary, FileCoverage, merge_points
 from astest_tasks.coverage.points import SourceLines
 from astest_tasks.coverage.rules import CoverageRules, is_ignored_file, is_ignored_point
 from astest_tasks.model.results import SpecResult
 
-_UNSAFE_FILE_CHARACTERS = re.compile(r"[^a-zA-Z0-9._-]")
+_UNSAFE_FILE_CHARACTERS = LazyPattern(r"[^a-zA-Z0-9._-]")
 
 
 @frozen

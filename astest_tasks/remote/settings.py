@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import base64
 import enum
-import re
 from collections.abc import Mapping
 from dataclasses import field
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
+from astest_tasks.core.lazy_pattern import LazyPattern
 
 DEFAULT_CONNECT_TIMEOUT = 2.0
 DEFAULT_REQUEST_TIMEOUT = 10.0
@@ -139,8 +139,8 @@ def settings_with_secrets(
 
 # An HTTP header's name is a token (RFC 9110, 5.1); its value here is printable ASCII, since a
 # line break would end the header (and start another) and http.client refuses the rest.
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_HEADER_VALUE = re.compile(r"[\x20-\x7e\t]+")
+_HEADER_NAME = LazyPattern(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_VALUE = LazyPattern(r"[\x20-\x7e\t]+")
 
 
 def _split_header(header: str, source: str) -> tuple[str, str]:

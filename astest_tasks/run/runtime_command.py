@@ -21,16 +21,16 @@ finds the one runtime that claims it. A new runtime is a module of its own and i
 from __future__ import annotations
 
 import posixpath
-import re
 from pathlib import Path
 
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.lazy_pattern import LazyPattern
 from astest_tasks.core.setup_checks import Check, Level
 from astest_tasks.run.runtime import Runtime
 from astest_tasks.run.runtime_registry import claimed_runtime
 from astest_tasks.run.runtime_request import RuntimeRequest, normalise_path
 
-_PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
+_PYTHON = LazyPattern(r"python(\d+(\.\d+)?)?")
 STOCK_NODE_RUNNER = "./.as-test/runners/default.{target}.js"
 TARGETS = ("wasi", "bindings", "web")
 
