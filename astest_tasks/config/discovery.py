@@ -16,18 +16,19 @@ from __future__ import annotations
 
 import glob
 import posixpath
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from astest_tasks.config.input_exclusions import expand_braces, glob_ignores
 from astest_tasks.core.frozen import frozen
+from astest_tasks.core.lazy_pattern import LazyPattern
 
 SPEC_SUFFIX = ".spec.ts"
-_GLOB_CHARS = re.compile(r"[*?\[\]{}]")
+_GLOB_CHARS = LazyPattern(r"[*?\[\]{}]")
 # What a task name must not hold as it is: our escape character, doit's `=`, control characters
 # and Unicode's line breaks, and the `[` of `##[` (a runner's legacy command, anywhere in a line).
-_NOT_IN_TASK_NAME = re.compile("[%=\x00-\x1f\x7f-\x9f\u2028\u2029]|(?<=##)\\[")
+_ASCII_ENCODED = frozenset("%=")  # the printable ASCII characters _NOT_IN_TASK_NAME takes
+_NOT_IN_TASK_NAME = LazyPattern("[%=\x00-\x1f\x7f-\x9f\u2028\u2029]|(?<=##)\\[")
 
 
 @frozen
@@ -125,6 +126,12 @@ def task_name_safe(spec_id: str) -> str:
     """``spec_id`` as a part of a task name: what doit or a CI runner would act on percent-encoded
     (as UTF-8 bytes, ``%3D``), the rest unchanged. ``urllib.parse.unquote`` reverses it, and two
     different ids stay different: ``%`` itself is encoded."""
+    # Nothing to encode, as most ids: of ASCII, the pattern takes the characters that are not
+    # printable, "%", "=" and a "[" after "##". Compiling it (its class reaches past Latin-1)
+    # costs 1.5 million instructions, which a call with nothing to do saves (issue 40).
+    ascii_printable = spec_id.isascii() and spec_id.isprintable()
+    if ascii_printable and not _ASCII_ENCODED & set(spec_id) and "##[" not in spec_id:
+        return spec_id
     return _NOT_IN_TASK_NAME.sub(
         lambda match: "".join(f"%{byte:02X}" for byte in match.group().encode("utf-8")), spec_id
     )

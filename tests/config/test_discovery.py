@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from astest_tasks.config import discovery
 from astest_tasks.config.discovery import Spec, discover_specs, glob_base, task_name_safe
 from astest_tasks.config.input_exclusions import expand_braces
+from astest_tasks.core.lazy_pattern import LazyPattern
 
 TESTS_GLOB = "assembly/__tests__/**/*.spec.ts"
 
@@ -220,3 +222,19 @@ def test_task_name_safe_ids_are_reversible_and_so_never_collide(names: list[str]
     for name in encoded:
         assert "=" not in name and "##[" not in name
         assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in name)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)))
+def test_an_ascii_id_is_encoded_as_the_pattern_encodes_it(spec_id: str) -> None:
+    by_pattern = discovery._NOT_IN_TASK_NAME.compiled.sub(
+        lambda match: "".join(f"%{byte:02X}" for byte in match.group().encode("utf-8")), spec_id
+    )
+    assert task_name_safe(spec_id) == by_pattern
+
+
+def test_a_plain_id_needs_no_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh = LazyPattern(discovery._NOT_IN_TASK_NAME.source)
+    monkeypatch.setattr(discovery, "_NOT_IN_TASK_NAME", fresh)
+    assert task_name_safe("lib/math-v2_final.spec#1") == "lib/math-v2_final.spec#1"
+    assert fresh._compiled is None
+    assert task_name_safe("a##[b=c") == "a##%5Bb%3Dc"

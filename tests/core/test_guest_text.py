@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tap.parser import Parser as TapParser
 
+from astest_tasks.core import guest_text as guest_text_module
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.guest_text import (
     as_node_writes,
@@ -39,6 +40,7 @@ from astest_tasks.core.guest_text import (
     xml_text,
     yaml_double_quoted,
 )
+from astest_tasks.core.lazy_pattern import LazyPattern
 from astest_tasks.coverage.files import coverage_log_json, lcov_document
 from astest_tasks.coverage.model import CoveragePoint, CoverageSummary, FileCoverage
 from astest_tasks.coverage.points import SourceLines
@@ -576,3 +578,22 @@ def test_our_own_commands_stay_commands(monkeypatch: pytest.MonkeyPatch) -> None
     shown = own_commands_for_stream(ours, io.StringIO())
     assert shown == ours
     assert [(c.form, c.name) for c in runner_commands(shown)] == [("::", "error")]
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)))
+def test_an_ascii_field_is_escaped_as_the_pattern_escapes_it(text: str) -> None:
+    escapes, escaped_code = guest_text_module._NAMED_ESCAPES, guest_text_module._escaped_code
+    by_pattern = guest_text_module._FIELD_CONTROL.compiled.sub(
+        lambda match: escapes.get(match.group()) or escaped_code(match.group()), text
+    )
+    assert inert_field(text) == by_pattern
+
+
+def test_a_printable_ascii_field_needs_no_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh = LazyPattern(guest_text_module._FIELD_CONTROL.source)
+    monkeypatch.setattr(guest_text_module, "_FIELD_CONTROL", fresh)
+    assert inert_field("assembly/__tests__/math.spec.ts: adds ~ [1] {ok}") == (
+        "assembly/__tests__/math.spec.ts: adds ~ [1] {ok}"
+    )
+    assert fresh._compiled is None
+    assert inert_field("a\tb\x7f") == "a\\tb\\x7f"
