@@ -146,9 +146,14 @@ def terminal_text(text: str, colour: bool, github_actions: bool) -> str:
     (colour sequences kept when ``colour``), and under ``github_actions`` each line that a runner
     would parse as a workflow command (``::name::`` after leading blanks, ``##[name]`` anywhere)
     broken by a backslash: ``\\::stop-commands::x``, ``##\\[group]``."""
-    safe = _TERMINAL_CONTROL.sub(
-        lambda match: _control_shown(match.group(), colour), text.replace("\r\n", "\n")
-    )
+    text = text.replace("\r\n", "\n")
+    if text.isascii() and text.replace("\n", "").replace("\t", "").isprintable():
+        # Nothing to show as an escape: of ASCII, the pattern takes what is not printable but
+        # tab and line feed (ESC among it, so no colour either). Most text is such; the pattern
+        # needs not be compiled (0.4 million instructions, issue 40).
+        safe = text
+    else:
+        safe = _TERMINAL_CONTROL.sub(lambda match: _control_shown(match.group(), colour), text)
     if colour and "\x1b[" in safe:
         safe = "\n".join(_colours_closed(line) for line in safe.split("\n"))
     if not github_actions:

@@ -23,6 +23,8 @@ _ANSI_ESCAPE = LazyPattern(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 def strip_colour(text: str) -> str:
     """Text for a pipe: spec output and compiler messages may carry colours of their own."""
+    if "\x1b" not in text:
+        return text  # no escape to strip, as most text; the pattern needs not be compiled
     return _ANSI_ESCAPE.sub("", text)
 
 

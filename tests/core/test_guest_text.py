@@ -597,3 +597,23 @@ def test_a_printable_ascii_field_needs_no_pattern(monkeypatch: pytest.MonkeyPatc
     )
     assert fresh._compiled is None
     assert inert_field("a\tb\x7f") == "a\\tb\\x7f"
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)), st.booleans())
+def test_ascii_text_is_shown_as_the_pattern_shows_it(text: str, colour: bool) -> None:
+    """The pattern's answer, taken by a fresh pattern on the path plain text skips."""
+    plain = text.replace("\r\n", "\n")
+    by_pattern = guest_text_module._TERMINAL_CONTROL.compiled.sub(
+        lambda match: guest_text_module._control_shown(match.group(), colour), plain
+    )
+    if colour and "\x1b[" in by_pattern:
+        by_pattern = "\n".join(guest_text_module._colours_closed(x) for x in by_pattern.split("\n"))
+    assert terminal_text(text, colour, github_actions=False) == by_pattern
+
+
+def test_plain_text_to_print_needs_no_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh = LazyPattern(guest_text_module._TERMINAL_CONTROL.source)
+    monkeypatch.setattr(guest_text_module, "_TERMINAL_CONTROL", fresh)
+    assert terminal_text("files: 3 passed\n\tdone\r\n", True, False) == "files: 3 passed\n\tdone\n"
+    assert fresh._compiled is None
+    assert terminal_text("a\rb", False, False) == "a\\rb"
