@@ -51,7 +51,19 @@ class InitPlan:
     """What a plain ``__init__`` assigns: per field, its name, its place among the arguments
     (None for an ``init=False`` field), its default and its factory."""
 
-    __slots__ = ("at_once", "positions", "post_init", "required", "steps")
+    __slots__ = (
+        "arguments",
+        "at_once",
+        "factories",
+        "least",
+        "names",
+        "positions",
+        "post_init",
+        "required",
+        "required_set",
+        "steps",
+        "template",
+    )
 
     def __init__(
         self, fields: Sequence[dataclasses.Field[Any]], post_init: bool, at_once: bool
@@ -66,6 +78,19 @@ class InitPlan:
         )
         self.post_init = post_init
         self.at_once = at_once  # the fields may go into a fresh instance's __dict__ at once
+        # For the calls that give every argument by name, or every one by place (most calls):
+        # the values before the arguments, in the fields' order, a factory's field marked to be
+        # made, and what such a call must give (the required arguments come first: plan_of).
+        self.names = tuple(self.positions)
+        self.arguments = frozenset(self.positions)
+        self.template = {
+            name: _MADE if factory is not None else default
+            for name, _, default, factory in self.steps
+        }
+        self.factories = tuple((name, factory) for name, _, _, factory in self.steps if factory)
+        self.required_set = frozenset(self.required)
+        leading = self.required == self.names[: len(self.required)]
+        self.least = len(self.required) if leading else None
 
     def fits(self, args: tuple[object, ...], kwargs: Mapping[str, object]) -> bool:
         """Whether the compiled ``__init__`` would take these arguments without an error."""
@@ -147,6 +172,8 @@ def uncompiled_init(owner: type, plan: InitPlan, compile_init: Callable[[], _Ini
     compiled: _Init | None = None
     lock = threading.Lock()
     steps, post_init, fits, at_once = plan.steps, plan.post_init, plan.fits, plan.at_once
+    template, names, factories = plan.template, plan.names, plan.factories
+    arguments, required, least, most = plan.arguments, plan.required_set, plan.least, len(names)
 
     def installed() -> _Init:
         nonlocal compiled
@@ -163,23 +190,26 @@ def uncompiled_init(owner: type, plan: InitPlan, compile_init: Callable[[], _Ini
     def __init__(record: Any, /, *args: object, **kwargs: object) -> None:
         nonlocal calls_left
         calls_left -= 1  # a count lost between threads only moves the compile by a call
-        if calls_left < 0 or not fits(args, kwargs):
+        # What fits() checks, at once for the calls that give every argument by name or every
+        # one by place (most calls): a record is made about a thousand times in a call.
+        values: dict[str, object] | None = None
+        if calls_left < 0:
+            pass
+        elif not args:  # every argument by name: each is one, and the required are there
+            if kwargs.keys() <= arguments and kwargs.keys() >= required:
+                values = {**template, **kwargs}  # in the template's order: the fields'
+        elif not kwargs and least is not None:  # every argument by place
+            if least <= len(args) <= most:
+                values = dict(template)
+                values.update(zip(names, args, strict=False))
+        elif fits(args, kwargs):
+            values = _assigned_one_by_one(steps, args, kwargs)
+        if values is None:  # the compiled __init__ takes it, or raises dataclasses' TypeError
             installed()(record, *args, **kwargs)
             return
-        given = len(args)
-        values = {}
-        for name, place, default, factory in steps:
-            if place is None:  # an init=False field: it has a default_factory (InitPlan)
-                value = factory()  # type: ignore[misc]
-            elif place < given:
-                value = args[place]
-            elif name in kwargs:
-                value = kwargs[name]
-            elif factory is not None:
-                value = factory()
-            else:
-                value = default
-            values[name] = value
+        for name, factory in factories:
+            if values[name] is _MADE:
+                values[name] = factory()
         if at_once and type(record) is owner and not record.__dict__:
             # Its __setattr__ (frozen.py's guard) lets each field be set once; none is yet.
             record.__dict__.update(values)
@@ -193,6 +223,33 @@ def uncompiled_init(owner: type, plan: InitPlan, compile_init: Callable[[], _Ini
     __init__.__module__ = owner.__module__
     __init__.compile_now = installed  # type: ignore[attr-defined]
     return __init__
+
+
+def _assigned_one_by_one(
+    steps: Sequence[tuple[str, int | None, object, Callable[[], object] | None]],
+    args: tuple[object, ...],
+    kwargs: Mapping[str, object],
+) -> dict[str, object]:
+    """The fields' values for a call that gives some arguments by place and some by name."""
+    given = len(args)
+    values = {}
+    for name, place, default, factory in steps:
+        if place is None:  # an init=False field: it has a default_factory (InitPlan)
+            value = factory()  # type: ignore[misc]
+        elif place < given:
+            value = args[place]
+        elif name in kwargs:
+            value = kwargs[name]
+        elif factory is not None:
+            value = factory()
+        else:
+            value = default
+        values[name] = value
+    return values
+
+
+# In a plain __init__'s template: the field's default_factory makes its value (frozen_init).
+_MADE: Final = object()
 
 
 class SignatureOnceCompiled:

@@ -14,6 +14,8 @@ from dataclasses import InitVar, dataclass, field
 from typing import Any, ClassVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.frozen_init import UNCOMPILED_CALLS
@@ -349,3 +351,32 @@ def test_an_undocumented_record_whose_signature_cannot_be_read_is_documented_by_
     ours: type[Any] = frozen(type("Odd", (), body()))
     theirs: type[Any] = dataclass(frozen=True)(type("Odd", (), body()))
     assert ours.__doc__ == theirs.__doc__ == "Odd"
+
+
+ARGUMENTS = (("name", "a"), ("size", 2.5), ("tags", ("x",)), ("note", "n"))
+WRONG = (("fixed", "init=False"), ("unknown", 1), ("name", "twice"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    by_place=st.integers(min_value=0, max_value=len(ARGUMENTS) + 1),
+    by_name=st.lists(st.sampled_from(ARGUMENTS + WRONG), unique_by=lambda pair: pair[0]),
+)
+def test_any_call_sets_or_refuses_as_the_compiled_init(
+    by_place: int, by_name: list[tuple[str, object]]
+) -> None:
+    """By place, by name, both, too few or too many: the plain __init__'s quick paths set what
+    dataclasses' sets, in its order, or hand the call to it for its TypeError."""
+    args = tuple(value for _, value in ARGUMENTS)[:by_place] + (("extra",) if by_place > 4 else ())
+    kwargs = dict(by_name)
+    ours, theirs = twins()
+    answers: list[tuple[str, object, list[str]]] = []
+    for record in (ours, theirs):
+        ORDER.clear()
+        try:
+            made = record(*args, **kwargs)
+        except TypeError as error:
+            answers.append(("TypeError", str(error), list(ORDER)))
+        else:
+            answers.append((repr(made), list(vars(made).items()), list(ORDER)))
+    assert answers[0] == answers[1]
