@@ -70,6 +70,7 @@ MEMOS = {
     ("config/toolchain.py", "_warned"): "each warning printed once per process",
     ("config/toolchain.py", "_VERSIONS"): "packages' versions, kept while their files are",
     ("core/records.py", "_PLANS"): "how each record class is encoded, worked out once",
+    ("core/frozen.py", "_FIRST_NAMES"): "the names dataclasses reads off each annotation text",
 }
 KNOWN_STATE: dict[tuple[str, str], str] = {
     **SCHEDULER_DOOR,

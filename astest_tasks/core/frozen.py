@@ -421,28 +421,34 @@ def _field_of(name: str, annotation: str, default: object) -> dataclasses.Field[
     if isinstance(default, dataclasses.Field):
         if default.kw_only is True:
             return None
-        field: dataclasses.Field[Any] = dataclasses.field(  # a copy: the body's is dataclasses'
-            default=default.default,
-            default_factory=default.default_factory,
-            init=default.init,
-            repr=default.repr,
-            hash=default.hash,
-            compare=default.compare,
+        # A copy (the body's own is dataclasses', which sets its name and type when it makes the
+        # record), made by Field itself: field() checks what the body's field() checked.
+        field = _new_field(
+            default.default,
+            default.default_factory,
+            default.init,
+            default.repr,
+            default.hash,
+            default.compare,
+            None,
+            False,  # kw_only: dataclasses' answer for a record that makes none keyword-only
         )
         field.metadata = default.metadata  # the body's own mapping, as dataclasses keeps it
     elif isinstance(default, types.MemberDescriptorType):  # a base's slot
         return None
-    else:
-        field = dataclasses.field(default=default)  # type: ignore[arg-type]  # any value
+    else:  # as field(default=default) makes it
+        field = _new_field(default, dataclasses.MISSING, True, True, None, True, None, False)
     if field.default.__class__.__hash__ is None:
         return None  # a mutable default, which dataclasses refuses
     field.name = name
     field.type = annotation
-    field.kw_only = False  # dataclasses' answer for a record that makes none keyword-only
     field._field_type = _FIELD_MARK  # type: ignore[attr-defined]  # what dataclasses sets
     return field
 
 
+# dataclasses.Field's own constructor (default, default_factory, init, repr, hash, compare,
+# metadata, kw_only), which typeshed types without the MISSING and None that field() passes it.
+_new_field: Callable[..., dataclasses.Field[Any]] = dataclasses.Field
 # dataclasses' mark of a real field (3.11 and 3.12, where records are made from their body).
 _FIELD_MARK: Final = getattr(dataclasses, "_FIELD", None)
 
@@ -450,25 +456,38 @@ _FIELD_MARK: Final = getattr(dataclasses, "_FIELD", None)
 # dataclasses' own reading of a string annotation: an optional module name, then a name. The
 # same text as dataclasses' pattern, so re's cache hands back the one it compiled.
 _MODULE_AND_NAME: Final = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
-_PSEUDO_FIELD_TYPES: Final = (typing.ClassVar, dataclasses.InitVar, dataclasses.KW_ONLY)
 
 
 def _may_be_pseudo_field(annotation: str, namespace: dict[str, Any]) -> bool:
     """Whether dataclasses could read ``annotation`` as a ``ClassVar``, an ``InitVar`` or
     ``KW_ONLY`` (it looks the annotation's first name up in the record's module); a ``module.``
     name of ``typing`` or ``dataclasses`` counts as one, whatever follows."""
-    match = _MODULE_AND_NAME.match(annotation)
-    if match is None:
-        return False
-    module_name, name = match.groups()
+    module_name, name = _first_names(annotation)
     if module_name:
         return namespace.get(module_name) in (typing, dataclasses)
     value = namespace.get(name)
-    return (
-        any(value is pseudo for pseudo in _PSEUDO_FIELD_TYPES)
+    return value is not None and (
+        value is typing.ClassVar
+        or value is dataclasses.InitVar
+        or value is dataclasses.KW_ONLY
         or isinstance(value, dataclasses.InitVar)
         or getattr(value, "__origin__", None) is typing.ClassVar
     )
+
+
+# The module name ("" for none) and the name dataclasses' pattern reads off each annotation's
+# text: the same few texts ("str", "int | None") annotate most fields, and a match costs more
+# than the rest of the check (issue 40).
+_FIRST_NAMES: dict[str, tuple[str, str]] = {}
+
+
+def _first_names(annotation: str) -> tuple[str, str]:
+    found = _FIRST_NAMES.get(annotation)
+    if found is None:
+        match = _MODULE_AND_NAME.match(annotation)
+        found = ("", "") if match is None else (match.group(1) or "", match.group(2))
+        _FIRST_NAMES[annotation] = found
+    return found
 
 
 # What Python makes for each class itself: a scratch copy gets its own.

@@ -45,6 +45,9 @@ from typing import Any, Final
 UNCOMPILED_CALLS: Final = 128
 
 _Init = Callable[..., None]
+# A field an __init__ assigns: its name, its place among the arguments (None: init=False), its
+# default and its factory.
+_Step = tuple[str, int | None, object, Callable[[], object] | None]
 
 
 class InitPlan:
@@ -68,29 +71,40 @@ class InitPlan:
     def __init__(
         self, fields: Sequence[dataclasses.Field[Any]], post_init: bool, at_once: bool
     ) -> None:
-        arguments = [field for field in fields if field.init]
-        self.positions = {field.name: place for place, field in enumerate(arguments)}
-        self.required = tuple(field.name for field in arguments if _needs_argument(field))
-        self.steps = tuple(
-            (field.name, self.positions.get(field.name), field.default, _factory(field))
-            for field in fields
-            if field.init or field.default_factory is not dataclasses.MISSING
-        )
+        # One pass over the fields (a call with nothing to do plans about 80 records).
+        positions: dict[str, int] = {}
+        required: list[str] = []
+        steps: list[_Step] = []
+        template: dict[str, object] = {}
+        factories: list[tuple[str, Callable[[], object]]] = []
+        for field in fields:
+            name, default, factory = field.name, field.default, _factory(field)
+            if field.init:
+                positions[name] = len(positions)
+                if default is dataclasses.MISSING and factory is None:
+                    required.append(name)
+            elif factory is None:
+                continue  # an init=False field with a plain default: never assigned
+            steps.append((name, positions.get(name), default, factory))
+            # For the calls that give every argument by name, or every one by place (most
+            # calls): the values before the arguments, in the fields' order, a factory's field
+            # marked to be made.
+            template[name] = default if factory is None else _MADE
+            if factory is not None:
+                factories.append((name, factory))
+        self.positions = positions
+        self.required = tuple(required)
+        self.steps = tuple(steps)
         self.post_init = post_init
         self.at_once = at_once  # the fields may go into a fresh instance's __dict__ at once
-        # For the calls that give every argument by name, or every one by place (most calls):
-        # the values before the arguments, in the fields' order, a factory's field marked to be
-        # made, and what such a call must give (the required arguments come first: plan_of).
-        self.names = tuple(self.positions)
-        self.arguments = frozenset(self.positions)
-        self.template = {
-            name: _MADE if factory is not None else default
-            for name, _, default, factory in self.steps
-        }
-        self.factories = tuple((name, factory) for name, _, _, factory in self.steps if factory)
-        self.required_set = frozenset(self.required)
-        leading = self.required == self.names[: len(self.required)]
-        self.least = len(self.required) if leading else None
+        self.names = tuple(positions)
+        self.arguments = frozenset(positions)
+        self.template = template
+        self.factories = tuple(factories)
+        self.required_set = frozenset(required)
+        # What such a call must give: the required arguments come first (plan_of).
+        leading = self.required == self.names[: len(required)]
+        self.least = len(required) if leading else None
 
     def fits(self, args: tuple[object, ...], kwargs: Mapping[str, object]) -> bool:
         """Whether the compiled ``__init__`` would take these arguments without an error."""
@@ -128,18 +142,20 @@ def plan_of(
 ) -> InitPlan | None:
     """``plan_for`` a record with no pseudo-field but ``ClassVar``s (whose fields were read off
     its ``body`` without dataclasses, frozen.py)."""
-    if (
-        not may_wait_to_compile(body)
-        or any(field.kw_only is True for field in fields)
-        or not _defaults_in_order([field for field in fields if field.init])
-    ):
+    if not may_wait_to_compile(body):
         return None
-    names = [field.name for field in fields]
-    return InitPlan(
-        fields,
-        post_init=hasattr(made, "__post_init__"),
-        at_once=not any(_data_descriptor(made, name) for name in names),
-    )
+    # The classes' own attributes, read once for every field (a slot, a property...).
+    attributes = [vars(klass) for klass in made.__mro__]
+    at_once = True
+    for field in fields:
+        if field.kw_only is True:
+            return None
+        if at_once and _data_descriptor(attributes, field.name):
+            at_once = False
+    plan = InitPlan(fields, post_init=hasattr(made, "__post_init__"), at_once=at_once)
+    # An argument without a default after one with one: dataclasses' compile refuses it, which
+    # the record must raise as before.
+    return None if plan.least is None else plan
 
 
 # dataclasses' mark of a ClassVar pseudo-field (3.11 and 3.12, where @frozen shares methods); a
@@ -151,12 +167,13 @@ def _is_class_variable(pseudo_field: dataclasses.Field[Any]) -> bool:
     return getattr(pseudo_field, "_field_type", None) is _CLASS_VARIABLE
 
 
-def _data_descriptor(cls: type, name: str) -> bool:
-    """Whether setting ``name`` on an instance of ``cls`` goes through a descriptor (a slot, a
-    property, a descriptor-typed field's default), which the compiled ``__init__`` would call."""
-    for klass in cls.__mro__:
-        if name in vars(klass):
-            kind = type(vars(klass)[name])
+def _data_descriptor(attributes: Sequence[Mapping[str, object]], name: str) -> bool:
+    """Whether setting ``name`` on an instance of a class whose MRO's own ``attributes`` these
+    are goes through a descriptor (a slot, a property, a descriptor-typed field's default),
+    which the compiled ``__init__`` would call."""
+    for own in attributes:
+        if name in own:
+            kind = type(own[name])
             return hasattr(kind, "__set__") or hasattr(kind, "__delete__")
     return False
 
@@ -226,7 +243,7 @@ def uncompiled_init(owner: type, plan: InitPlan, compile_init: Callable[[], _Ini
 
 
 def _assigned_one_by_one(
-    steps: Sequence[tuple[str, int | None, object, Callable[[], object] | None]],
+    steps: Sequence[_Step],
     args: tuple[object, ...],
     kwargs: Mapping[str, object],
 ) -> dict[str, object]:
@@ -312,22 +329,6 @@ def drop_signature_stand_in(owner: type) -> None:
         delattr(owner, "__signature__")
 
 
-def _needs_argument(field: dataclasses.Field[Any]) -> bool:
-    return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
-
-
 def _factory(field: dataclasses.Field[Any]) -> Callable[[], object] | None:
     factory = field.default_factory
     return None if factory is dataclasses.MISSING else factory
-
-
-def _defaults_in_order(arguments: Sequence[dataclasses.Field[Any]]) -> bool:
-    """Whether no argument without a default follows one with a default (else dataclasses'
-    compile raises TypeError, which the record must raise as before)."""
-    seen_default = False
-    for field in arguments:
-        if not _needs_argument(field):
-            seen_default = True
-        elif seen_default:
-            return False
-    return True
