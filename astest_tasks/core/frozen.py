@@ -39,10 +39,11 @@ after one with), or whose making is interrupted, is left as it was, and each use
 dataclasses' error again; a test makes every record of the package, and mypy reports such
 mistakes too. An instance that
 pickle, ``copy`` or ``quick_expectation`` brings in without ``__init__`` makes its class when it is
-first compared, hashed or shown. A record whose base keeps a registry of subclasses (an
-``__init_subclass__``) or has a metaclass is made at once, in place; one whose module has left
-``sys.modules`` by its first use, or by the time its ``__init__`` is compiled (frozen_init.py),
-cannot be made (dataclasses reads string annotations through the module) and says so.
+first compared, hashed or shown. A record whose base may keep a registry of subclasses (an
+``__init_subclass__`` other than ``Generic``'s) or has a metaclass is made at once, in place;
+one whose module has left ``sys.modules`` by its first use, or by the time its ``__init__`` is
+compiled (frozen_init.py), cannot be made (dataclasses reads string annotations through the
+module) and says so.
 
 Type checkers read ``@frozen`` as ``@dataclass(frozen=True)`` (``dataclass_transform``), so an
 assignment to a record's field is a mypy error as well. ``dataclasses.fields``, ``replace`` and
@@ -251,9 +252,11 @@ def _shared_methods(namespace: dict[str, Any]) -> dict[str, Callable[..., object
 def _can_wait(cls: type) -> bool:
     """Whether the record can be made later from a scratch copy of its class: making a copy
     runs no metaclass and no base's ``__init_subclass__`` of the record's (they could keep a
-    registry)."""
+    registry), but ``Generic``'s, which only sets the copy's own type parameters (a generic
+    record, config/keys.py's ``Key``, is made when first used too)."""
     return type(cls) is type and not any(
-        "__init_subclass__" in vars(base) for base in cls.__mro__[1:-1]
+        "__init_subclass__" in vars(base) and base is not typing.Generic
+        for base in cls.__mro__[1:-1]
     )
 
 

@@ -17,7 +17,7 @@ import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import pytest
 
@@ -703,6 +703,31 @@ def test_a_record_whose_base_watches_subclasses_is_made_at_once_and_seen_once() 
     assert "__frozen_pending__" not in vars(Entry)
     assert repr(Entry("a")).endswith("Entry(name='a')")
     assert registry == ["Entry"]
+
+
+def test_a_generic_record_is_made_when_first_used_as_dataclasses_makes_it(
+    makings: list[str],
+) -> None:
+    """Generic's __init_subclass__ only sets the class's own parameters, so a scratch copy of a
+    generic record is harmless: it waits for its first use like any other."""
+    item = TypeVar("item")
+
+    def generic(decorate: Decorator) -> type[Any]:
+        class Box(Generic[item]):
+            value: item
+            label: str = ""
+
+        return decorate(Box)
+
+    ours, theirs = generic(frozen), generic(dataclass(frozen=True))
+    makings.clear()
+    assert "__frozen_pending__" in vars(ours)
+    assert repr(ours(1, "a")).endswith("Box(value=1, label='a')")
+    assert (ours(1) == ours(1), hash(ours(1)) == hash(theirs(1))) == (True, True)
+    assert makings == [], "made from its body"
+    assert ours.__parameters__ == theirs.__parameters__ == (item,)
+    assert list(map(repr, dataclasses.fields(ours))) == list(map(repr, dataclasses.fields(theirs)))
+    assert ours[int](2) == ours(2)
 
 
 def test_a_record_whose_module_is_gone_says_why_it_cannot_be_made(
