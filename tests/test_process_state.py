@@ -71,6 +71,7 @@ MEMOS = {
     ("config/toolchain.py", "_VERSIONS"): "packages' versions, kept while their files are",
     ("core/records.py", "_PLANS"): "how each record class is encoded, worked out once",
     ("core/frozen.py", "_FIRST_NAMES"): "the names dataclasses reads off each annotation text",
+    ("core/type_hints.py", "_COMPILED"): "each annotation text compiled once",
 }
 KNOWN_STATE: dict[tuple[str, str], str] = {
     **SCHEDULER_DOOR,

@@ -2,10 +2,11 @@
 
 The result files, fuzz results, build records, the report state and the summary's plan are each
 a dataclass; their JSON is what ``encode`` makes of its fields, in field order, and ``decode``
-reads it back by the fields' types (``typing.get_type_hints``): strings, integers, floats (an
-integer is read as one), booleans, enums by value, tuples (``tuple[X, ...]`` or of fixed
-length), lists, ``Sequence`` (read as a tuple), dicts and ``Mapping`` with string keys,
-``X | None``, nested dataclasses, and ``object``/``Any`` passed through as they are.
+reads it back by the fields' types (``typing.get_type_hints``, as core/type_hints.py reads
+them): strings, integers, floats (an integer is read as one), booleans, enums by value, tuples
+(``tuple[X, ...]`` or of fixed length), lists, ``Sequence`` (read as a tuple), dicts and
+``Mapping`` with string keys, ``X | None``, nested dataclasses, and ``object``/``Any`` passed
+through as they are.
 
 These are our own files, so they are read strictly: a field of the wrong type is a
 ``RecordError`` that names it (``counts.tests_failed: should be an integer, not str``), which
@@ -31,6 +32,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Final, Literal, TypeVar
 
 from astest_tasks.core.frozen import frozen, is_record_type, record_fields
+from astest_tasks.core.type_hints import type_hints
 
 _METADATA_KEY: Final = "astest_tasks.records"
 
@@ -160,7 +162,7 @@ def _plan(record_type: type) -> _Plan:
 def _make_plan(record_type: type) -> _Plan:
     if not is_record_type(record_type):
         raise TypeError(f"{record_type.__name__} is not a dataclass")
-    hints = typing.get_type_hints(record_type)
+    hints = type_hints(record_type)
     fields = []
     for field in record_fields(record_type):
         if not field.init:
