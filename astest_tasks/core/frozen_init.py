@@ -1,12 +1,14 @@
-"""A record's ``__init__`` before it is compiled: the first calls assign the fields without one.
+"""A record's ``__init__`` without a compile: it assigns the fields itself.
 
 Why: dataclasses writes each record's ``__init__`` as source text and compiles it, 0.1-0.2 ms
 a record in a fresh process, and a ``doit`` call with nothing to do makes some 90 records, most
-of which it calls a few dozen times at most. So a record made by ``@frozen`` (frozen.py) starts
-with a plain ``__init__`` that reads its arguments by the fields' order and names, and after
-``UNCOMPILED_CALLS`` calls puts the compiled one in its place, for a record called in a loop (a
-big suite's results). Together with setting the fields at once (below), about 6 ms of a
-no-change call of about 95 ms in-process (docs/performance.md).
+of which it calls a few dozen times at most. So a record made by ``@frozen`` (frozen.py) gets a
+plain ``__init__`` that reads its arguments by the fields' order and names. It is also the
+faster of the two per call: the compiled one assigns each field through the record's guarded
+``__setattr__`` (a Python call a field), where the plain one fills the ``__dict__`` at once: 13
+to 16 thousand instructions against 25 to 28 thousand for six fields, 16 to 22 against 58 to 62
+thousand for fifteen (issue 40). So it stays, however often the record is made; a call that
+gives every argument by name, or every one by place, is taken in one step.
 
 The plain one does what the compiled one does, for a call that fits the signature: it sets
 every field ``__init__`` sets, in the fields' order (an argument, else the default, else the
@@ -34,15 +36,6 @@ import inspect
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
-
-# After this many calls a record's __init__ is compiled. A plain call costs about 1.3 us more than
-# a compiled one (3.3 against 2.0 us, six fields), and a compile 0.1-0.2 ms in a fresh process:
-# waiting for about as many calls as the compile costs (100-150) keeps the total within about
-# twice the better choice made in hindsight (the ski-rental rule); 128 lies in that range. At 32,
-# a no-change call compiled 13 records it makes 40 to 120 times: about 2.5 ms of compiles, to
-# save at most 0.2 ms of plain calls (issue 40). A record made by the thousand still gets its
-# compiled __init__ early on.
-UNCOMPILED_CALLS: Final = 128
 
 _Init = Callable[..., None]
 # A field an __init__ assigns: its name, its place among the arguments (None: init=False), its
@@ -179,13 +172,13 @@ def _data_descriptor(attributes: Sequence[Mapping[str, object]], name: str) -> b
 
 
 def uncompiled_init(owner: type, plan: InitPlan, compile_init: Callable[[], _Init]) -> _Init:
-    """``owner``'s first ``__init__``. ``compile_init`` makes the compiled one, which is then
-    put on ``owner`` in its place, once for every thread (unless something else has replaced
-    it there since). The fields go into the ``__dict__`` at once only for an instance of
-    ``owner`` itself with nothing set yet and no descriptor of a field's name (``InitPlan``):
-    a subclass may have a ``__setattr__``, a property or a slot of its own, which the compiled
-    ``__init__`` sets each field through."""
-    calls_left = UNCOMPILED_CALLS
+    """``owner``'s plain ``__init__``. ``compile_init`` makes the compiled one, which is put on
+    ``owner`` in its place (once for every thread, unless something else has replaced it there
+    since) when a call does not fit, to raise dataclasses' own error, or when the signature or
+    docstring dataclasses derives from it is first read. The fields go into the ``__dict__`` at
+    once only for an instance of ``owner`` itself with nothing set yet and no descriptor of a
+    field's name (``InitPlan``): a subclass may have a ``__setattr__``, a property or a slot of
+    its own, which the compiled ``__init__`` sets each field through, and so does this one."""
     compiled: _Init | None = None
     lock = threading.Lock()
     steps, post_init, fits, at_once = plan.steps, plan.post_init, plan.fits, plan.at_once
@@ -205,14 +198,10 @@ def uncompiled_init(owner: type, plan: InitPlan, compile_init: Callable[[], _Ini
     # The record comes first and by place only, so that a field called "self" (or "record")
     # is an argument like any other, as in the compiled __init__.
     def __init__(record: Any, /, *args: object, **kwargs: object) -> None:
-        nonlocal calls_left
-        calls_left -= 1  # a count lost between threads only moves the compile by a call
         # What fits() checks, at once for the calls that give every argument by name or every
         # one by place (most calls): a record is made about a thousand times in a call.
         values: dict[str, object] | None = None
-        if calls_left < 0:
-            pass
-        elif not args:  # every argument by name: each is one, and the required are there
+        if not args:  # every argument by name: each is one, and the required are there
             if kwargs.keys() <= arguments and kwargs.keys() >= required:
                 values = {**template, **kwargs}  # in the template's order: the fields'
         elif not kwargs and least is not None:  # every argument by place
