@@ -11,7 +11,6 @@ import dataclasses
 import inspect
 import math
 import pickle
-import subprocess
 import sys
 import threading
 import types
@@ -23,23 +22,28 @@ import pytest
 
 from astest_tasks.core import frozen as frozen_module
 from astest_tasks.core.frozen import frozen, is_record_type, record_fields
+from tests.package_probe import probe_package
 
 Decorator = Callable[[type[Any]], type[Any]]
 BOTH: tuple[Decorator, ...] = (frozen, dataclass(frozen=True))
 NAMES = ("frozen", "dataclass")
 
 
-def sample(decorate: Decorator) -> type[Any]:
+def sample(decorate: Decorator, class_var: bool = True) -> type[Any]:
     class Sample:
-        """Fields of every kind the shared methods must tell apart."""
+        """Fields of every kind the shared methods must tell apart. With a ClassVar, dataclasses
+        makes a ``@frozen`` one; without, it is made from its body (with an init=False field)."""
 
-        kind: ClassVar[str] = "not a field"
+        if class_var:
+            kind: ClassVar[str] = "not a field"
         name: str
         size: float = 1.0
         tags: tuple[str, ...] = ()
         note: str = field(default="", compare=False)
         secret: str = field(default="", repr=False)
         seen: list[str] = field(default_factory=list, hash=False)
+        if not class_var:
+            made: int = field(default=0, init=False)
 
     return decorate(Sample)
 
@@ -394,18 +398,7 @@ def test_a_record_is_made_when_first_used_and_only_once(
 
 
 def light_sample(decorate: Decorator) -> type[Any]:
-    class Light:
-        """``sample`` without its ClassVar: made from its body, without dataclasses."""
-
-        name: str
-        size: float = 1.0
-        tags: tuple[str, ...] = ()
-        note: str = field(default="", compare=False)
-        secret: str = field(default="", repr=False)
-        seen: list[str] = field(default_factory=list, hash=False)
-        made: int = field(default=0, init=False)
-
-    return decorate(Light)
+    return sample(decorate, class_var=False)
 
 
 def test_a_record_made_from_its_body_behaves_as_dataclasses_makes_it(
@@ -428,7 +421,7 @@ def test_a_record_made_from_its_body_behaves_as_dataclasses_makes_it(
         assert str(raised.value) == str(expected.value)
     with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'made'"):
         mine.made = 1
-    assert makings == ["Light"], "only the wrong calls compile __init__, with dataclasses"
+    assert makings == ["Sample"], "only the wrong calls compile __init__, with dataclasses"
     assert list(map(repr, dataclasses.fields(ours))) == list(map(repr, dataclasses.fields(theirs)))
 
 
@@ -748,29 +741,15 @@ def test_every_record_of_the_package_can_be_made() -> None:
     """A record's mistakes (a field without a default after one with) surface when it is made,
     not when its module is imported: make every record, in a fresh interpreter where nothing
     has used them yet."""
-    probe = (
-        "import dataclasses, importlib, pathlib, sys\n"
-        "import astest_tasks\n"
-        "package = pathlib.Path(astest_tasks.__file__).parent\n"
-        "for path in sorted(package.rglob('*.py')):\n"
-        "    parts = path.relative_to(package.parent).with_suffix('').parts\n"
-        "    if parts[-1] == '__init__':\n"
-        "        parts = parts[:-1]\n"
-        "    if parts[-1] != '__main__':\n"
-        "        importlib.import_module('.'.join(parts))\n"
-        "pending = {value for name, module in list(sys.modules.items())\n"
-        "           if name.startswith('astest_tasks') for value in vars(module).values()\n"
-        "           if isinstance(value, type) and '__frozen_pending__' in value.__dict__}\n"
+    printed = probe_package(
+        "import dataclasses\n"
+        "pending = {c for c in classes if '__frozen_pending__' in c.__dict__}\n"
         "for record in pending:\n"
         "    dataclasses.fields(record)\n"
         "left = [r for r in pending if '__frozen_pending__' in r.__dict__]\n"
         "print(len(pending), len(left))\n"
     )
-    made = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=600
-    )
-    assert made.returncode == 0, made.stderr
-    pending, left = map(int, made.stdout.split())
+    pending, left = map(int, printed.split())
     assert pending >= 100, "most records are not made when their module is imported"
     assert left == 0
 
@@ -778,21 +757,11 @@ def test_every_record_of_the_package_can_be_made() -> None:
 def test_every_record_of_the_package_made_from_its_body_agrees_with_dataclasses() -> None:
     """The fields and the plain ``__init__`` read off each record's body are those dataclasses
     makes, for every record of the package (in a fresh interpreter, none made yet)."""
-    probe = (
-        "import dataclasses, importlib, pathlib, sys\n"
-        "import astest_tasks\n"
+    printed = probe_package(
+        "import dataclasses\n"
         "from astest_tasks.core import frozen\n"
         "from astest_tasks.core.frozen_init import plan_for, plan_of\n"
-        "package = pathlib.Path(astest_tasks.__file__).parent\n"
-        "for path in sorted(package.rglob('*.py')):\n"
-        "    parts = path.relative_to(package.parent).with_suffix('').parts\n"
-        "    if parts[-1] == '__init__':\n"
-        "        parts = parts[:-1]\n"
-        "    if parts[-1] != '__main__':\n"
-        "        importlib.import_module('.'.join(parts))\n"
-        "pending = {value for name, module in list(sys.modules.items())\n"
-        "           if name.startswith('astest_tasks') for value in vars(module).values()\n"
-        "           if isinstance(value, type) and '__frozen_pending__' in value.__dict__}\n"
+        "pending = {c for c in classes if '__frozen_pending__' in c.__dict__}\n"
         "def fields(found):\n"
         "    return [(f.name, f.type, f.default, f.default_factory, f.init, f.repr,\n"
         "             f.hash, f.compare, dict(f.metadata), f.kw_only, f._field_type)\n"
@@ -813,11 +782,7 @@ def test_every_record_of_the_package_made_from_its_body_agrees_with_dataclasses(
         "        print('differs:', record.__module__, record.__qualname__)\n"
         "print(len(pending), len(covered))\n"
     )
-    made = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=600
-    )
-    assert made.returncode == 0, made.stderr
-    *differ, counts = made.stdout.splitlines()
+    *differ, counts = printed.splitlines()
     assert differ == []
     pending, covered = map(int, counts.split())
     assert covered >= pending * 0.9, "most records are made from their body"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -13,6 +11,7 @@ import pytest
 
 from astest_tasks.core import type_hints as type_hints_module
 from astest_tasks.core.type_hints import type_hints
+from tests.package_probe import probe_package
 
 
 class Plain:
@@ -72,20 +71,10 @@ def test_a_text_is_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_record_of_the_package_has_get_type_hints_own_hints() -> None:
-    probe = (
-        "import importlib, pathlib, sys, typing\n"
-        "import astest_tasks\n"
+    printed = probe_package(
+        "import typing\n"
         "from astest_tasks.core.type_hints import type_hints\n"
-        "package = pathlib.Path(astest_tasks.__file__).parent\n"
-        "for path in sorted(package.rglob('*.py')):\n"
-        "    parts = path.relative_to(package.parent).with_suffix('').parts\n"
-        "    if parts[-1] == '__init__':\n"
-        "        parts = parts[:-1]\n"
-        "    if parts[-1] != '__main__':\n"
-        "        importlib.import_module('.'.join(parts))\n"
-        "records = {value for name, module in list(sys.modules.items())\n"
-        "           if name.startswith('astest_tasks') for value in vars(module).values()\n"
-        "           if isinstance(value, type) and '__dataclass_fields__' in dir(value)}\n"
+        "records = {c for c in classes if '__dataclass_fields__' in dir(c)}\n"
         "def answer(read, record):\n"
         "    try:\n"
         "        return read(record)\n"
@@ -95,9 +84,5 @@ def test_every_record_of_the_package_has_get_type_hints_own_hints() -> None:
         "          if answer(type_hints, r) != answer(typing.get_type_hints, r)]\n"
         "print(len(records), differ)\n"
     )
-    found = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=600
-    )
-    assert found.returncode == 0, found.stderr
-    count, differ = found.stdout.split(" ", 1)
+    count, differ = printed.split(" ", 1)
     assert int(count) >= 100 and differ.strip() == "[]"
