@@ -23,11 +23,11 @@ below, which behave as the generated ones do:
   a derived field with ``object.__setattr__``.
 
 A record is made when first used, not when its module is imported (a ``doit`` call with nothing
-to do imports about 120 records and uses about 80), and its ``__init__`` is compiled only after
-its first calls (frozen_init.py). What its instances need (``__init__``, and the field names the
-shared methods read) is made from the class body as written, without dataclasses, for a record
-whose fields are all plain (``_make_from_body``); dataclasses makes the record when one of its
-own names is first read (``dataclasses.fields``, ``is_dataclass``, ``__match_args__``...).
+to do imports about 120 records and uses about 80), and its ``__init__`` is a plain one that
+fills the fields itself (frozen_init.py). What its instances need (``__init__``, and the field
+names the shared methods read) is made from the class body as written, without dataclasses, for
+a record whose fields are all plain (``_make_from_body``); dataclasses makes the record when one
+of its own names is first read (``dataclasses.fields``, ``is_dataclass``, ``__match_args__``...).
 
 ``@frozen`` sets the shared methods at once, turns each ``field(...)`` class attribute into its
 default as dataclasses would, and leaves a stand-in for each name dataclasses adds
@@ -360,9 +360,9 @@ def _make_from_body(cls: type) -> None:
     of one of them runs.
 
     Why: dataclasses making a record (a scratch copy of the class, every field's checks) costs
-    about 0.55 million instructions, and a ``doit`` call with nothing to do makes 86 records,
-    some 6% of the call; 61 of them are made here for less than half of that each, and the
-    call executes about 2% fewer instructions (issue 40). It reads the fields as dataclasses
+    about 0.55 million instructions, and a ``doit`` call with nothing to do makes about 80
+    records, some 6% of the call; all but a few are made here, for about 0.2 million each
+    (issue 40). It reads the fields as dataclasses
     does, for the records this covers: a record without a dataclass base whose fields are all
     plain (``_fields_of_body``). Any other record is made by ``_make``, so dataclasses still
     refuses what it refuses, with its own error. A test holds every record of the package
