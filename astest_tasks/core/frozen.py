@@ -4,9 +4,10 @@ Why not ``@dataclass(frozen=True)`` itself: on Python 3.11, dataclasses writes e
 record's six methods (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``,
 ``__delattr__``) as source text and compiles it with an ``exec`` of its own, about 0.48 ms a
 class. A ``doit`` call with nothing to do defines some 120 records before doit runs a task, and
-those compiles were about 40 ms of its 0.25 s (docs/performance.md). Here dataclasses writes only
-``__init__`` (about 0.12 ms a class), and every record shares the other five methods, written once
-below, which behave as the generated ones do:
+those compiles were about 40 ms of its 0.25 s (docs/performance.md). Here dataclasses compiles
+at most ``__init__``, and only when a call does not fit it or its signature is read (a plain one
+assigns the fields otherwise, frozen_init.py); every record shares the other five methods,
+written once below, which behave as the generated ones do:
 
 - equal when of the very same class and their compared fields are equal, compared as tuples as
   Python 3.11 and 3.12 do (a field with ``field(compare=False)`` is left out), else
@@ -151,6 +152,8 @@ def record_fields(record_type: type) -> tuple[dataclasses.Field[Any], ...]:
     """``dataclasses.fields(record_type)``, without having dataclasses make a ``@frozen`` record
     whose fields its class body tells (``_make_from_body``): the option declarations and the
     records' codec read the fields of records that a call otherwise only makes instances of.
+    For such a record the fields are copies of dataclasses' own, equal field by field (a
+    ``Field`` compares by identity, so ``in dataclasses.fields(...)`` would not find them).
     Any other class is dataclasses' to answer (a TypeError for one that is not a dataclass)."""
     if _SHAPE in record_type.__dict__:  # a @frozen record itself, made or not
         shape: _RecordShape = getattr(record_type, _SHAPE)
@@ -373,11 +376,13 @@ def _make_from_body(cls: type) -> None:
             return  # made already
         fields = _fields_of_body(cls, pending.namespace)
         plan = None if fields is None else plan_of(pending.namespace, cls, fields)
-        if fields is None or ("__init__" in pending.deferred and plan is None):
+        if fields is None or plan is None:
+            # Also for a class that writes its own __init__ (no plan): dataclasses still
+            # refuses a field without a default after one with, which it must do here too.
             _make(cls)
             return
         setattr(cls, _SHAPE, _RecordShape(cls, fields))
-        if plan is not None and "__init__" in pending.deferred:
+        if "__init__" in pending.deferred:
             compile_init = partial(_compiled_init, cls, pending.namespace)
             cls.__init__ = uncompiled_init(cls, plan, compile_init)  # type: ignore[misc]
         # Last, so that a making stopped before here is done again, whole.
@@ -400,7 +405,8 @@ def _fields_of_body(cls: type, body: dict[str, Any]) -> list[dataclasses.Field[A
     for name, annotation in annotations.items():
         if not isinstance(annotation, str) or _may_be_pseudo_field(annotation, namespace):
             return None
-        field = _field_of(name, annotation, _class_default(cls, body, name))
+        default = _class_default(cls, body, name)
+        field = None if default is _UNSURE else _field_of(name, annotation, default)
         if field is None:
             return None
         fields.append(field)
@@ -410,14 +416,23 @@ def _fields_of_body(cls: type, body: dict[str, Any]) -> list[dataclasses.Field[A
 
 
 def _class_default(cls: type, body: dict[str, Any], name: str) -> object:
-    """What dataclasses reads as the field's default: the class attribute of that name, as the
-    scratch copy ``_make`` gives dataclasses would have it (the body, then the bases)."""
+    """What dataclasses reads as the field's default: ``getattr`` of the scratch copy ``_make``
+    gives it, so the body's attribute of that name, else the bases'; ``_UNSURE`` where that
+    ``getattr`` could answer otherwise than the attribute itself (a descriptor other than a
+    function, or a name only ``type`` has, such as ``mro``)."""
     if name in body:
-        return body[name]
-    for base in cls.__mro__[1:]:
-        if name in vars(base):
-            return vars(base)[name]
-    return dataclasses.MISSING
+        found = body[name]
+    else:
+        bases = (vars(base) for base in cls.__mro__[1:])
+        found = next((own[name] for own in bases if name in own), dataclasses.MISSING)
+    if found is dataclasses.MISSING:
+        return _UNSURE if hasattr(type(cls), name) else found
+    descriptor = hasattr(type(found), "__get__") and not isinstance(found, types.FunctionType)
+    return _UNSURE if descriptor else found
+
+
+# A field's default that only dataclasses' own reading can tell (_class_default).
+_UNSURE: Final = object()
 
 
 def _field_of(name: str, annotation: str, default: object) -> dataclasses.Field[Any] | None:
@@ -502,8 +517,9 @@ def _make_dataclass(
 ) -> dict[str, object]:
     """Let dataclasses make ``target`` (the record class, or a scratch copy of it) and set its
     shape for ``owner`` (the record class); what dataclasses added, by name. Given the class
-    ``body`` as written (a record made on first use), its ``__init__`` is compiled only once it
-    has been called a few times (frozen_init.py)."""
+    ``body`` as written (a record made on first use), its ``__init__`` is the plain one, and
+    dataclasses compiles one only for a call that does not fit or for the signature
+    (frozen_init.py)."""
     waits = body is not None and may_wait_to_compile(body)
     undocumented = waits and body is not None and not body.get("__doc__")
     if undocumented:

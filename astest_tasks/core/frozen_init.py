@@ -1,7 +1,7 @@
 """A record's ``__init__`` without a compile: it assigns the fields itself.
 
 Why: dataclasses writes each record's ``__init__`` as source text and compiles it, 0.1-0.2 ms
-a record in a fresh process, and a ``doit`` call with nothing to do makes some 90 records, most
+a record in a fresh process, and a ``doit`` call with nothing to do makes about 80 records, most
 of which it calls a few dozen times at most. So a record made by ``@frozen`` (frozen.py) gets a
 plain ``__init__`` that reads its arguments by the fields' order and names. It is also the
 faster of the two per call: the compiled one assigns each field through the record's guarded

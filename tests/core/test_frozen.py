@@ -463,8 +463,23 @@ def test_a_dataclass_subclass_of_a_record_has_its_own_fields() -> None:
         "class R:\n    a: int\n    b: list = []\n",
         "from dataclasses import field\nclass R:\n    a: int\n    b = field(default=1)\n",
         "class Base:\n    __slots__ = ('a',)\nclass R(Base):\n    a: int\n",
+        "class R:\n    a: int = 1\n    b: int\n    def __init__(self, a, b=2):\n        pass\n",
+        "class R:\n    a: object = staticmethod(len)\n",
+        "class R:\n    mro: int\n",
     ],
-    ids=["ClassVar", "alias", "InitVar", "KW_ONLY", "kw_only", "mutable", "no-type", "slot"],
+    ids=[
+        "ClassVar",
+        "alias",
+        "InitVar",
+        "KW_ONLY",
+        "kw_only",
+        "mutable",
+        "no-type",
+        "slot",
+        "own-init-order",
+        "descriptor",
+        "type-attribute",
+    ],
 )
 def test_a_record_its_body_may_not_tell_is_made_by_dataclasses(
     monkeypatch: pytest.MonkeyPatch, makings: list[str], body: str
