@@ -326,13 +326,35 @@ def read_result_head(path: Path) -> SpecResult | None:
         return None
 
 
-@functools.lru_cache(maxsize=4096)
 def _parse_head(text: str) -> SpecResult:
-    """The result a head line holds (without its suites), kept by the line's text: a call reads
-    each head twice, in its run's up-to-date check and in the summary, and decoding one is about
-    0.25 million instructions (issue 40). The same text always decodes to the same result, and
-    a result holds only immutable values (tuples, frozen records), so one can be shared. A head
-    that fails to decode raises each time (lru_cache keeps no exception)."""
+    """The result a head line holds (without its suites), kept by the line's text while the call
+    lasts: a call reads each head twice, in its run's up-to-date check and in the summary, and
+    decoding one is about 0.25 million instructions (issue 40). The same text always decodes to
+    the same result, and a result holds only immutable values (tuples, frozen records), so one
+    can be shared. A head that fails to decode raises each time (lru_cache keeps no exception).
+    A long head (a spec's big output) is decoded each time rather than kept."""
+    if len(text) > _LONGEST_KEPT_HEAD:
+        return _decoded_head(text)
+    return _kept_head(text)
+
+
+# What the heads kept in one call may hold: a head is about a kilobyte, unless the spec's output
+# or error is long; 4096 short ones are a few megabytes at most.
+_LONGEST_KEPT_HEAD = 16384
+
+
+@functools.lru_cache(maxsize=4096)
+def _kept_head(text: str) -> SpecResult:
+    return _decoded_head(text)
+
+
+def forget_kept_heads() -> None:
+    """Drop the heads kept so far: a call starts afresh (watch mode makes one per cycle in one
+    process, each writing new heads), so no head outlives the call that read it."""
+    _kept_head.cache_clear()
+
+
+def _decoded_head(text: str) -> SpecResult:
     data = parse_json(text)
     if not isinstance(data, dict) or "suites" in data:
         raise ValueError("not a result file of this version")

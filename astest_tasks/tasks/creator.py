@@ -15,6 +15,7 @@ from astest_tasks.config.toolchain import warn_once
 from astest_tasks.core.interrupts import report_interrupts_in_one_line, unwind_on_sigterm
 from astest_tasks.core.parent_bond import bind_forked_children
 from astest_tasks.core.project_lock import lock_project
+from astest_tasks.model.results import forget_kept_heads
 from astest_tasks.plan.command_line import CommandLine
 from astest_tasks.plan.fuzz_plan import FuzzPlan
 from astest_tasks.plan.options import TaskOptions
@@ -35,6 +36,7 @@ def create_tasks(
     unwind_on_sigterm()  # doit's -n workers inherit it when they are forked from here
     bind_forked_children()  # and they end with this process, even one killed with SIGKILL
     report_interrupts_in_one_line()
+    forget_kept_heads()  # the result heads the last call of this process read (watch mode)
     plan = make_plan(project_root, options, pipeline, command_line, warn=warn_once)
     lock_project(plan.lock_path, read_only=command_line.reads_only)
     yield from emit(plan)

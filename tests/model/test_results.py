@@ -18,6 +18,7 @@ from astest_tasks.model.results import (
     SpecResult,
     Stage,
     Status,
+    forget_kept_heads,
     parse_stored,
     previous_result_path,
     read_result,
@@ -148,6 +149,20 @@ def test_a_head_read_twice_is_decoded_once_and_read_again_when_it_changes(
     assert again is not None and again.session == "another-head"
     path.write_text('{"format": 99}\n[]\n[]\n', encoding="utf-8")
     assert (read_result_head(path), read_result_head(path)) == (None, None)
+
+
+def test_a_kept_head_is_forgotten_with_the_call_and_a_long_one_is_never_kept(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "math.json"
+    write_result(path, replace(sample_result(), session="forgotten-head"))
+    first = read_result_head(path)
+    forget_kept_heads()
+    again = read_result_head(path)
+    assert first == again and first is not again
+    write_result(path, replace(sample_result(), output="x" * 20000))
+    long_once, long_twice = read_result_head(path), read_result_head(path)
+    assert long_once == long_twice and long_once is not long_twice
 
 
 @pytest.mark.parametrize(

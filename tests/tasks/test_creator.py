@@ -15,7 +15,13 @@ from astest_tasks.config import git_changes, toolchain
 from astest_tasks.config.git_changes import ChangedFiles
 from astest_tasks.core import project_lock
 from astest_tasks.core.errors import UserError
-from astest_tasks.model.results import Stage, Status, read_result, write_result
+from astest_tasks.model.results import (
+    Stage,
+    Status,
+    read_result,
+    read_result_head,
+    write_result,
+)
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.schedule.scheduler import Scheduler
 from astest_tasks.tasks.creator import create_tasks
@@ -250,6 +256,18 @@ def test_a_build_depends_on_its_spec_and_the_library_it_imports_and_nothing_else
         ".as-test/build/bindings/geometry.spec.wasm",
         ".as-test/build/bindings/geometry.spec.js",
     }
+
+
+def test_a_call_forgets_the_result_heads_the_last_call_read(
+    tmp_project: ProjectBuilder, tmp_path: Path
+) -> None:
+    """watch mode makes one call per cycle in one process: no head outlives its call."""
+    result = tmp_path / "kept.json"
+    write_result(result, make_spec_result())
+    kept = read_result_head(result)
+    assert kept is read_result_head(result)
+    created(tmp_project())
+    assert kept is not read_result_head(result)
 
 
 def test_the_compile_ahead_gets_each_builds_inputs_as_absolute_paths(
