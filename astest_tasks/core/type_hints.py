@@ -11,8 +11,9 @@ For a record of one class of its own (no base but ``object``) whose annotations 
 ``get_type_hints`` does (Python 3.11-3.13): in the record's module first, then in the class's
 own namespace, then the builtins, with ``None`` read as ``type(None)``. What that evaluation
 leaves for ``get_type_hints`` to go on with (a text inside a generic, an ``Annotated``, a
-value that is no type) and any other class are ``get_type_hints``' own to answer. A test holds
-every record of the package to ``get_type_hints``.
+``Required``, a value that is no type, ``Generic`` itself), a text that is no expression, a
+``@no_type_check`` class and any other class are ``get_type_hints``' own to answer. A test
+holds every record of the package to ``get_type_hints``.
 """
 
 from __future__ import annotations
@@ -31,15 +32,20 @@ def type_hints(record_type: type) -> dict[str, Any]:
     module = sys.modules.get(record_type.__module__)
     # where get_type_hints reads them, a class's own
     annotations = record_type.__dict__.get("__annotations__", {})  # noqa: RUF063
-    if module is None or record_type.__mro__[1:] != (object,):
+    if (
+        module is None
+        or record_type.__mro__[1:] != (object,)
+        or getattr(record_type, "__no_type_check__", False)
+    ):
         return typing.get_type_hints(record_type)
     # get_type_hints' order: the module's names first, then the class's own (its "globals").
     class_names, module_names = dict(vars(record_type)), vars(module)
     hints: dict[str, Any] = {}
     for name, text in annotations.items():
-        if not isinstance(text, str):
+        code = _compiled(text) if isinstance(text, str) else None
+        if code is None:  # not a text, or not an expression: get_type_hints' own error
             return typing.get_type_hints(record_type)
-        hint = eval(_compiled(text), class_names, module_names)  # our own records' texts
+        hint = eval(code, class_names, module_names)  # our own records' texts
         if hint is None:
             hint = type(None)
         if not _plain_type(hint):
@@ -48,21 +54,31 @@ def type_hints(record_type: type) -> dict[str, Any]:
     return hints
 
 
-def _compiled(text: str) -> types.CodeType:
+def _compiled(text: str) -> types.CodeType | None:
     code = _COMPILED.get(text)
     if code is None:
-        code = _COMPILED[text] = compile(text, "<annotation>", "eval")
+        try:
+            code = compile(text, "<annotation>", "eval")
+        except SyntaxError:
+            return None
+        _COMPILED[text] = code
     return code
 
 
 def _plain_type(hint: object) -> bool:
     """Whether ``hint`` is what ``get_type_hints`` would give for it unchanged: a class, or a
     generic or union of such (no text left inside to evaluate, no ``Annotated`` to strip)."""
-    if isinstance(hint, type):
-        return True
     if hint is typing.Any:
         return True
-    arguments = typing.get_args(hint)
-    if typing.get_origin(hint) is None or typing.get_origin(hint) is typing.Annotated:
+    if isinstance(hint, type):
+        # Generic and Protocol are classes that get_type_hints refuses as a field's type
+        return hint is not typing.Generic and hint is not typing.Protocol
+    origin = typing.get_origin(hint)
+    if origin is None or origin in _WRAPPERS:
         return False
+    arguments = typing.get_args(hint)
     return all(argument is Ellipsis or _plain_type(argument) for argument in arguments)
+
+
+# What get_type_hints unwraps (Annotated's metadata, a TypedDict's Required and NotRequired).
+_WRAPPERS = (typing.Annotated, typing.Required, typing.NotRequired)
