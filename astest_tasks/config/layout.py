@@ -57,20 +57,22 @@ def doit_paths(root: Path, paths: Sequence[str]) -> list[str]:
     # cwd, and so does cutting the cwd off an absolute path inside it (the manifests and
     # asconfigs a build depends on); anything else (a root outside the cwd, a path above it:
     # the packages' manifests of a project below its node_modules) goes through relpath.
-    base = _relpath(root, "", cwd)
+    base = _relpath(str(root), "", cwd)
     inside = cwd if cwd.endswith(os.sep) else cwd + os.sep
     return [
-        _below(base, path) or _inside(inside, path) or _relpath(root, path, cwd) for path in paths
+        _below(base, path) or _inside(inside, path) or _relpath(str(root), path, cwd)
+        for path in paths
     ]
 
 
 @functools.lru_cache(maxsize=1024)
-def _relpath(root: Path, path: str, cwd: str) -> str:
-    """``os.path.relpath(root / path, cwd)``, kept: every build of a call asks it again for
-    the same manifests and the same root (about 0.2 million instructions a build, issue 40).
-    ``cwd`` is the current folder the caller read, which relpath would read itself for a
-    relative root; the answer depends on nothing else."""
-    return os.path.relpath(root / path if path else root, cwd)
+def _relpath(root: str, path: str, cwd: str) -> str:
+    """``os.path.relpath(Path(root) / path, cwd)``, kept: every build of a call asks it again
+    for the same manifests and the same root (about 0.2 million instructions a build, issue
+    40). ``cwd`` is the current folder the caller read, which relpath would read itself for a
+    relative root; the answer depends on nothing else. Keyed by the root's text, not its
+    ``Path``: a Windows path equals another spelled in other case, whose answer differs."""
+    return os.path.relpath(Path(root) / path if path else root, cwd)
 
 
 def _below(base: str, path: str) -> str:
