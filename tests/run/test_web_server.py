@@ -90,6 +90,7 @@ def test_a_request_past_the_size_limit_is_refused(server: HarnessServer, run: We
     request.add_header("Content-Length", str(MAX_REQUEST_BYTES + 1))
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=10)
+    refused.value.close()  # the error holds the response, and its socket, until it is closed
     assert refused.value.code == 413
 
 
