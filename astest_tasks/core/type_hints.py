@@ -45,7 +45,10 @@ def type_hints(record_type: type) -> dict[str, Any]:
         code = _compiled(text) if isinstance(text, str) else None
         if code is None:  # not a text, or not an expression: get_type_hints' own error
             return typing.get_type_hints(record_type)
-        hint = eval(code, class_names, module_names)  # our own records' texts
+        try:
+            hint = eval(code, class_names, module_names)  # our own records' texts
+        except Exception:  # a name only a type checker imports, and the like
+            return typing.get_type_hints(record_type)  # which raises its own error
         if hint is None:
             hint = type(None)
         if not _plain_type(hint):
