@@ -96,10 +96,12 @@ def project_file_path(root: Path, name: str, *, hidden_folders: bool) -> Path:
 def _raise_when_missing(path: str) -> None:
     """FileNotFoundError when nothing is at ``path``, as resolving it would raise, but with one
     ``stat`` instead of one per part of the root and the name (most snapshot files a run checks
-    do not exist: about 0.4 million instructions a spec of a call with nothing to do, issue
+    do not exist: about 0.9 million instructions a spec of a call with nothing to do, issue
     40). The kernel follows the path as ``resolve(strict=True)`` does, part by part, and says
-    ENOENT exactly where that finds a part missing; any other answer (a symlink loop, a file
-    used as a folder, a name it cannot encode) is left to the resolving that follows."""
+    ENOENT where that finds a part missing (only through /proc's own links, which the kernel
+    follows and realpath reads, may it say so where resolving would go on: an answer of
+    "missing", never a read); any other answer (a symlink loop, a file used as a folder, a name
+    it cannot encode) is left to the resolving that follows."""
     try:
         os.stat(path)
     except FileNotFoundError:
