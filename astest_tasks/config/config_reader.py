@@ -518,14 +518,14 @@ def _read_build_args(source: Source, value: object, field: str) -> tuple[str, ..
             f"must be an array of strings, got {describe(value)}",
             'write it as "args": ["--optimize"]',
         )
+    import shlex  # only a config that sets args splits them (issue 40)
+
     tokens: list[str] = []
     for index, entry in enumerate(value):
         if not isinstance(entry, str):
             raise source.error(
                 f"{field}[{index}]", f"must be a string, got {describe(entry)}", "quote it"
             )
-        import shlex  # only an args entry written as one string needs it (issue 40)
-
         try:
             tokens.extend(shlex.split(entry))
         except ValueError as exc:
