@@ -134,7 +134,8 @@ def file_signature(status: os.stat_result) -> str:
     same device, with the same size and modification and change times. A write in place by
     another program, of the same size and within one tick of the kernel's file clock (a few
     milliseconds), goes unseen; doit's own test of a file dependency (the same modification
-    time) is looser (output/report_state.py, config/toolchain.py keep what they read by it)."""
+    time) is looser (output/report_state.py, config/toolchain.py and run/runner_script.py keep
+    what they read by it)."""
     return (
         f"{status.st_dev}:{status.st_ino}:{status.st_size}:"
         f"{status.st_mtime_ns}:{status.st_ctime_ns}"
