@@ -9,6 +9,7 @@ unneeded rebuild, never a stale pass.
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import time
 from collections.abc import Iterable
@@ -59,6 +60,10 @@ class ImportScanCache:
         self._entries: dict[str, dict[str, object]] = {}
         self._dirty = False
         self._saved_ns = 0
+        # What this call found, by file: a call plans at one moment, and a file edited while it
+        # plans is seen by doit's own check of the build's file_dep (issue 40).
+        self._found_now: dict[str, list[str] | None] = {}
+        self._files_now: dict[str, bool] = {}
         text = read_state_file(path)
         try:
             data = None if text is None else parse_json(text)
@@ -73,11 +78,27 @@ class ImportScanCache:
                 }
                 self._saved_ns = saved
 
-    def specifiers(self, file: Path, key: str) -> list[str] | None:
-        """The file's import specifiers, or None when it cannot be read."""
+    def specifiers(self, file: str, key: str) -> list[str] | None:
+        """The file's import specifiers, or None when it cannot be read: looked at once per
+        call, however many specs import it (the shared library of a suite: issue 40)."""
         try:
-            state = file.stat()
-        except OSError:
+            return self._found_now[key]
+        except KeyError:
+            found = self._found_now[key] = self._read_specifiers(file, key)
+            return found
+
+    def is_file(self, path: str) -> bool:
+        """Whether ``path`` is a file, asked once per call for each candidate of an import."""
+        try:
+            return self._files_now[path]
+        except KeyError:
+            answer = self._files_now[path] = os.path.isfile(path)
+            return answer
+
+    def _read_specifiers(self, file: str, key: str) -> list[str] | None:
+        try:
+            state = os.stat(file)
+        except (OSError, ValueError):
             return None
         stamp = [state.st_mtime_ns, state.st_size]
         entry = self._entries.get(key)
@@ -88,7 +109,7 @@ class ImportScanCache:
             cached = entry["specifiers"]
             if isinstance(cached, list):  # of strings, as _well_formed checked
                 return cached
-        source = read_scanned_source(file)
+        source = read_scanned_source(Path(file))
         if source is None:
             return None
         found = list(_specifiers(source))
@@ -130,6 +151,10 @@ def scan_imports(
     project_root: Path, spec_path: str, cache: ImportScanCache | None = None
 ) -> ImportScan:
     """Follow relative imports from ``spec_path`` (relative to ``project_root``)."""
+    # Paths as text, joined with os.path: the paths here are normalised already, so a Path
+    # would give the same file at about ten times the cost, for every import of every spec.
+    root = str(project_root)
+    is_file = os.path.isfile if cache is None else cache.is_file
     seen: set[str] = set()
     packages: set[str] = set()
     missing: set[tuple[str, ...]] = set()
@@ -139,12 +164,15 @@ def scan_imports(
         if current in seen:
             continue
         seen.add(current)
-        found = _file_specifiers(project_root, current, cache)
+        found = _file_specifiers(root, current, cache)
         for specifier in found or ():
             if specifier.startswith("."):
-                resolved = _resolve_relative(project_root, posixpath.dirname(current), specifier)
+                candidates = _candidates(posixpath.dirname(current), specifier)
+                resolved = next(
+                    (path for path in candidates if is_file(os.path.join(root, path))), None
+                )
                 if resolved is None:
-                    missing.add(tuple(_candidates(posixpath.dirname(current), specifier)))
+                    missing.add(tuple(candidates))
                 elif resolved not in seen:
                     pending.append(resolved)
             elif not specifier.startswith("~lib/"):
@@ -156,13 +184,11 @@ def scan_imports(
     )
 
 
-def _file_specifiers(
-    project_root: Path, path: str, cache: ImportScanCache | None
-) -> list[str] | None:
-    file = project_root / path
+def _file_specifiers(root: str, path: str, cache: ImportScanCache | None) -> list[str] | None:
+    file = os.path.join(root, path)
     if cache is not None:
         return cache.specifiers(file, path)
-    source = read_scanned_source(file)
+    source = read_scanned_source(Path(file))
     return None if source is None else list(_specifiers(source))
 
 
@@ -200,10 +226,3 @@ def _candidates(directory: str, specifier: str) -> list[str]:
     if base.endswith(".ts"):
         candidates.insert(0, base)
     return candidates
-
-
-def _resolve_relative(project_root: Path, directory: str, specifier: str) -> str | None:
-    for candidate in _candidates(directory, specifier):
-        if (project_root / candidate).is_file():
-            return candidate
-    return None

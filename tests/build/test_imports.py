@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from astest_tasks.build import imports
 from astest_tasks.build.imports import (
     MAX_SCANNED_SOURCE_BYTES,
     ImportScan,
@@ -17,6 +18,7 @@ from astest_tasks.build.imports import (
     package_name,
     scan_imports,
 )
+from astest_tasks.core.project_source import read_named_file
 from tests.fifo_guard import fifo_symlink, without_waiting
 
 SPEC = "assembly/__tests__/math.spec.ts"
@@ -332,3 +334,27 @@ def test_a_scan_cache_linked_to_a_file_elsewhere_is_not_read(tmp_path: Path) -> 
     link = tmp_path / "scan.json"
     link.symlink_to(elsewhere)
     assert scan_imports(tmp_path, SPEC, ImportScanCache(link)).packages == ("as-test",)
+
+
+def test_a_call_reads_a_module_its_specs_share_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One cache is one call: the library every spec imports is read (and its candidates looked
+    for) once, not once per spec, and each spec still lists it (issue 40)."""
+    other = "assembly/__tests__/other.spec.ts"
+    imports_lib = 'import { shared } from "../lib/shared";\n'
+    write(tmp_path, {SPEC: imports_lib, other: imports_lib, "assembly/lib/shared.ts": ""})
+    read: list[str] = []
+
+    def counting_read(path: Path, max_bytes: int) -> bytes:
+        read.append(path.relative_to(tmp_path).as_posix())
+        return read_named_file(path, max_bytes)
+
+    monkeypatch.setattr(imports, "read_named_file", counting_read)
+    cache = ImportScanCache(tmp_path / "scan.json")
+    for spec in (SPEC, other):
+        assert scan_imports(tmp_path, spec, cache).local_files == (
+            spec,
+            "assembly/lib/shared.ts",
+        )
+    assert sorted(read) == sorted([SPEC, other, "assembly/lib/shared.ts"])
