@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
-
-from astest_tasks.core.lazy_pattern import LazyPattern
 
 _TESTS_MARKER: Final = "/__tests__/"
 
@@ -56,22 +53,26 @@ def snapshot_path(spec_path: str, snapshot_dir: str) -> str:
     return posixpath.normpath("/".join(segments)) if segments else "."
 
 
-_GLOB_META: Final = LazyPattern(r"[*?\[\](){}!|+@]")
+# The characters that start a glob's dynamic part, as as-test's resolveGlobBase finds them.
+_GLOB_META: Final = frozenset("*?[](){}!|+@")
 
 
 def _glob_base(pattern: str) -> str:
     """``resolveGlobBase``: a pattern's path up to its first glob character's directory."""
     normalized = pattern.replace("\\", "/")
-    meta = _GLOB_META.search(normalized)
-    if meta is None:
+    # A scan, not a regular expression: compiling one cost more than every scan of a call.
+    meta_at = next((at for at, char in enumerate(normalized) if char in _GLOB_META), None)
+    if meta_at is None:
         base = posixpath.dirname(normalized)
         return "" if base == "." else base
-    head = normalized[: meta.start()]
+    head = normalized[:meta_at]
     return head[: head.rfind("/")] if "/" in head else ""
 
 
 def _components(path: str) -> list[str]:
-    return [part for index, part in enumerate(re.split(r"[\\/]+", path)) if part or index == 0]
+    """The path's parts between runs of either separator; a leading empty part marks a root."""
+    parts = path.replace("\\", "/").split("/")
+    return [part for index, part in enumerate(parts) if part or index == 0]
 
 
 def spec_relative_path(project_root: Path, spec_path: str, input_patterns: Sequence[str]) -> str:
@@ -91,7 +92,8 @@ def spec_relative_path(project_root: Path, spec_path: str, input_patterns: Seque
             best, best_length = base_absolute, len(base_parts)
     if best is None:
         return js_basename(spec_path.replace("\\", "/"))
-    relative = Path(os.path.relpath(absolute, best)).as_posix()
+    # relpath's answer is normalised, so this is Path(...).as_posix() without parsing it again.
+    relative = os.path.relpath(absolute, best).replace(os.sep, "/")
     return relative if relative not in ("", ".") else js_basename(spec_path.replace("\\", "/"))
 
 
@@ -99,10 +101,16 @@ def input_snapshot_path(
     project_root: Path, spec_path: str, snapshot_dir: str, input_patterns: Sequence[str]
 ) -> str:
     """``resolveSnapshotPath`` (as-test 1.2.0+), relative to the project root."""
-    relative = re.sub(
-        r"\.ts$", ".snap", spec_relative_path(project_root, spec_path, input_patterns)
-    )
+    relative = _ts_to_snap(spec_relative_path(project_root, spec_path, input_patterns))
     return posixpath.normpath(posixpath.join(snapshot_dir.replace("\\", "/") or ".", relative))
+
+
+def _ts_to_snap(path: str) -> str:
+    """``re.sub(r"\\.ts$", ".snap", path)``, whose ``$`` also matches before a last newline."""
+    for ending, tail in ((".ts", ""), (".ts\n", "\n")):
+        if path.endswith(ending):
+            return f"{path[: -len(ending)]}.snap{tail}"
+    return path
 
 
 def snapshot_candidates(
