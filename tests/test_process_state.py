@@ -69,7 +69,8 @@ MEMOS = {
     ("plan/state_file.py", "_READABLE"): "state files already checked in this process",
     ("config/toolchain.py", "_warned"): "each warning printed once per process",
     ("config/toolchain.py", "_VERSIONS"): "packages' versions, kept while their files are",
-    ("core/records.py", "_PLANS"): "how each record class is encoded, worked out once",
+    ("core/records.py", "_PLANS"): "how each record class is decoded, worked out once",
+    ("core/records.py", "_WRITES"): "how each record class is encoded, worked out once",
     ("core/frozen.py", "_FIRST_NAMES"): "the names dataclasses reads off each annotation text",
     ("core/type_hints.py", "_COMPILED"): "each annotation text compiled once",
 }

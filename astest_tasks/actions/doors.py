@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from astest_tasks.actions.fuzz_actions import FuzzRunRequest
     from astest_tasks.build.build_request import BuildRequest
+    from astest_tasks.output.summary import SummaryPlan
     from astest_tasks.remote.remote_use import RemoteUse
     from astest_tasks.remote.task_keys import RemoteTask
     from astest_tasks.run.run_request import RunRequest
@@ -37,7 +38,7 @@ def run_spec(
 
 
 def summarize(
-    plan: dict[str, object], session: str, remote: RemoteUse | None = None
+    plan: SummaryPlan, session: str, remote: RemoteUse | None = None
 ) -> bool | TaskFailed:
     from astest_tasks.actions.summary_action import summarize as action
 
@@ -45,7 +46,7 @@ def summarize(
 
 
 def show_summary_from_worker(
-    plan: dict[str, object], session: str, remote: RemoteUse | None = None
+    plan: SummaryPlan, session: str, remote: RemoteUse | None = None
 ) -> None:
     from astest_tasks.actions.summary_action import show_summary_from_worker as action
 

@@ -17,7 +17,6 @@ from doit.exceptions import TaskFailed
 
 from astest_tasks.core.disk_space import DiskFull
 from astest_tasks.core.guest_text import for_stream
-from astest_tasks.core.records import decode
 from astest_tasks.core.terminal_env import in_github_actions
 from astest_tasks.output.console import Shown
 from astest_tasks.output.coverage_summary import CoverageOutcome
@@ -44,25 +43,24 @@ if TYPE_CHECKING:  # the session's code loads only in a call with a remote cache
 
 
 def summarize(
-    plan: dict[str, object], session: str, remote: RemoteUse | None = None
+    plan: SummaryPlan, session: str, remote: RemoteUse | None = None
 ) -> bool | TaskFailed:
     """The summary task's action: print the summary, write the report, fail if anything failed.
     ``remote``: the shared cache's results are marked, and its line ends the summary."""
-    summary_plan = decode(SummaryPlan, plan)
     calls = remote_call_counts(remote)
     # Read once, for the printout and the reports.
-    loaded = marked_remote(load_specs(summary_plan, session), calls)
+    loaded = marked_remote(load_specs(plan, session), calls)
     shown = [item.shown for item in loaded]
-    fuzz = load_fuzz(summary_plan, session)
-    coverage = summary_coverage(summary_plan, shown)
-    below = _below_floor(summary_plan, coverage)
+    fuzz = load_fuzz(plan, session)
+    coverage = summary_coverage(plan, shown)
+    below = _below_floor(plan, coverage)
     if not in_doit_worker_process():
-        if summary_plan.report.show_logs:
+        if plan.report.show_logs:
             print_logs(collected_logs(loaded))
-        _print(summary_plan, shown, fuzz, coverage, below)
+        _print(plan, shown, fuzz, coverage, below)
         print_remote_line(calls)
     try:
-        specs_passed = write_report(summary_plan, loaded, coverage, fuzz)
+        specs_passed = write_report(plan, loaded, coverage, fuzz)
     except DiskFull as exc:  # the reports there are the last ones that were whole
         from astest_tasks.actions.task_failure import failed_task  # only when the disk is full
 
@@ -76,7 +74,7 @@ def summarize(
 
 
 def show_summary_from_worker(
-    plan: dict[str, object], session: str, remote: RemoteUse | None = None
+    plan: SummaryPlan, session: str, remote: RemoteUse | None = None
 ) -> None:
     """The summary task's teardown: prints the summary when a ``doit -n N`` worker ran it.
 
@@ -86,15 +84,14 @@ def show_summary_from_worker(
     ``-P thread``, which runs teardowns once per thread) the action has printed it already.
     """
     if in_doit_worker_process():
-        summary_plan = decode(SummaryPlan, plan)
         calls = remote_call_counts(remote)
-        loaded = marked_remote(load_specs(summary_plan, session), calls)
-        if summary_plan.report.show_logs:
+        loaded = marked_remote(load_specs(plan, session), calls)
+        if plan.report.show_logs:
             print_logs(collected_logs(loaded))
         shown = [item.shown for item in loaded]
-        coverage = summary_coverage(summary_plan, shown)
-        below = _below_floor(summary_plan, coverage)
-        _print(summary_plan, shown, load_fuzz(summary_plan, session), coverage, below)
+        coverage = summary_coverage(plan, shown)
+        below = _below_floor(plan, coverage)
+        _print(plan, shown, load_fuzz(plan, session), coverage, below)
         print_remote_line(calls)
 
 

@@ -64,7 +64,7 @@ def stored_as(key: str | None = None, *, omit_default: bool = False) -> dict[str
 def encode(record: object, *, leave_out: Collection[str] = ()) -> dict[str, object]:
     """The record as JSON-ready data: a dict of its fields in order (minus ``leave_out``)."""
     data: dict[str, object] = {}
-    for name, key, omitted in _plan(type(record)).writes:
+    for name, key, omitted in _writes(type(record)):
         value = getattr(record, name)
         if (omitted is not _KEEP and value == omitted) or name in leave_out:
             continue
@@ -126,8 +126,6 @@ class _Plan:
     record_type: type
     fields: tuple[_Field, ...]
     keys: frozenset[str]
-    # (name, key, the default that is left out or _KEEP) per field, for encode's loop
-    writes: tuple[tuple[str, str, object], ...]
 
     def read(
         self, data: object, where: str, given: Mapping[str, object], unknown: Unknown
@@ -179,11 +177,33 @@ def _make_plan(record_type: type) -> _Plan:
                 omit_default=stored.omit_default,
             )
         )
-    writes = tuple(
-        (field.name, field.key, field.default() if field.omit_default else _KEEP)
-        for field in fields
-    )
-    return _Plan(record_type, tuple(fields), frozenset(field.key for field in fields), writes)
+    return _Plan(record_type, tuple(fields), frozenset(field.key for field in fields))
+
+
+# (name, key, the default that is left out or _KEEP) per field of each record class, for
+# encode's loop. Apart from the decoding plans: a record that is only ever written (the summary's
+# plan, handed to its action as it is) needs no type hints read and no readers made (issue 40).
+_WRITES: dict[type, tuple[tuple[str, str, object], ...]] = {}
+
+
+def _writes(record_type: type) -> tuple[tuple[str, str, object], ...]:
+    writes = _WRITES.get(record_type)
+    if writes is None:
+        writes = _WRITES[record_type] = _make_writes(record_type)
+    return writes
+
+
+def _make_writes(record_type: type) -> tuple[tuple[str, str, object], ...]:
+    if not is_record_type(record_type):
+        raise TypeError(f"{record_type.__name__} is not a dataclass")
+    writes = []
+    for field in record_fields(record_type):
+        if not field.init:
+            continue
+        stored = field.metadata.get(_METADATA_KEY, _StoredAs(None, False))
+        omitted = _default_of(field)() if stored.omit_default else _KEEP
+        writes.append((field.name, stored.key or field.name, omitted))
+    return tuple(writes)
 
 
 def _default_of(field: dataclasses.Field[Any]) -> Callable[[], object]:

@@ -8,16 +8,15 @@ import pytest
 from doit.exceptions import TaskFailed
 
 from astest_tasks.actions.summary_action import show_summary_from_worker, summarize
-from astest_tasks.core.records import encode
 from astest_tasks.model.results import SpecIdentity, Stage, failure_result, write_result
 from astest_tasks.output.summary import SummaryEntry, SummaryPlan
 
 SPEC = "assembly/__tests__/math.spec.ts"
 
 
-def plan(root: Path) -> dict[str, object]:
+def plan(root: Path) -> SummaryPlan:
     entry = SummaryEntry("wasi", "math", SPEC, "wasi", "r.json", run_task="astest:run:wasi:math")
-    return encode(SummaryPlan(str(root), ".as-test/report.json", (entry,)))
+    return SummaryPlan(str(root), ".as-test/report.json", (entry,))
 
 
 def test_a_failed_spec_fails_the_run_quietly_after_the_summary_named_it(

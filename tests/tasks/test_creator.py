@@ -127,7 +127,7 @@ def built_with_changes(
     builds = sorted(name.rsplit(":", 1)[-1] for name in names if name.startswith("build:"))
     summary = next(task for task in made if task["name"] == "summary")
     _action, (plan, _session) = summary["actions"][0]
-    return builds, str(plan["note"])
+    return builds, plan.note
 
 
 @pytest.mark.parametrize(
