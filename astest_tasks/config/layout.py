@@ -37,6 +37,11 @@ def spec_files(mode: ModeSettings, spec: Spec) -> SpecFiles:
     )
 
 
+def spec_result_path(mode: ModeSettings, spec: Spec) -> str:
+    """``spec_files(mode, spec).result``, for a caller that needs no other of the files."""
+    return f"{posixpath.join(mode.out_dir, spec.spec_id)}{RESULT_SUFFIX}"
+
+
 def output_root(config: ProjectConfig) -> str:
     """Where every file of ours that is not build output goes: the reports, the HTML page, the
     caches and the project's lock. ``.as-test``, or the folder a string ``output`` names; never

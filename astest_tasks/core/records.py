@@ -52,6 +52,10 @@ class _StoredAs:
     omit_default: bool
 
 
+# A field's storage when its metadata says nothing: under its name, always written.
+_STORED_AS_NAMED: Final = _StoredAs(None, False)
+
+
 def stored_as(key: str | None = None, *, omit_default: bool = False) -> dict[str, object]:
     """A field's metadata: its JSON key when not its name, and whether a field holding its
     default is left out of the JSON (and read back as the default)."""
@@ -126,6 +130,9 @@ class _Plan:
     record_type: type
     fields: tuple[_Field, ...]
     keys: frozenset[str]
+    # (name, key, read, required) per field: what read's loop takes, unpacked at once rather
+    # than read off each _Field (every result head of a call is read through here: issue 40)
+    steps: tuple[tuple[str, str, _Reader, bool], ...]
 
     def read(
         self, data: object, where: str, given: Mapping[str, object], unknown: Unknown
@@ -137,13 +144,14 @@ class _Plan:
             if extra:
                 raise RecordError(f"{_at(where)}unknown field {', '.join(map(repr, extra))}")
         values: dict[str, object] = {}
-        for field in self.fields:
-            if field.name in given:
-                values[field.name] = given[field.name]
-            elif field.key in data:
-                values[field.name] = field.read(data[field.key], _join(where, field.key))
-            elif field.required:
-                raise RecordError(f"{_at(where)}has no {field.key!r} field")
+        for name, key, read, required in self.steps:
+            if name in given:
+                values[name] = given[name]
+            elif key in data:
+                # _join, written out: a call per field cost more than the join
+                values[name] = read(data[key], f"{where}.{key}" if where else key)
+            elif required:
+                raise RecordError(f"{_at(where)}has no {key!r} field")
         return self.record_type(**values)
 
 
@@ -165,7 +173,7 @@ def _make_plan(record_type: type) -> _Plan:
     for field in record_fields(record_type):
         if not field.init:
             continue
-        stored = field.metadata.get(_METADATA_KEY, _StoredAs(None, False))
+        stored = field.metadata.get(_METADATA_KEY, _STORED_AS_NAMED)
         fields.append(
             _Field(
                 name=field.name,
@@ -177,7 +185,8 @@ def _make_plan(record_type: type) -> _Plan:
                 omit_default=stored.omit_default,
             )
         )
-    return _Plan(record_type, tuple(fields), frozenset(field.key for field in fields))
+    steps = tuple((field.name, field.key, field.read, field.required) for field in fields)
+    return _Plan(record_type, tuple(fields), frozenset(field.key for field in fields), steps)
 
 
 # (name, key, the default that is left out or _KEEP) per field of each record class, for
@@ -200,7 +209,7 @@ def _make_writes(record_type: type) -> tuple[tuple[str, str, object], ...]:
     for field in record_fields(record_type):
         if not field.init:
             continue
-        stored = field.metadata.get(_METADATA_KEY, _StoredAs(None, False))
+        stored = field.metadata.get(_METADATA_KEY, _STORED_AS_NAMED)
         omitted = _default_of(field)() if stored.omit_default else _KEEP
         writes.append((field.name, stored.key or field.name, omitted))
     return tuple(writes)
@@ -236,8 +245,7 @@ def _reader(hint: object) -> _Reader:
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return _enum_reader(hint)
     if is_record_type(hint):
-        record_type = typing.cast(type, hint)
-        return lambda value, where: _plan(record_type).read(value, where, {}, IGNORE)
+        return _record_reader(typing.cast(type, hint))
     origin, arguments = typing.get_origin(hint), typing.get_args(hint)
     if origin in (types.UnionType, typing.Union):
         return _optional_reader(hint, arguments)
@@ -252,6 +260,17 @@ def _reader(hint: object) -> _Reader:
     if origin in (dict, Mapping) and arguments[0] is str:
         return _mapping_reader(_reader(arguments[1]))
     raise TypeError(f"records cannot store a field of type {hint!r}")
+
+
+_NOTHING_GIVEN: Final[Mapping[str, object]] = types.MappingProxyType({})
+
+
+def _record_reader(record_type: type) -> _Reader:
+    # The plan is looked up on the first read, not now: a record may hold itself (a tree).
+    def read(value: object, where: str) -> object:
+        return _plan(record_type).read(value, where, _NOTHING_GIVEN, IGNORE)
+
+    return read
 
 
 def _exact(kind: type, expected: str) -> _Reader:

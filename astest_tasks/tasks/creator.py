@@ -60,10 +60,12 @@ def _tasks(plan: Plan) -> Iterator[dict[str, Any]]:
     fuzzing = _fuzz_tasks(plan)
     yield from fuzzing.tasks
     plan.scan_cache.save()
-    run_tasks = [entry.run_task for entry in summary_entries(plan)]
+    entries = summary_entries(plan)
+    run_tasks = [entry.run_task for entry in entries]
     if plan.options.fuzzing.fuzz:
         run_tasks += fuzzing.run_tasks
-    yield summary_task(plan, run_tasks, fuzzing.entries if plan.options.fuzzing.fuzz else [])
+    fuzz_entries = fuzzing.entries if plan.options.fuzzing.fuzz else []
+    yield summary_task(plan, entries, run_tasks, fuzz_entries)
 
 
 def _spec_tasks(plan: Plan, planner: Scheduler) -> Iterator[dict[str, Any]]:

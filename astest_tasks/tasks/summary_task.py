@@ -12,7 +12,7 @@ from astest_tasks.actions.cleaning import (
     remove_summary_leftovers,
 )
 from astest_tasks.actions.doors import show_summary_from_worker, summarize
-from astest_tasks.config.layout import spec_files
+from astest_tasks.config.layout import spec_result_path
 from astest_tasks.config.run_switches import ShowCoverage
 from astest_tasks.output.coverage_threshold import check_threshold_modes
 from astest_tasks.output.fuzz_summary import FuzzEntry
@@ -31,7 +31,7 @@ def summary_entries(plan: Plan) -> list[SummaryEntry]:
             spec_id=spec.spec_id,
             spec=spec.path,
             target=mode.target,
-            result=spec_files(mode, spec).result,
+            result=spec_result_path(mode, spec),
             run_task=plan.pipeline.task(f"run:{mode.name}:{spec.spec_id}"),
             command=plan.pipeline.command,
         )
@@ -40,14 +40,18 @@ def summary_entries(plan: Plan) -> list[SummaryEntry]:
     ]
 
 
-def summary_plan(plan: Plan, fuzz_entries: Sequence[FuzzEntry]) -> SummaryPlan:
+def summary_plan(
+    plan: Plan, entries: Sequence[SummaryEntry], fuzz_entries: Sequence[FuzzEntry]
+) -> SummaryPlan:
+    """The summary's plan; ``entries`` are ``summary_entries(plan)``, which the caller has
+    made for the summary task's dependencies already."""
     options, pipeline, show_coverage = plan.options, plan.pipeline, plan.options.switches
     floors = options.report.coverage_fail_under
     check_threshold_modes(floors, [t.mode for t in plan.coverage_targets])
     return SummaryPlan(
         project_root=str(plan.root),
         report_path=posixpath.join(pipeline.report_dir(plan.config), "report.json"),
-        entries=tuple(summary_entries(plan)),
+        entries=tuple(entries),
         report=options.report,
         logs_root=logs_root_of(plan.config.base.logs_dir),
         fuzz_entries=tuple(fuzz_entries),
@@ -61,9 +65,12 @@ def summary_plan(plan: Plan, fuzz_entries: Sequence[FuzzEntry]) -> SummaryPlan:
 
 
 def summary_task(
-    plan: Plan, run_tasks: Sequence[str], fuzz_entries: Sequence[FuzzEntry]
+    plan: Plan,
+    entries: Sequence[SummaryEntry],
+    run_tasks: Sequence[str],
+    fuzz_entries: Sequence[FuzzEntry],
 ) -> dict[str, Any]:
-    summary = summary_plan(plan, fuzz_entries)
+    summary = summary_plan(plan, entries, fuzz_entries)
     session, pipeline, config = plan.settings.session, plan.pipeline, plan.config
     coverage_dirs = [t.directory for t in summary.coverage if t.directory is not None]
     crash_dirs = sorted({mode.crash_dir for mode in (config.base, *config.modes.values())})

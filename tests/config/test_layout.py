@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import itertools
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from astest_tasks.config.layout import doit_paths
+from astest_tasks.config.as_test_rules import AsTestRules
+from astest_tasks.config.discovery import Spec
+from astest_tasks.config.layout import doit_paths, spec_files, spec_result_path
+from astest_tasks.config.project_config import load_config
 
 SEGMENTS = ("a", "..", ".", "", "node_modules", "c d", "..a")
 # Every path of up to three segments, relative and absolute: the ones that climb above the cwd
@@ -77,3 +81,13 @@ def test_the_answers_kept_follow_the_cwd(tmp_path: Path, monkeypatch: pytest.Mon
         (tmp_path / folder / "p").mkdir(parents=True, exist_ok=True)
         monkeypatch.chdir(tmp_path / folder)
         assert_as_relpath(Path("p"), tmp_path / folder, paths)
+
+
+@pytest.mark.parametrize("out_dir", ["./.as-test/build/default", "build/x/", "/abs/out", ""])
+def test_the_result_path_alone_is_the_one_among_the_spec_files(
+    tmp_path: Path, out_dir: str
+) -> None:
+    config = load_config(Path("as-test.config.json"), tmp_path, AsTestRules.parse("1.8.0"))
+    mode = replace(config.base, out_dir=out_dir)
+    spec = Spec(path="assembly/__tests__/a.spec.ts", spec_id="nested/a")
+    assert spec_result_path(mode, spec) == spec_files(mode, spec).result
