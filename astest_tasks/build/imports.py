@@ -8,12 +8,15 @@ unneeded rebuild, never a stale pass.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import posixpath
+import stat
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Final
 
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
@@ -48,7 +51,8 @@ class ImportScanCache:
     Task creation scans every spec's imports on every doit call, ``doit list`` and no-op runs
     included; with the cache, an unchanged file is not read again. Only the specifiers are kept:
     resolving them checks which files exist now, so a module that appears or disappears is
-    still seen.
+    seen by the next call. One instance is one call's planning, which looks at each file and
+    each import's candidate once, however many specs import it.
 
     The cache file is ours but sits where a pull request can commit anything: it is read through
     core/state_files.py (a symlink or a FIFO there is no cache), and an entry of any other shape
@@ -82,9 +86,9 @@ class ImportScanCache:
         """The file's import specifiers, or None when it cannot be read: looked at once per
         call, however many specs import it (the shared library of a suite: issue 40)."""
         try:
-            return self._found_now[key]
+            return self._found_now[file]
         except KeyError:
-            found = self._found_now[key] = self._read_specifiers(file, key)
+            found = self._found_now[file] = self._read_specifiers(file, key)
             return found
 
     def is_file(self, path: str) -> bool:
@@ -92,13 +96,13 @@ class ImportScanCache:
         try:
             return self._files_now[path]
         except KeyError:
-            answer = self._files_now[path] = os.path.isfile(path)
+            answer = self._files_now[path] = is_file(path)
             return answer
 
     def _read_specifiers(self, file: str, key: str) -> list[str] | None:
         try:
             state = os.stat(file)
-        except (OSError, ValueError):
+        except OSError:
             return None
         stamp = [state.st_mtime_ns, state.st_size]
         entry = self._entries.get(key)
@@ -154,7 +158,7 @@ def scan_imports(
     # Paths as text, joined with os.path: the paths here are normalised already, so a Path
     # would give the same file at about ten times the cost, for every import of every spec.
     root = str(project_root)
-    is_file = os.path.isfile if cache is None else cache.is_file
+    file_exists = is_file if cache is None else cache.is_file
     seen: set[str] = set()
     packages: set[str] = set()
     missing: set[tuple[str, ...]] = set()
@@ -169,7 +173,7 @@ def scan_imports(
             if specifier.startswith("."):
                 candidates = _candidates(posixpath.dirname(current), specifier)
                 resolved = next(
-                    (path for path in candidates if is_file(os.path.join(root, path))), None
+                    (path for path in candidates if file_exists(os.path.join(root, path))), None
                 )
                 if resolved is None:
                     missing.add(tuple(candidates))
@@ -203,6 +207,27 @@ def read_scanned_source(file: Path) -> str | None:
     except (OSError, ValueError, NotReadable):
         return None
     return data.decode("utf-8", errors="replace")
+
+
+# The errors pathlib's is_file (Python 3.11 and 3.12) reads as "no such file": any other, a name
+# too long or a folder not ours to read, stops the planning with its message, as it always has.
+_NOT_A_FILE_ERRNOS: Final = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+_NOT_A_FILE_WINERRORS: Final = frozenset({21, 123, 1921})  # not ready, bad name, bad link
+
+
+def is_file(path: str) -> bool:
+    """``Path(path).is_file()`` without making a Path (``os.path.isfile`` says False for every
+    error, which would turn a broken import into a missing one)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError as error:
+        if error.errno in _NOT_A_FILE_ERRNOS:
+            return False
+        if getattr(error, "winerror", None) in _NOT_A_FILE_WINERRORS:
+            return False
+        raise
+    except ValueError:  # a NUL in the name
+        return False
 
 
 def package_name(specifier: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import threading
@@ -185,7 +186,7 @@ def test_the_scan_cache_does_not_read_unchanged_files_again(
         raise AssertionError("an unchanged file was read again")
 
     with monkeypatch.context() as patched:
-        patched.setattr(Path, "read_text", refuse)
+        patched.setattr(imports, "read_named_file", refuse)
         assert scan_imports(tmp_path, SPEC, reloaded) == first
     assert first.local_files == ("assembly/__tests__/math.spec.ts", "assembly/lib/a.ts")
 
@@ -358,3 +359,47 @@ def test_a_call_reads_a_module_its_specs_share_once(
             "assembly/lib/shared.ts",
         )
     assert sorted(read) == sorted([SPEC, other, "assembly/lib/shared.ts"])
+
+
+def test_each_candidate_of_a_shared_import_is_looked_for_once_a_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = "assembly/__tests__/other.spec.ts"
+    imports_lib = 'import { shared } from "../lib/shared";\n'
+    write(tmp_path, {SPEC: imports_lib, other: imports_lib, "assembly/lib/shared/index.ts": ""})
+    asked: list[str] = []
+    real_is_file = imports.is_file
+
+    def counting_is_file(path: str) -> bool:
+        asked.append(Path(path).relative_to(tmp_path).as_posix())
+        return real_is_file(path)
+
+    monkeypatch.setattr(imports, "is_file", counting_is_file)
+    cache = ImportScanCache(tmp_path / "scan.json")
+    for spec in (SPEC, other):
+        scan = scan_imports(tmp_path, spec, cache)
+        assert scan.local_files == (spec, "assembly/lib/shared/index.ts")
+    assert asked == ["assembly/lib/shared.ts", "assembly/lib/shared/index.ts"]
+
+
+def test_an_import_whose_name_the_system_refuses_stops_the_scan_as_it_always_did(
+    tmp_path: Path,
+) -> None:
+    """Only "no such file" answers make an import missing: a name too long for the file system
+    is an error of its own, with its message, as pathlib's is_file raised it."""
+    write(tmp_path, {SPEC: f'import {{ a }} from "./{"a" * 300}";\n'})
+    for cache in (None, ImportScanCache(tmp_path / "scan.json")):
+        with pytest.raises(OSError, match="too long") as raised:
+            scan_imports(tmp_path, SPEC, cache)
+        assert raised.value.errno == errno.ENAMETOOLONG
+
+
+@pytest.mark.parametrize(
+    "name", ["file.ts", "folder", "missing.ts", "folder/missing.ts", "file.ts/x", "loop", "a\0b"]
+)
+def test_is_file_answers_as_pathlib_does(tmp_path: Path, name: str) -> None:
+    write(tmp_path, {"file.ts": ""})
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    path = os.path.join(tmp_path, name)
+    assert imports.is_file(path) is Path(path).is_file()
