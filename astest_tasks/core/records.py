@@ -116,22 +116,11 @@ _Reader = Callable[[object, str], object]
 
 
 @frozen
-class _Field:
-    name: str
-    key: str
-    read: _Reader
-    default: Callable[[], object]  # raises RecordError when the field has none
-    required: bool
-    omit_default: bool
-
-
-@frozen
 class _Plan:
     record_type: type
-    fields: tuple[_Field, ...]
     keys: frozenset[str]
-    # (name, key, read, required) per field: what read's loop takes, unpacked at once rather
-    # than read off each _Field (every result head of a call is read through here: issue 40)
+    # (name, key, read, required) per field, as tuples that read's loop unpacks at once: every
+    # result head of a call is read through here (issue 40)
     steps: tuple[tuple[str, str, _Reader, bool], ...]
 
     def read(
@@ -169,29 +158,25 @@ def _make_plan(record_type: type) -> _Plan:
     if not is_record_type(record_type):
         raise TypeError(f"{record_type.__name__} is not a dataclass")
     hints = type_hints(record_type)
-    fields = []
+    steps = []
     for field in record_fields(record_type):
         if not field.init:
             continue
         stored = field.metadata.get(_METADATA_KEY, _STORED_AS_NAMED)
-        fields.append(
-            _Field(
-                name=field.name,
-                key=stored.key or field.name,
-                read=_reader(hints[field.name]),
-                default=_default_of(field),
-                required=field.default is dataclasses.MISSING
-                and field.default_factory is dataclasses.MISSING,
-                omit_default=stored.omit_default,
-            )
-        )
-    steps = tuple((field.name, field.key, field.read, field.required) for field in fields)
-    return _Plan(record_type, tuple(fields), frozenset(field.key for field in fields), steps)
+        if stored.omit_default:
+            _default_of(field)()  # a field left out while it holds its default must have one
+        required = field.default is dataclasses.MISSING
+        required = required and field.default_factory is dataclasses.MISSING
+        steps.append((field.name, stored.key or field.name, _reader(hints[field.name]), required))
+    return _Plan(
+        record_type, frozenset(key for _name, key, _read, _required in steps), tuple(steps)
+    )
 
 
 # (name, key, the default that is left out or _KEEP) per field of each record class, for
 # encode's loop. Apart from the decoding plans: a record that is only ever written (the summary's
-# plan, handed to its action as it is) needs no type hints read and no readers made (issue 40).
+# plan, handed to its action as it is) needs no type hints read and no readers made (issue 40),
+# so a field of a type the codec cannot read is refused by decode alone.
 _WRITES: dict[type, tuple[tuple[str, str, object], ...]] = {}
 
 
@@ -266,7 +251,7 @@ _NOTHING_GIVEN: Final[Mapping[str, object]] = types.MappingProxyType({})
 
 
 def _record_reader(record_type: type) -> _Reader:
-    # The plan is looked up on the first read, not now: a record may hold itself (a tree).
+    # The plan is looked up when a value is read, not now: a record may hold itself (a tree).
     def read(value: object, where: str) -> object:
         return _plan(record_type).read(value, where, _NOTHING_GIVEN, IGNORE)
 

@@ -186,3 +186,14 @@ def test_a_type_the_codec_cannot_store_fails_at_once() -> None:
         decode(Unstorable, {"either": 1})
     with pytest.raises(TypeError, match="not a dataclass"):
         decode(int, {})
+
+
+def test_a_field_left_out_at_its_default_must_have_one_to_be_read_or_written() -> None:
+    @dataclass(frozen=True)
+    class NoDefault:
+        detail: int = field(metadata=stored_as("detailKey", omit_default=True))
+
+    with pytest.raises(RecordError, match="detail has no default"):
+        decode(NoDefault, {"detailKey": 1})
+    with pytest.raises(RecordError, match="detail has no default"):
+        encode(NoDefault(1))
