@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from pathlib import Path
@@ -66,16 +67,50 @@ def test_ts_to_snap_replaces_as_the_anchored_expression_did(path: str) -> None:
     assert snapshot_paths._ts_to_snap(path) == re.sub(r"\.ts$", ".snap", path)
 
 
-@pytest.mark.parametrize(
-    ("spec", "patterns", "expected"),
-    [
-        ("assembly/__tests__/a.spec.ts", ["assembly/__tests__/*.spec.ts"], "a.spec.ts"),
-        ("assembly/__tests__/x/b.spec.ts", ["assembly/**/*.spec.ts"], "__tests__/x/b.spec.ts"),
-        ("tests/c.spec.ts", ["assembly/*.spec.ts"], "c.spec.ts"),
-        ("assembly/d.spec.ts", ["./assembly/d.spec.ts"], "d.spec.ts"),
-    ],
-)
+def _reference_relative_path(root: Path, spec_path: str, patterns: list[str]) -> str:
+    """spec_relative_path as it was written with regular expressions and Path."""
+
+    def components(path: str) -> list[str]:
+        parts = re.split(r"[\\/]+", path)
+        return [part for index, part in enumerate(parts) if part or index == 0]
+
+    def glob_base(pattern: str) -> str:
+        normalized = pattern.replace("\\", "/")
+        meta = re.search(r"[*?\[\](){}!|+@]", normalized)
+        if meta is None:
+            base = posixpath.dirname(normalized)
+            return "" if base == "." else base
+        head = normalized[: meta.start()]
+        return head[: head.rfind("/")] if "/" in head else ""
+
+    absolute = os.path.normpath(os.path.join(root, spec_path))
+    best: str | None = None
+    best_length = -1
+    for pattern in patterns:
+        base_absolute = os.path.normpath(os.path.join(root, glob_base(pattern)))
+        base_parts = components(base_absolute)
+        file_parts = components(absolute)
+        if len(base_parts) > len(file_parts) or file_parts[: len(base_parts)] != base_parts:
+            continue
+        if len(base_parts) > best_length:
+            best, best_length = base_absolute, len(base_parts)
+    fallback = snapshot_paths.js_basename(spec_path.replace("\\", "/"))
+    if best is None:
+        return fallback
+    relative = Path(os.path.relpath(absolute, best)).as_posix()
+    return relative if relative not in ("", ".") else fallback
+
+
+_SEGMENT = st.sampled_from(["assembly", "__tests__", "a.spec.ts", "..", ".", "", "x*", "{a,b}"])
+_RELATIVE = st.lists(_SEGMENT, min_size=1, max_size=5).map("/".join)
+
+
+@given(_RELATIVE, st.lists(_RELATIVE, min_size=1, max_size=3), st.booleans())
 def test_the_relative_path_is_the_one_path_parsing_gives(
-    tmp_path: Path, spec: str, patterns: list[str], expected: str
+    spec: str, patterns: list[str], absolute_spec: bool
 ) -> None:
-    assert snapshot_paths.spec_relative_path(tmp_path, spec, patterns) == expected
+    root = Path("/project/root")
+    if absolute_spec:
+        spec = f"/project/{spec}"
+    expected = _reference_relative_path(root, spec, patterns)
+    assert snapshot_paths.spec_relative_path(root, spec, patterns) == expected

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import pickle
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +17,7 @@ from astest_tasks.config import git_changes, toolchain
 from astest_tasks.config.git_changes import ChangedFiles
 from astest_tasks.core import project_lock
 from astest_tasks.core.errors import UserError
+from astest_tasks.core.records import decode, encode
 from astest_tasks.model.results import (
     Stage,
     Status,
@@ -22,6 +25,7 @@ from astest_tasks.model.results import (
     read_result_head,
     write_result,
 )
+from astest_tasks.output.summary import SummaryPlan
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.schedule.scheduler import Scheduler
 from astest_tasks.tasks.creator import create_tasks
@@ -504,3 +508,17 @@ def test_a_runner_script_committed_as_a_link_to_a_fifo_stops_the_call_before_doi
     runner.symlink_to(root / "elsewhere")
     with pytest.raises(InvalidTask, match=r"^\.as-test/runners/default\.wasi\.py is not a regular"):
         created(root)
+
+
+def test_the_summary_task_hands_its_plan_as_a_record_that_pickles_for_doits_workers(
+    tmp_path: Path,
+) -> None:
+    """The plan goes to the action, and to a ``doit -n`` worker, as the record itself: pickled
+    whole, and the same record the codec would have carried (the reports' digest encodes it)."""
+    root = project(tmp_path, "1.8.0", {"coverage": True})
+    summary = next(task for task in make(root) if task["name"] == "summary")
+    _action, (plan, _session) = summary["actions"][0]  # type: ignore[index]
+    assert isinstance(plan, SummaryPlan)
+    assert pickle.loads(pickle.dumps(plan)) == plan
+    assert decode(SummaryPlan, json.loads(json.dumps(encode(plan)))) == plan
+    assert [entry.spec for entry in plan.entries] == [SPEC]
