@@ -9,7 +9,7 @@ action returns. Doors are module-level functions, so doit's ``-n N`` workers fin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -69,3 +69,36 @@ def show_fuzz_summary_from_worker(plan: Mapping[str, object], session: str) -> N
     from astest_tasks.actions.fuzz_summary_action import show_fuzz_summary_from_worker as action
 
     action(plan, session)
+
+
+# doit's clean actions: doit passes ``dryrun`` by name to an action whose signature has it.
+
+
+def remove_run_leftovers(project_root: str, request: RunRequest, dryrun: bool) -> None:
+    from astest_tasks.actions.cleaning import remove_run_leftovers as action
+
+    action(project_root, request, dryrun)
+
+
+def remove_fuzz_leftovers(
+    project_root: str, crash_dir: str, file_id: str, mode: str, dryrun: bool
+) -> None:
+    from astest_tasks.actions.cleaning import remove_fuzz_leftovers as action
+
+    action(project_root, crash_dir, file_id, mode, dryrun)
+
+
+def remove_summary_leftovers(
+    project_root: str, report_path: str, coverage_dirs: Sequence[str], dryrun: bool
+) -> None:
+    from astest_tasks.actions.cleaning import remove_summary_leftovers as action
+
+    action(project_root, report_path, coverage_dirs, dryrun)
+
+
+def remove_orphaned_crash_records(
+    project_root: str, crash_dirs: Sequence[str], dryrun: bool
+) -> None:
+    from astest_tasks.actions.cleaning import remove_orphaned_crash_records as action
+
+    action(project_root, crash_dirs, dryrun)

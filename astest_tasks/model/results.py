@@ -16,6 +16,7 @@ import posixpath
 from dataclasses import field
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from astest_tasks.core.atomic import write_text_atomic
 from astest_tasks.core.frozen import frozen
@@ -27,7 +28,6 @@ from astest_tasks.core.state_files import (
     read_state_line,
 )
 from astest_tasks.coverage.model import ReportCoverage
-from astest_tasks.model.counting import count, failures
 from astest_tasks.model.guest_report import (
     Counts,
     FailureDetail,
@@ -35,8 +35,9 @@ from astest_tasks.model.guest_report import (
     Verdict,
     runtime_error_suite,
 )
-from astest_tasks.model.report_rows import suite_from_dict, suite_to_dict
-from astest_tasks.model.test_cases import TestCase, test_cases
+
+if TYPE_CHECKING:  # loaded by what reads a result's test cases (issue 40)
+    from astest_tasks.model.test_cases import TestCase
 
 # 3: three lines (head, suites, test cases), compact JSON (1 was one indented document)
 RESULT_FORMAT = 3
@@ -106,6 +107,8 @@ class SpecResult:
         return _compact_json({"format": RESULT_FORMAT, **encode(self, leave_out=_SUITES)})
 
     def suites_json(self) -> str:
+        from astest_tasks.model.report_rows import suite_to_dict
+
         return _compact_json([suite_to_dict(s) for s in self.suites])
 
     @classmethod
@@ -125,11 +128,18 @@ class SpecResult:
         if not isinstance(suites, list | tuple):
             raise ValueError("the result has no suites list")
         # The suites are stored as guest_report writes them (expectations as rows), apart.
-        read_suites = tuple(suite_from_dict(suite) for suite in suites)
+        read_suites = _read_suites(suites) if suites else ()
         return decode(cls, data, given={"suites": read_suites})
 
 
 _SUITES = frozenset({"suites"})
+
+
+def _read_suites(suites: list[Any] | tuple[Any, ...]) -> tuple[Suite, ...]:
+    # The rows' reader loads only for a result read whole: a head alone has none (issue 40).
+    from astest_tasks.model.report_rows import suite_from_dict
+
+    return tuple(suite_from_dict(suite) for suite in suites)
 
 
 def _compact_json(data: object) -> str:
@@ -167,6 +177,8 @@ def failure_result(
     Counted like as-test's runtime-error suite (one failing suite with one failing test), so the
     failure shows in the totals instead of silently shrinking them.
     """
+    from astest_tasks.model.counting import count, failures
+
     suites = (runtime_error_suite(posixpath.basename(who.path), title, details, "", ""),)
     return SpecResult(
         spec=who.path,
@@ -217,6 +229,8 @@ class StoredResult:
         return _splice_suites(self.head_json, self.suites_json)
 
     def test_cases(self) -> list[TestCase]:
+        from astest_tasks.model.test_cases import TestCase
+
         rows = parse_json(self.cases_json)
         if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
             raise ValueError("the result file's test cases are not a list of rows")
@@ -227,6 +241,8 @@ def result_file_text(result: SpecResult) -> str:
     """Three lines: the head, the suites, the test cases. A reader that needs only the head (the
     summary, the run task's up-to-date check) stops after the first line of a file of many
     megabytes; the CI reports need only the test cases, computed here once."""
+    from astest_tasks.model.test_cases import test_cases
+
     cases = json.dumps([case.to_row() for case in test_cases(result.suites)], ensure_ascii=False)
     return f"{result.head_json()}\n{result.suites_json()}\n{cases}\n"
 

@@ -19,7 +19,6 @@ from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
 from astest_tasks.core.guest_text import inert_field
 from astest_tasks.model.guest_report import Suite
-from astest_tasks.model.test_cases import block_ms
 from astest_tasks.output.ansi import Style
 from astest_tasks.output.console import Shown, format_seconds
 from astest_tasks.output.terminal import Palette
@@ -52,6 +51,8 @@ def _slowest(timed: list[Timed], count: int) -> list[Timed]:
 
 
 def _test_times(suites: Sequence[Suite], path: tuple[str, ...]) -> Iterator[tuple[str, float]]:
+    from astest_tasks.model.test_cases import block_ms  # only when --durations asks (issue 40)
+
     for suite in suites:
         suite_path = (*path, suite.description)
         ms = block_ms(suite)

@@ -31,7 +31,6 @@ from astest_tasks.model.results import (
     read_result,
     read_result_file,
 )
-from astest_tasks.model.test_cases import TestCase as Point
 from astest_tasks.output.ansi import Fore
 from astest_tasks.output.console import Shown, render_summary
 from astest_tasks.output.coverage_summary import (
@@ -68,11 +67,10 @@ from astest_tasks.output.report_state import (
     reports_digest,
     save_state,
 )
-from astest_tasks.output.suite_filter import filter_result
 from astest_tasks.output.terminal import Palette, output_stream, use_colour
-from astest_tasks.output.test_name_filter import compile_test_name_pattern, skip_unmatched_tests
 
 if TYPE_CHECKING:  # these load with what uses them: --show-coverage, a rewrite (issue 40)
+    from astest_tasks.model.test_cases import TestCase as Point
     from astest_tasks.output.coverage_gaps import GapListing
     from astest_tasks.output.report_input import ReportContext
 
@@ -235,6 +233,7 @@ def _report_folder(report: Path) -> Path:
 
 
 def _points_of(item: LoadedSpec) -> list[Point]:
+    from astest_tasks.model.test_cases import TestCase as Point
     from astest_tasks.output.ci_reports import points
 
     if item.stored is None:  # a result made up here (missing file): it has its suites
@@ -380,8 +379,7 @@ def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
     tests ``--test-name-pattern`` does not match counted as skipped (test_name_filter.py)."""
     root = Path(plan.project_root)
     report = plan.report
-    pattern = compile_test_name_pattern(report.test_name_pattern)
-    if not report.suite and pattern is None:
+    if not report.suite and not report.test_name_pattern:
         state = load_state(_state_path(plan))
         known = state.results if state is not None else {}
         stored = [_load_stored(root, entry, session, known) for entry in plan.entries]
@@ -390,6 +388,14 @@ def load_specs(plan: SummaryPlan, session: str) -> list[LoadedSpec]:
         # --durations reads the tests' times from the suites, as --verbose prints them.
         wants_suites = report.verbose or report.durations is not None
         return [_with_suites(item) for item in stored] if wants_suites else stored
+    # Only a selection loads the filters, and what they count with (issue 40).
+    from astest_tasks.output.suite_filter import filter_result
+    from astest_tasks.output.test_name_filter import (
+        compile_test_name_pattern,
+        skip_unmatched_tests,
+    )
+
+    pattern = compile_test_name_pattern(report.test_name_pattern)
     loaded: list[LoadedSpec] = []
     for entry in plan.entries:
         item = _load(root, entry, session)

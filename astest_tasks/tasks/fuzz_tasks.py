@@ -17,8 +17,8 @@ from typing import Any
 
 from doit.task import clean_targets
 
-from astest_tasks.actions.cleaning import remove_fuzz_leftovers
 from astest_tasks.actions.doors import (
+    remove_fuzz_leftovers,
     run_fuzz_file,
     show_fuzz_summary_from_worker,
     summarize_fuzz,

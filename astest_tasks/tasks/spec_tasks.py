@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from doit.task import clean_targets
 
-from astest_tasks.actions.cleaning import remove_run_leftovers
-from astest_tasks.actions.doors import run_spec
+from astest_tasks.actions.doors import remove_run_leftovers, run_spec
 from astest_tasks.build.imports import ImportScanCache
 from astest_tasks.config.layout import doit_paths, spec_identity
 from astest_tasks.config.pipeline import Pipeline, task_doc

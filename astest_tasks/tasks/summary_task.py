@@ -7,11 +7,12 @@ import posixpath
 from collections.abc import Sequence
 from typing import Any
 
-from astest_tasks.actions.cleaning import (
+from astest_tasks.actions.doors import (
     remove_orphaned_crash_records,
     remove_summary_leftovers,
+    show_summary_from_worker,
+    summarize,
 )
-from astest_tasks.actions.doors import show_summary_from_worker, summarize
 from astest_tasks.config.layout import spec_result_path
 from astest_tasks.config.run_switches import ShowCoverage
 from astest_tasks.output.coverage_threshold import check_threshold_modes

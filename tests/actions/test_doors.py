@@ -18,6 +18,10 @@ ACTIONS = {
     "run_fuzz_file": "astest_tasks.actions.fuzz_actions",
     "summarize_fuzz": "astest_tasks.actions.fuzz_summary_action",
     "show_fuzz_summary_from_worker": "astest_tasks.actions.fuzz_summary_action",
+    "remove_run_leftovers": "astest_tasks.actions.cleaning",
+    "remove_fuzz_leftovers": "astest_tasks.actions.cleaning",
+    "remove_summary_leftovers": "astest_tasks.actions.cleaning",
+    "remove_orphaned_crash_records": "astest_tasks.actions.cleaning",
 }
 
 
@@ -56,7 +60,7 @@ def test_a_door_hands_the_call_and_its_answer_through(
     arguments = tuple(f"argument {index}" for index in range(count))
     answer = getattr(doors, name)(*arguments)
     assert calls == [arguments]
-    if name.startswith("show_"):
-        assert answer is None  # the worker's printers return nothing to doit
+    if name.startswith(("show_", "remove_")):
+        assert answer is None  # the worker's printers and the clean actions return nothing
     else:
         assert answer == {"answer": name}

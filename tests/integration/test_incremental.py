@@ -129,6 +129,14 @@ NOT_FOR_A_NO_CHANGE_RUN = (
     "astest_tasks.run.wasm_compiler",
     "astest_tasks.run.runtime_env",
     "astest_tasks.core.process_env",
+    # The clean actions (doit clean), a result's rows and test cases (a result read whole, the
+    # reports), and the filters of --suite and --test-name-pattern (not given).
+    "astest_tasks.actions.cleaning",
+    "astest_tasks.model.report_rows",
+    "astest_tasks.model.test_cases",
+    "astest_tasks.model.counting",
+    "astest_tasks.output.suite_filter",
+    "astest_tasks.output.test_name_filter",
     # How a task is keyed in the remote cache: there is none.
     "astest_tasks.remote.task_keys",
     "astest_tasks.remote.portable_keys",
