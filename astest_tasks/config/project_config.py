@@ -37,7 +37,6 @@ from astest_tasks.config.layers import (
     read_layer,
     resolve_base,
 )
-from astest_tasks.config.mode_hint import add_mode_fix
 from astest_tasks.config.mode_layers import DEFAULT_MODE_NAME, read_modes
 from astest_tasks.core.errors import ConfigError
 from astest_tasks.core.frozen import frozen, record_fields
@@ -286,6 +285,8 @@ def _find_mode(config: ProjectConfig, name: str) -> ModeSettings:
     suggestion = closest(name, list(config.modes))
     hint = f' (did you mean "{suggestion}"?)' if suggestion else ""
     where = display_path(config.path, Path.cwd())
+    from astest_tasks.config.mode_hint import add_mode_fix  # an unknown mode's fix alone
+
     fix = add_mode_fix(name, where, list(config.modes), config.base.target)
     raise ConfigError(where, "mode", f'unknown mode "{name}"{hint}', fix)
 

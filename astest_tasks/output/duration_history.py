@@ -27,8 +27,8 @@ from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import finite_number, parse_json
 from astest_tasks.core.state_files import read_state_file
 from astest_tasks.model.results import SpecResult, Stage
+from astest_tasks.output.report_state import HISTORY_FILE
 
-HISTORY_FILE = "cache/duration-history.json"  # relative to report.json's folder
 MAX_RUNS = 20  # points a chart shows: enough to see a trend, small enough to stay a glance
 MAX_PAIRS = 20_000  # (mode, spec) pairs kept: those of this run first, then the most recent
 _FORMAT = 1

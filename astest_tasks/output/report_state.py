@@ -31,6 +31,9 @@ from astest_tasks.core.records import decode, encode
 from astest_tasks.core.state_files import read_state_file
 
 STATE_FILE = "report-state.json"
+# The HTML report's record of past durations (duration_history.py), named here beside the
+# state: the output folders' check needs the name on every call, the history only a rewrite.
+HISTORY_FILE = "cache/duration-history.json"  # relative to report.json's folder
 _FORMAT = 1
 
 

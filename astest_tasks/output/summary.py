@@ -39,7 +39,6 @@ from astest_tasks.output.coverage_summary import (
     collect_coverage,
     write_coverage_files,
 )
-from astest_tasks.output.duration_history import update_history
 from astest_tasks.output.durations import duration_lines
 from astest_tasks.output.formats import (
     REPORT_FILE,
@@ -204,6 +203,7 @@ def _report_context(
 ) -> ReportContext:
     """What the HTML report shows beyond the results; the runs shown join the durations'
     history in the state folder here, as the reports are rewritten only when a result changed."""
+    from astest_tasks.output.duration_history import update_history
     from astest_tasks.output.report_input import ReportContext
 
     root = Path(plan.project_root)

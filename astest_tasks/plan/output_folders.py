@@ -29,8 +29,7 @@ from pathlib import Path
 
 from astest_tasks.config.project_config import ModeSettings, ProjectConfig
 from astest_tasks.core.errors import UserError
-from astest_tasks.output.duration_history import HISTORY_FILE
-from astest_tasks.output.report_state import STATE_FILE
+from astest_tasks.output.report_state import HISTORY_FILE, STATE_FILE
 from astest_tasks.run.runner_files import RUNNERS_DIR
 
 # Under the output root, beside the reports (HISTORY_FILE too).

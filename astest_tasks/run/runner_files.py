@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 from astest_tasks.core.atomic import create_text_atomic
-from astest_tasks.run.templating import render
 
 RUNNERS_DIR = ".as-test/runners"
 RUNNER_TARGETS = ("wasi", "bindings")
@@ -22,6 +21,8 @@ def default_runner_path(target: str) -> str:
 
 
 def default_runner_source(target: str) -> str:
+    from astest_tasks.run.templating import render  # jinja2, when a runner is written (issue 40)
+
     return render(f"runners/default.{target}.py.j2", target=target)
 
 

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING
 
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.core.frozen import frozen
-from astest_tasks.core.process_role import in_doits_main_thread
 
 if TYPE_CHECKING:  # the compile server's module loads with the first compile
     from astest_tasks.build.compile_server import CompileOutput
@@ -329,5 +328,7 @@ def _compile(prefetch: _Prefetch, compiler: Compiler, then: FollowUp | None) -> 
 
 def enabled(environ: Mapping[str, str] | None = None) -> bool:
     """Prefetch only in doit's main process and thread, unless switched off."""
+    from astest_tasks.core.process_role import in_doits_main_thread  # when a build is (issue 40)
+
     env = os.environ if environ is None else environ
     return env.get(SWITCH_VARIABLE, "1") != "0" and in_doits_main_thread()

@@ -42,7 +42,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from astest_tasks.core.guest_text import for_stream
-from astest_tasks.core.process_role import in_doits_main_thread
 from astest_tasks.model.results import SpecResult, read_result_head
 from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.run.run_request import RunRequest
@@ -321,4 +320,6 @@ def switch(environ: Mapping[str, str] | None = None) -> str:
 
 def enabled() -> bool:
     """Hand runs over only from doit's main process and thread, unless switched off."""
+    from astest_tasks.core.process_role import in_doits_main_thread  # when a run is (issue 40)
+
     return switch() != "0" and in_doits_main_thread()

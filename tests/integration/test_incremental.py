@@ -137,6 +137,12 @@ NOT_FOR_A_NO_CHANGE_RUN = (
     "astest_tasks.model.counting",
     "astest_tasks.output.suite_filter",
     "astest_tasks.output.test_name_filter",
+    # The durations' history (a rewrite of the reports), the runner template (a runner that is
+    # missing), a mode name's fix (an unknown mode), whose thread runs ahead (a build or a run).
+    "astest_tasks.output.duration_history",
+    "astest_tasks.run.templating",
+    "astest_tasks.config.mode_hint",
+    "astest_tasks.core.process_role",
     # How a task is keyed in the remote cache: there is none.
     "astest_tasks.remote.task_keys",
     "astest_tasks.remote.portable_keys",

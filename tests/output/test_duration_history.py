@@ -10,13 +10,13 @@ import pytest
 from astest_tasks.model.results import Stage, Status
 from astest_tasks.output import duration_history
 from astest_tasks.output.duration_history import (
-    HISTORY_FILE,
     MAX_RUNS,
     PastRun,
     load_history,
     record_runs,
     update_history,
 )
+from astest_tasks.output.report_state import HISTORY_FILE
 from tests.conftest import make_spec_result
 from tests.fifo_guard import fifo_symlink, without_waiting
 

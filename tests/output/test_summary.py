@@ -16,11 +16,11 @@ from astest_tasks.model.guest_report import Counts, Expectation, Suite, Verdict
 from astest_tasks.model.results import SpecResult, Status, write_result
 from astest_tasks.output import report_state, summary
 from astest_tasks.output.coverage_threshold import CoverageThreshold
-from astest_tasks.output.duration_history import HISTORY_FILE, load_history
+from astest_tasks.output.duration_history import load_history
 from astest_tasks.output.formats import report_file_names
 from astest_tasks.output.fuzz_summary import ShownFuzz
 from astest_tasks.output.report_options import ReportOptions
-from astest_tasks.output.report_state import file_digest
+from astest_tasks.output.report_state import HISTORY_FILE, file_digest
 from astest_tasks.output.summary import (
     PRINTOUT_ONLY,
     SummaryEntry,
