@@ -12,7 +12,6 @@ from astest_tasks.model.guest_report import Counts
 from astest_tasks.model.results import SpecResult, Stage, Status
 from astest_tasks.output.ansi import Back, Fore, Style
 from astest_tasks.output.terminal import Palette, strip_colour
-from astest_tasks.output.text_caps import MAX_LINE, cut, cut_name, first_part
 
 
 @frozen
@@ -108,6 +107,8 @@ def _has_details(item: Shown) -> bool:
 
 
 def _failure_block(item: Shown, palette: Palette) -> list[str]:
+    from astest_tasks.output.text_caps import MAX_LINE, cut, cut_name, first_part  # a failure's
+
     result = item.result
     header = f"{palette.badge(Status.FAILED)} {inert_field(result.spec)} [{result.mode}]"
     lines = [palette.paint(header, Style.BRIGHT) if not palette.enabled else header]

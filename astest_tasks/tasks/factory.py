@@ -27,7 +27,6 @@ from astest_tasks.core.version import __version__
 from astest_tasks.plan.command_line import CommandLine, current_command_line
 from astest_tasks.plan.doit_argv import doctor_task_wanted
 from astest_tasks.plan.options import TaskOptions, option_defaults, option_specs
-from astest_tasks.plan.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
 from astest_tasks.plan.state_file import check_state_file
 from astest_tasks.schedule.scheduler import scheduler
 from astest_tasks.tasks.creator import create_tasks
@@ -175,11 +174,15 @@ def _version_or_listing(
     root: Path, options: TaskOptions, pipeline: Pipeline
 ) -> dict[str, Any] | None:
     """The one task that answers --version or --list/--list-modes, which run nothing."""
-    if options.listing.version:
+    version = options.listing.version
+    listing_wanted = options.listing.list or options.listing.list_modes
+    if not (version or listing_wanted):
+        return None  # the listing's module loads only for these (issue 40)
+    from astest_tasks.plan.plan_listing import PlanRequest, load_plan_input, plan_task, plan_text
+
+    if version:
         return plan_task(pipeline.basename, f"astest-tasks {__version__}\n", "version")
     listing = PlanRequest(options.listing.list, options.listing.list_modes, options.fuzzing.fuzz)
-    if not listing.wanted:
-        return None
     selection = options.selection
     plan = load_plan_input(
         root,
