@@ -7,6 +7,7 @@ a stale pass, the worst bug this product can have, so err on the side of includi
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from astest_tasks.config.asc_flags import TRY_AS
 from astest_tasks.config.discovery import Spec
 from astest_tasks.config.project_config import ModeSettings
 from astest_tasks.config.toolchain import Toolchain, find_package
+from astest_tasks.core.frozen import frozen
 from astest_tasks.core.json_text import parse_json
 from astest_tasks.core.version import __version__
 from astest_tasks.run.runtime import Runtime
@@ -49,23 +51,43 @@ def build_file_deps(
     deps.extend(path for candidates in scan.missing for path in candidates)
     # With no --config, asc reads ./asconfig.json by itself when the project has one.
     deps.extend(asconfig_chain(project_root, mode.asconfig or IMPLICIT_ASCONFIG))
-    manifests = {toolchain.assemblyscript.manifest, toolchain.as_test.manifest}
-    if mode.target == "wasi" and toolchain.wasi_shim is not None:
-        manifests.add(toolchain.wasi_shim.manifest)
-        manifests.add(toolchain.wasi_shim.root / "asconfig.json")
+    shared = _toolchain_files(toolchain, mode.target == "wasi")
+    manifests = set(shared.files)
     packages = set(scan.packages)
     if TRY_AS in mode.features:
         packages.add(TRY_AS)  # its transform rewrites the spec
-    # The toolchain's packages were found from this root when the call was planned: every spec
-    # imports as-test, and looking for it again cost a walk up the folders per build (issue 40).
-    toolchain_packages = (toolchain.assemblyscript, toolchain.as_test, toolchain.wasi_shim)
-    found = {package.name: package for package in toolchain_packages if package is not None}
     for name in sorted(packages):
-        package = found.get(name) or find_package(project_root, name)
+        known = shared.manifests.get(name)
+        if known is not None:
+            manifests.add(known)
+            continue
+        package = find_package(project_root, name)
         if package is not None:
-            manifests.add(package.manifest)
-    deps.extend(sorted(str(m) for m in manifests))
+            manifests.add(str(package.manifest))
+    deps.extend(sorted(manifests))
     return deps
+
+
+@frozen
+class _ToolchainFiles:
+    files: frozenset[str]  # what every build of a target depends on
+    manifests: dict[str, str]  # each toolchain package's manifest, by the package's name
+
+
+@functools.lru_cache(maxsize=8)
+def _toolchain_files(toolchain: Toolchain, wasi: bool) -> _ToolchainFiles:
+    """The toolchain's files a build depends on, as text: the same for every build of a call
+    (and of the next call of watch mode's process, when it finds the same toolchain), where
+    making and hashing each one's Path cost a quarter of a million instructions a build (issue
+    40). The toolchain's packages were found from the project's root when the call was
+    planned: every spec imports as-test, and looking for it again cost a walk up the folders."""
+    files = {toolchain.assemblyscript.manifest, toolchain.as_test.manifest}
+    if wasi and toolchain.wasi_shim is not None:
+        files.add(toolchain.wasi_shim.manifest)
+        files.add(toolchain.wasi_shim.root / "asconfig.json")
+    packages = (toolchain.assemblyscript, toolchain.as_test, toolchain.wasi_shim)
+    manifests = {p.name: str(p.manifest) for p in packages if p is not None}
+    return _ToolchainFiles(frozenset(str(path) for path in files), manifests)
 
 
 def asconfig_chain(project_root: Path, asconfig: str) -> list[str]:

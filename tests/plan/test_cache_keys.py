@@ -83,3 +83,32 @@ def test_a_build_depends_on_the_manifest_of_every_package_its_spec_imports(
     ]
     assert deps == ["a.spec.ts", *sorted(manifests)]
     assert looked_for == ["absent", "other-lib"]
+
+
+def test_a_wasi_build_depends_on_the_shims_manifest_and_asconfig_every_time(
+    tmp_path: Path,
+) -> None:
+    """The toolchain's files are worked out once and kept: every build, and a later one of the
+    same process, depends on the same files, and a bindings build on none of the shim's."""
+    for name in ("as-test", "assemblyscript", "@assemblyscript/wasi-shim"):
+        (tmp_path / "node_modules" / name).mkdir(parents=True)
+        (tmp_path / "node_modules" / name / "package.json").write_text('{"version": "1.0.0"}')
+    mode = load_config(Path("as-test.config.json"), tmp_path, AsTestRules.parse("1.8.0")).base
+    found = {n: find_package_now(tmp_path, n) for n in ("assemblyscript", "as-test")}
+    shim = find_package_now(tmp_path, "@assemblyscript/wasi-shim")
+    tools = Toolchain("node", found["assemblyscript"], found["as-test"], shim)  # type: ignore[arg-type]
+    scan = ImportScan(local_files=("a.spec.ts",), packages=("as-test",))
+    modules = tmp_path / "node_modules"
+    wasi = [
+        str(modules / "@assemblyscript/wasi-shim/asconfig.json"),
+        str(modules / "@assemblyscript/wasi-shim/package.json"),
+        str(modules / "as-test/package.json"),
+        str(modules / "assemblyscript/package.json"),
+    ]
+    for _ in range(2):
+        assert cache_keys.build_file_deps(tmp_path, replace(mode, target="wasi"), scan, tools) == [
+            "a.spec.ts",
+            *sorted(wasi),
+        ]
+    bindings = cache_keys.build_file_deps(tmp_path, replace(mode, target="bindings"), scan, tools)
+    assert bindings == ["a.spec.ts", *sorted(wasi[2:])]
