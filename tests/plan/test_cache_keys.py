@@ -94,9 +94,12 @@ def test_a_wasi_build_depends_on_the_shims_manifest_and_asconfig_every_time(
         (tmp_path / "node_modules" / name).mkdir(parents=True)
         (tmp_path / "node_modules" / name / "package.json").write_text('{"version": "1.0.0"}')
     mode = load_config(Path("as-test.config.json"), tmp_path, AsTestRules.parse("1.8.0")).base
-    found = {n: find_package_now(tmp_path, n) for n in ("assemblyscript", "as-test")}
-    shim = find_package_now(tmp_path, "@assemblyscript/wasi-shim")
-    tools = Toolchain("node", found["assemblyscript"], found["as-test"], shim)  # type: ignore[arg-type]
+    assemblyscript, as_test, shim = (
+        find_package_now(tmp_path, n)
+        for n in ("assemblyscript", "as-test", "@assemblyscript/wasi-shim")
+    )
+    assert assemblyscript is not None and as_test is not None and shim is not None
+    tools = Toolchain(node="node", assemblyscript=assemblyscript, as_test=as_test, wasi_shim=shim)
     scan = ImportScan(local_files=("a.spec.ts",), packages=("as-test",))
     modules = tmp_path / "node_modules"
     wasi = [
