@@ -20,6 +20,7 @@ directory are ``.env`` files and string-valued modes, as in as-test. A JSON ``nu
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import os
@@ -207,9 +208,18 @@ class ConfigObject:
 # Reading files
 
 
+def read_text_file(path: Path) -> str:
+    """``path.read_text(encoding="utf-8-sig")``: the file decoded as UTF-8 after a leading
+    byte-order mark (which editors on Windows write), its line ends made ``\n`` as text mode
+    makes them, and the same UnicodeDecodeError for bytes that are not UTF-8. Without the
+    ``utf-8-sig`` codec, whose module every call would load for the config (issue 40)."""
+    text = path.read_bytes().removeprefix(codecs.BOM_UTF8).decode("utf-8")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def read_json_object(source: Source, path: Path) -> JsonObject:
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_text_file(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise source.error(
             "", f"cannot read the file: {exc}", "make it a readable UTF-8 file"
@@ -692,7 +702,7 @@ def _read_env_file(source: Source, value: str, field: str) -> dict[str, str]:
             f"create {shown} or correct the path (it is relative to {source.display})",
         )
     try:
-        return parse_dotenv(env_path.read_text(encoding="utf-8-sig"))
+        return parse_dotenv(read_text_file(env_path))
     except (OSError, UnicodeDecodeError) as exc:
         raise source.error(
             field, f"cannot read {shown}: {exc}", "make it a readable UTF-8 file"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import unicodedata
 from pathlib import Path
 
 from astest_tasks.config import as_test_rules
@@ -80,6 +79,8 @@ def _shown(name: str) -> str:
     """``name`` in JSON's quotes, as readable as it is: printable text of any script as it is,
     each character refused above escaped (``\\n``, ``\\u200c``), and a ``##[`` broken as every
     line we print breaks it (``##\\[``)."""
+    import unicodedata  # a refused name's error alone (issue 40)
+
     quoted = json.dumps(name, ensure_ascii=False)  # escapes C0 controls, keeps the rest
     visible = "".join(
         _escape(character) if unicodedata.category(character) in _NOT_PRINTABLE else character
@@ -97,9 +98,9 @@ def _refusal(name: str) -> str:
     """Why ``name`` would act where it is printed, naming the first such character or part;
     empty when it would not."""
     for position, character in enumerate(name, start=1):
-        category = unicodedata.category(character)
-        if category in _NOT_PRINTABLE:
-            named = unicodedata.name(character, "")
+        refused = _refused_kind(character)
+        if refused is not None:
+            category, named = refused
             what = f"{_KINDS[category]} ({named})" if named else _KINDS[category]
             return (
                 f"holds U+{ord(character):04X}, {what}, as its character {position}, which task "
@@ -109,6 +110,18 @@ def _refusal(name: str) -> str:
         if part in name:
             return f"holds {label}: {why}"
     return ""
+
+
+def _refused_kind(character: str) -> tuple[str, str] | None:
+    """The category (one of ``_KINDS``) and the Unicode name of ``character`` when a mode name
+    may not hold it; None for any other. An ASCII character is printable or a control (Cc,
+    which has no name), so an ASCII name is checked without loading unicodedata (issue 40)."""
+    if character.isascii():
+        return None if character.isprintable() else ("Cc", "")
+    import unicodedata
+
+    category = unicodedata.category(character)
+    return (category, unicodedata.name(character, "")) if category in _NOT_PRINTABLE else None
 
 
 def _check_mode_name(source: Source, name: str, field: str) -> None:

@@ -7,7 +7,11 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from astest_tasks.config import mode_layers
+from astest_tasks.config.mode_layers import _KINDS
 from astest_tasks.config.project_config import load_config
 from astest_tasks.core.errors import ConfigError
 from astest_tasks.core.guest_text import inert_field, terminal_text
@@ -94,3 +98,20 @@ def test_a_refused_name_is_shown_as_written_but_for_what_is_refused(tmp_path: Pa
 )
 def test_every_printable_mode_name_is_kept(tmp_path: Path, name: str) -> None:
     assert load_modes(tmp_path, [name]) == [name]
+
+
+@pytest.mark.parametrize("code", range(128))
+def test_an_ascii_character_is_refused_as_unicodedata_would_say(code: int) -> None:
+    """The ASCII shortcut (no unicodedata) answers as the whole check would: every ASCII
+    character that is not printable is a control without a name, and no other is refused."""
+    character = chr(code)
+    category = unicodedata.category(character)
+    expected = (category, unicodedata.name(character, "")) if category in _KINDS else None
+    assert mode_layers._refused_kind(character) == expected
+
+
+@given(st.characters(min_codepoint=128))
+def test_any_other_character_is_refused_by_its_unicode_category(character: str) -> None:
+    category = unicodedata.category(character)
+    expected = (category, unicodedata.name(character, "")) if category in _KINDS else None
+    assert mode_layers._refused_kind(character) == expected

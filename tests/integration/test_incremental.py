@@ -146,6 +146,10 @@ NOT_FOR_A_NO_CHANGE_RUN = (
     # --version's and --list's answer, and a failure's length caps in the printout.
     "astest_tasks.plan.plan_listing",
     "astest_tasks.output.text_caps",
+    # A mode name's Unicode categories past ASCII, and the utf-8-sig codec the config was read
+    # with (a leading byte-order mark is dropped without it).
+    "unicodedata",
+    "encodings.utf_8_sig",
     # How a task is keyed in the remote cache: there is none.
     "astest_tasks.remote.task_keys",
     "astest_tasks.remote.portable_keys",
