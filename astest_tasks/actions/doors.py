@@ -3,8 +3,10 @@
 A doit call with nothing to build or run (the no-change run, `doit list`) makes every task but
 calls only the summary's action; importing the build, run and fuzz actions with the tasks would
 load the compiler's, the runtimes' and the remote cache's modules for nothing (issue 40). Each
-door takes exactly its action's arguments, which doit passes by position, and returns what the
-action returns. Doors are module-level functions, so doit's ``-n N`` workers find them by name.
+door takes exactly its action's arguments, which doit passes by position (and a clean action's
+``dryrun`` by name, which doit gives only to a function whose signature has it), and returns
+what the action returns. Doors are module-level functions, so doit's ``-n N`` workers find them
+by name.
 """
 
 from __future__ import annotations

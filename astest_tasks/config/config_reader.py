@@ -209,11 +209,15 @@ class ConfigObject:
 
 
 def read_text_file(path: Path) -> str:
-    """``path.read_text(encoding="utf-8-sig")``: the file decoded as UTF-8 after a leading
-    byte-order mark (which editors on Windows write), its line ends made ``\n`` as text mode
-    makes them, and the same UnicodeDecodeError for bytes that are not UTF-8. Without the
-    ``utf-8-sig`` codec, whose module every call would load for the config (issue 40)."""
-    text = path.read_bytes().removeprefix(codecs.BOM_UTF8).decode("utf-8")
+    r"""What ``path.read_text(encoding="utf-8-sig")`` gives, without the ``utf-8-sig`` codec,
+    whose module every call would load for the config (issue 40): the file decoded as UTF-8
+    after a leading byte-order mark (which editors on Windows write), its line ends made ``\n``
+    as text mode makes them, the same UnicodeDecodeError for bytes that are not UTF-8, and
+    nothing for a file of one or two bytes that begin a mark (the codec waits for a third)."""
+    data = path.read_bytes()
+    if len(data) < len(codecs.BOM_UTF8) and codecs.BOM_UTF8.startswith(data):
+        return ""
+    text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8")
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 

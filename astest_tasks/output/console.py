@@ -107,7 +107,8 @@ def _has_details(item: Shown) -> bool:
 
 
 def _failure_block(item: Shown, palette: Palette) -> list[str]:
-    from astest_tasks.output.text_caps import MAX_LINE, cut, cut_name, first_part  # a failure's
+    # The caps load with the first failure to show (issue 40).
+    from astest_tasks.output.text_caps import MAX_LINE, cut, cut_name, first_part
 
     result = item.result
     header = f"{palette.badge(Status.FAILED)} {inert_field(result.spec)} [{result.mode}]"

@@ -13,7 +13,7 @@ guest did not time (a skipped test, a spec that did not report) has none and is 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
@@ -37,10 +37,12 @@ def slowest_specs(shown: Sequence[Shown], count: int) -> list[Timed]:
 
 
 def slowest_tests(shown: Sequence[Shown], count: int) -> list[Timed]:
+    from astest_tasks.model.test_cases import block_ms  # only when --durations asks (issue 40)
+
     timed = [
         Timed(seconds, item.result.mode, f"{item.result.spec_id} > {path}")
         for item in shown
-        for path, seconds in _test_times(item.result.suites, ())
+        for path, seconds in _test_times(item.result.suites, (), block_ms)
     ]
     return _slowest(timed, count)
 
@@ -50,15 +52,15 @@ def _slowest(timed: list[Timed], count: int) -> list[Timed]:
     return ranked if count == 0 else ranked[:count]
 
 
-def _test_times(suites: Sequence[Suite], path: tuple[str, ...]) -> Iterator[tuple[str, float]]:
-    from astest_tasks.model.test_cases import block_ms  # only when --durations asks (issue 40)
-
+def _test_times(
+    suites: Sequence[Suite], path: tuple[str, ...], block_ms: Callable[[Suite], float | None]
+) -> Iterator[tuple[str, float]]:
     for suite in suites:
         suite_path = (*path, suite.description)
         ms = block_ms(suite)
         if ms is not None:
             yield " > ".join(suite_path), ms / 1000
-        yield from _test_times(suite.suites, suite_path)
+        yield from _test_times(suite.suites, suite_path, block_ms)
 
 
 def duration_lines(shown: Sequence[Shown], count: int, palette: Palette) -> list[str]:

@@ -8,7 +8,9 @@ a stale pass, the worst bug this product can have, so err on the side of includi
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from astest_tasks.build.imports import ImportScan
@@ -71,7 +73,7 @@ def build_file_deps(
 @frozen
 class _ToolchainFiles:
     files: frozenset[str]  # what every build of a target depends on
-    manifests: dict[str, str]  # each toolchain package's manifest, by the package's name
+    manifests: Mapping[str, str]  # each toolchain package's manifest, by the package's name
 
 
 @functools.lru_cache(maxsize=8)
@@ -87,7 +89,11 @@ def _toolchain_files(toolchain: Toolchain, wasi: bool) -> _ToolchainFiles:
         files.add(toolchain.wasi_shim.root / "asconfig.json")
     packages = (toolchain.assemblyscript, toolchain.as_test, toolchain.wasi_shim)
     manifests = {p.name: str(p.manifest) for p in packages if p is not None}
-    return _ToolchainFiles(frozenset(str(path) for path in files), manifests)
+    # Read-only: every build of the process shares the one kept. The files are deduplicated as
+    # text, which on Windows keeps two spellings of a path that differ in case apart (its Path
+    # would compare them equal); a toolchain's paths are all found from the one root.
+    files_text = frozenset(str(path) for path in files)
+    return _ToolchainFiles(files_text, MappingProxyType(manifests))
 
 
 def asconfig_chain(project_root: Path, asconfig: str) -> list[str]:
