@@ -62,12 +62,18 @@ def doit_paths(root: Path, paths: Sequence[str]) -> list[str]:
     # cwd, and so does cutting the cwd off an absolute path inside it (the manifests and
     # asconfigs a build depends on); anything else (a root outside the cwd, a path above it:
     # the packages' manifests of a project below its node_modules) goes through relpath.
-    base = _relpath(str(root), "", cwd)
+    root_text = str(root)
+    return [_doit_path(root_text, path, cwd) for path in paths]
+
+
+@functools.lru_cache(maxsize=4096)
+def _doit_path(root: str, path: str, cwd: str) -> str:
+    """One path of ``doit_paths``, kept: the builds of a call share their imported modules and
+    their toolchain's manifests, each normalised once (issue 40). Its answer depends on the
+    three texts alone (``_relpath``'s reason for keying by the root's text holds here too)."""
+    base = _relpath(root, "", cwd)
     inside = cwd if cwd.endswith(os.sep) else cwd + os.sep
-    return [
-        _below(base, path) or _inside(inside, path) or _relpath(str(root), path, cwd)
-        for path in paths
-    ]
+    return _below(base, path) or _inside(inside, path) or _relpath(root, path, cwd)
 
 
 @functools.lru_cache(maxsize=1024)
