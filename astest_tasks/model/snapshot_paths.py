@@ -80,21 +80,17 @@ def spec_relative_path(project_root: Path, spec_path: str, input_patterns: Seque
     of the input patterns that contains it, else its basename."""
     absolute = os.path.normpath(os.path.join(project_root, spec_path))
     file_parts = _components(absolute)
-    best: str | None = None
     best_length = -1
     for pattern in input_patterns:
         base = _glob_base(pattern)
-        base_absolute = os.path.normpath(os.path.join(project_root, base))
-        base_parts = _components(base_absolute)
+        base_parts = _components(os.path.normpath(os.path.join(project_root, base)))
         if len(base_parts) > len(file_parts) or file_parts[: len(base_parts)] != base_parts:
             continue
-        if len(base_parts) > best_length:
-            best, best_length = base_absolute, len(base_parts)
-    if best is None:
-        return js_basename(spec_path.replace("\\", "/"))
-    # relpath's answer is normalised, so this is Path(...).as_posix() without parsing it again.
-    relative = os.path.relpath(absolute, best).replace(os.sep, "/")
-    return relative if relative not in ("", ".") else js_basename(spec_path.replace("\\", "/"))
+        best_length = max(best_length, len(base_parts))
+    # The parts after the longest base that holds the spec: what relpath would answer (both
+    # paths are normalised, and one lies below the other), without its absolute paths again.
+    relative = "/".join(file_parts[best_length:]) if best_length >= 0 else ""
+    return relative or js_basename(spec_path.replace("\\", "/"))
 
 
 def input_snapshot_path(

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from astest_tasks.model import snapshot_paths
@@ -105,11 +105,16 @@ _SEGMENT = st.sampled_from(["assembly", "__tests__", "a.spec.ts", "..", ".", "",
 _RELATIVE = st.lists(_SEGMENT, min_size=1, max_size=5).map("/".join)
 
 
-@given(_RELATIVE, st.lists(_RELATIVE, min_size=1, max_size=3), st.booleans())
+@settings(max_examples=400)
+@given(
+    _RELATIVE,
+    st.lists(_RELATIVE, min_size=1, max_size=3),
+    st.booleans(),
+    st.sampled_from([Path("/project/root"), Path("/"), Path("relative/root")]),
+)
 def test_the_relative_path_is_the_one_path_parsing_gives(
-    spec: str, patterns: list[str], absolute_spec: bool
+    spec: str, patterns: list[str], absolute_spec: bool, root: Path
 ) -> None:
-    root = Path("/project/root")
     if absolute_spec:
         spec = f"/project/{spec}"
     expected = _reference_relative_path(root, spec, patterns)
