@@ -28,7 +28,7 @@ def spec_identity(mode: ModeSettings, spec: Spec) -> SpecIdentity:
 
 
 def spec_files(mode: ModeSettings, spec: Spec) -> SpecFiles:
-    stem = posixpath.join(mode.out_dir, spec.spec_id)
+    stem = _stem(mode, spec)
     return SpecFiles(
         wasm=f"{stem}.spec.wasm",
         build_record=f"{stem}.build.json",
@@ -39,7 +39,12 @@ def spec_files(mode: ModeSettings, spec: Spec) -> SpecFiles:
 
 def spec_result_path(mode: ModeSettings, spec: Spec) -> str:
     """``spec_files(mode, spec).result``, for a caller that needs no other of the files."""
-    return f"{posixpath.join(mode.out_dir, spec.spec_id)}{RESULT_SUFFIX}"
+    return f"{_stem(mode, spec)}{RESULT_SUFFIX}"
+
+
+def _stem(mode: ModeSettings, spec: Spec) -> str:
+    """Where a spec's files of a mode go, but for their suffixes."""
+    return posixpath.join(mode.out_dir, spec.spec_id)
 
 
 def output_root(config: ProjectConfig) -> str:
@@ -56,12 +61,6 @@ def doit_paths(root: Path, paths: Sequence[str]) -> list[str]:
     Relative, so that a project moved or cloned elsewhere keeps its doit state.
     """
     cwd = os.getcwd()
-    # The root's part is worked out once, not per path: relpath makes both paths absolute each
-    # time, and a call makes hundreds of these. Joining a relative path to the root's relative
-    # form and normalising gives relpath's own answer as long as the result stays below the
-    # cwd, and so does cutting the cwd off an absolute path inside it (the manifests and
-    # asconfigs a build depends on); anything else (a root outside the cwd, a path above it:
-    # the packages' manifests of a project below its node_modules) goes through relpath.
     root_text = str(root)
     return [_doit_path(root_text, path, cwd) for path in paths]
 
@@ -71,6 +70,12 @@ def _doit_path(root: str, path: str, cwd: str) -> str:
     """One path of ``doit_paths``, kept: the builds of a call share their imported modules and
     their toolchain's manifests, each normalised once (issue 40). Its answer depends on the
     three texts alone (``_relpath``'s reason for keying by the root's text holds here too)."""
+    # The root's part is kept by _relpath, not worked out per path: relpath makes both paths
+    # absolute each time. Joining a relative path to the root's relative form and normalising
+    # gives relpath's own answer as long as the result stays below the cwd, and so does
+    # cutting the cwd off an absolute path inside it (the manifests and asconfigs a build
+    # depends on); anything else (a root outside the cwd, a path above it: the packages'
+    # manifests of a project below its node_modules) goes through relpath.
     base = _relpath(root, "", cwd)
     inside = cwd if cwd.endswith(os.sep) else cwd + os.sep
     return _below(base, path) or _inside(inside, path) or _relpath(root, path, cwd)

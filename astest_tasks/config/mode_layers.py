@@ -79,11 +79,9 @@ def _shown(name: str) -> str:
     """``name`` in JSON's quotes, as readable as it is: printable text of any script as it is,
     each character refused above escaped (``\\n``, ``\\u200c``), and a ``##[`` broken as every
     line we print breaks it (``##\\[``)."""
-    import unicodedata  # a refused name's error alone (issue 40)
-
     quoted = json.dumps(name, ensure_ascii=False)  # escapes C0 controls, keeps the rest
     visible = "".join(
-        _escape(character) if unicodedata.category(character) in _NOT_PRINTABLE else character
+        _escape(character) if _refused_kind(character) is not None else character
         for character in quoted
     )
     return terminal_text(visible, colour=False, github_actions=True)
