@@ -20,6 +20,7 @@ from contextvars import ContextVar
 from astest_tasks.core.frozen import frozen
 from astest_tasks.plan.doit_argv import (
     READ_ONLY_COMMANDS,
+    checks_dependencies_first,
     default_tasks,
     doit_command,
     forks_worker_processes,
@@ -52,6 +53,13 @@ class CommandLine:
     @property
     def runs_tasks(self) -> bool:
         return self.command == "run"
+
+    @property
+    def checks_builds_first(self) -> bool:
+        """Whether doit settles every build before it checks the build's run (a ``run``, not
+        ``--single``): a run's own check of its build (``BuildUpToDate``) would find what doit
+        has just found."""
+        return checks_dependencies_first(self.arguments)
 
     @property
     def reads_only(self) -> bool:

@@ -139,6 +139,24 @@ def runs_in_worker_processes(
     return processes.isdigit() and int(processes) > 0 and not threads
 
 
+def checks_dependencies_first(arguments: Sequence[str]) -> bool:
+    """Whether doit, in this call, settles each task's dependencies before it checks the task:
+    a ``run`` (the command doit runs when none is named) that is not ``--single`` (``-s``), on
+    the command line or in the dodo's DOIT_CONFIG. doit's dispatcher then checks a run task only
+    once its build (a dependency through the build record) is up to date or has just been built
+    and saved. Conservative: a word that may be ``-s`` in a cluster of short flags (``-as``), or
+    a value that looks like one, counts as ``--single``; so does any other command."""
+    if doit_command(arguments) != "run" or dodo_config(arguments).get("single"):
+        return False
+    return not any(_may_be_single(word) for word in arguments)
+
+
+def _may_be_single(word: str) -> bool:
+    if word.startswith("--"):
+        return word == "--single" or word.startswith("--single=")
+    return word.startswith("-") and "s" in word
+
+
 def default_tasks(arguments: Sequence[str]) -> list[str]:
     tasks = dodo_config(arguments).get("default_tasks")
     return [str(task) for task in tasks] if isinstance(tasks, list | tuple) else []

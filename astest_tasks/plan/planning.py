@@ -165,7 +165,7 @@ def make_plan(
             PlannedSpec(mode, spec, spec_files(mode, spec), runtimes[mode.name], place)
             for place, (mode, spec) in enumerate(pairs, start=1)
         ),
-        settings=_run_settings(root, options, project, pipeline),
+        settings=_run_settings(root, options, project, pipeline, command_line),
         suite_pairs=chosen.suite_pairs,
         shard=chosen.shard,
         note=chosen.note,
@@ -279,7 +279,11 @@ def _load_project(root: Path, options: TaskOptions, pipeline: Pipeline, warn: Wa
 
 
 def _run_settings(
-    root: Path, options: TaskOptions, project: _Project, pipeline: Pipeline
+    root: Path,
+    options: TaskOptions,
+    project: _Project,
+    pipeline: Pipeline,
+    command_line: CommandLine,
 ) -> RunSettings:
     counter = PROGRESS_COUNTER
     if pipeline.basename != BASENAME:
@@ -295,6 +299,7 @@ def _run_settings(
         pipeline=pipeline,
         as_test=project.as_test,
         remote=remote_use(root, options.remote, project.config, pipeline.basename, session),
+        builds_checked_first=command_line.checks_builds_first,
     )
 
 

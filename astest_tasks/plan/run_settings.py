@@ -59,3 +59,6 @@ class RunSettings:
     pipeline: Pipeline
     as_test: AsTest  # the installed as-test: its run-side rules apply (run_rules.py)
     remote: RemoteUse | None = None  # --remote-cache: the shared cache builds and runs ask first
+    # doit settles each build before it checks the build's run in this call (a plain run): the
+    # run's own check of its build would ask again what doit has just found (spec_tasks.py).
+    builds_checked_first: bool = False

@@ -225,7 +225,9 @@ class BuildUpToDate(UptodateCalculator):  # type: ignore[misc]  # doit is untype
     rebuilds and re-runs it. Asking doit for the build's status closes that gap. In a real run
     doit checks a run only after its build was executed and saved (the record is the build's
     target, so the build is an implicit task_dep), when this is true again: a rebuilt but
-    byte-identical wasm still does not re-run its test, and nothing runs twice.
+    byte-identical wasm still does not re-run its test, and nothing runs twice. So a run that is
+    not ``--single`` leaves this check out (``RunSettings.builds_checked_first``): there it
+    would only repeat doit's own check of the build.
     """
 
     __signature__ = CallSignature()  # doit reads it on every call

@@ -8,6 +8,7 @@ import types
 import pytest
 
 from astest_tasks.plan.doit_argv import (
+    checks_dependencies_first,
     dodo_config,
     doit_command,
     forks_worker_processes,
@@ -172,6 +173,35 @@ def test_whether_doit_forks_worker_processes_reads_the_dodos_config_too(
     dodo.DOIT_CONFIG = config  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "dodo", dodo)
     assert forks_worker_processes(arguments) is forks
+
+
+@pytest.mark.parametrize(
+    ("arguments", "config", "settles_first"),
+    [
+        ([], {}, True),  # a plain `doit`: a run
+        (["run"], {}, True),
+        (["-n", "2", "astest"], {}, True),  # workers too: doit's dispatcher orders them
+        (["--verbosity", "2", "--spec", "x.spec.ts"], {}, True),
+        (["run", "-s", "astest:run:wasi:x"], {}, False),  # --single: no dependencies run
+        (["--single", "astest:run:wasi:x"], {}, False),
+        (["-as", "astest:run:wasi:x"], {}, False),  # -s among clustered short flags
+        (["-o", "-s"], {}, False),  # conservative: -s read as it stands, even as a value
+        ([], {"single": True}, False),  # the dodo's DOIT_CONFIG
+        (["info", "astest:run:wasi:x"], {}, False),  # only a run executes dependencies
+        (["list", "--status"], {}, False),
+        (["strace", "astest:run:wasi:x"], {}, False),
+    ],
+)
+def test_doit_settles_dependencies_first_only_in_a_run_that_is_not_single(
+    arguments: list[str],
+    config: dict[str, object],
+    settles_first: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    dodo = types.ModuleType("dodo")
+    dodo.DOIT_CONFIG = config  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "dodo", dodo)
+    assert checks_dependencies_first(arguments) is settles_first
 
 
 # Each expected value is what doit's own parser (doit.cmdparse.CmdParse) gives the same words.

@@ -26,8 +26,17 @@ from astest_tasks.model.results import (
     write_result,
 )
 from astest_tasks.output.summary import SummaryPlan
+from astest_tasks.plan.command_line import CommandLine
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.schedule.scheduler import Scheduler
+from astest_tasks.tasks.checks import (
+    Always,
+    BuildUpToDate,
+    InputsChanged,
+    LastResultPassed,
+    NotHandedOver,
+    SnapshotsUnchanged,
+)
 from astest_tasks.tasks.creator import create_tasks
 from astest_tasks.tasks.factory import make_astest_tasks
 from tests.conftest import (
@@ -241,6 +250,32 @@ def test_each_spec_of_each_mode_gets_a_build_and_a_run_and_one_summary_closes(
         "astest:run:wasi:geometry",
         "astest:run:bindings:counter",
         "astest:run:bindings:geometry",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "run_checks_build"),
+    [
+        ((), False),  # doit checks, and makes, the build before its run
+        (("run", "astest"), False),
+        (("info", "astest:run:wasi:counter"), True),  # nothing is built: the run must ask
+        (("list", "--all", "--status"), True),
+        (("-s", "astest:run:wasi:counter"), True),  # --single runs no build first
+    ],
+)
+def test_a_run_asks_for_its_builds_status_itself_unless_doit_settles_the_build_first(
+    tmp_project: ProjectBuilder, arguments: tuple[str, ...], run_checks_build: bool
+) -> None:
+    line = CommandLine(arguments=arguments)
+    tasks = list(create_tasks(tmp_project(), TaskOptions(), command_line=line))
+    checks = named(tasks, "run:wasi:counter")["uptodate"]
+    assert any(isinstance(check, BuildUpToDate) for check in checks) is run_checks_build
+    assert [type(check) for check in checks if not isinstance(check, BuildUpToDate)] == [
+        InputsChanged,
+        LastResultPassed,
+        SnapshotsUnchanged,
+        NotHandedOver,
+        Always,
     ]
 
 
