@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 import sys
 from collections.abc import Iterator
@@ -32,6 +33,15 @@ def test_doit_finds_the_creator_under_its_basename_whatever_the_variable() -> No
     found = _get_task_creators({"some_variable": creator}, ())
     assert [(name, ref) for name, ref, _ in found] == [("unit", creator.create_doit_tasks)]
     assert creator.create_doit_tasks._task_creator_params  # doit's @task_params
+
+
+def test_the_group_doc_is_the_creators_and_doit_reads_its_source_without_a_string_pattern() -> None:
+    creator = make_astest_tasks(basename="unit")
+    assert inspect.getdoc(creator.create_doit_tasks) == factory.CREATOR_DOC
+    # doit reads the creator's source lines on every call; a triple-quoted string there has
+    # tokenize compile a pattern of its own (issue 40).
+    lines, _ = inspect.getsourcelines(creator.create_doit_tasks)
+    assert not any('"""' in line or "'''" in line for line in lines)
 
 
 def test_pinned_values_become_defaults_without_environment_variables() -> None:
