@@ -19,7 +19,6 @@ from pathlib import Path
 from astest_tasks.core.errors import UserError
 from astest_tasks.core.frozen import frozen
 
-DEFAULT_REF = "HEAD"  # a bare --changed: what the working tree changed since the last commit
 _DROP = "drop --changed to run every spec"
 
 

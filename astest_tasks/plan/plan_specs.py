@@ -31,6 +31,7 @@ from astest_tasks.core.errors import UserError
 from astest_tasks.model.results import read_result_head, stored_result_path
 from astest_tasks.model.snapshot_paths import snapshot_candidates
 from astest_tasks.plan.cache_keys import build_file_deps
+from astest_tasks.plan.selection_options import DEFAULT_REF
 from astest_tasks.run.runtime import Runtime
 
 if TYPE_CHECKING:  # --changed, --last-failed and shards load their modules alone (issue 40)
@@ -118,7 +119,7 @@ def changed_only(
 ) -> ChangedSelection:
     """``--changed=REF``: the pairs that a file differing from REF in git may affect."""
     from astest_tasks.config.changed_specs import project_paths, select_changed
-    from astest_tasks.config.git_changes import DEFAULT_REF, changed_files
+    from astest_tasks.config.git_changes import changed_files
 
     changed = changed_files(root, ref or DEFAULT_REF)
     config = next(iter(project_paths(root, [config_path])))

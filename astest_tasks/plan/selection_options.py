@@ -4,7 +4,6 @@ plan_specs.py) and the factory's shard, handed over whole as ``TaskOptions.selec
 
 from __future__ import annotations
 
-from astest_tasks.config.git_changes import DEFAULT_REF
 from astest_tasks.config.project_config import split_mode_names
 from astest_tasks.config.selection import selector_names
 from astest_tasks.config.shards import Shard
@@ -17,6 +16,11 @@ DEFAULT_CONFIG = "as-test.config.json"
 
 def _mode_names(text: str) -> tuple[str, ...]:
     return tuple(split_mode_names([text]))
+
+
+# A bare --changed: what the working tree changed since the last commit. Declared with the
+# option, so a call that does not ask for changes never loads git_changes.py (issue 40).
+DEFAULT_REF = "HEAD"
 
 
 @frozen

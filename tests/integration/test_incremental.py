@@ -106,6 +106,7 @@ NOT_FOR_A_NO_CHANGE_RUN = (
     "astest_tasks.actions.task_failure",
     # What only --changed, --last-failed or a shard reading published durations plans with.
     "astest_tasks.config.changed_specs",
+    "astest_tasks.config.git_changes",
     "astest_tasks.config.last_failed",
     "astest_tasks.remote.shard_durations",
     # The report formats and what makes their input: the reports are up to date.
