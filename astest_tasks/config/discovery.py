@@ -24,7 +24,8 @@ from astest_tasks.core.frozen import frozen
 from astest_tasks.core.lazy_pattern import LazyPattern
 
 SPEC_SUFFIX = ".spec.ts"
-_GLOB_CHARS = LazyPattern(r"[*?\[\]{}]")
+# A set, not a pattern: each spec pattern's parts are looked through on every call (issue 40).
+_GLOB_CHARS = frozenset("*?[]{}")
 # What a task name must not hold as it is: our escape character, doit's `=`, control characters
 # and Unicode's line breaks, and the `[` of `##[` (a runner's legacy command, anywhere in a line).
 _ASCII_ENCODED = frozenset("%=")  # the printable ASCII characters _NOT_IN_TASK_NAME takes
@@ -76,7 +77,7 @@ def glob_base(pattern: str) -> str:
     """The longest leading run of path components without glob characters."""
     parts = []
     for part in pattern.split("/")[:-1]:
-        if _GLOB_CHARS.search(part):
+        if not _GLOB_CHARS.isdisjoint(part):
             break
         parts.append(part)
     return posixpath.normpath("/".join(parts)) if parts else "."

@@ -58,6 +58,8 @@ _GLOB_CASE = "IGNORECASE" if sys.platform in ("darwin", "win32") else "CASE"
 
 def expand_braces(pattern: str) -> list[str]:
     """Expand ``{a,b}`` alternatives (as the npm ``glob`` package as-test uses does)."""
+    if "{" not in pattern:  # most patterns: no need to compile _BRACES (issue 40)
+        return [pattern]
     match = _BRACES.search(pattern)
     if match is None:
         return [pattern]

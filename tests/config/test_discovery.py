@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import posixpath
+import re
 import urllib.parse
 from pathlib import Path
 
@@ -9,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from astest_tasks.config import discovery
+from astest_tasks.config import discovery, input_exclusions
 from astest_tasks.config.discovery import Spec, discover_specs, glob_base, task_name_safe
 from astest_tasks.config.input_exclusions import expand_braces
 from astest_tasks.core.lazy_pattern import LazyPattern
@@ -70,6 +72,27 @@ def test_expand_braces_handles_several_and_nested_groups() -> None:
     assert expand_braces("x/{a,b}/{c,d}.ts") == ["x/a/c.ts", "x/a/d.ts", "x/b/c.ts", "x/b/d.ts"]
     assert sorted(expand_braces("{a,{b,c}}.ts")) == ["a.ts", "a.ts", "b.ts", "c.ts"]
     assert expand_braces("plain/*.ts") == ["plain/*.ts"]
+
+
+def test_plain_spec_patterns_are_read_without_compiling_a_pattern(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    braces = LazyPattern(input_exclusions._BRACES.source)
+    monkeypatch.setattr(input_exclusions, "_BRACES", braces)
+    make(tmp_path, "assembly/__tests__/a.spec.ts")
+    assert ids(discover_specs(tmp_path, [TESTS_GLOB])) == {"assembly/__tests__/a.spec.ts": "a"}
+    assert braces._compiled is None, "every call reads the patterns (issue 40)"
+    assert expand_braces("x/{a,b}.ts") == ["x/a.ts", "x/b.ts"] and braces._compiled is not None
+
+
+@given(st.text(alphabet="ab/*?[]{}.-_ ", max_size=24))
+def test_glob_base_finds_glob_characters_as_the_pattern_it_replaced_did(pattern: str) -> None:
+    parts = []
+    for part in pattern.split("/")[:-1]:
+        if re.search(r"[*?\[\]{}]", part):
+            break
+        parts.append(part)
+    assert glob_base(pattern) == (posixpath.normpath("/".join(parts)) if parts else ".")
 
 
 def test_glob_base_stops_at_the_first_component_with_glob_characters() -> None:
