@@ -27,14 +27,15 @@ __all__ = ["__version__", "make_astest_tasks", "task_astest"]
 
 def __getattr__(name: str) -> object:
     # PEP 562: called only for names the module does not have yet.
-    if name == "make_astest_tasks":
+    if name not in ("make_astest_tasks", "task_astest"):
+        raise AttributeError(f"module 'astest_tasks' has no attribute {name!r}")
+    from astest_tasks.core.gc_pause import CyclicGcPaused
+
+    with CyclicGcPaused():  # the task layer's import makes many objects, all kept
         from astest_tasks.tasks.factory import make_astest_tasks
 
-        return make_astest_tasks
-    if name == "task_astest":
-        from astest_tasks.tasks.factory import make_astest_tasks
-
+        if name == "make_astest_tasks":
+            return make_astest_tasks
         # Made once, on the first ask, as the module-level name it stands for would have been.
         globals()["task_astest"] = made = make_astest_tasks()
         return made
-    raise AttributeError(f"module 'astest_tasks' has no attribute {name!r}")

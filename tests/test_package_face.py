@@ -103,6 +103,37 @@ def test_a_dodo_that_names_task_astest_gets_the_task_creator(tmp_project: Projec
     assert "astest:run:wasi:math" in done.stdout.split(), done.stdout
 
 
+# Records whether the cyclic collector ran while the task layer was imported.
+_GC_PROBE = r"""
+import gc, json, sys
+if DISABLED:
+    gc.disable()
+seen = []
+def audit(event, args):
+    if event == "import" and args[0] == "astest_tasks.tasks.factory":
+        seen.append(gc.isenabled())
+sys.addaudithook(audit)
+sys.argv = ["doit"]
+from astest_tasks import make_astest_tasks
+print(json.dumps({"during": seen, "after": gc.isenabled()}))
+"""
+
+
+def test_the_task_layer_is_imported_with_the_collector_paused_and_it_is_restored() -> None:
+    for disabled, after in ((False, True), (True, False)):
+        done = subprocess.run(
+            [sys.executable, "-c", f"DISABLED = {disabled}\n{_GC_PROBE}"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stderr
+        seen = json.loads(done.stdout.splitlines()[-1])
+        assert seen == {"during": [False], "after": after}
+
+
 def test_an_unknown_name_is_an_attribute_error() -> None:
     import astest_tasks
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from astest_tasks.config.pipeline import DEFAULT_PIPELINE, Pipeline
 from astest_tasks.config.toolchain import warn_once
+from astest_tasks.core.gc_pause import CyclicGcPaused
 from astest_tasks.core.interrupts import report_interrupts_in_one_line, unwind_on_sigterm
 from astest_tasks.core.parent_bond import bind_forked_children
 from astest_tasks.core.project_lock import lock_project
@@ -37,7 +38,8 @@ def create_tasks(
     bind_forked_children()  # and they end with this process, even one killed with SIGKILL
     report_interrupts_in_one_line()
     forget_kept_heads()  # the result heads the last call of this process read (watch mode)
-    plan = make_plan(project_root, options, pipeline, command_line, warn=warn_once)
+    with CyclicGcPaused():  # the plan's objects live as long as the call
+        plan = make_plan(project_root, options, pipeline, command_line, warn=warn_once)
     lock_project(plan.lock_path, read_only=command_line.reads_only)
     yield from emit(plan)
 

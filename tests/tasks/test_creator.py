@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import pickle
@@ -29,6 +30,7 @@ from astest_tasks.output.summary import SummaryPlan
 from astest_tasks.plan.command_line import CommandLine
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.schedule.scheduler import Scheduler
+from astest_tasks.tasks import creator
 from astest_tasks.tasks.checks import (
     Always,
     BuildUpToDate,
@@ -277,6 +279,23 @@ def test_a_run_asks_for_its_builds_status_itself_unless_doit_settles_the_build_f
         NotHandedOver,
         Always,
     ]
+
+
+def test_the_plan_is_made_with_the_cyclic_collector_paused(
+    tmp_project: ProjectBuilder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    collecting: list[bool] = []
+
+    def make_plan(*args: object, **kwargs: object) -> None:
+        collecting.append(gc.isenabled())
+        raise UserError("stop here")
+
+    monkeypatch.setattr(creator, "make_plan", make_plan)
+    assert gc.isenabled()
+    with pytest.raises(UserError):
+        list(create_tasks(tmp_project(), TaskOptions()))
+    assert collecting == [False]
+    assert gc.isenabled()
 
 
 def test_a_build_depends_on_its_spec_and_the_library_it_imports_and_nothing_else_of_ours(
