@@ -8,11 +8,14 @@ In a project's ``dodo.py``::
 Importing the package does nothing else: ``task_astest`` (which reads doit's command line and
 checks its state file) and ``make_astest_tasks`` (which brings doit and the task layer in) are
 made when a dodo.py or a caller first asks for them, not when a runner script or a tool imports
-``astest_tasks`` for something else (``tests/test_package_face.py`` keeps it so).
+``astest_tasks`` for something else (``tests/test_package_face.py`` keeps it so). The first
+such ask loads the task layer with the cyclic garbage collector paused, then keeps what it
+loaded out of the collector's later passes (core/gc_pause.py).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from astest_tasks.core.version import __version__
@@ -29,13 +32,17 @@ def __getattr__(name: str) -> object:
     # PEP 562: called only for names the module does not have yet.
     if name not in ("make_astest_tasks", "task_astest"):
         raise AttributeError(f"module 'astest_tasks' has no attribute {name!r}")
-    from astest_tasks.core.gc_pause import CyclicGcPaused
+    from astest_tasks.core.gc_pause import CyclicGcPaused, keep_for_the_process
 
+    first_load = "astest_tasks.tasks.factory" not in sys.modules
     with CyclicGcPaused():  # the task layer's import makes many objects, all kept
         from astest_tasks.tasks.factory import make_astest_tasks
 
-        if name == "make_astest_tasks":
-            return make_astest_tasks
-        # Made once, on the first ask, as the module-level name it stands for would have been.
-        globals()["task_astest"] = made = make_astest_tasks()
+        made: object = make_astest_tasks
+        if name == "task_astest":
+            # Made once, on the first ask, as the module-level name it stands for would have
+            # been.
+            globals()["task_astest"] = made = make_astest_tasks()
+        if first_load:  # what the layer made lives as long as the process: once (gc_pause.py)
+            keep_for_the_process()
         return made

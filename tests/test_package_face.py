@@ -103,7 +103,7 @@ def test_a_dodo_that_names_task_astest_gets_the_task_creator(tmp_project: Projec
     assert "astest:run:wasi:math" in done.stdout.split(), done.stdout
 
 
-# Records whether the cyclic collector ran while the task layer was imported.
+# Records whether the cyclic collector ran while the task layer was imported, and what froze.
 _GC_PROBE = r"""
 import gc, json, sys
 if DISABLED:
@@ -114,12 +114,21 @@ def audit(event, args):
         seen.append(gc.isenabled())
 sys.addaudithook(audit)
 sys.argv = ["doit"]
+import astest_tasks
+frozen_on_import = gc.get_freeze_count()
 from astest_tasks import make_astest_tasks
-print(json.dumps({"during": seen, "after": gc.isenabled()}))
+frozen_on_load = gc.get_freeze_count()
+gc.unfreeze()
+getattr(astest_tasks, "make_astest_tasks")  # asked again: already loaded
+print(json.dumps({
+    "during": seen,
+    "after": gc.isenabled(),
+    "frozen": [frozen_on_import, frozen_on_load > 1000, gc.get_freeze_count()],
+}))
 """
 
 
-def test_the_task_layer_is_imported_with_the_collector_paused_and_it_is_restored() -> None:
+def test_the_task_layer_loads_with_the_collector_paused_and_is_then_kept_out_of_its_sight() -> None:
     for disabled, after in ((False, True), (True, False)):
         done = subprocess.run(
             [sys.executable, "-c", f"DISABLED = {disabled}\n{_GC_PROBE}"],
@@ -131,7 +140,9 @@ def test_the_task_layer_is_imported_with_the_collector_paused_and_it_is_restored
         )
         assert done.returncode == 0, done.stderr
         seen = json.loads(done.stdout.splitlines()[-1])
-        assert seen == {"during": [False], "after": after}
+        assert seen["during"] == [False] and seen["after"] is after
+        # Not on the inert import; once on the first load, and never again (gc_pause.py).
+        assert seen["frozen"] == [0, True, 0]
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from astest_tasks.core.gc_pause import CyclicGcPaused
+from astest_tasks.core.gc_pause import CyclicGcPaused, keep_for_the_process
 
 
 @pytest.fixture(autouse=True)
@@ -48,3 +48,15 @@ def test_nested_pauses_turn_it_on_once_the_outer_one_ends() -> None:
             assert not gc.isenabled()
         assert not gc.isenabled(), "the inner pause found it off"
     assert gc.isenabled()
+
+
+def test_what_exists_is_kept_out_of_the_collectors_sight_and_can_be_put_back() -> None:
+    gc.unfreeze()
+    made_before = [object()]  # a container the collector tracks
+    assert gc.is_tracked(made_before)
+    try:
+        keep_for_the_process()
+        assert gc.get_freeze_count() >= 1
+    finally:
+        gc.unfreeze()
+    assert gc.get_freeze_count() == 0
