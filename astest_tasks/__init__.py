@@ -15,7 +15,6 @@ loaded out of the collector's later passes (core/gc_pause.py).
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 from astest_tasks.core.version import __version__
@@ -32,17 +31,14 @@ def __getattr__(name: str) -> object:
     # PEP 562: called only for names the module does not have yet.
     if name not in ("make_astest_tasks", "task_astest"):
         raise AttributeError(f"module 'astest_tasks' has no attribute {name!r}")
-    from astest_tasks.core.gc_pause import CyclicGcPaused, keep_for_the_process
+    from astest_tasks.core.gc_pause import TASK_LAYER, FirstLoadKept
 
-    first_load = "astest_tasks.tasks.factory" not in sys.modules
-    with CyclicGcPaused():  # the task layer's import makes many objects, all kept
+    # The task layer's first load makes many objects, all kept for the process (gc_pause.py).
+    with FirstLoadKept(TASK_LAYER):
         from astest_tasks.tasks.factory import make_astest_tasks
 
-        made: object = make_astest_tasks
-        if name == "task_astest":
-            # Made once, on the first ask, as the module-level name it stands for would have
-            # been.
-            globals()["task_astest"] = made = make_astest_tasks()
-        if first_load:  # what the layer made lives as long as the process: once (gc_pause.py)
-            keep_for_the_process()
+        if name == "make_astest_tasks":
+            return make_astest_tasks
+        # Made once, on the first ask, as the module-level name it stands for would have been.
+        globals()["task_astest"] = made = make_astest_tasks()
         return made

@@ -24,8 +24,11 @@ OWN_COMMANDS = ("init", "merge", "doctor", "--version")
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments or arguments[0] not in OWN_COMMANDS:
-        from astest_tasks.commands.as_test_flags import from_as_test_flags
-        from astest_tasks.commands.watch import run_watch, watch_arguments
+        from astest_tasks.core.gc_pause import TASK_LAYER, FirstLoadKept
+
+        with FirstLoadKept(TASK_LAYER):  # as a dodo.py's first ask does (core/gc_pause.py)
+            from astest_tasks.commands.as_test_flags import from_as_test_flags
+            from astest_tasks.commands.watch import run_watch, watch_arguments
 
         try:
             arguments = from_as_test_flags(arguments)

@@ -109,3 +109,26 @@ def test_init_takes_as_test_18s_options(tmp_path: Path, capsys: pytest.CaptureFi
     assert '"coverage": false' in (tmp_path / "as-test.config.json").read_text()
     assert main(["init", str(tmp_path), "--enable", "try-as"]) == 3
     assert "fix: " in capsys.readouterr().err
+
+
+def test_the_command_loads_the_task_layer_as_a_dodo_does_and_keeps_it_out_of_gcs_sight(
+    tmp_path: Path,
+) -> None:
+    probe = (
+        "import gc, sys\n"
+        "from astest_tasks.cli import main\n"
+        "before = gc.get_freeze_count()\n"
+        "code = main(['help'])\n"
+        "print('FROZEN', before, gc.get_freeze_count() > 1000, gc.isenabled(), code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "FROZEN 0 True True 0"

@@ -16,11 +16,12 @@ about 700 objects over the whole call (issue 40).
   for a stretch of our own code that runs to its end: not across a generator's ``yield``,
   where the caller's code would run with the collector paused. (About 3 million instructions of
   a no-change call.)
-- ``keep_for_the_process``: once, when the package's task layer is first loaded (its modules,
-  classes and functions, which live as long as the process), every object that exists then is
-  moved out of the collector's sight (``gc.freeze``, the standard library's tool for a process
-  that loads what it keeps and then works): neither the collections that follow nor the full
-  one at exit look through them again. About 44 million instructions of a no-change call, 7% of
+- ``FirstLoadKept``: a pause around loading a module; once, when that stretch is the one that
+  first loaded the package's task layer (its modules, classes and functions, which live as long
+  as the process), every object that exists at its end is moved out of the collector's sight
+  (``gc.freeze``, the standard library's tool for a process that loads what it keeps and then
+  works): neither the collections that follow nor the full one at exit look through them
+  again. About 44 million instructions of a no-change call, 7% of
   it; most of that was the exit's full collection. What it costs: a cycle that was already
   garbage at that moment, or that later forms among those objects alone, is never collected,
   nor finalized at exit. Only the first load freezes, so this is bounded by what existed then;
@@ -31,7 +32,11 @@ about 700 objects over the whole call (issue 40).
 from __future__ import annotations
 
 import gc
+import sys
 from types import TracebackType
+
+# The module whose first load brings the task layer in (the task creator's factory).
+TASK_LAYER = "astest_tasks.tasks.factory"
 
 
 class CyclicGcPaused:
@@ -56,8 +61,29 @@ class CyclicGcPaused:
             gc.enable()
 
 
-def keep_for_the_process() -> None:
-    """Leave every object that exists now out of the collector's later passes, the full one at
-    the interpreter's exit included (``gc.freeze``; see above): for when the package's task
-    layer has just been loaded for the first time."""
-    gc.freeze()
+class FirstLoadKept(CyclicGcPaused):
+    """``with FirstLoadKept(module): <load it>``: paused; and when the stretch loaded ``module``
+    (a name of ``sys.modules``) for the first time and ended without an error, every object
+    that exists then is left out of the collector's later passes, the full one at the
+    interpreter's exit included (``gc.freeze``; see above)."""
+
+    __slots__ = ("_first", "_module")
+
+    def __init__(self, module: str) -> None:
+        super().__init__()
+        self._module = module
+        self._first = False
+
+    def __enter__(self) -> None:
+        self._first = self._module not in sys.modules
+        super().__enter__()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if kind is None and self._first and self._module in sys.modules:
+            gc.freeze()
+        super().__exit__(kind, error, traceback)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import gc
+import sys
+import types
 from collections.abc import Iterator
 
 import pytest
 
-from astest_tasks.core.gc_pause import CyclicGcPaused, keep_for_the_process
+from astest_tasks.core.gc_pause import CyclicGcPaused, FirstLoadKept
 
 
 @pytest.fixture(autouse=True)
@@ -50,13 +52,33 @@ def test_nested_pauses_turn_it_on_once_the_outer_one_ends() -> None:
     assert gc.isenabled()
 
 
-def test_what_exists_is_kept_out_of_the_collectors_sight_and_can_be_put_back() -> None:
+@pytest.fixture
+def nothing_frozen() -> Iterator[None]:
     gc.unfreeze()
-    made_before = [object()]  # a container the collector tracks
-    assert gc.is_tracked(made_before)
-    try:
-        keep_for_the_process()
-        assert gc.get_freeze_count() >= 1
-    finally:
-        gc.unfreeze()
-    assert gc.get_freeze_count() == 0
+    yield
+    gc.unfreeze()
+
+
+def test_a_first_load_leaves_what_exists_out_of_the_collectors_sight(
+    nothing_frozen: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(sys.modules, "first_loaded", raising=False)
+    gc.enable()
+    with FirstLoadKept("first_loaded"):
+        assert not gc.isenabled()
+        monkeypatch.setitem(sys.modules, "first_loaded", types.ModuleType("first_loaded"))
+    assert gc.get_freeze_count() > 0 and gc.isenabled()
+
+
+def test_a_module_loaded_before_or_a_load_that_fails_freezes_nothing(
+    nothing_frozen: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "loaded_before", types.ModuleType("loaded_before"))
+    with FirstLoadKept("loaded_before"):
+        pass
+    monkeypatch.delitem(sys.modules, "never_loads", raising=False)
+    with pytest.raises(ImportError), FirstLoadKept("never_loads"):
+        raise ImportError("no such module")
+    with FirstLoadKept("never_loads"):
+        pass  # a stretch that did not load it
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
