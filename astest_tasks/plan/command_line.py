@@ -58,8 +58,12 @@ class CommandLine:
     def checks_builds_first(self) -> bool:
         """Whether doit settles every build before it checks the build's run (a ``run``, not
         ``--single``): a run's own check of its build (``BuildUpToDate``) would find what doit
-        has just found."""
-        return checks_dependencies_first(self.arguments)
+        has just found. Only for the words of the doit or astest command itself: a script that
+        runs doit with words of its own (``DoitMain().run([...])``) has other ones in
+        ``sys.argv``."""
+        started_as = posixpath.basename(self.program.replace("\\", "/"))
+        own_words = self.run_by_doit or started_as == "astest"
+        return own_words and checks_dependencies_first(self.arguments)
 
     @property
     def reads_only(self) -> bool:

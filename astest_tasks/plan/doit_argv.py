@@ -142,19 +142,94 @@ def runs_in_worker_processes(
 def checks_dependencies_first(arguments: Sequence[str]) -> bool:
     """Whether doit, in this call, settles each task's dependencies before it checks the task:
     a ``run`` (the command doit runs when none is named) that is not ``--single`` (``-s``), on
-    the command line or in the dodo's DOIT_CONFIG. doit's dispatcher then checks a run task only
-    once its build (a dependency through the build record) is up to date or has just been built
-    and saved. Conservative: a word that may be ``-s`` in a cluster of short flags (``-as``), or
-    a value that looks like one, counts as ``--single``; so does any other command."""
+    the command line, in the dodo's DOIT_CONFIG or in doit's config files. doit's dispatcher
+    then checks a run task only once its build (a dependency through the build record) is up to
+    date or has just been built and saved.
+
+    Conservative, as a wrong yes would let a run look up to date beside a stale build: a word
+    that may be ``-s`` in a cluster of short flags (``-as``), or a value that looks like one,
+    counts as ``--single``, as does any prefix of ``--single`` (doit's getopt takes ``--sing``);
+    ``single`` in doit's config files (``pyproject.toml``, ``doit.cfg``) counts whatever its
+    value, as does a file that cannot be read or parsed; and where doit may have read those
+    files in another folder (a ``-f``, ``-d`` or ``-k`` loader option moves the call to the
+    dodo's folder), the answer is no."""
     if doit_command(arguments) != "run" or dodo_config(arguments).get("single"):
         return False
-    return not any(_may_be_single(word) for word in arguments)
+    if any(_may_be_single(word) or _moves_the_call(word) for word in arguments):
+        return False
+    return not any(_may_set_single(name) for name in _DOIT_CONFIG_FILES)
+
+
+# The files doit reads its options from, in the folder it starts in (DoitMain's defaults).
+_DOIT_CONFIG_FILES = ("pyproject.toml", "doit.cfg")
 
 
 def _may_be_single(word: str) -> bool:
     if word.startswith("--"):
-        return word == "--single" or word.startswith("--single=")
+        name = word[2:].partition("=")[0]
+        return bool(name) and "single".startswith(name)
     return word.startswith("-") and "s" in word
+
+
+def _moves_the_call(word: str) -> bool:
+    name = word.partition("=")[0]
+    return name in (*_LOADER_OPTIONS_WITH_VALUE, *_LOADER_FLAGS) or (
+        not word.startswith("--") and word[:2] in ("-f", "-d", "-k")
+    )
+
+
+def _may_set_single(config_file: str) -> bool:
+    """Whether doit's config file ``config_file`` (in the current folder) may set ``single``:
+    in ``[tool.doit]`` or ``[tool.doit.commands.run]`` of pyproject.toml, in ``[GLOBAL]`` or
+    ``[run]`` of doit.cfg, whatever the value. A file that is not there sets nothing; one that
+    cannot be read or parsed here, or is too long, may."""
+    try:
+        with open(config_file, "rb") as file:
+            data = file.read(MAX_CONFIG_FILE_BYTES + 1)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    if b"single" not in data:
+        return False  # most files: no parse needed
+    if len(data) > MAX_CONFIG_FILE_BYTES:
+        return True
+    text = data.decode("utf-8", errors="replace")
+    if config_file.endswith(".toml"):
+        return _toml_sets_single(text)
+    return _ini_sets_single(text)
+
+
+# More than any config file of doit's: a longer one is taken to set single.
+MAX_CONFIG_FILE_BYTES = 1 << 20
+
+
+def _toml_sets_single(text: str) -> bool:
+    import tomllib  # doit has loaded it already to read the same file
+
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return True
+    tool = document.get("tool")
+    doit = tool.get("doit") if isinstance(tool, dict) else None
+    if not isinstance(doit, dict):
+        return False
+    commands = doit.get("commands")
+    run = commands.get("run") if isinstance(commands, dict) else None
+    return "single" in doit or (isinstance(run, dict) and "single" in run)
+
+
+def _ini_sets_single(text: str) -> bool:
+    import configparser  # as doit reads it (DoitConfig.load_config_ini)
+
+    parser = configparser.ConfigParser(allow_no_value=True, delimiters=("=",))
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # doit keeps the case
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return True
+    return any(parser.has_option(section, "single") for section in ("GLOBAL", "run"))
 
 
 def default_tasks(arguments: Sequence[str]) -> list[str]:

@@ -56,3 +56,22 @@ def test_no_module_below_the_entry_points_reads_sys_argv() -> None:
         if "sys.argv" in path.read_text(encoding="utf-8")
     )
     assert set(readers) <= ARGV_READERS, f"read the command line through CommandLine: {readers}"
+
+
+@pytest.mark.parametrize(
+    ("program", "settles_builds"),
+    [
+        ("doit", True),
+        ("/project/.venv/bin/doit", True),
+        ("/usr/lib/python3/site-packages/doit/__main__.py", True),  # python -m doit
+        ("astest", True),  # the astest command's own words (command_line_given)
+        ("tools/run_pipeline.py", False),  # DoitMain().run(words of its own): sys.argv is not them
+    ],
+)
+def test_only_doits_or_astests_own_words_let_a_run_leave_out_its_builds_check(
+    program: str, settles_builds: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    line = CommandLine(program=program, arguments=("astest",))
+    assert line.checks_builds_first is settles_builds
+    assert not CommandLine(program=program, arguments=("-s", "astest")).checks_builds_first

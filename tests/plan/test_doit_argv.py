@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 import types
+from pathlib import Path
 
 import pytest
+from doit.cmd_run import opt_always, opt_single
+from doit.cmdparse import CmdOption, CmdParse
 
 from astest_tasks.plan.doit_argv import (
     checks_dependencies_first,
@@ -185,6 +188,12 @@ def test_whether_doit_forks_worker_processes_reads_the_dodos_config_too(
         (["run", "-s", "astest:run:wasi:x"], {}, False),  # --single: no dependencies run
         (["--single", "astest:run:wasi:x"], {}, False),
         (["-as", "astest:run:wasi:x"], {}, False),  # -s among clustered short flags
+        (["--sing", "astest:run:wasi:x"], {}, False),  # doit's getopt takes a prefix
+        (["--si=1"], {}, False),
+        (["--spec", "x.spec.ts", "--"], {}, True),  # a prefix of another option
+        (["-f", "other.py"], {}, False),  # doit read its config files in another folder
+        (["--dir=sub"], {}, False),
+        (["-k"], {}, False),
         (["-o", "-s"], {}, False),  # conservative: -s read as it stands, even as a value
         ([], {"single": True}, False),  # the dodo's DOIT_CONFIG
         (["info", "astest:run:wasi:x"], {}, False),  # only a run executes dependencies
@@ -197,11 +206,47 @@ def test_doit_settles_dependencies_first_only_in_a_run_that_is_not_single(
     config: dict[str, object],
     settles_first: bool,
     monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # no config file of doit's here
     dodo = types.ModuleType("dodo")
     dodo.DOIT_CONFIG = config  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "dodo", dodo)
     assert checks_dependencies_first(arguments) is settles_first
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "settles_first"),
+    [
+        ("pyproject.toml", "[tool.doit.commands.run]\nsingle = true\n", False),
+        ("pyproject.toml", "[tool.doit]\nbackend = 'sqlite3'\n", True),
+        ("doit.cfg", "[GLOBAL]\nsingle = True\n", False),
+        ("doit.cfg", "[run]\nverbosity = 2\n", True),
+        ("pyproject.toml", "# a single-threaded step\n[tool.doit]\nverbosity = 2\n", True),
+        ("pyproject.toml", "[tool.other]\nsingle = true\n", True),  # not doit's
+        ("pyproject.toml", "[tool.doit]\nsingle = false\n", False),  # any value: conservative
+        ("pyproject.toml", "single = [unclosed\n", False),  # doit fails on it too
+        ("doit.cfg", "[DEFAULT]\nsingle = True\n", True),  # no section for it to reach
+        ("doit.cfg", "[DEFAULT]\nsingle = True\n[run]\nverbosity = 2\n", False),
+        ("doit.cfg", "[GLOBAL]\nverbosity = 2\n# single\n", True),
+    ],
+)
+def test_a_single_in_doits_config_files_counts(
+    name: str, text: str, settles_first: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "dodo", types.ModuleType("dodo"))
+    (tmp_path / name).write_text(text)
+    assert checks_dependencies_first([]) is settles_first
+
+
+def test_doits_own_parser_reads_these_words_as_single() -> None:
+    # What the conservative reading stands on: doit's getopt takes prefixes and clusters.
+    parser = CmdParse([CmdOption(opt_single), CmdOption(opt_always)])
+    for words in (["--sing"], ["--si"], ["-as"], ["--single"]):
+        params, _ = parser.parse(words)
+        assert params["single"] is True, words
+        assert not checks_dependencies_first(words), words
 
 
 # Each expected value is what doit's own parser (doit.cmdparse.CmdParse) gives the same words.
