@@ -9,6 +9,7 @@ combines shard reports; everything else is doit's command line with our tasks lo
 from __future__ import annotations
 
 import argparse
+import posixpath
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +27,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not arguments or arguments[0] not in OWN_COMMANDS:
         from astest_tasks.core.gc_pause import TASK_LAYER, FirstLoadKept
 
-        with FirstLoadKept(TASK_LAYER):  # as a dodo.py's first ask does (core/gc_pause.py)
+        # as a dodo.py's first ask does in doit's process (core/gc_pause.py)
+        with FirstLoadKept(TASK_LAYER, keeps=_astest_runs_this_process):
             from astest_tasks.commands.as_test_flags import from_as_test_flags
             from astest_tasks.commands.watch import run_watch, watch_arguments
 
@@ -55,6 +57,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from astest_tasks.commands.init_command import run_init
 
     return run_init(args)
+
+
+def _astest_runs_this_process() -> bool:
+    """Whether this process is the astest command's own (its console script, or ``python -m
+    astest_tasks``), rather than a caller of ``main`` inside a process of its own."""
+    program = sys.argv[0].replace("\\", "/")
+    return posixpath.basename(program) == "astest" or program.endswith("astest_tasks/__main__.py")
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -111,11 +111,20 @@ def test_init_takes_as_test_18s_options(tmp_path: Path, capsys: pytest.CaptureFi
     assert "fix: " in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("program", "kept"),
+    [
+        ("/project/.venv/bin/astest", True),  # the command's own process
+        ("/site-packages/astest_tasks/__main__.py", True),  # python -m astest_tasks
+        ("tools/my_script.py", False),  # a script that calls main() in a process of its own
+    ],
+)
 def test_the_command_loads_the_task_layer_as_a_dodo_does_and_keeps_it_out_of_gcs_sight(
-    tmp_path: Path,
+    program: str, kept: bool, tmp_path: Path
 ) -> None:
     probe = (
         "import gc, sys\n"
+        f"sys.argv[0] = {program!r}\n"
         "from astest_tasks.cli import main\n"
         "before = gc.get_freeze_count()\n"
         "code = main(['help'])\n"
@@ -131,4 +140,4 @@ def test_the_command_loads_the_task_layer_as_a_dodo_does_and_keeps_it_out_of_gcs
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "FROZEN 0 True True 0"
+    assert done.stdout.splitlines()[-1] == f"FROZEN 0 {kept} True 0"

@@ -64,21 +64,24 @@ def test_a_first_load_leaves_what_exists_out_of_the_collectors_sight(
 ) -> None:
     monkeypatch.delitem(sys.modules, "first_loaded", raising=False)
     gc.enable()
-    with FirstLoadKept("first_loaded"):
+    with FirstLoadKept("first_loaded", keeps=lambda: True):
         assert not gc.isenabled()
         monkeypatch.setitem(sys.modules, "first_loaded", types.ModuleType("first_loaded"))
     assert gc.get_freeze_count() > 0 and gc.isenabled()
 
 
-def test_a_module_loaded_before_or_a_load_that_fails_freezes_nothing(
+def test_a_module_loaded_before_a_failed_load_or_another_process_freezes_nothing(
     nothing_frozen: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "loaded_before", types.ModuleType("loaded_before"))
-    with FirstLoadKept("loaded_before"):
+    with FirstLoadKept("loaded_before", keeps=lambda: True):
         pass
     monkeypatch.delitem(sys.modules, "never_loads", raising=False)
-    with pytest.raises(ImportError), FirstLoadKept("never_loads"):
+    with pytest.raises(ImportError), FirstLoadKept("never_loads", keeps=lambda: True):
         raise ImportError("no such module")
-    with FirstLoadKept("never_loads"):
+    with FirstLoadKept("never_loads", keeps=lambda: True):
         pass  # a stretch that did not load it
+    monkeypatch.delitem(sys.modules, "not_kept_here", raising=False)
+    with FirstLoadKept("not_kept_here", keeps=lambda: False):  # not a process to keep it for
+        monkeypatch.setitem(sys.modules, "not_kept_here", types.ModuleType("not_kept_here"))
     assert gc.get_freeze_count() == 0 and gc.isenabled()
