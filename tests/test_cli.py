@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from astest_tasks.cli import main
+from tests.fresh_python import python
 
 
 def test_init_lists_created_then_skipped_files(
@@ -68,29 +69,14 @@ def test_both_commands_print_the_installed_version(tmp_path: Path) -> None:
     installed = version("astest-tasks")
     (tmp_path / "dodo.py").write_text("from astest_tasks import task_astest  # noqa: F401\n")
     for argv in (["-m", "astest_tasks", "--version"], ["-m", "doit", "astest", "--version"]):
-        done = subprocess.run(
-            [sys.executable, *argv],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
+        done = python(argv, cwd=tmp_path)
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"astest-tasks {installed}" in done.stdout.splitlines(), done.stdout
 
 
 def test_the_version_loads_none_of_the_doctor_s_flags() -> None:
     """Only `astest doctor` builds its flags from the task options (and loads the doctor)."""
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "astest_tasks", "--version"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    done = python(["-X", "importtime", "-m", "astest_tasks", "--version"])
     assert done.returncode == 0, done.stderr
     assert "astest_tasks.core.version" in done.stderr  # the probe sees our imports
     loaded = {line.rpartition("|")[2].strip() for line in done.stderr.splitlines()}
@@ -130,14 +116,6 @@ def test_the_command_loads_the_task_layer_as_a_dodo_does_and_keeps_it_out_of_gcs
         "code = main(['help'])\n"
         "print('FROZEN', before, gc.get_freeze_count() > 1000, gc.isenabled(), code)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    done = python(["-c", probe], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == f"FROZEN 0 {kept} True 0"

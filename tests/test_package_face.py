@@ -5,10 +5,9 @@ dodo.py that names ``task_astest`` still gets its task creator."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from tests.conftest import ProjectBuilder
+from tests.fresh_python import python
 
 # Runs in a fresh interpreter: junk in sys.argv that reading it would trip over, a list that
 # records being read, and recorders on every way to register a hook or open a file. Module
@@ -57,14 +56,7 @@ print(json.dumps({
 
 
 def _probe(module: str = "astest_tasks") -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, "-c", f"MODULE = {module!r}\n{_PROBE}"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    done = python(["-c", f"MODULE = {module!r}\n{_PROBE}"])
     assert done.returncode == 0, done.stderr
     result: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
     return result
@@ -90,15 +82,7 @@ def test_a_dodo_that_names_task_astest_gets_the_task_creator(tmp_project: Projec
         "assert astest_tasks.task_astest is task_astest  # made once\n"
         'DOIT_CONFIG = {"backend": "sqlite3"}\n'
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "doit", "list", "--all"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    done = python(["-m", "doit", "list", "--all"], cwd=root)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "astest:run:wasi:math" in done.stdout.split(), done.stdout
 
@@ -135,14 +119,7 @@ def test_the_task_layer_loads_with_the_collector_paused_and_is_then_kept_out_of_
         ("tools/notebook.py", False, True, False),  # not doit's process: nothing frozen
     )
     for program, disabled, after, kept in cases:
-        done = subprocess.run(
-            [sys.executable, "-c", f"PROGRAM = {program!r}\nDISABLED = {disabled}\n{_GC_PROBE}"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
+        done = python(["-c", f"PROGRAM = {program!r}\nDISABLED = {disabled}\n{_GC_PROBE}"])
         assert done.returncode == 0, done.stderr
         seen = json.loads(done.stdout.splitlines()[-1])
         assert seen["during"] == [False] and seen["after"] is after

@@ -40,7 +40,6 @@ from __future__ import annotations
 import gc
 import sys
 from collections.abc import Callable
-from types import TracebackType
 
 # The module whose first load brings the task layer in (the task creator's factory).
 TASK_LAYER = "astest_tasks.tasks.factory"
@@ -58,12 +57,7 @@ class CyclicGcPaused:
         self._was_enabled = gc.isenabled()
         gc.disable()
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *raised: object) -> None:
         if self._was_enabled:
             gc.enable()
 
@@ -87,12 +81,9 @@ class FirstLoadKept(CyclicGcPaused):
         self._first = self._module not in sys.modules
         super().__enter__()
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if kind is None and self._first and self._module in sys.modules and self._keeps():
+    def __exit__(self, *raised: object) -> None:
+        # raised: the exception's type, value and traceback, all None when the load succeeded
+        loaded = raised[0] is None and self._first and self._module in sys.modules
+        if loaded and self._keeps():
             gc.freeze()
-        super().__exit__(kind, error, traceback)
+        super().__exit__(*raised)

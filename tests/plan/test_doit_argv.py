@@ -153,6 +153,13 @@ def test_compiles_ahead_are_off_when_doit_runs_tasks_in_worker_processes(
     assert runs_in_worker_processes(arguments) is in_workers
 
 
+def imported_dodo(monkeypatch: pytest.MonkeyPatch, config: dict[str, object]) -> None:
+    """A dodo.py doit has imported, whose DOIT_CONFIG is ``config``."""
+    dodo = types.ModuleType("dodo")
+    dodo.DOIT_CONFIG = config  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "dodo", dodo)
+
+
 @pytest.mark.parametrize(
     ("arguments", "config", "forks"),
     [
@@ -172,9 +179,7 @@ def test_whether_doit_forks_worker_processes_reads_the_dodos_config_too(
     forks: bool,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    dodo = types.ModuleType("dodo")
-    dodo.DOIT_CONFIG = config  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "dodo", dodo)
+    imported_dodo(monkeypatch, config)
     assert forks_worker_processes(arguments) is forks
 
 
@@ -209,9 +214,7 @@ def test_doit_settles_dependencies_first_only_in_a_run_that_is_not_single(
     tmp_path: Path,
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no config file of doit's here
-    dodo = types.ModuleType("dodo")
-    dodo.DOIT_CONFIG = config  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "dodo", dodo)
+    imported_dodo(monkeypatch, config)
     assert checks_dependencies_first(arguments) is settles_first
 
 
