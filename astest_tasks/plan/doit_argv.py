@@ -15,7 +15,10 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
+from pathlib import Path
 from typing import Any
+
+from astest_tasks.core.project_source import NotReadable, read_named_file
 
 # doit commands that never write our files or doit's state.
 READ_ONLY_COMMANDS = frozenset({"list", "info", "help", "dumpdb", "tabcompletion", "strace"})
@@ -182,25 +185,23 @@ def _may_set_single(config_file: str) -> bool:
     """Whether doit's config file ``config_file`` (in the current folder) may set ``single``:
     in ``[tool.doit]`` or ``[tool.doit.commands.run]`` of pyproject.toml, in ``[GLOBAL]`` or
     ``[run]`` of doit.cfg, whatever the value. A file that is not there sets nothing; one that
-    cannot be read or parsed here, or is too long, may."""
+    cannot be read or parsed here may, as may one that is not a regular file within the size cap
+    (a FIFO, which a plain read would wait on for ever, is never opened for reading)."""
     try:
-        with open(config_file, "rb") as file:
-            data = file.read(MAX_CONFIG_FILE_BYTES + 1)
+        data = read_named_file(Path(config_file), MAX_CONFIG_FILE_BYTES)
     except FileNotFoundError:
         return False
-    except OSError:
+    except (OSError, NotReadable):
         return True
     if b"single" not in data:
         return False  # most files: no parse needed
-    if len(data) > MAX_CONFIG_FILE_BYTES:
-        return True
     text = data.decode("utf-8", errors="replace")
     if config_file.endswith(".toml"):
         return _toml_sets_single(text)
     return _ini_sets_single(text)
 
 
-# More than any config file of doit's: a longer one is taken to set single.
+# More than any config file of doit's: a longer one is not read, and taken to set single.
 MAX_CONFIG_FILE_BYTES = 1 << 20
 
 

@@ -11,6 +11,7 @@ from doit.cmd_run import opt_always, opt_single
 from doit.cmdparse import CmdOption, CmdParse
 
 from astest_tasks.plan.doit_argv import (
+    MAX_CONFIG_FILE_BYTES,
     checks_dependencies_first,
     dodo_config,
     doit_command,
@@ -20,6 +21,7 @@ from astest_tasks.plan.doit_argv import (
     runs_in_worker_processes,
     task_options_first,
 )
+from tests.fifo_guard import fifo_symlink, without_waiting
 
 
 @pytest.mark.parametrize(
@@ -241,6 +243,18 @@ def test_a_single_in_doits_config_files_counts(
     monkeypatch.setitem(sys.modules, "dodo", types.ModuleType("dodo"))
     (tmp_path / name).write_text(text)
     assert checks_dependencies_first([]) is settles_first
+
+
+def test_a_config_file_that_is_a_fifo_or_too_long_counts_and_is_never_waited_on(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "dodo", types.ModuleType("dodo"))
+    fifo = fifo_symlink(tmp_path / "doit.cfg")
+    assert without_waiting(lambda: checks_dependencies_first([]), fifo) is False
+    (tmp_path / "doit.cfg").unlink()
+    (tmp_path / "pyproject.toml").write_text("# " + "x" * MAX_CONFIG_FILE_BYTES + "\n")
+    assert checks_dependencies_first([]) is False
 
 
 def test_doits_own_parser_reads_these_words_as_single() -> None:
