@@ -151,23 +151,23 @@ def _run_checks(
     """When a run is up to date: all of these agree."""
     mode, spec, update = planned.mode, planned.spec, settings.switches.update
     basename = settings.pipeline.basename
-    checks = [
+    # So that `doit info`, `doit list --status` and `doit -s` see an imported module's edit too.
+    # A plain run has just settled the build, so there it would only repeat doit's check of the
+    # build (about a third of a million instructions a spec: issue 40).
+    build = f"{basename}:build:{mode.name}:{spec.spec_id}"
+    build_checks = [] if settings.builds_checked_first else [BuildUpToDate(build)]
+    return [
         InputsChanged("run", run_inputs(planned, settings)),
         LastResultPassed(str(root), planned.files.result),
         SnapshotsUnchanged(str(root), list(request.snapshots.files)),
         NotHandedOver((basename, mode.name, spec.spec_id), settings.session),
+        *build_checks,
         # An update run asks every spec again: only a run can tell what is missing.
         Always(
             update is SnapshotUpdate.NONE,
             f"--update-snapshots={update.value} asks every spec again",
         ),
     ]
-    if not settings.builds_checked_first:
-        # So that `doit info`, `doit list --status` and `doit -s` see an imported module's edit
-        # too. A plain run has just settled the build, so there it would only repeat doit's
-        # check of the build (about a third of a million instructions a spec: issue 40).
-        checks.insert(4, BuildUpToDate(f"{basename}:build:{mode.name}:{spec.spec_id}"))
-    return checks
 
 
 def run_inputs(planned: PlannedSpec, settings: RunSettings) -> dict[str, Any]:
