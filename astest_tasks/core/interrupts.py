@@ -61,7 +61,25 @@ def report_interrupts_in_one_line() -> None:
 
 
 def _raise_keyboard_interrupt(signum: int, frame: FrameType | None) -> None:
+    if _exiting():
+        # A process already on its way out: a doit worker running its exit hooks when doit's
+        # terminate() reaches it, after Ctrl-C reached the whole process group. Raising there
+        # unwinds nothing of ours (our clean-ups at a worker's exit are registered to run first,
+        # and its children end with it: parent_bond.py) and has multiprocessing print the
+        # traceback of the queue it was flushing: end as the signal's default action ends a
+        # process, in silence.
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
     raise KeyboardInterrupt(f"stopped by signal {signal.Signals(signum).name}")
+
+
+def _exiting() -> bool:
+    """Whether multiprocessing has begun this process's exit (its ``_exit_function``, which a
+    worker runs when its work ends, and every process at exit once it has used
+    multiprocessing)."""
+    util = sys.modules.get("multiprocessing.util")
+    return bool(getattr(util, "_exiting", False))
 
 
 @contextmanager

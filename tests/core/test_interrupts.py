@@ -96,6 +96,40 @@ def test_an_interrupted_process_says_so_in_one_line_and_ends_as_interrupted() ->
     assert ended.returncode == -signal.SIGINT  # Python's own end of an interrupted process
 
 
+# A worker that gets SIGTERM while it runs its exit hooks, as doit's terminate() reaches one
+# that Ctrl-C already stopped: its hook here signals the worker itself.
+_WORKER_SIGNALLED_AT_EXIT = """
+import multiprocessing, os, signal, time
+from multiprocessing import util
+from astest_tasks.core.interrupts import unwind_on_sigterm
+
+def signalled_while_exiting():
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(5)  # the signal ends the worker before this does
+
+def work():
+    unwind_on_sigterm()
+    util.Finalize(None, signalled_while_exiting, exitpriority=100)
+
+worker = multiprocessing.get_context("fork").Process(target=work)
+worker.start()
+worker.join()
+print("EXIT", worker.exitcode)
+"""
+
+
+def test_a_worker_signalled_while_it_exits_ends_in_silence() -> None:
+    ended = subprocess.run(
+        [sys.executable, "-c", _WORKER_SIGNALLED_AT_EXIT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ended.returncode == 0, ended.stderr
+    assert ended.stderr == "", "no traceback of the exit hooks"
+    assert ended.stdout.splitlines() == [f"EXIT {-signal.SIGTERM}"]
+
+
 def test_any_other_escaping_error_keeps_its_traceback() -> None:
     ended = _python_raising('ValueError("a bug")')
     assert "Traceback (most recent call last)" in ended.stderr
