@@ -9,7 +9,6 @@ combines shard reports; everything else is doit's command line with our tasks lo
 from __future__ import annotations
 
 import argparse
-import posixpath
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,9 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _astest_runs_this_process() -> bool:
     """Whether this process is the astest command's own (its console script, or ``python -m
-    astest_tasks``), rather than a caller of ``main`` inside a process of its own."""
-    program = sys.argv[0].replace("\\", "/")
-    return posixpath.basename(program) == "astest" or program.endswith("astest_tasks/__main__.py")
+    astest_tasks``), rather than a caller of ``main`` inside a process of its own. Asked once
+    the task layer is loaded, which holds the command line's reading."""
+    from astest_tasks.plan.command_line import CommandLine
+
+    return CommandLine.of(sys.argv).run_by_astest
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -61,8 +61,7 @@ class CommandLine:
         has just found. Only for the words of the doit or astest command itself: a script that
         runs doit with words of its own (``DoitMain().run([...])``) has other ones in
         ``sys.argv``."""
-        started_as = posixpath.basename(self.program.replace("\\", "/"))
-        own_words = self.run_by_doit or started_as == "astest"
+        own_words = self.run_by_doit or self.run_by_astest
         return own_words and checks_dependencies_first(self.arguments)
 
     @property
@@ -90,8 +89,17 @@ class CommandLine:
     @property
     def run_by_doit(self) -> bool:
         """Started as ``doit`` itself, rather than through the ``astest`` command."""
+        return self._started_as("doit", "doit/__main__.py")
+
+    @property
+    def run_by_astest(self) -> bool:
+        """The astest command's own: its console script, ``python -m astest_tasks``, or the words
+        it gives doit (``command_line_given("astest", ...)``)."""
+        return self._started_as("astest", "astest_tasks/__main__.py")
+
+    def _started_as(self, script: str, module_main: str) -> bool:
         program = self.program.replace("\\", "/")
-        return posixpath.basename(program) == "doit" or program.endswith("doit/__main__.py")
+        return posixpath.basename(program) == script or program.endswith(module_main)
 
     def asks_for(self, group: str, example: str) -> bool:
         """Whether this call runs tasks of ``group`` although a plain run would not make them:
