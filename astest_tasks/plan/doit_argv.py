@@ -30,11 +30,6 @@ def doit_command(arguments: Sequence[str]) -> str:
     return "run" if at is None else arguments[at]
 
 
-# doit's loader options, which it reads before the command word (DoitMain.run's parse_only).
-_LOADER_OPTIONS_WITH_VALUE = ("-f", "--file", "-d", "--dir")
-_LOADER_FLAGS = ("-k", "--seek-file")
-
-
 def _command_index(arguments: Sequence[str]) -> int | None:
     """Where the command word is; None when doit runs tasks without one being named."""
     for index in range(_after_loader_options(arguments), len(arguments)):
@@ -45,23 +40,18 @@ def _command_index(arguments: Sequence[str]) -> int | None:
 
 
 def _after_loader_options(arguments: Sequence[str]) -> int:
-    """How many words doit's loader options take at the start (``doit -f other_dodo clean``):
-    none when another option comes first, as doit's parse of them then fails and it reads the
-    command from the first word (``doit -n 2 list`` runs a task named list)."""
-    index = 0
-    while index < len(arguments):
-        word = arguments[index]
-        if word in _LOADER_FLAGS:
-            index += 1
-        elif word in _LOADER_OPTIONS_WITH_VALUE:
-            index += 2
-        elif word.startswith(("--file=", "--dir=")) or word[:2] in ("-f", "-d"):
-            index += 1  # --file=x, or -fx: the value in the same word
-        elif word.startswith("-"):
-            return 0
-        else:
-            return index
-    return min(index, len(arguments))
+    """How many words doit's loader options take at the start (``doit -f other_dodo clean``),
+    read by the parse doit makes of them (DoitMain.run's ``parse_only``: getopt, with the
+    options of its dodo loader, which takes clusters and prefixes such as ``-kf`` or
+    ``--fi``): none when that parse fails, as doit then reads the command from the first word
+    (``doit -n 2 list`` runs a task named list)."""
+    import getopt  # doit's parser has loaded it already
+
+    try:
+        _, rest = getopt.getopt(list(arguments), "f:d:k", ["file=", "dir=", "seek-file"])
+    except getopt.GetoptError:
+        return 0
+    return len(arguments) - len(rest)
 
 
 def names_tasks_under(arguments: Sequence[str], group: str, example: str) -> bool:
@@ -153,12 +143,16 @@ def checks_dependencies_first(arguments: Sequence[str]) -> bool:
     that may be ``-s`` in a cluster of short flags (``-as``), or a value that looks like one,
     counts as ``--single``, as does any prefix of ``--single`` (doit's getopt takes ``--sing``);
     ``single`` in doit's config files (``pyproject.toml``, ``doit.cfg``) counts whatever its
-    value, as does a file that cannot be read or parsed; and where doit may have read those
-    files in another folder (a ``-f``, ``-d`` or ``-k`` loader option moves the call to the
-    dodo's folder), the answer is no."""
+    value, as does a file that cannot be read or parsed. Where the dodo doit imported may not be
+    ``dodo.py`` (a word that may be ``-f``, ``DOIT_FILE``, ``dodoFile`` in a config file), its
+    DOIT_CONFIG is not known here, and the answer is no. The config files are read in the
+    current folder: the caller also asks whether that is the folder doit started in, where it
+    read them (``CommandLine.checks_builds_first``)."""
     if doit_command(arguments) != "run" or dodo_config(arguments).get("single"):
         return False
-    if any(_may_be_single(word) or _moves_the_call(word) for word in arguments):
+    if any(_may_be_single(word) or _may_name_the_dodo(word) for word in arguments):
+        return False
+    if os.environ.get("DOIT_FILE") is not None:
         return False
     return not any(_may_set_single(name) for name in _DOIT_CONFIG_FILES)
 
@@ -174,26 +168,34 @@ def _may_be_single(word: str) -> bool:
     return word.startswith("-") and "s" in word
 
 
-def _moves_the_call(word: str) -> bool:
-    name = word.partition("=")[0]
-    return name in (*_LOADER_OPTIONS_WITH_VALUE, *_LOADER_FLAGS) or (
-        not word.startswith("--") and word[:2] in ("-f", "-d", "-k")
-    )
+def _may_name_the_dodo(word: str) -> bool:
+    """A word that may be doit's ``--file`` option, as its getopt takes it: any prefix of
+    ``--file``, or ``f`` in a cluster of short flags (``-kf``)."""
+    if word.startswith("--"):
+        name = word[2:].partition("=")[0]
+        return bool(name) and "file".startswith(name)
+    return word.startswith("-") and "f" in word
+
+
+# Keys of doit's config files that count: ``single`` makes a run skip dependencies, and
+# ``dodoFile`` names a dodo whose DOIT_CONFIG (which may say ``single``) is not read here.
+_KEYS_THAT_COUNT = ("single", "dodoFile")
 
 
 def _may_set_single(config_file: str) -> bool:
-    """Whether doit's config file ``config_file`` (in the current folder) may set ``single``:
-    in ``[tool.doit]`` or ``[tool.doit.commands.run]`` of pyproject.toml, in ``[GLOBAL]`` or
-    ``[run]`` of doit.cfg, whatever the value. A file that is not there sets nothing; one that
-    cannot be read or parsed here may, as may one that is not a regular file within the size cap
-    (a FIFO, which a plain read would wait on for ever, is never opened for reading)."""
+    """Whether doit's config file ``config_file`` (in the current folder) may set ``single``,
+    or name the dodo: in ``[tool.doit]`` or ``[tool.doit.commands.run]`` of pyproject.toml, in
+    ``[GLOBAL]`` or ``[run]`` of doit.cfg, whatever the value. A file that is not there sets
+    nothing; one that cannot be read or parsed here may, as may one that is not a regular file
+    within the size cap (a FIFO, which a plain read would wait on for ever, is never opened for
+    reading)."""
     try:
         data = read_named_file(Path(config_file), MAX_CONFIG_FILE_BYTES)
     except FileNotFoundError:
         return False
     except (OSError, NotReadable):
         return True
-    if b"single" not in data:
+    if not any(key.encode() in data for key in _KEYS_THAT_COUNT):
         return False  # most files: no parse needed
     text = data.decode("utf-8", errors="replace")
     if config_file.endswith(".toml"):
@@ -218,7 +220,8 @@ def _toml_sets_single(text: str) -> bool:
         return False
     commands = doit.get("commands")
     run = commands.get("run") if isinstance(commands, dict) else None
-    return "single" in doit or (isinstance(run, dict) and "single" in run)
+    sections = [doit, run] if isinstance(run, dict) else [doit]
+    return any(key in section for section in sections for key in _KEYS_THAT_COUNT)
 
 
 def _ini_sets_single(text: str) -> bool:
@@ -230,7 +233,9 @@ def _ini_sets_single(text: str) -> bool:
         parser.read_string(text)
     except configparser.Error:
         return True
-    return any(parser.has_option(section, "single") for section in ("GLOBAL", "run"))
+    return any(
+        parser.has_option(section, key) for section in ("GLOBAL", "run") for key in _KEYS_THAT_COUNT
+    )
 
 
 def default_tasks(arguments: Sequence[str]) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from doit import task_params
+from doit import get_initial_workdir, task_params
 from doit.exceptions import InvalidDodoFile, InvalidTask
 from doit.globals import Globals
 
@@ -145,7 +145,8 @@ def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, 
     values = {**instance.defaults, **given}
     pipeline = instance.pipeline
     root = (Path.cwd() / instance.project_dir).resolve()
-    command_line = current_command_line()
+    # Where doit started: its loader may since have moved to the dodo's folder (command_line.py).
+    command_line = current_command_line().started_in(get_initial_workdir())
     if command_line.runs_tasks:
         # doit saves its state when this run ends: a save that fails is one line (doit_state.py)
         close_saying_why(Globals.dep_manager)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -72,6 +73,30 @@ def test_only_doits_or_astests_own_words_let_a_run_leave_out_its_builds_check(
     program: str, settles_builds: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    line = CommandLine(program=program, arguments=("astest",))
+    line = CommandLine(program, ("astest",), start_folder=os.getcwd())  # doit is where it began
     assert line.checks_builds_first is settles_builds
-    assert not CommandLine(program=program, arguments=("-s", "astest")).checks_builds_first
+    assert not CommandLine(program, ("-s", "astest"), start_folder=os.getcwd()).checks_builds_first
+
+
+@pytest.mark.parametrize(
+    ("program", "start_folder", "settles_builds"),
+    [
+        ("doit", "..", False),  # its dodo loader moved: doit read its config files elsewhere
+        ("doit", None, False),  # not known
+        ("doit", ".", True),
+        ("astest", None, True),  # the astest command never moves
+    ],
+)
+def test_the_builds_check_is_left_out_only_where_doit_read_its_config_files(
+    program: str,
+    start_folder: str | None,
+    settles_builds: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "project").mkdir()
+    monkeypatch.chdir(tmp_path / "project")
+    folder = None if start_folder is None else os.path.realpath(start_folder)
+    line = CommandLine(program, ("astest",)).started_in(folder)
+    assert line.start_folder == folder and line.arguments == ("astest",)
+    assert line.checks_builds_first is settles_builds

@@ -7,10 +7,12 @@ import types
 from pathlib import Path
 
 import pytest
+from doit.cmd_base import DodoTaskLoader
 from doit.cmd_run import opt_always, opt_single
-from doit.cmdparse import CmdOption, CmdParse
+from doit.cmdparse import CmdOption, CmdParse, CmdParseError
 
 from astest_tasks.plan.doit_argv import (
+    DOIT_COMMANDS,
     MAX_CONFIG_FILE_BYTES,
     checks_dependencies_first,
     dodo_config,
@@ -198,9 +200,12 @@ def test_whether_doit_forks_worker_processes_reads_the_dodos_config_too(
         (["--sing", "astest:run:wasi:x"], {}, False),  # doit's getopt takes a prefix
         (["--si=1"], {}, False),
         (["--spec", "x.spec.ts", "--"], {}, True),  # a prefix of another option
-        (["-f", "other.py"], {}, False),  # doit read its config files in another folder
-        (["--dir=sub"], {}, False),
-        (["-k"], {}, False),
+        (["-f", "other.py"], {}, False),  # another dodo, whose DOIT_CONFIG is not read here
+        (["--fi", "other.py"], {}, False),  # doit's getopt takes a prefix of --file
+        (["--f=other.py"], {}, False),
+        (["-kf", "other.py"], {}, False),  # -f among clustered short flags
+        (["--dir=sub"], {}, True),  # the folder is the caller's question (see below)
+        (["-k"], {}, True),
         (["-o", "-s"], {}, False),  # conservative: -s read as it stands, even as a value
         ([], {"single": True}, False),  # the dodo's DOIT_CONFIG
         (["info", "astest:run:wasi:x"], {}, False),  # only a run executes dependencies
@@ -234,6 +239,12 @@ def test_doit_settles_dependencies_first_only_in_a_run_that_is_not_single(
         ("doit.cfg", "[DEFAULT]\nsingle = True\n", True),  # no section for it to reach
         ("doit.cfg", "[DEFAULT]\nsingle = True\n[run]\nverbosity = 2\n", False),
         ("doit.cfg", "[GLOBAL]\nverbosity = 2\n# single\n", True),
+        # another dodo, whose DOIT_CONFIG is not read here
+        ("pyproject.toml", "[tool.doit]\ndodoFile = 'tasks.py'\n", False),
+        ("pyproject.toml", "[tool.doit.commands.run]\ndodoFile = 'tasks.py'\n", False),
+        ("doit.cfg", "[GLOBAL]\ndodoFile = tasks.py\n", False),
+        ("doit.cfg", "[run]\ndodoFile = tasks.py\n", False),
+        ("doit.cfg", "[list]\ndodoFile = tasks.py\n", True),  # not a run's
     ],
 )
 def test_a_single_in_doits_config_files_counts(
@@ -255,6 +266,50 @@ def test_a_config_file_that_is_a_fifo_or_too_long_counts_and_is_never_waited_on(
     (tmp_path / "doit.cfg").unlink()
     (tmp_path / "pyproject.toml").write_text("# " + "x" * MAX_CONFIG_FILE_BYTES + "\n")
     assert checks_dependencies_first([]) is False
+
+
+def test_a_dodo_named_in_the_environment_counts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    imported_dodo(monkeypatch, {})
+    monkeypatch.delenv("DOIT_FILE", raising=False)
+    assert checks_dependencies_first([]) is True
+    monkeypatch.setenv("DOIT_FILE", "tasks.py")  # its DOIT_CONFIG may say single
+    assert checks_dependencies_first([]) is False
+
+
+# The words doit's loader parse and command choice see, against doit's own code for them.
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["--fi", "build.py", "clean"],
+        ["--f=build.py", "list"],
+        ["-kfbuild.py", "info", "x"],
+        ["--se", "forget"],
+        ["--di", ".", "--", "list"],
+        ["--", "clean"],
+        ["-d", "."],
+        ["--dir"],
+        ["-n", "2", "list"],
+        ["v=1", "-f", "build.py", "list"],
+        ["-f", "build.py", "v=1", "dumpdb"],
+    ],
+)
+def test_the_command_is_the_one_doit_reads(words: list[str]) -> None:
+    assert doit_command(words) == doits_own_command(words)
+
+
+def doits_own_command(words: list[str]) -> str:
+    """DoitMain.run's choice: its dodo loader's options parsed first (when they parse), then
+    its name=value variables dropped, then the first word if it names a command."""
+    parser = CmdParse([CmdOption(option) for option in DodoTaskLoader.cmd_options])
+    try:
+        _, rest = parser.parse_only(words)
+    except CmdParseError:
+        rest = words
+    left = [word for word in rest if word.startswith("-") or "=" not in word]
+    return left[0] if left and left[0] in DOIT_COMMANDS else "run"
 
 
 def test_doits_own_parser_reads_these_words_as_single() -> None:

@@ -268,8 +268,9 @@ def test_each_spec_of_each_mode_gets_a_build_and_a_run_and_one_summary_closes(
 def test_a_run_asks_for_its_builds_status_itself_unless_doit_settles_the_build_first(
     tmp_project: ProjectBuilder, arguments: tuple[str, ...], run_checks_build: bool
 ) -> None:
-    line = CommandLine(arguments=arguments)
-    tasks = list(create_tasks(tmp_project(), TaskOptions(), command_line=line))
+    root = tmp_project()
+    line = CommandLine(arguments=arguments, start_folder=os.getcwd())  # doit started here
+    tasks = list(create_tasks(root, TaskOptions(), command_line=line))
     checks = named(tasks, "run:wasi:counter")["uptodate"]
     assert any(isinstance(check, BuildUpToDate) for check in checks) is run_checks_build
     assert [type(check) for check in checks if not isinstance(check, BuildUpToDate)] == [

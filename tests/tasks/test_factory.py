@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from doit import loader
 from doit.exceptions import InvalidDodoFile, InvalidTask
 from doit.globals import Globals
 from doit.loader import _get_task_creators
@@ -20,6 +21,7 @@ from astest_tasks.model.snapshot_update import SnapshotUpdate
 from astest_tasks.plan.command_line import CommandLine
 from astest_tasks.plan.options import TaskOptions
 from astest_tasks.tasks import factory
+from astest_tasks.tasks.checks import BuildUpToDate
 from astest_tasks.tasks.factory import make_astest_tasks
 from tests.conftest import ProjectBuilder
 from tests.output.github_commands import runner_commands
@@ -214,3 +216,42 @@ def test_a_state_file_error_names_the_file_inert_as_every_line_doit_prints(
     message = str(error.value)
     assert message.startswith("state\\n::error::x\\x1b]0;t\\x07.db (doit's record of which tasks")
     assert "\n" not in message and "\x1b" not in message and "\x07" not in message
+
+
+@pytest.mark.parametrize(
+    ("start", "dodo", "cwd", "seek", "run_checks_build"),
+    [
+        (".", "probe_dodo.py", None, False, False),  # doit stayed where it read its config
+        ("child", "probe_dodo.py", None, True, True),  # -k: found above, and moved there
+        ("child", "../probe_dodo.py", None, False, True),  # -f (or DOIT_FILE): its folder
+        ("child", "child_dodo.py", "..", False, True),  # -d ..
+    ],
+)
+def test_a_run_keeps_its_builds_check_when_doits_loader_moved(
+    tmp_project: ProjectBuilder,
+    monkeypatch: pytest.MonkeyPatch,
+    start: str,
+    dodo: str,
+    cwd: str | None,
+    seek: bool,
+    run_checks_build: bool,
+) -> None:
+    # doit read its config files (which may say single) where it started; a run may leave its
+    # build's check to doit only where the files read here are those.
+    root = tmp_project()
+    (root / "child").mkdir()
+    (root / "child" / "child_dodo.py").write_text("")
+    (root / "probe_dodo.py").write_text("")
+    monkeypatch.setattr(loader, "initial_workdir", None)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    for module in ("probe_dodo", "child_dodo"):  # imported below, and forgotten after the test
+        monkeypatch.setitem(sys.modules, module, None)
+        del sys.modules[module]
+    monkeypatch.chdir(root / start)
+    loader.get_module(dodo, cwd, seek)  # doit's own dodo loader, as `doit` calls it
+    assert Path.cwd() == root
+    creator = make_astest_tasks()
+    defaults = {option["name"]: option["default"] for option in creator.options}
+    run = next(task for task in creator(**defaults) if task["name"] == "run:wasi:counter")
+    checks = run["uptodate"]
+    assert any(isinstance(check, BuildUpToDate) for check in checks) is run_checks_build
