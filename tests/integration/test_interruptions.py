@@ -123,7 +123,22 @@ def cpu_seconds(pid: int) -> float:
 
 
 def written_since(folder: Path, moment_ns: int) -> list[Path]:
-    return [p for p in folder.rglob("*.result.jsonl") if p.stat().st_mtime_ns > moment_ns]
+    """The result files written after ``moment_ns``, read while doit runs: a build's scratch
+    folder (``.asc-*``) may vanish between listing it and looking into it, which os.walk skips
+    (where ``Path.rglob`` raised FileNotFoundError), as may a file before its ``stat``."""
+    written = []
+    for parent, _, names in os.walk(folder):
+        for name in names:
+            if name.endswith(".result.jsonl") and _modified_after(Path(parent, name), moment_ns):
+                written.append(Path(parent, name))
+    return written
+
+
+def _modified_after(path: Path, moment_ns: int) -> bool:
+    try:
+        return path.stat().st_mtime_ns > moment_ns
+    except FileNotFoundError:
+        return False
 
 
 def wait_for(condition: Callable[[], bool], what: str, proc: subprocess.Popen[str]) -> None:

@@ -209,12 +209,19 @@ def helper_of(doit_pid: int) -> int:
     """The run ahead's helper among the children of the doit process."""
     children: list[int] = []
     for task in Path(f"/proc/{doit_pid}/task").iterdir():
-        children += [int(pid) for pid in (task / "children").read_text().split()]
-    helpers = [
-        pid for pid in children if b"run_helper" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    ]
+        children += [int(pid) for pid in _proc_text(task / "children").split()]
+    helpers = [pid for pid in children if "run_helper" in _proc_text(Path(f"/proc/{pid}/cmdline"))]
     assert len(helpers) == 1, children
     return helpers[0]
+
+
+def _proc_text(path: Path) -> str:
+    """A /proc file's text, or "" when its thread or process ended since it was listed (one of
+    doit's threads, a compile that finished): that race is not the test's subject."""
+    try:
+        return path.read_bytes().decode(errors="replace")
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
