@@ -12,7 +12,6 @@ with other words; it says so with ``command_line_given`` instead of swapping ``s
 from __future__ import annotations
 
 import contextlib
-import os
 import posixpath
 import sys
 from collections.abc import Iterator, Sequence
@@ -21,7 +20,6 @@ from contextvars import ContextVar
 from astest_tasks.core.frozen import frozen
 from astest_tasks.plan.doit_argv import (
     READ_ONLY_COMMANDS,
-    checks_dependencies_first,
     default_tasks,
     doit_command,
     forks_worker_processes,
@@ -41,16 +39,17 @@ class CommandLine:
 
     program: str = "doit"
     arguments: tuple[str, ...] = ()
-    # The folder doit started in, where it read its config files (doit.get_initial_workdir(),
-    # which the task layer hands in with ``started_in``); None when it is not known.
-    start_folder: str | None = None
+    # Whether the doit command loading the tasks settles each build before it checks the
+    # build's run (a ``run``, not ``--single``): doit has decided it by then, and the task layer
+    # reads it there (tasks/doit_call.py) and hands it in with ``settling_builds``.
+    settles_builds_first: bool = False
 
     @classmethod
     def of(cls, argv: Sequence[str]) -> CommandLine:
         return cls(program=argv[0] if argv else "", arguments=tuple(argv[1:]))
 
-    def started_in(self, folder: str | None) -> CommandLine:
-        return CommandLine(self.program, self.arguments, folder)
+    def settling_builds(self, first: bool) -> CommandLine:
+        return CommandLine(self.program, self.arguments, first)
 
     @property
     def command(self) -> str:
@@ -60,23 +59,6 @@ class CommandLine:
     @property
     def runs_tasks(self) -> bool:
         return self.command == "run"
-
-    @property
-    def checks_builds_first(self) -> bool:
-        """Whether doit settles every build before it checks the build's run (a ``run``, not
-        ``--single``): a run's own check of its build (``BuildUpToDate``) would find what doit
-        has just found. Only for the words of the doit or astest command itself: a script that
-        runs doit with words of its own (``DoitMain().run([...])``) has other ones in
-        ``sys.argv``. doit read its config files in the folder it started in, and the doit
-        command's dodo loader then moves to the dodo's folder, or to ``-d``'s, however they were
-        asked for (an option in any spelling, ``DOIT_FILE``, ``DOIT_SEEK_FILE``, a config
-        file): so only where it is still there (``start_folder``) are the files read here the
-        ones doit read. The astest command loads where it stands."""
-        if self.run_by_doit:
-            in_place = self.start_folder is not None and self.start_folder == os.getcwd()
-        else:
-            in_place = self.run_by_astest
-        return in_place and checks_dependencies_first(self.arguments)
 
     @property
     def reads_only(self) -> bool:

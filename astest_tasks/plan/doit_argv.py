@@ -15,10 +15,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
-from pathlib import Path
 from typing import Any
-
-from astest_tasks.core.project_source import NotReadable, read_named_file
 
 # doit commands that never write our files or doit's state.
 READ_ONLY_COMMANDS = frozenset({"list", "info", "help", "dumpdb", "tabcompletion", "strace"})
@@ -130,112 +127,6 @@ def runs_in_worker_processes(
         elif word == "-Pthread":
             threads = True
     return processes.isdigit() and int(processes) > 0 and not threads
-
-
-def checks_dependencies_first(arguments: Sequence[str]) -> bool:
-    """Whether doit, in this call, settles each task's dependencies before it checks the task:
-    a ``run`` (the command doit runs when none is named) that is not ``--single`` (``-s``), on
-    the command line, in the dodo's DOIT_CONFIG or in doit's config files. doit's dispatcher
-    then checks a run task only once its build (a dependency through the build record) is up to
-    date or has just been built and saved.
-
-    Conservative, as a wrong yes would let a run look up to date beside a stale build: a word
-    that may be ``-s`` in a cluster of short flags (``-as``), or a value that looks like one,
-    counts as ``--single``, as does any prefix of ``--single`` (doit's getopt takes ``--sing``);
-    ``single`` in doit's config files (``pyproject.toml``, ``doit.cfg``) counts whatever its
-    value, as does a file that cannot be read or parsed. Where the dodo doit imported may not be
-    ``dodo.py`` (a word that may be ``-f``, ``DOIT_FILE``, ``dodoFile`` in a config file), its
-    DOIT_CONFIG is not known here, and the answer is no. The config files are read in the
-    current folder: the caller also asks whether that is the folder doit started in, where it
-    read them (``CommandLine.checks_builds_first``)."""
-    if doit_command(arguments) != "run" or dodo_config(arguments).get("single"):
-        return False
-    if any(_may_be_single(word) or _may_name_the_dodo(word) for word in arguments):
-        return False
-    if os.environ.get("DOIT_FILE") is not None:
-        return False
-    return not any(_may_set_single(name) for name in _DOIT_CONFIG_FILES)
-
-
-# The files doit reads its options from, in the folder it starts in (DoitMain's defaults).
-_DOIT_CONFIG_FILES = ("pyproject.toml", "doit.cfg")
-
-
-def _may_be_single(word: str) -> bool:
-    if word.startswith("--"):
-        name = word[2:].partition("=")[0]
-        return bool(name) and "single".startswith(name)
-    return word.startswith("-") and "s" in word
-
-
-def _may_name_the_dodo(word: str) -> bool:
-    """A word that may be doit's ``--file`` option, as its getopt takes it: any prefix of
-    ``--file``, or ``f`` in a cluster of short flags (``-kf``)."""
-    if word.startswith("--"):
-        name = word[2:].partition("=")[0]
-        return bool(name) and "file".startswith(name)
-    return word.startswith("-") and "f" in word
-
-
-# Keys of doit's config files that count: ``single`` makes a run skip dependencies, and
-# ``dodoFile`` names a dodo whose DOIT_CONFIG (which may say ``single``) is not read here.
-_KEYS_THAT_COUNT = ("single", "dodoFile")
-
-
-def _may_set_single(config_file: str) -> bool:
-    """Whether doit's config file ``config_file`` (in the current folder) may set ``single``,
-    or name the dodo: in ``[tool.doit]`` or ``[tool.doit.commands.run]`` of pyproject.toml, in
-    ``[GLOBAL]`` or ``[run]`` of doit.cfg, whatever the value. A file that is not there sets
-    nothing; one that cannot be read or parsed here may, as may one that is not a regular file
-    within the size cap (a FIFO, which a plain read would wait on for ever, is never opened for
-    reading)."""
-    try:
-        data = read_named_file(Path(config_file), MAX_CONFIG_FILE_BYTES)
-    except FileNotFoundError:
-        return False
-    except (OSError, NotReadable):
-        return True
-    if not any(key.encode() in data for key in _KEYS_THAT_COUNT):
-        return False  # most files: no parse needed
-    text = data.decode("utf-8", errors="replace")
-    if config_file.endswith(".toml"):
-        return _toml_sets_single(text)
-    return _ini_sets_single(text)
-
-
-# More than any config file of doit's: a longer one is not read, and taken to set single.
-MAX_CONFIG_FILE_BYTES = 1 << 20
-
-
-def _toml_sets_single(text: str) -> bool:
-    import tomllib  # doit has loaded it already to read the same file
-
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return True
-    tool = document.get("tool")
-    doit = tool.get("doit") if isinstance(tool, dict) else None
-    if not isinstance(doit, dict):
-        return False
-    commands = doit.get("commands")
-    run = commands.get("run") if isinstance(commands, dict) else None
-    sections = [doit, run] if isinstance(run, dict) else [doit]
-    return any(key in section for section in sections for key in _KEYS_THAT_COUNT)
-
-
-def _ini_sets_single(text: str) -> bool:
-    import configparser  # as doit reads it (DoitConfig.load_config_ini)
-
-    parser = configparser.ConfigParser(allow_no_value=True, delimiters=("=",))
-    parser.optionxform = str  # type: ignore[assignment,method-assign]  # doit keeps the case
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return True
-    return any(
-        parser.has_option(section, key) for section in ("GLOBAL", "run") for key in _KEYS_THAT_COUNT
-    )
 
 
 def default_tasks(arguments: Sequence[str]) -> list[str]:

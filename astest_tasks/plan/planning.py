@@ -299,7 +299,7 @@ def _run_settings(
         pipeline=pipeline,
         as_test=project.as_test,
         remote=remote_use(root, options.remote, project.config, pipeline.basename, session),
-        builds_checked_first=command_line.checks_builds_first,
+        builds_checked_first=command_line.settles_builds_first,
     )
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from doit import get_initial_workdir, task_params
+from doit import task_params
 from doit.exceptions import InvalidDodoFile, InvalidTask
 from doit.globals import Globals
 
@@ -30,6 +30,7 @@ from astest_tasks.plan.options import TaskOptions, option_defaults, option_specs
 from astest_tasks.plan.state_file import check_state_file
 from astest_tasks.schedule.scheduler import scheduler
 from astest_tasks.tasks.creator import create_tasks
+from astest_tasks.tasks.doit_call import doit_settles_dependencies_first
 from astest_tasks.tasks.doit_state import close_saying_why
 
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
@@ -145,8 +146,7 @@ def _tasks_of(instance: _Instance, given: dict[str, Any]) -> Iterator[dict[str, 
     values = {**instance.defaults, **given}
     pipeline = instance.pipeline
     root = (Path.cwd() / instance.project_dir).resolve()
-    # Where doit started: its loader may since have moved to the dodo's folder (command_line.py).
-    command_line = current_command_line().started_in(get_initial_workdir())
+    command_line = current_command_line().settling_builds(doit_settles_dependencies_first())
     if command_line.runs_tasks:
         # doit saves its state when this run ends: a save that fails is one line (doit_state.py)
         close_saying_why(Globals.dep_manager)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -59,44 +58,9 @@ def test_no_module_below_the_entry_points_reads_sys_argv() -> None:
     assert set(readers) <= ARGV_READERS, f"read the command line through CommandLine: {readers}"
 
 
-@pytest.mark.parametrize(
-    ("program", "settles_builds"),
-    [
-        ("doit", True),
-        ("/project/.venv/bin/doit", True),
-        ("/usr/lib/python3/site-packages/doit/__main__.py", True),  # python -m doit
-        ("astest", True),  # the astest command's own words (command_line_given)
-        ("tools/run_pipeline.py", False),  # DoitMain().run(words of its own): sys.argv is not them
-    ],
-)
-def test_only_doits_or_astests_own_words_let_a_run_leave_out_its_builds_check(
-    program: str, settles_builds: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    line = CommandLine(program, ("astest",), start_folder=os.getcwd())  # doit is where it began
-    assert line.checks_builds_first is settles_builds
-    assert not CommandLine(program, ("-s", "astest"), start_folder=os.getcwd()).checks_builds_first
-
-
-@pytest.mark.parametrize(
-    ("program", "start_folder", "settles_builds"),
-    [
-        ("doit", "..", False),  # its dodo loader moved: doit read its config files elsewhere
-        ("doit", None, False),  # not known
-        ("doit", ".", True),
-        ("astest", None, True),  # the astest command never moves
-    ],
-)
-def test_the_builds_check_is_left_out_only_where_doit_read_its_config_files(
-    program: str,
-    start_folder: str | None,
-    settles_builds: bool,
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-) -> None:
-    (tmp_path / "project").mkdir()
-    monkeypatch.chdir(tmp_path / "project")
-    folder = None if start_folder is None else os.path.realpath(start_folder)
-    line = CommandLine(program, ("astest",)).started_in(folder)
-    assert line.start_folder == folder and line.arguments == ("astest",)
-    assert line.checks_builds_first is settles_builds
+def test_what_doit_decided_is_handed_in_beside_the_words() -> None:
+    line = CommandLine("doit", ("astest",))
+    assert not line.settles_builds_first, "unknown: the run keeps its own check of its build"
+    settled = line.settling_builds(True)
+    assert settled == CommandLine("doit", ("astest",), settles_builds_first=True)
+    assert settled.settling_builds(False) == line

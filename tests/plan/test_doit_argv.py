@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import sys
 import types
-from pathlib import Path
 
 import pytest
 from doit.cmd_base import DodoTaskLoader
-from doit.cmd_run import opt_always, opt_single
 from doit.cmdparse import CmdOption, CmdParse, CmdParseError
 
 from astest_tasks.plan.doit_argv import (
     DOIT_COMMANDS,
-    MAX_CONFIG_FILE_BYTES,
-    checks_dependencies_first,
     dodo_config,
     doit_command,
     forks_worker_processes,
@@ -23,7 +19,6 @@ from astest_tasks.plan.doit_argv import (
     runs_in_worker_processes,
     task_options_first,
 )
-from tests.fifo_guard import fifo_symlink, without_waiting
 
 
 @pytest.mark.parametrize(
@@ -187,98 +182,6 @@ def test_whether_doit_forks_worker_processes_reads_the_dodos_config_too(
     assert forks_worker_processes(arguments) is forks
 
 
-@pytest.mark.parametrize(
-    ("arguments", "config", "settles_first"),
-    [
-        ([], {}, True),  # a plain `doit`: a run
-        (["run"], {}, True),
-        (["-n", "2", "astest"], {}, True),  # workers too: doit's dispatcher orders them
-        (["--verbosity", "2", "--spec", "x.spec.ts"], {}, True),
-        (["run", "-s", "astest:run:wasi:x"], {}, False),  # --single: no dependencies run
-        (["--single", "astest:run:wasi:x"], {}, False),
-        (["-as", "astest:run:wasi:x"], {}, False),  # -s among clustered short flags
-        (["--sing", "astest:run:wasi:x"], {}, False),  # doit's getopt takes a prefix
-        (["--si=1"], {}, False),
-        (["--spec", "x.spec.ts", "--"], {}, True),  # a prefix of another option
-        (["-f", "other.py"], {}, False),  # another dodo, whose DOIT_CONFIG is not read here
-        (["--fi", "other.py"], {}, False),  # doit's getopt takes a prefix of --file
-        (["--f=other.py"], {}, False),
-        (["-kf", "other.py"], {}, False),  # -f among clustered short flags
-        (["--dir=sub"], {}, True),  # the folder is the caller's question (see below)
-        (["-k"], {}, True),
-        (["-o", "-s"], {}, False),  # conservative: -s read as it stands, even as a value
-        ([], {"single": True}, False),  # the dodo's DOIT_CONFIG
-        (["info", "astest:run:wasi:x"], {}, False),  # only a run executes dependencies
-        (["list", "--status"], {}, False),
-        (["strace", "astest:run:wasi:x"], {}, False),
-    ],
-)
-def test_doit_settles_dependencies_first_only_in_a_run_that_is_not_single(
-    arguments: list[str],
-    config: dict[str, object],
-    settles_first: bool,
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-) -> None:
-    monkeypatch.chdir(tmp_path)  # no config file of doit's here
-    imported_dodo(monkeypatch, config)
-    assert checks_dependencies_first(arguments) is settles_first
-
-
-@pytest.mark.parametrize(
-    ("name", "text", "settles_first"),
-    [
-        ("pyproject.toml", "[tool.doit.commands.run]\nsingle = true\n", False),
-        ("pyproject.toml", "[tool.doit]\nbackend = 'sqlite3'\n", True),
-        ("doit.cfg", "[GLOBAL]\nsingle = True\n", False),
-        ("doit.cfg", "[run]\nverbosity = 2\n", True),
-        ("pyproject.toml", "# a single-threaded step\n[tool.doit]\nverbosity = 2\n", True),
-        ("pyproject.toml", "[tool.other]\nsingle = true\n", True),  # not doit's
-        ("pyproject.toml", "[tool.doit]\nsingle = false\n", False),  # any value: conservative
-        ("pyproject.toml", "single = [unclosed\n", False),  # doit fails on it too
-        ("doit.cfg", "[DEFAULT]\nsingle = True\n", True),  # no section for it to reach
-        ("doit.cfg", "[DEFAULT]\nsingle = True\n[run]\nverbosity = 2\n", False),
-        ("doit.cfg", "[GLOBAL]\nverbosity = 2\n# single\n", True),
-        # another dodo, whose DOIT_CONFIG is not read here
-        ("pyproject.toml", "[tool.doit]\ndodoFile = 'tasks.py'\n", False),
-        ("pyproject.toml", "[tool.doit.commands.run]\ndodoFile = 'tasks.py'\n", False),
-        ("doit.cfg", "[GLOBAL]\ndodoFile = tasks.py\n", False),
-        ("doit.cfg", "[run]\ndodoFile = tasks.py\n", False),
-        ("doit.cfg", "[list]\ndodoFile = tasks.py\n", True),  # not a run's
-    ],
-)
-def test_a_single_in_doits_config_files_counts(
-    name: str, text: str, settles_first: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(sys.modules, "dodo", types.ModuleType("dodo"))
-    (tmp_path / name).write_text(text)
-    assert checks_dependencies_first([]) is settles_first
-
-
-def test_a_config_file_that_is_a_fifo_or_too_long_counts_and_is_never_waited_on(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setitem(sys.modules, "dodo", types.ModuleType("dodo"))
-    fifo = fifo_symlink(tmp_path / "doit.cfg")
-    assert without_waiting(lambda: checks_dependencies_first([]), fifo) is False
-    (tmp_path / "doit.cfg").unlink()
-    (tmp_path / "pyproject.toml").write_text("# " + "x" * MAX_CONFIG_FILE_BYTES + "\n")
-    assert checks_dependencies_first([]) is False
-
-
-def test_a_dodo_named_in_the_environment_counts(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    imported_dodo(monkeypatch, {})
-    monkeypatch.delenv("DOIT_FILE", raising=False)
-    assert checks_dependencies_first([]) is True
-    monkeypatch.setenv("DOIT_FILE", "tasks.py")  # its DOIT_CONFIG may say single
-    assert checks_dependencies_first([]) is False
-
-
 # The words doit's loader parse and command choice see, against doit's own code for them.
 @pytest.mark.parametrize(
     "words",
@@ -310,15 +213,6 @@ def doits_own_command(words: list[str]) -> str:
         rest = words
     left = [word for word in rest if word.startswith("-") or "=" not in word]
     return left[0] if left and left[0] in DOIT_COMMANDS else "run"
-
-
-def test_doits_own_parser_reads_these_words_as_single() -> None:
-    # What the conservative reading stands on: doit's getopt takes prefixes and clusters.
-    parser = CmdParse([CmdOption(opt_single), CmdOption(opt_always)])
-    for words in (["--sing"], ["--si"], ["-as"], ["--single"]):
-        params, _ = parser.parse(words)
-        assert params["single"] is True, words
-        assert not checks_dependencies_first(words), words
 
 
 # Each expected value is what doit's own parser (doit.cmdparse.CmdParse) gives the same words.

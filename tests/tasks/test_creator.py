@@ -255,24 +255,15 @@ def test_each_spec_of_each_mode_gets_a_build_and_a_run_and_one_summary_closes(
     ]
 
 
-@pytest.mark.parametrize(
-    ("arguments", "run_checks_build"),
-    [
-        ((), False),  # doit checks, and makes, the build before its run
-        (("run", "astest"), False),
-        (("info", "astest:run:wasi:counter"), True),  # nothing is built: the run must ask
-        (("list", "--all", "--status"), True),
-        (("-s", "astest:run:wasi:counter"), True),  # --single runs no build first
-    ],
-)
+@pytest.mark.parametrize("settled_first", [True, False])
 def test_a_run_asks_for_its_builds_status_itself_unless_doit_settles_the_build_first(
-    tmp_project: ProjectBuilder, arguments: tuple[str, ...], run_checks_build: bool
+    tmp_project: ProjectBuilder, settled_first: bool
 ) -> None:
-    root = tmp_project()
-    line = CommandLine(arguments=arguments, start_folder=os.getcwd())  # doit started here
-    tasks = list(create_tasks(root, TaskOptions(), command_line=line))
+    # doit_call.py reads what doit decided; doit's `info`, `list --status` and `-s` settle none.
+    line = CommandLine().settling_builds(settled_first)
+    tasks = list(create_tasks(tmp_project(), TaskOptions(), command_line=line))
     checks = named(tasks, "run:wasi:counter")["uptodate"]
-    assert any(isinstance(check, BuildUpToDate) for check in checks) is run_checks_build
+    assert any(isinstance(check, BuildUpToDate) for check in checks) is not settled_first
     assert [type(check) for check in checks if not isinstance(check, BuildUpToDate)] == [
         InputsChanged,
         LastResultPassed,

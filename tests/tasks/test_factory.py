@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from doit import loader
+from doit.cmd_base import ModuleTaskLoader
+from doit.doit_cmd import DoitMain
 from doit.exceptions import InvalidDodoFile, InvalidTask
 from doit.globals import Globals
 from doit.loader import _get_task_creators
@@ -219,39 +220,32 @@ def test_a_state_file_error_names_the_file_inert_as_every_line_doit_prints(
 
 
 @pytest.mark.parametrize(
-    ("start", "dodo", "cwd", "seek", "run_checks_build"),
+    ("words", "run_checks_build"),
     [
-        (".", "probe_dodo.py", None, False, False),  # doit stayed where it read its config
-        ("child", "probe_dodo.py", None, True, True),  # -k: found above, and moved there
-        ("child", "../probe_dodo.py", None, False, True),  # -f (or DOIT_FILE): its folder
-        ("child", "child_dodo.py", "..", False, True),  # -d ..
+        (["probe"], False),  # doit's run settles the build first
+        (["-s", "probe"], True),  # --single: no build runs first
+        (["--sing", "probe"], True),  # as doit's getopt reads it
     ],
 )
-def test_a_run_keeps_its_builds_check_when_doits_loader_moved(
+def test_a_run_leaves_its_builds_check_to_doit_only_where_doit_settles_builds_first(
     tmp_project: ProjectBuilder,
     monkeypatch: pytest.MonkeyPatch,
-    start: str,
-    dodo: str,
-    cwd: str | None,
-    seek: bool,
+    words: list[str],
     run_checks_build: bool,
 ) -> None:
-    # doit read its config files (which may say single) where it started; a run may leave its
-    # build's check to doit only where the files read here are those.
-    root = tmp_project()
-    (root / "child").mkdir()
-    (root / "child" / "child_dodo.py").write_text("")
-    (root / "probe_dodo.py").write_text("")
-    monkeypatch.setattr(loader, "initial_workdir", None)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    for module in ("probe_dodo", "child_dodo"):  # imported below, and forgotten after the test
-        monkeypatch.setitem(sys.modules, module, None)
-        del sys.modules[module]
-    monkeypatch.chdir(root / start)
-    loader.get_module(dodo, cwd, seek)  # doit's own dodo loader, as `doit` calls it
-    assert Path.cwd() == root
+    tmp_project()
     creator = make_astest_tasks()
     defaults = {option["name"]: option["default"] for option in creator.options}
-    run = next(task for task in creator(**defaults) if task["name"] == "run:wasi:counter")
-    checks = run["uptodate"]
-    assert any(isinstance(check, BuildUpToDate) for check in checks) is run_checks_build
+    checks: list[list[object]] = []
+
+    def task_probe() -> dict[str, object]:  # our tasks, made by the real doit's loader
+        run = next(task for task in creator(**defaults) if task["name"] == "run:wasi:counter")
+        checks.append(run["uptodate"])
+        return {"actions": None}
+
+    monkeypatch.setattr(Globals, "dep_manager", None)  # doit sets its own, as in a doit call
+    assert (
+        DoitMain(ModuleTaskLoader({"task_probe": task_probe}), config_filenames=()).run(words) == 0
+    )
+    assert len(checks) == 1
+    assert any(isinstance(check, BuildUpToDate) for check in checks[0]) is run_checks_build
