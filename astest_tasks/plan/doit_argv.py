@@ -41,7 +41,9 @@ def _after_loader_options(arguments: Sequence[str]) -> int:
     read by the parse doit makes of them (DoitMain.run's ``parse_only``: getopt, with the
     options of its dodo loader, which takes clusters and prefixes such as ``-kf`` or
     ``--fi``): none when that parse fails, as doit then reads the command from the first word
-    (``doit -n 2 list`` runs a task named list)."""
+    (``doit -n 2 list`` runs a task named list). The astest command's loader takes none of
+    these options; its words are read the same way, and doit then fails on such a call before
+    any task runs."""
     import getopt  # doit's parser has loaded it already
 
     try:
