@@ -19,6 +19,7 @@ leaving each save's compile at about 0.2 s instead of 0.1 s.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 import threading
@@ -62,10 +63,17 @@ class CompilerWarmup:
         self._stop.set()
         thread = self._thread
         if thread is not None and wait:
-            thread.join()
+            # RuntimeError, "cannot join thread before it is started": Ctrl-C reached ``start``
+            # inside Thread.start (while it waited for the new thread to say it runs, or before
+            # it launched it), and this stop is the watch's clean-up. A thread that runs at all
+            # then finds its stop set before it makes anything (``_warm``).
+            with contextlib.suppress(RuntimeError):
+                thread.join()
             self._thread = None
 
     def _warm(self, builds: list[PlannedBuild], compiler: Compiler, stop: threading.Event) -> None:
+        if stop.is_set():
+            return  # stopped before it ran: see ``stop``
         scratch = Path(tempfile.mkdtemp(prefix="astest-warmup-"))
         try:
             turn = 0

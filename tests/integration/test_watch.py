@@ -194,7 +194,7 @@ def test_a_save_runs_exactly_the_affected_specs(
         ]
         assert {verdict for verdict, _, _ in ran(mended)} == {"PASS"}
         started = time.monotonic()
-        assert watcher.interrupt() == 0, watcher.stderr
+        assert watcher.interrupt() == 0, "".join(watcher.stderr)
         print(f"Ctrl-C -> exit: {time.monotonic() - started:.2f} s")
     finally:
         watcher.stop()
@@ -234,7 +234,7 @@ def test_a_compile_error_is_reported_and_watching_goes_on(
         reloaded = watcher.cycle()
         assert ran(reloaded) == [("FAIL", "wasi", "geometry")]  # the spec is still broken
         # SIGTERM (how CI cancels) stops it as Ctrl-C does; the last cycle failed: exit 1.
-        assert watcher.interrupt(signal.SIGTERM) == 1, watcher.stderr
+        assert watcher.interrupt(signal.SIGTERM) == 1, "".join(watcher.stderr)
     finally:
         watcher.stop()
 
@@ -288,7 +288,7 @@ def test_stopped_mid_cycle_it_leaves_every_file_whole(
         edit(project.root / "assembly/__tests__/geometry.spec.ts", lambda text: text + ADDED_TEST)
         deadline = time.monotonic() + REACH_LIMIT_S
         while not marker.exists():  # the hook's own signal that it waits there
-            assert watcher.process.poll() is None, watcher.stderr
+            assert watcher.process.poll() is None, "".join(watcher.stderr)
             assert time.monotonic() < deadline, "the second cycle never wrote its result"
             time.sleep(0.05)
         assert watcher.interrupt() == 1, "an interrupted cycle counts as failed"
@@ -351,11 +351,11 @@ def test_a_saved_spec_is_compiled_from_its_first_event_and_its_module_ready_for_
         saved = watcher.cycle()
         assert ran(saved) == [("PASS", "wasi", "geometry")]
         assert totals_line(saved).startswith("tests: 7 passed, 0 failed"), saved
-        assert watcher.interrupt() == 0, watcher.stderr
+        assert watcher.interrupt() == 0, "".join(watcher.stderr)
     finally:
         watcher.stop()
     counts = next((line for line in watcher.stderr if line.startswith("AHEAD ")), "")
-    assert counts.strip() == "AHEAD taken=['geometry'] modules=1", watcher.stderr
+    assert counts.strip() == "AHEAD taken=['geometry'] modules=1", "".join(watcher.stderr)
     # What the head start built is what a plain build makes: nothing left to do.
     code, output = astest(project, "--mode", "wasi", "--spec", "geometry")
     assert code == 0 and EXECUTED.findall(output) == ["astest:summary"], output
@@ -377,10 +377,10 @@ def test_stopped_while_warming_its_compiler_it_leaves_no_scratch_folder(
         assert ran(watcher.cycle()) == [("PASS", "wasi", "geometry")]
         deadline = time.monotonic() + CYCLE_LIMIT_S
         while not list(scratch_parent.glob("astest-warmup-*")):  # the warm-up has begun
-            assert watcher.process.poll() is None, watcher.stderr
+            assert watcher.process.poll() is None, "".join(watcher.stderr)
             assert time.monotonic() < deadline, "no warm-up began after the first cycle"
             time.sleep(0.01)
-        assert watcher.interrupt(signal.SIGTERM) == 0, watcher.stderr
+        assert watcher.interrupt(signal.SIGTERM) == 0, "".join(watcher.stderr)
     finally:
         watcher.stop()
     assert list(scratch_parent.iterdir()) == []

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import tempfile
 import threading
 from pathlib import Path
+
+import pytest
 
 from astest_tasks.build.build_request import BuildRequest
 from astest_tasks.build.compile_server import CompileOutput
@@ -133,3 +136,41 @@ def test_a_stop_without_waiting_can_still_be_waited_for(tmp_path: Path) -> None:
     waiting.join(timeout=30)
     assert not waiting.is_alive()
     assert all(not out.parent.exists() for out in compiler.out_files)
+
+
+def test_a_start_that_ctrl_c_cut_short_is_stopped_without_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C inside Thread.start, as the watch starts a warm-up right after a cycle's last
+    # line: the watch's clean-up then stops a thread that never said it runs. Its join raised
+    # RuntimeError, and the watch ended with a traceback and status 1 instead of 0.
+    def interrupted_start(thread: threading.Thread) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Thread, "start", interrupted_start)
+    warmup = CompilerWarmup(budget=5)
+    compiler = CountingCompiler()
+    with pytest.raises(KeyboardInterrupt):
+        warmup.start(builds(tmp_path, "a"), compiler)
+    warmup.stop(wait=False)
+    warmup.stop()
+    assert compiler.compiled == []
+
+
+def test_a_warm_up_thread_that_runs_after_its_stop_makes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stop = threading.Event()
+    stop.set()
+    compiler = CountingCompiler()
+    made: list[Path] = []
+
+    def mkdtemp(prefix: str = "") -> str:  # a real folder of the test's own, whatever happens
+        folder = tmp_path / f"{prefix}{len(made)}"
+        folder.mkdir()
+        made.append(folder)
+        return str(folder)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp)
+    CompilerWarmup(budget=5)._warm(builds(tmp_path, "a"), compiler, stop)
+    assert made == [] and compiler.compiled == []
