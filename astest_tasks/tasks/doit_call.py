@@ -34,12 +34,15 @@ def doit_settles_dependencies_first() -> bool:
         if frame is None:
             return False
         if frame.f_code is DoitCmdBase.execute.__code__:
-            return _runs_dependencies_first(frame.f_locals.get("self"), frame.f_locals)
+            # f_locals copies a running frame's variables into a dict on every read: read once
+            return _runs_dependencies_first(frame.f_locals)
         frame = frame.f_back
     return False
 
 
-def _runs_dependencies_first(command: object, execute_locals: dict[str, Any]) -> bool:
+def _runs_dependencies_first(execute_locals: dict[str, Any]) -> bool:
+    """From the locals of ``DoitCmdBase.execute``: its command (``self``) and ``params``."""
+    command = execute_locals.get("self")
     # A plugin's subclass of Run that executes in its own way is not known to settle them.
     if not isinstance(command, Run) or type(command)._execute is not Run._execute:
         return False
